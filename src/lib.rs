@@ -1,0 +1,10 @@
+//! Arbiter: referees and manages chess and xiangqi games for other programs.
+//!
+//! The crate is layered so that each layer knows only the one below it:
+//!
+//! - [`rules`]: exact game rules with no I/O, one module per game behind the
+//!   shared [`rules::Game`] trait;
+//! - [`cli`]: the command-line entry points (`perft`, and later `serve`, `uci`).
+
+pub mod cli;
+pub mod rules;

@@ -1,0 +1,535 @@
+//! Strict FEN reading for standard chess.
+//!
+//! shakmaty's parser is lenient on purpose (it accepts `kqKQ`, `44`, `_`
+//! separators and 4-field FENs). A referee must not be: every deviation from
+//! the standard six-field form is rejected here with a typed reason, and every
+//! problem of the position itself is reported, not just the first.
+
+use shakmaty::{
+    Bitboard, Board, CastlingMode, Color, EnPassantMode, FromSetup, Piece, PositionErrorKinds,
+    Rank, Setup, Square,
+};
+
+use super::Chess;
+use crate::rules::{FenProblem, InvalidFen, Side, chess::side_of};
+
+/// The longest FEN accepted: a full board with the longest fields is 90 bytes.
+const MAX_FEN_LEN: usize = 128;
+/// Counters beyond this are absurd (the longest possible game is shorter).
+const MAX_FULLMOVE: u32 = 10_000;
+
+/// Why a chess FEN was rejected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FenError {
+    #[error("the FEN is empty")]
+    Empty,
+    #[error("the FEN is {len} bytes long; at most {MAX_FEN_LEN} are allowed")]
+    TooLong { len: usize },
+    #[error("character {found:?} is not allowed in a FEN")]
+    BadCharacter { found: char },
+    #[error("fields must be separated by single spaces")]
+    BadSeparator,
+    #[error(
+        "the FEN has {found} field(s); expected 6: placement, side to move, castling, \
+         en passant, halfmove clock, fullmove number"
+    )]
+    WrongFieldCount { found: usize },
+    #[error("the board has {found} ranks separated by '/'; expected 8")]
+    WrongRankCount { found: usize },
+    #[error("rank {rank} has {squares} squares; expected 8")]
+    WrongRankLength { rank: u8, squares: u32 },
+    #[error(
+        "rank {rank} has consecutive digits {digits:?}; write a run of empty squares as one digit"
+    )]
+    ConsecutiveDigits { rank: u8, digits: String },
+    #[error("rank {rank}: {found:?} is not a piece letter (PNBRQK / pnbrqk) or a digit 1-8")]
+    BadPieceLetter { rank: u8, found: char },
+    #[error("side to move {found:?}: expected 'w' or 'b'")]
+    BadTurn { found: String },
+    #[error("castling field {found:?}: expected '-' or some of K, Q, k, q in that order")]
+    BadCastling { found: String },
+    #[error("en-passant field {found:?}: expected '-' or a square such as e3 or d6")]
+    BadEnPassant { found: String },
+    #[error("halfmove clock {found:?}: expected a number of half-moves (0 or more)")]
+    BadHalfmoveClock { found: String },
+    #[error("fullmove number {found:?}: expected a number from 1 to {MAX_FULLMOVE}")]
+    BadFullmoveNumber { found: String },
+    #[error(
+        "halfmove clock {halfmoves} is larger than the {played} half-moves played before move {fullmoves}"
+    )]
+    HalfmoveClockTooHigh {
+        halfmoves: u32,
+        played: u32,
+        fullmoves: u32,
+    },
+    #[error("{side} has no king")]
+    MissingKing { side: Side },
+    #[error("{side} has {count} kings; expected exactly one")]
+    TooManyKings { side: Side, count: u32 },
+    #[error("{side} pawn on {square}: pawns never stand on rank 1 or 8")]
+    PawnOnBackRank { side: Side, square: Square },
+    #[error("{side} has {count} pieces; at most 16 are possible")]
+    TooManyPieces { side: Side, count: u32 },
+    #[error("{side} has {count} pawns; at most 8 are possible")]
+    TooManyPawns { side: Side, count: u32 },
+    #[error(
+        "{side} has more queens, rooks, bishops or knights than promotions of its {pawns} missing pawns can explain"
+    )]
+    ImpossibleMaterial { side: Side, pawns: u32 },
+    #[error("castling right {right} needs the {side} king on {square}")]
+    CastlingWithoutKing {
+        right: char,
+        side: Side,
+        square: Square,
+    },
+    #[error("castling right {right} without a {side} rook on {square}")]
+    CastlingWithoutRook {
+        right: char,
+        side: Side,
+        square: Square,
+    },
+    #[error(
+        "en-passant square {square} is on the wrong rank: with {turn} to move it must be on rank {expected}"
+    )]
+    EnPassantWrongRank {
+        square: Square,
+        turn: Side,
+        expected: u8,
+    },
+    #[error("en-passant square {square} with no {side} pawn on {pawn} that just moved")]
+    EnPassantWithoutPawn {
+        square: Square,
+        side: Side,
+        pawn: Square,
+    },
+    #[error("en-passant square {square}: {occupied} must be empty after a double pawn push")]
+    EnPassantSquareOccupied { square: Square, occupied: Square },
+    #[error("{side} is in check but it is not {side}'s turn (checked by {})", list(.checkers))]
+    OppositeCheck { side: Side, checkers: Vec<Square> },
+    #[error("{side} is in check from {}, which no legal last move could give", list(.checkers))]
+    ImpossibleCheck { side: Side, checkers: Vec<Square> },
+    #[error("illegal position: {detail}")]
+    IllegalPosition { detail: String },
+}
+
+fn list(squares: &[Square]) -> String {
+    squares
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+impl FenProblem for FenError {
+    fn code(&self) -> &'static str {
+        match self {
+            FenError::Empty => "EMPTY",
+            FenError::TooLong { .. } => "TOO_LONG",
+            FenError::BadCharacter { .. } => "BAD_CHARACTER",
+            FenError::BadSeparator => "BAD_SEPARATOR",
+            FenError::WrongFieldCount { .. } => "WRONG_FIELD_COUNT",
+            FenError::WrongRankCount { .. } => "WRONG_RANK_COUNT",
+            FenError::WrongRankLength { .. } => "WRONG_RANK_LENGTH",
+            FenError::ConsecutiveDigits { .. } => "CONSECUTIVE_DIGITS",
+            FenError::BadPieceLetter { .. } => "BAD_PIECE_LETTER",
+            FenError::BadTurn { .. } => "BAD_TURN",
+            FenError::BadCastling { .. } => "BAD_CASTLING",
+            FenError::BadEnPassant { .. } => "BAD_EN_PASSANT",
+            FenError::BadHalfmoveClock { .. } => "BAD_HALFMOVE_CLOCK",
+            FenError::BadFullmoveNumber { .. } => "BAD_FULLMOVE_NUMBER",
+            FenError::HalfmoveClockTooHigh { .. } => "HALFMOVE_CLOCK_TOO_HIGH",
+            FenError::MissingKing { .. } => "MISSING_KING",
+            FenError::TooManyKings { .. } => "TOO_MANY_KINGS",
+            FenError::PawnOnBackRank { .. } => "PAWN_ON_BACK_RANK",
+            FenError::TooManyPieces { .. } => "TOO_MANY_PIECES",
+            FenError::TooManyPawns { .. } => "TOO_MANY_PAWNS",
+            FenError::ImpossibleMaterial { .. } => "IMPOSSIBLE_MATERIAL",
+            FenError::CastlingWithoutKing { .. } => "CASTLING_WITHOUT_KING",
+            FenError::CastlingWithoutRook { .. } => "CASTLING_WITHOUT_ROOK",
+            FenError::EnPassantWrongRank { .. } => "EN_PASSANT_WRONG_RANK",
+            FenError::EnPassantWithoutPawn { .. } => "EN_PASSANT_WITHOUT_PAWN",
+            FenError::EnPassantSquareOccupied { .. } => "EN_PASSANT_SQUARE_OCCUPIED",
+            FenError::OppositeCheck { .. } => "OPPOSITE_CHECK",
+            FenError::ImpossibleCheck { .. } => "IMPOSSIBLE_CHECK",
+            FenError::IllegalPosition { .. } => "ILLEGAL_POSITION",
+        }
+    }
+}
+
+type Result<T> = std::result::Result<T, InvalidFen<FenError>>;
+
+/// Parses a FEN strictly into a legal position.
+pub(super) fn parse(fen: &str) -> Result<Chess> {
+    let setup = parse_setup(fen).map_err(InvalidFen::one)?;
+    let mut problems = position_problems(&setup);
+    match shakmaty::Chess::from_setup(setup.clone(), CastlingMode::Standard) {
+        Ok(pos) if problems.is_empty() => return Ok(Chess { pos }),
+        Ok(_) => {}
+        Err(err) => {
+            // Our checks cover everything shakmaty rejects except the subtle
+            // check geometry; make sure nothing shakmaty refuses slips through.
+            if err.kinds().contains(PositionErrorKinds::IMPOSSIBLE_CHECK) {
+                problems.push(FenError::ImpossibleCheck {
+                    side: side_of(setup.turn),
+                    checkers: checkers_of(&setup.board, setup.turn),
+                });
+            } else if problems.is_empty() {
+                problems.push(FenError::IllegalPosition {
+                    detail: err.to_string(),
+                });
+            }
+        }
+    }
+    Err(InvalidFen { problems })
+}
+
+/// The syntax pass: stops at the first problem, since later fields cannot be
+/// read reliably once one is wrong.
+fn parse_setup(fen: &str) -> std::result::Result<Setup, FenError> {
+    let fen = fen.trim();
+    if fen.is_empty() {
+        return Err(FenError::Empty);
+    }
+    if fen.len() > MAX_FEN_LEN {
+        return Err(FenError::TooLong { len: fen.len() });
+    }
+    if let Some(found) = fen
+        .chars()
+        .find(|&c| !(c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | ' ')))
+    {
+        return Err(if c_is_separator(found) {
+            FenError::BadSeparator
+        } else {
+            FenError::BadCharacter { found }
+        });
+    }
+    let fields: Vec<&str> = fen.split(' ').collect();
+    if fields.iter().any(|f| f.is_empty()) {
+        return Err(FenError::BadSeparator);
+    }
+    let [placement, turn, castling, ep, halfmoves, fullmoves] = fields[..] else {
+        return Err(FenError::WrongFieldCount {
+            found: fields.len(),
+        });
+    };
+    let board = parse_placement(placement)?;
+    let turn = match turn {
+        "w" => Color::White,
+        "b" => Color::Black,
+        _ => {
+            return Err(FenError::BadTurn {
+                found: turn.to_owned(),
+            });
+        }
+    };
+    let castling_rights = parse_castling(castling)?;
+    let ep_square = match ep {
+        "-" => None,
+        _ => Some(
+            Square::from_ascii(ep.as_bytes()).map_err(|_| FenError::BadEnPassant {
+                found: ep.to_owned(),
+            })?,
+        ),
+    };
+    let halfmoves =
+        parse_counter(halfmoves, u32::MAX).ok_or_else(|| FenError::BadHalfmoveClock {
+            found: halfmoves.to_owned(),
+        })?;
+    let fullmoves = parse_counter(fullmoves, MAX_FULLMOVE)
+        .and_then(std::num::NonZeroU32::new)
+        .ok_or_else(|| FenError::BadFullmoveNumber {
+            found: fullmoves.to_owned(),
+        })?;
+    let played = 2 * (fullmoves.get() - 1) + u32::from(turn == Color::Black);
+    if halfmoves > played {
+        return Err(FenError::HalfmoveClockTooHigh {
+            halfmoves,
+            played,
+            fullmoves: fullmoves.get(),
+        });
+    }
+    Ok(Setup {
+        board,
+        turn,
+        castling_rights,
+        ep_square,
+        halfmoves,
+        fullmoves,
+        ..Setup::empty()
+    })
+}
+
+fn c_is_separator(c: char) -> bool {
+    c == '_' || c.is_whitespace()
+}
+
+fn parse_placement(placement: &str) -> std::result::Result<Board, FenError> {
+    let ranks: Vec<&str> = placement.split('/').collect();
+    if ranks.len() != 8 {
+        return Err(FenError::WrongRankCount { found: ranks.len() });
+    }
+    let mut board = Board::empty();
+    for (i, text) in ranks.iter().enumerate() {
+        let rank_number = 8 - i as u8;
+        let rank = Rank::new(u32::from(rank_number - 1));
+        // Count first so that a long rank is reported as such, not as a
+        // square index overflow.
+        let mut squares = 0u32;
+        let mut previous_digit = None;
+        for (j, c) in text.char_indices() {
+            if let Some(n) = c.to_digit(10) {
+                if previous_digit.is_some() {
+                    let start = text[..j]
+                        .rfind(|c: char| !c.is_ascii_digit())
+                        .map_or(0, |k| k + 1);
+                    let end = text[j..]
+                        .find(|c: char| !c.is_ascii_digit())
+                        .map_or(text.len(), |k| j + k);
+                    return Err(FenError::ConsecutiveDigits {
+                        rank: rank_number,
+                        digits: text[start..end].to_owned(),
+                    });
+                }
+                if !(1..=8).contains(&n) {
+                    return Err(FenError::BadPieceLetter {
+                        rank: rank_number,
+                        found: c,
+                    });
+                }
+                squares += n;
+                previous_digit = Some(n);
+            } else {
+                let piece = Piece::from_char(c).ok_or(FenError::BadPieceLetter {
+                    rank: rank_number,
+                    found: c,
+                })?;
+                if squares < 8 {
+                    let file = shakmaty::File::new(squares);
+                    board.set_piece_at(Square::from_coords(file, rank), piece);
+                }
+                squares += 1;
+                previous_digit = None;
+            }
+        }
+        if squares != 8 {
+            return Err(FenError::WrongRankLength {
+                rank: rank_number,
+                squares,
+            });
+        }
+    }
+    Ok(board)
+}
+
+fn parse_castling(castling: &str) -> std::result::Result<Bitboard, FenError> {
+    if castling == "-" {
+        return Ok(Bitboard::EMPTY);
+    }
+    let bad = || FenError::BadCastling {
+        found: castling.to_owned(),
+    };
+    let mut rights = Bitboard::EMPTY;
+    let mut order = "KQkq".chars();
+    for c in castling.chars() {
+        // Each letter must come later in KQkq than the previous one.
+        if !order.any(|o| o == c) {
+            return Err(bad());
+        }
+        rights.add(castling_rook(c).ok_or_else(bad)?);
+    }
+    Ok(rights)
+}
+
+/// The rook square a castling letter refers to.
+fn castling_rook(right: char) -> Option<Square> {
+    Some(match right {
+        'K' => Square::H1,
+        'Q' => Square::A1,
+        'k' => Square::H8,
+        'q' => Square::A8,
+        _ => return None,
+    })
+}
+
+fn castling_letter(rook: Square) -> char {
+    match rook {
+        Square::H1 => 'K',
+        Square::A1 => 'Q',
+        Square::H8 => 'k',
+        _ => 'q',
+    }
+}
+
+/// Digits only (no sign, no spaces), at most `max`.
+fn parse_counter(text: &str, max: u32) -> Option<u32> {
+    if !text.bytes().all(|b| b.is_ascii_digit()) || text.len() > 10 {
+        return None;
+    }
+    text.parse::<u32>().ok().filter(|&n| n <= max)
+}
+
+/// Every problem of a syntactically valid setup, in board order.
+fn position_problems(setup: &Setup) -> Vec<FenError> {
+    let board = &setup.board;
+    let mut problems = Vec::new();
+    for color in Color::ALL {
+        let side = side_of(color);
+        let ours = board.by_color(color);
+        match (board.kings() & ours).count() {
+            0 => problems.push(FenError::MissingKing { side }),
+            1 => {}
+            n => problems.push(FenError::TooManyKings {
+                side,
+                count: n as u32,
+            }),
+        }
+        let count = ours.count() as u32;
+        if count > 16 {
+            problems.push(FenError::TooManyPieces { side, count });
+        }
+        let pawns = (board.pawns() & ours).count() as u32;
+        if pawns > 8 {
+            problems.push(FenError::TooManyPawns { side, count: pawns });
+        } else if promotions_needed(board, color) > 8 - pawns {
+            problems.push(FenError::ImpossibleMaterial {
+                side,
+                pawns: 8 - pawns,
+            });
+        }
+    }
+    for square in board.pawns() & Bitboard::BACKRANKS {
+        problems.push(FenError::PawnOnBackRank {
+            side: side_of(board.color_at(square).expect("occupied")),
+            square,
+        });
+    }
+    for rook in setup.castling_rights {
+        let right = castling_letter(rook);
+        let color = if rook.rank() == Rank::First {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let side = side_of(color);
+        let king = color.fold_wb(Square::E1, Square::E8);
+        if board.piece_at(king) != Some(color.king()) {
+            problems.push(FenError::CastlingWithoutKing {
+                right,
+                side,
+                square: king,
+            });
+        }
+        if board.piece_at(rook) != Some(color.rook()) {
+            problems.push(FenError::CastlingWithoutRook {
+                right,
+                side,
+                square: rook,
+            });
+        }
+    }
+    if let Some(square) = setup.ep_square {
+        problems.extend(en_passant_problem(setup, square));
+    }
+    let not_to_move = !setup.turn;
+    if let Some(king) = board.king_of(not_to_move) {
+        let checkers = board.attacks_to(king, setup.turn, board.occupied());
+        if checkers.any() {
+            problems.push(FenError::OppositeCheck {
+                side: side_of(not_to_move),
+                checkers: checkers.into_iter().collect(),
+            });
+        }
+    }
+    problems
+}
+
+/// Pieces beyond the initial set, each of which needs a promoted pawn.
+fn promotions_needed(board: &Board, color: Color) -> u32 {
+    let ours = board.by_color(color);
+    let extra =
+        |bb: Bitboard, initial: u32| (bb & ours).count().saturating_sub(initial as usize) as u32;
+    extra(board.queens(), 1)
+        + extra(board.rooks(), 2)
+        + extra(board.knights(), 2)
+        + extra(board.bishops() & Bitboard::LIGHT_SQUARES, 1)
+        + extra(board.bishops() & Bitboard::DARK_SQUARES, 1)
+}
+
+fn en_passant_problem(setup: &Setup, square: Square) -> Option<FenError> {
+    let turn = setup.turn;
+    let expected = turn.fold_wb(Rank::Sixth, Rank::Third);
+    if square.rank() != expected {
+        return Some(FenError::EnPassantWrongRank {
+            square,
+            turn: side_of(turn),
+            expected: expected.char().to_digit(10).expect("rank digit") as u8,
+        });
+    }
+    let mover = !turn;
+    let forward = mover.fold_wb(8, -8);
+    let pawn = square
+        .offset(forward)
+        .expect("rank 3/6 has a square beyond");
+    let origin = square
+        .offset(-forward)
+        .expect("rank 3/6 has a square behind");
+    if setup.board.piece_at(pawn) != Some(mover.pawn()) {
+        return Some(FenError::EnPassantWithoutPawn {
+            square,
+            side: side_of(mover),
+            pawn,
+        });
+    }
+    [square, origin]
+        .into_iter()
+        .find(|&s| setup.board.occupied().contains(s))
+        .map(|occupied| FenError::EnPassantSquareOccupied { square, occupied })
+}
+
+fn checkers_of(board: &Board, turn: Color) -> Vec<Square> {
+    board
+        .king_of(turn)
+        .map(|king| {
+            board
+                .attacks_to(king, !turn, board.occupied())
+                .into_iter()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The FEN of a position in standard form (en-passant square only when a
+/// capture is legal, as python-chess and most tools write it).
+pub(super) fn write(pos: &shakmaty::Chess) -> String {
+    shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(fen: &str) -> Vec<&'static str> {
+        match parse(fen) {
+            Ok(_) => vec![],
+            Err(e) => e.problems.iter().map(FenProblem::code).collect(),
+        }
+    }
+
+    #[test]
+    fn lenient_forms_rejected() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
+        assert_eq!(codes(&format!("{start} w KQkq - 0 1")), Vec::<&str>::new());
+        assert_eq!(codes(&format!("{start} w kqKQ - 0 1")), ["BAD_CASTLING"]);
+        assert_eq!(codes(&format!("{start} w KQkqkq - 0 1")), ["BAD_CASTLING"]);
+        assert_eq!(codes(&format!("{start} w KQkq -")), ["WRONG_FIELD_COUNT"]);
+        assert_eq!(codes(&format!("{start}_w_KQkq_-_0_1")), ["BAD_SEPARATOR"]);
+        assert_eq!(
+            codes(&format!("{start} w KQkq - 0 0")),
+            ["BAD_FULLMOVE_NUMBER"]
+        );
+        assert_eq!(
+            codes("rnbqkbnr/pppppppp/44/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+            ["CONSECUTIVE_DIGITS"]
+        );
+    }
+}

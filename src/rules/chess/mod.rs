@@ -1,0 +1,119 @@
+//! Standard chess (FIDE Laws), on the `shakmaty` move generator.
+//!
+//! ```
+//! use arbiter::rules::{chess::Chess, Game};
+//!
+//! let pos = Chess::from_fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1").unwrap();
+//! let castle = pos.parse_move("e1h1").unwrap(); // king takes rook form
+//! assert_eq!(pos.coordinate_notation(castle), "e1g1");
+//! assert_eq!(pos.describe(castle).san, "O-O");
+//! ```
+
+mod explain;
+mod fen;
+mod names;
+mod notation;
+mod outcome;
+
+use shakmaty::{Color, EnPassantMode, Position, uci::UciMove, zobrist::Zobrist64};
+
+pub use fen::FenError;
+
+use crate::rules::{Game, InvalidFen, MoveDescription, MoveError, Record, Side, Variant, Verdict};
+
+/// A legal chess position.
+#[derive(Clone, Debug, Default)]
+pub struct Chess {
+    pos: shakmaty::Chess,
+}
+
+impl Chess {
+    /// The underlying shakmaty position (for the engine's evaluation).
+    pub fn position(&self) -> &shakmaty::Chess {
+        &self.pos
+    }
+}
+
+pub(crate) const fn side_of(color: Color) -> Side {
+    match color {
+        Color::White => Side::White,
+        Color::Black => Side::Black,
+    }
+}
+
+const fn color_of(side: Side) -> Color {
+    match side {
+        Side::White => Color::White,
+        Side::Black => Color::Black,
+    }
+}
+
+impl Game for Chess {
+    type Move = shakmaty::Move;
+    type MoveList = shakmaty::MoveList;
+    type FenError = FenError;
+    type Options = ();
+
+    const VARIANT: Variant = Variant::Chess;
+
+    fn start() -> Chess {
+        Chess::default()
+    }
+
+    fn from_fen(fen: &str) -> Result<Chess, InvalidFen<FenError>> {
+        fen::parse(fen)
+    }
+
+    fn fen(&self) -> String {
+        fen::write(&self.pos)
+    }
+
+    fn turn(&self) -> Side {
+        side_of(self.pos.turn())
+    }
+
+    fn legal_moves(&self) -> shakmaty::MoveList {
+        self.pos.legal_moves()
+    }
+
+    fn play(&mut self, m: shakmaty::Move) {
+        self.pos.play_unchecked(m);
+    }
+
+    fn is_check(&self) -> bool {
+        self.pos.is_check()
+    }
+
+    fn is_capture(&self, m: shakmaty::Move) -> bool {
+        m.is_capture()
+    }
+
+    fn halfmove_clock(&self) -> u32 {
+        self.pos.halfmoves()
+    }
+
+    fn repetition_key(&self) -> u64 {
+        // FIDE: the en-passant square counts only when a capture is legal.
+        self.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+    }
+
+    fn has_insufficient_material(&self, side: Side) -> bool {
+        self.pos.has_insufficient_material(color_of(side))
+    }
+
+    fn parse_move(&self, text: &str) -> Result<shakmaty::Move, MoveError> {
+        notation::parse(&self.pos, text)
+    }
+
+    fn coordinate_notation(&self, m: shakmaty::Move) -> String {
+        UciMove::from_standard(m).to_string()
+    }
+
+    fn describe(&self, m: shakmaty::Move) -> MoveDescription {
+        notation::describe(&self.pos, m)
+    }
+
+    fn adjudicate(record: &Record<Chess>) -> Verdict {
+        outcome::adjudicate(record)
+    }
+}

@@ -1,0 +1,43 @@
+//! Game ends and draw claims under the FIDE Laws.
+
+use shakmaty::Position;
+
+use super::Chess;
+use crate::rules::{DrawClaim, Game, GameEnd, Record, Termination, Verdict};
+
+/// Half-moves without capture or pawn move after which a draw can be claimed.
+const FIFTY_MOVES: u32 = 100;
+/// Half-moves without capture or pawn move after which the game is drawn.
+const SEVENTY_FIVE_MOVES: u32 = 150;
+
+/// Judges the current position of `record`, in the order python-chess and the
+/// Laws imply: mate beats everything (a mate on the 75th move stands), then
+/// dead positions, stalemate, and the automatic draws; claims last.
+pub(super) fn adjudicate(record: &Record<Chess>) -> Verdict {
+    let current = record.current();
+    let pos = current.position();
+    let has_moves = !pos.legal_moves().is_empty();
+    let end = if !has_moves && pos.is_check() {
+        Some(GameEnd::win(current.turn().other(), Termination::Checkmate))
+    } else if pos.is_insufficient_material() {
+        Some(GameEnd::draw(Termination::InsufficientMaterial))
+    } else if !has_moves {
+        Some(GameEnd::draw(Termination::Stalemate))
+    } else if pos.halfmoves() >= SEVENTY_FIVE_MOVES {
+        Some(GameEnd::draw(Termination::SeventyFiveMoves))
+    } else if record.repetitions() >= 5 {
+        Some(GameEnd::draw(Termination::FivefoldRepetition))
+    } else {
+        None
+    };
+    let mut claimable = Vec::new();
+    if end.is_none() {
+        if record.repetitions() >= 3 {
+            claimable.push(DrawClaim::ThreefoldRepetition);
+        }
+        if pos.halfmoves() >= FIFTY_MOVES {
+            claimable.push(DrawClaim::FiftyMoves);
+        }
+    }
+    Verdict { end, claimable }
+}

@@ -1,0 +1,21 @@
+//! Game rules: pure, synchronous, no I/O.
+//!
+//! Every game implements [`Game`]. Code above this layer (the search engine,
+//! the store, the API) is generic over `Game`, and picks the concrete game in
+//! exactly one place with [`with_game!`](crate::with_game).
+
+pub mod chess;
+mod game;
+mod illegal;
+mod outcome;
+pub mod perft;
+mod record;
+mod side;
+mod variant;
+
+pub use game::{FenProblem, Game, InvalidFen, MoveDescription, MoveError};
+pub use illegal::{IllegalMove, IllegalReason};
+pub use outcome::{DrawClaim, GameEnd, Termination, Verdict};
+pub use record::{Record, ReplayError};
+pub use side::Side;
+pub use variant::{ParseVariantError, Variant};

@@ -1,0 +1,111 @@
+use std::fmt;
+
+use super::Side;
+
+/// How the rules ended a game (the service adds resignation, agreement,
+/// time forfeit and the like on top).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Termination {
+    /// The side to move is checkmated.
+    Checkmate,
+    /// The side to move has no legal move and is not in check (a draw in
+    /// chess, a loss in xiangqi).
+    Stalemate,
+    /// Neither side can ever win.
+    InsufficientMaterial,
+    /// A threefold repetition (claimed in chess; automatic in xiangqi).
+    ThreefoldRepetition,
+    /// The same position for the fifth time (chess, automatic).
+    FivefoldRepetition,
+    /// Fifty moves without capture or pawn move (chess, claimed).
+    FiftyMoves,
+    /// Seventy-five moves without capture or pawn move (chess, automatic).
+    SeventyFiveMoves,
+    /// A side checked on every move of a repetition cycle (xiangqi).
+    PerpetualCheck,
+    /// The no-capture move limit was reached (xiangqi).
+    MoveLimit,
+}
+
+/// A finished game: the winner (`None` for a draw) and why it ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GameEnd {
+    pub winner: Option<Side>,
+    pub termination: Termination,
+}
+
+impl GameEnd {
+    pub const fn win(winner: Side, termination: Termination) -> GameEnd {
+        GameEnd {
+            winner: Some(winner),
+            termination,
+        }
+    }
+
+    pub const fn draw(termination: Termination) -> GameEnd {
+        GameEnd {
+            winner: None,
+            termination,
+        }
+    }
+}
+
+impl Termination {
+    /// Lower-case words, as used in messages.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Termination::Checkmate => "checkmate",
+            Termination::Stalemate => "stalemate",
+            Termination::InsufficientMaterial => "insufficient material",
+            Termination::ThreefoldRepetition => "threefold repetition",
+            Termination::FivefoldRepetition => "fivefold repetition",
+            Termination::FiftyMoves => "fifty-move rule",
+            Termination::SeventyFiveMoves => "seventy-five-move rule",
+            Termination::PerpetualCheck => "perpetual check",
+            Termination::MoveLimit => "move limit",
+        }
+    }
+}
+
+impl fmt::Display for GameEnd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.winner {
+            Some(side) => write!(f, "{side} won by {}", self.termination.describe()),
+            None => write!(f, "drawn by {}", self.termination.describe()),
+        }
+    }
+}
+
+/// A draw a player may claim in the current position (chess).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawClaim {
+    /// The current position has occurred at least three times.
+    ThreefoldRepetition,
+    /// Fifty moves by each side without capture or pawn move.
+    FiftyMoves,
+}
+
+impl DrawClaim {
+    /// The termination recorded when the claim is granted.
+    pub const fn termination(self) -> Termination {
+        match self {
+            DrawClaim::ThreefoldRepetition => Termination::ThreefoldRepetition,
+            DrawClaim::FiftyMoves => Termination::FiftyMoves,
+        }
+    }
+}
+
+/// The rules' judgement of a position reached by a game.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// The end of the game, if the rules end it here.
+    pub end: Option<GameEnd>,
+    /// Draws the side to move (or either side, in chess) may claim now.
+    pub claimable: Vec<DrawClaim>,
+}
+
+impl Verdict {
+    pub fn is_over(&self) -> bool {
+        self.end.is_some()
+    }
+}

@@ -1,0 +1,158 @@
+use super::{Game, IllegalMove, IllegalReason, MoveError, Verdict};
+
+/// A game as the rules see it: a start position, the moves played from it,
+/// and every position along the way, so that history rules (repetition,
+/// perpetual check) can be judged.
+///
+/// ```
+/// use arbiter::rules::{chess::Chess, Game, Record, Termination};
+///
+/// let mut record = Record::new(Chess::start());
+/// for m in ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"] {
+///     record.play_text(m).unwrap();
+/// }
+/// assert_eq!(record.repetitions(), 3);
+/// assert!(!record.verdict().is_over());
+/// assert_eq!(record.verdict().claimable.len(), 1);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Record<G: Game> {
+    options: G::Options,
+    positions: Vec<G>,
+    keys: Vec<u64>,
+    moves: Vec<G::Move>,
+}
+
+/// A move of a replayed history that could not be played.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("move {number} ({text:?}): {error}", number = .ply + 1)]
+pub struct ReplayError {
+    /// Zero-based index of the offending move in the list.
+    pub ply: usize,
+    /// The move text as given.
+    pub text: String,
+    pub error: MoveError,
+}
+
+impl<G: Game> Record<G> {
+    /// A record with no moves yet, under the default rule options.
+    pub fn new(start: G) -> Record<G> {
+        Record::with_options(start, G::Options::default())
+    }
+
+    /// A record with no moves yet, under the given rule options.
+    pub fn with_options(start: G, options: G::Options) -> Record<G> {
+        Record {
+            options,
+            keys: vec![start.repetition_key()],
+            positions: vec![start],
+            moves: Vec::new(),
+        }
+    }
+
+    /// Replays `moves` (text in any notation) from `start`.
+    ///
+    /// # Errors
+    ///
+    /// The first move that cannot be played, with its index.
+    pub fn replay<S: AsRef<str>>(
+        start: G,
+        moves: impl IntoIterator<Item = S>,
+    ) -> Result<Record<G>, ReplayError> {
+        let mut record = Record::new(start);
+        for (ply, text) in moves.into_iter().enumerate() {
+            let text = text.as_ref();
+            record.play_text(text).map_err(|error| ReplayError {
+                ply,
+                text: text.to_owned(),
+                error,
+            })?;
+        }
+        Ok(record)
+    }
+
+    /// The rule options the record is judged under.
+    pub fn options(&self) -> &G::Options {
+        &self.options
+    }
+
+    /// The starting position.
+    pub fn start(&self) -> &G {
+        &self.positions[0]
+    }
+
+    /// The position after the last move.
+    pub fn current(&self) -> &G {
+        self.positions
+            .last()
+            .expect("a record always has its start position")
+    }
+
+    /// The moves played, in order.
+    pub fn moves(&self) -> &[G::Move] {
+        &self.moves
+    }
+
+    /// Every position, from the start (index 0) to the current one.
+    pub fn positions(&self) -> &[G] {
+        &self.positions
+    }
+
+    /// Plays a legal move (one of the current position's legal moves).
+    pub fn push(&mut self, m: G::Move) {
+        let mut next = self.current().clone();
+        next.play(m);
+        self.keys.push(next.repetition_key());
+        self.positions.push(next);
+        self.moves.push(m);
+    }
+
+    /// Takes back the last move, if any.
+    pub fn pop(&mut self) -> Option<G::Move> {
+        let m = self.moves.pop()?;
+        self.positions.pop();
+        self.keys.pop();
+        Some(m)
+    }
+
+    /// Reads move text in any notation and plays it.
+    ///
+    /// # Errors
+    ///
+    /// The move is unreadable, ambiguous or illegal, or the game is over.
+    pub fn play_text(&mut self, text: &str) -> Result<G::Move, MoveError> {
+        if let Some(end) = self.verdict().end {
+            return Err(IllegalMove::new(
+                IllegalReason::GameOver,
+                format!("the game is already over: {end}"),
+            )
+            .into());
+        }
+        let m = self.current().parse_move(text)?;
+        self.push(m);
+        Ok(m)
+    }
+
+    /// How many times the current position has occurred, counting itself.
+    ///
+    /// Only the positions since the last irreversible move can repeat it, so
+    /// only those are scanned.
+    pub fn repetitions(&self) -> usize {
+        1 + self.earlier_occurrences().count()
+    }
+
+    /// Indices (into [`Record::positions`]) of the earlier positions identical
+    /// to the current one, most recent first.
+    pub fn earlier_occurrences(&self) -> impl Iterator<Item = usize> + '_ {
+        let last = self.keys.len() - 1;
+        let window = (self.current().halfmove_clock() as usize).min(last);
+        (last - window..last)
+            .rev()
+            .filter(move |&i| self.keys[i] == self.keys[last])
+    }
+
+    /// The rules' judgement of the current position.
+    pub fn verdict(&self) -> Verdict {
+        G::adjudicate(self)
+    }
+}

@@ -1,0 +1,65 @@
+use std::{fmt, str::FromStr};
+
+/// The games Arbiter referees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    Chess,
+}
+
+impl Variant {
+    /// Every variant, in a stable order.
+    pub const ALL: [Variant; 1] = [Variant::Chess];
+
+    /// The lower-case name used on the command line and in messages.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Variant::Chess => "chess",
+        }
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A variant name that is not one of [`Variant::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown variant {0:?}: expected one of chess")]
+pub struct ParseVariantError(pub String);
+
+impl FromStr for Variant {
+    type Err = ParseVariantError;
+
+    fn from_str(s: &str) -> Result<Variant, ParseVariantError> {
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| ParseVariantError(s.to_owned()))
+    }
+}
+
+/// Runs `$body` with the type alias `$G` bound to the [`Game`](crate::rules::Game)
+/// implementation of `$variant`.
+///
+/// This is the one place where a runtime [`Variant`] becomes a type; everything
+/// behind it is generic.
+///
+/// ```
+/// use arbiter::{rules::{Game, Variant}, with_game};
+///
+/// let n = with_game!(Variant::Chess, G => G::start().legal_moves().len());
+/// assert_eq!(n, 20);
+/// ```
+#[macro_export]
+macro_rules! with_game {
+    ($variant:expr, $G:ident => $body:expr) => {
+        match $variant {
+            $crate::rules::Variant::Chess => {
+                type $G = $crate::rules::chess::Chess;
+                $body
+            }
+        }
+    };
+}
