@@ -15,6 +15,9 @@ What it writes (all paths relative to the repository root):
         biased-N      captures / checks / mates / promotions / e.p. / castling
                       strongly preferred (reaches endgames, mates, stalemates,
                       insufficient material)
+        lopsided-N    one side greedy (mates, material, squeezing the enemy
+                      king), the other uniform random (mates for both colours,
+                      stalemates)
         repetition-N  pieces shuffled back and forth (threefold, fivefold,
                       high half-move clocks, 75-move rule)
         clock-N       start with a high half-move clock and avoid zeroing moves
@@ -952,6 +955,8 @@ e.p. square only if an e.p. capture is legal (python-chess `_transposition_key`)
 
 Game families (ids): `random-N` uniform random from the start position;
 `biased-N` prefer mates, e.p., castling, promotions, captures, checks;
+`lopsided-N` one side greedy (mates, material, restricting the enemy king),
+the other uniform random;
 `repetition-N` shuffle pieces back and forth; `clock-N` start at a high
 half-move clock and avoid zeroing moves; `tricky-*` hand-made start FENs
 (e.p. pins/checks, castling edge cases, promotions, material draws, clock

@@ -46,7 +46,7 @@ pub enum FenError {
     BadPieceLetter { rank: u8, found: char },
     #[error("side to move {found:?}: expected 'w' or 'b'")]
     BadTurn { found: String },
-    #[error("castling field {found:?}: expected '-' or some of K, Q, k, q in that order")]
+    #[error("castling field {found:?}: expected '-' or some of the letters KQkq, in that order")]
     BadCastling { found: String },
     #[error("en-passant field {found:?}: expected '-' or a square such as e3 or d6")]
     BadEnPassant { found: String },
