@@ -5,7 +5,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::{
+    api::{ServerConfig, serve},
     rules::{Game, Variant, perft},
+    telemetry::{self, LogFormat},
     with_game,
 };
 
@@ -19,6 +21,23 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the gRPC server (Rules and Games services, health, reflection,
+    /// grpc-web).
+    Serve {
+        /// Address to listen on.
+        #[arg(long, env = "ARBITER_LISTEN", default_value = "127.0.0.1:50051")]
+        listen: String,
+        /// SQLite database URL; the file is created if missing.
+        #[arg(
+            long,
+            env = "ARBITER_DATABASE_URL",
+            default_value = "sqlite://arbiter.db"
+        )]
+        database_url: String,
+        /// Log format.
+        #[arg(long, env = "ARBITER_LOG_FORMAT", value_enum, default_value = "text")]
+        log_format: LogFormat,
+    },
     /// Count the leaf nodes of the legal move tree (move generator test).
     ///
     /// Prints the node count as the last line; with --divide, one
@@ -43,6 +62,11 @@ impl Cli {
     /// Runs the command, printing to stdout and errors to stderr.
     pub fn run(self) -> ExitCode {
         match self.command {
+            Command::Serve {
+                listen,
+                database_url,
+                log_format,
+            } => run_server(&listen, database_url, log_format),
             Command::Perft {
                 variant,
                 fen,
@@ -72,4 +96,51 @@ fn run_perft<G: Game>(fen: Option<&str>, depth: u32, divide: bool) -> ExitCode {
     };
     println!("{total}");
     ExitCode::SUCCESS
+}
+
+fn run_server(listen: &str, database_url: String, log_format: LogFormat) -> ExitCode {
+    telemetry::init(log_format);
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("error: cannot start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async {
+        let listener = match tokio::net::TcpListener::bind(listen).await {
+            Ok(listener) => listener,
+            Err(err) => {
+                eprintln!("error: cannot listen on {listen}: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+        match serve(ServerConfig { database_url }, listener, shutdown_signal()).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("error: {err}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
+/// Resolves on SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(term) => term,
+                Err(_) => return interrupt.await.unwrap_or(()),
+            };
+        tokio::select! {
+            _ = interrupt => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = interrupt.await;
+    tracing::info!("shutting down");
 }

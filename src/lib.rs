@@ -6,5 +6,9 @@
 //!   shared [`rules::Game`] trait;
 //! - [`cli`]: the command-line entry points (`perft`, and later `serve`, `uci`).
 
+pub mod api;
 pub mod cli;
+pub mod games;
 pub mod rules;
+pub mod store;
+pub mod telemetry;

@@ -10,6 +10,7 @@ mod illegal;
 mod outcome;
 pub mod perft;
 mod record;
+pub mod referee;
 mod side;
 mod variant;
 

@@ -1,0 +1,209 @@
+//! Domain values to and from their protobuf messages.
+
+use prost_types::Timestamp;
+use tonic::Status;
+
+use super::{error::invalid_argument, proto as pb};
+use crate::{
+    games::{Ending, GameView, MoveView, OutcomeView, Status as GameStatus},
+    rules::{
+        DrawClaim, GameEnd, IllegalReason, MoveDescription, Side, Termination, Variant, Verdict,
+    },
+};
+
+/// The variant of a request; UNSPECIFIED or unknown is INVALID_ARGUMENT.
+pub fn variant(field: &str, value: i32) -> Result<Variant, Status> {
+    match pb::Variant::try_from(value) {
+        Ok(pb::Variant::Chess) => Ok(Variant::Chess),
+        Ok(pb::Variant::Xiangqi) => Err(invalid_argument(
+            field,
+            "xiangqi is not served yet by this build",
+        )),
+        _ => Err(invalid_argument(
+            field,
+            "a variant is required: VARIANT_CHESS or VARIANT_XIANGQI",
+        )),
+    }
+}
+
+pub fn variant_to_pb(v: Variant) -> i32 {
+    match v {
+        Variant::Chess => pb::Variant::Chess as i32,
+    }
+}
+
+pub fn side(s: Side) -> i32 {
+    match s {
+        Side::White => pb::Side::White as i32,
+        Side::Black => pb::Side::Black as i32,
+    }
+}
+
+fn opt_side(s: Option<Side>) -> i32 {
+    s.map_or(pb::Side::Unspecified as i32, side)
+}
+
+pub fn timestamp(millis: i64) -> Option<Timestamp> {
+    Some(Timestamp {
+        seconds: millis.div_euclid(1000),
+        nanos: (millis.rem_euclid(1000) * 1_000_000) as i32,
+    })
+}
+
+pub fn move_description(d: MoveDescription) -> pb::Move {
+    let letter = |c: Option<char>| c.map(String::from).unwrap_or_default();
+    pb::Move {
+        is_capture: d.is_capture(),
+        uci: d.uci,
+        san: d.san,
+        chinese: d.chinese.unwrap_or_default(),
+        from: d.from,
+        to: d.to,
+        piece: d.piece.to_string(),
+        captured: letter(d.captured),
+        promotion: letter(d.promotion),
+        is_check: d.is_check,
+        is_castling: d.is_castling,
+        is_en_passant: d.is_en_passant,
+    }
+}
+
+fn termination(t: Termination) -> pb::Termination {
+    match t {
+        Termination::Checkmate => pb::Termination::Checkmate,
+        Termination::Stalemate => pb::Termination::Stalemate,
+        Termination::InsufficientMaterial => pb::Termination::InsufficientMaterial,
+        Termination::ThreefoldRepetition => pb::Termination::ThreefoldRepetition,
+        Termination::FivefoldRepetition => pb::Termination::FivefoldRepetition,
+        Termination::FiftyMoves => pb::Termination::FiftyMoves,
+        Termination::SeventyFiveMoves => pb::Termination::SeventyFiveMoves,
+        Termination::PerpetualCheck => pb::Termination::PerpetualCheck,
+        Termination::MoveLimit => pb::Termination::MoveLimit,
+    }
+}
+
+fn ending(e: Ending) -> pb::Termination {
+    match e {
+        Ending::Rules(t) => termination(t),
+        Ending::Resignation => pb::Termination::Resignation,
+        Ending::Agreement => pb::Termination::Agreement,
+        Ending::Aborted => pb::Termination::Aborted,
+    }
+}
+
+fn claims(claimable: &[DrawClaim]) -> Vec<i32> {
+    claimable
+        .iter()
+        .map(|c| match c {
+            DrawClaim::ThreefoldRepetition => pb::DrawClaim::ThreefoldRepetition as i32,
+            DrawClaim::FiftyMoves => pb::DrawClaim::FiftyMoves as i32,
+        })
+        .collect()
+}
+
+/// The outcome of a rules verdict.
+pub fn verdict(v: &Verdict) -> pb::Outcome {
+    match v.end {
+        None => pb::Outcome {
+            status: pb::OutcomeStatus::Ongoing as i32,
+            winner: pb::Side::Unspecified as i32,
+            termination: pb::Termination::Unspecified as i32,
+            claimable_draws: claims(&v.claimable),
+            description: "ongoing".to_owned(),
+        },
+        Some(
+            end @ GameEnd {
+                winner,
+                termination: t,
+            },
+        ) => pb::Outcome {
+            status: if winner.is_some() {
+                pb::OutcomeStatus::Decisive
+            } else {
+                pb::OutcomeStatus::Drawn
+            } as i32,
+            winner: opt_side(winner),
+            termination: termination(t) as i32,
+            claimable_draws: Vec::new(),
+            description: end.to_string(),
+        },
+    }
+}
+
+fn outcome(o: &OutcomeView) -> pb::Outcome {
+    pb::Outcome {
+        status: match o.status {
+            GameStatus::Ongoing => pb::OutcomeStatus::Ongoing,
+            GameStatus::Decisive => pb::OutcomeStatus::Decisive,
+            GameStatus::Drawn => pb::OutcomeStatus::Drawn,
+            GameStatus::Aborted => pb::OutcomeStatus::Aborted,
+        } as i32,
+        winner: opt_side(o.winner),
+        termination: o.ending.map_or(pb::Termination::Unspecified, ending) as i32,
+        claimable_draws: claims(&o.claimable),
+        description: o.description.clone(),
+    }
+}
+
+pub fn played_move(m: &MoveView) -> pb::PlayedMove {
+    pb::PlayedMove {
+        ply: m.ply,
+        side: side(m.side),
+        r#move: Some(move_description(m.description.clone())),
+        fen_after: m.fen_after.clone(),
+        played_at: timestamp(m.played_at),
+    }
+}
+
+pub fn game(g: &GameView) -> pb::Game {
+    pb::Game {
+        id: g.id.clone(),
+        variant: variant_to_pb(g.variant),
+        start_fen: g.start_fen.clone(),
+        fen: g.fen.clone(),
+        turn: opt_side(g.turn),
+        ply: g.ply,
+        moves: g.moves.iter().map(played_move).collect(),
+        outcome: Some(outcome(&g.outcome)),
+        white: Some(pb::Seat {
+            side: side(Side::White),
+            display_name: g.white_name.clone(),
+        }),
+        black: Some(pb::Seat {
+            side: side(Side::Black),
+            display_name: g.black_name.clone(),
+        }),
+        draw_offer: opt_side(g.draw_offer),
+        is_check: g.is_check,
+        created_at: timestamp(g.created_at),
+        updated_at: timestamp(g.updated_at),
+    }
+}
+
+pub fn illegal_reason(r: IllegalReason) -> i32 {
+    use pb::IllegalReason as P;
+    (match r {
+        IllegalReason::GameOver => P::GameOver,
+        IllegalReason::NoPiece => P::NoPiece,
+        IllegalReason::OpponentPiece => P::OpponentPiece,
+        IllegalReason::OwnPieceOnDestination => P::OwnPieceOnDestination,
+        IllegalReason::CannotMoveThatWay => P::CannotMoveThatWay,
+        IllegalReason::PathBlocked => P::PathBlocked,
+        IllegalReason::OwnKingInCheck => P::OwnKingInCheck,
+        IllegalReason::NoPieceCanReach => P::NoPieceCanReach,
+        IllegalReason::CastlingWithoutRight => P::CastlingWithoutRight,
+        IllegalReason::CastlingOutOfCheck => P::CastlingOutOfCheck,
+        IllegalReason::CastlingThroughCheck => P::CastlingThroughCheck,
+        IllegalReason::CastlingIntoCheck => P::CastlingIntoCheck,
+        IllegalReason::CastlingBlocked => P::CastlingBlocked,
+        IllegalReason::PromotionMissing => P::PromotionMissing,
+        IllegalReason::PromotionNotAllowed => P::PromotionNotAllowed,
+        IllegalReason::HorseLegBlocked => P::HorseLegBlocked,
+        IllegalReason::ElephantEyeBlocked => P::ElephantEyeBlocked,
+        IllegalReason::ElephantCannotCrossRiver => P::ElephantCannotCrossRiver,
+        IllegalReason::MustStayInPalace => P::MustStayInPalace,
+        IllegalReason::CannonNeedsScreen => P::CannonNeedsScreen,
+        IllegalReason::SoldierCannotMoveThatWay => P::SoldierCannotMoveThatWay,
+        IllegalReason::GeneralsFacing => P::GeneralsFacing,
+    }) as i32
+}

@@ -1,0 +1,285 @@
+//! `arbiter.v1.Games`: games refereed and stored by the server.
+
+use std::pin::Pin;
+
+use tokio::sync::broadcast::error::RecvError;
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+
+use super::{
+    convert,
+    error::invalid_argument,
+    proto::{self as pb, games_server},
+};
+use crate::{
+    games::{EventKind, Games, Start, Status as GameStatus},
+    store::GameFilter,
+};
+
+const DEFAULT_PAGE: u32 = 50;
+const MAX_PAGE: u32 = 100;
+
+pub struct GamesService {
+    pub games: Games,
+    /// Becomes true when the server shuts down; open watch streams end then,
+    /// so that graceful shutdown does not wait on them forever.
+    pub shutdown: tokio::sync::watch::Receiver<bool>,
+}
+
+/// Page size and cursor from a request.
+pub fn paging(page_size: i32, token: &str) -> Result<(u32, Option<i64>), Status> {
+    let limit = match page_size {
+        0 => DEFAULT_PAGE,
+        n if n < 0 => return Err(invalid_argument("page_size", "must not be negative")),
+        n => (n as u32).min(MAX_PAGE),
+    };
+    let before = if token.is_empty() {
+        None
+    } else {
+        Some(
+            token
+                .strip_prefix("p")
+                .and_then(|n| n.parse::<i64>().ok())
+                .ok_or_else(|| {
+                    invalid_argument("page_token", "not a token from a previous page")
+                })?,
+        )
+    };
+    Ok((limit, before))
+}
+
+pub fn next_token(next: Option<i64>) -> String {
+    next.map(|n| format!("p{n}")).unwrap_or_default()
+}
+
+fn game(view: &crate::games::GameView) -> Option<pb::Game> {
+    Some(convert::game(view))
+}
+
+type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchGameResponse, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl games_server::Games for GamesService {
+    async fn create_game(
+        &self,
+        request: Request<pb::CreateGameRequest>,
+    ) -> Result<Response<pb::CreateGameResponse>, Status> {
+        let r = request.into_inner();
+        let variant = convert::variant("variant", r.variant)?;
+        let start = match r.start {
+            None => Start::Standard,
+            Some(pb::create_game_request::Start::Fen(f)) if f.trim().is_empty() => Start::Standard,
+            Some(pb::create_game_request::Start::Fen(f)) => Start::Fen(f),
+            Some(pb::create_game_request::Start::PositionId(id)) => Start::SavedPosition(id),
+        };
+        let name = |seat: &Option<pb::SeatRequest>| {
+            seat.as_ref()
+                .map(|s| s.display_name.clone())
+                .unwrap_or_default()
+        };
+        let created = self
+            .games
+            .create(variant, start, &name(&r.white), &name(&r.black))
+            .await?;
+        tracing::info!(game_id = %created.game.id, %variant, "game created");
+        Ok(Response::new(pb::CreateGameResponse {
+            game: game(&created.game),
+            white_token: created.white_token,
+            black_token: created.black_token,
+        }))
+    }
+
+    async fn get_game(
+        &self,
+        request: Request<pb::GetGameRequest>,
+    ) -> Result<Response<pb::GetGameResponse>, Status> {
+        let view = self.games.get(&request.get_ref().game_id).await?;
+        Ok(Response::new(pb::GetGameResponse { game: game(&view) }))
+    }
+
+    async fn list_games(
+        &self,
+        request: Request<pb::ListGamesRequest>,
+    ) -> Result<Response<pb::ListGamesResponse>, Status> {
+        let r = request.get_ref();
+        let (limit, before) = paging(r.page_size, &r.page_token)?;
+        let finished = match pb::GameStatusFilter::try_from(r.status) {
+            Ok(pb::GameStatusFilter::Ongoing) => Some(false),
+            Ok(pb::GameStatusFilter::Finished) => Some(true),
+            Ok(pb::GameStatusFilter::Unspecified) => None,
+            Err(_) => return Err(invalid_argument("status", "unknown status filter")),
+        };
+        let variant = match r.variant {
+            0 => None,
+            v => Some(convert::variant("variant", v)?.name().to_owned()),
+        };
+        let page = self
+            .games
+            .list(GameFilter {
+                finished,
+                variant,
+                before,
+                limit,
+            })
+            .await?;
+        Ok(Response::new(pb::ListGamesResponse {
+            games: page.items.iter().map(convert::game).collect(),
+            next_page_token: next_token(page.next),
+        }))
+    }
+
+    async fn make_move(
+        &self,
+        request: Request<pb::MakeMoveRequest>,
+    ) -> Result<Response<pb::MakeMoveResponse>, Status> {
+        let r = request.get_ref();
+        let (view, played) = self
+            .games
+            .make_move(&r.game_id, &r.seat_token, &r.r#move, r.expected_ply)
+            .await?;
+        Ok(Response::new(pb::MakeMoveResponse {
+            game: game(&view),
+            r#move: Some(convert::played_move(&played)),
+        }))
+    }
+
+    async fn resign(
+        &self,
+        request: Request<pb::ResignRequest>,
+    ) -> Result<Response<pb::ResignResponse>, Status> {
+        let r = request.get_ref();
+        let view = self.games.resign(&r.game_id, &r.seat_token).await?;
+        Ok(Response::new(pb::ResignResponse { game: game(&view) }))
+    }
+
+    async fn offer_draw(
+        &self,
+        request: Request<pb::OfferDrawRequest>,
+    ) -> Result<Response<pb::OfferDrawResponse>, Status> {
+        let r = request.get_ref();
+        let view = self.games.offer_draw(&r.game_id, &r.seat_token).await?;
+        Ok(Response::new(pb::OfferDrawResponse { game: game(&view) }))
+    }
+
+    async fn respond_to_draw(
+        &self,
+        request: Request<pb::RespondToDrawRequest>,
+    ) -> Result<Response<pb::RespondToDrawResponse>, Status> {
+        let r = request.get_ref();
+        let view = self
+            .games
+            .respond_to_draw(&r.game_id, &r.seat_token, r.accept)
+            .await?;
+        Ok(Response::new(pb::RespondToDrawResponse {
+            game: game(&view),
+        }))
+    }
+
+    async fn claim_draw(
+        &self,
+        request: Request<pb::ClaimDrawRequest>,
+    ) -> Result<Response<pb::ClaimDrawResponse>, Status> {
+        let r = request.get_ref();
+        let view = self
+            .games
+            .claim_draw(&r.game_id, &r.seat_token, &r.r#move)
+            .await?;
+        Ok(Response::new(pb::ClaimDrawResponse { game: game(&view) }))
+    }
+
+    async fn abort(
+        &self,
+        request: Request<pb::AbortRequest>,
+    ) -> Result<Response<pb::AbortResponse>, Status> {
+        let r = request.get_ref();
+        let view = self.games.abort(&r.game_id, &r.seat_token).await?;
+        Ok(Response::new(pb::AbortResponse { game: game(&view) }))
+    }
+
+    type WatchGameStream = WatchStream;
+
+    async fn watch_game(
+        &self,
+        request: Request<pb::WatchGameRequest>,
+    ) -> Result<Response<WatchStream>, Status> {
+        let (snapshot, mut events) = self.games.watch(&request.get_ref().game_id).await?;
+        let mut shutdown = self.shutdown.clone();
+        let stream = async_stream(move |tx| async move {
+            let ended = snapshot.outcome.status != GameStatus::Ongoing;
+            let first = pb::WatchGameResponse {
+                kind: pb::GameEventKind::Snapshot as i32,
+                game: game(&snapshot),
+                r#move: None,
+            };
+            if tx.send(Ok(first)).await.is_err() || ended {
+                return;
+            }
+            let mut seen = snapshot.version;
+            loop {
+                let received = tokio::select! {
+                    received = events.recv() => received,
+                    () = async { let _ = shutdown.wait_for(|stop| *stop).await; } => {
+                        let _ = tx.send(Err(Status::unavailable("the server is shutting down; watch again"))).await;
+                        return;
+                    }
+                };
+                let event = match received {
+                    Ok(event) => event,
+                    Err(RecvError::Lagged(_)) => {
+                        let _ = tx
+                            .send(Err(Status::data_loss(
+                                "watcher fell behind; watch again for a fresh snapshot",
+                            )))
+                            .await;
+                        return;
+                    }
+                    Err(RecvError::Closed) => return,
+                };
+                if event.game.version <= seen {
+                    continue;
+                }
+                seen = event.game.version;
+                let kind = match event.kind {
+                    EventKind::Move => pb::GameEventKind::Move,
+                    EventKind::DrawOffered => pb::GameEventKind::DrawOffered,
+                    EventKind::DrawDeclined => pb::GameEventKind::DrawDeclined,
+                    EventKind::Changed => pb::GameEventKind::GameEnded,
+                };
+                let over = event.game.outcome.status != GameStatus::Ongoing;
+                let message = pb::WatchGameResponse {
+                    kind: kind as i32,
+                    game: game(&event.game),
+                    r#move: event.played.as_ref().map(convert::played_move),
+                };
+                if tx.send(Ok(message)).await.is_err() {
+                    return;
+                }
+                if over {
+                    if kind != pb::GameEventKind::GameEnded {
+                        let end = pb::WatchGameResponse {
+                            kind: pb::GameEventKind::GameEnded as i32,
+                            game: game(&event.game),
+                            r#move: None,
+                        };
+                        let _ = tx.send(Ok(end)).await;
+                    }
+                    return;
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(stream)))
+    }
+}
+
+/// A stream fed by a task; the task stops when the client goes away.
+fn async_stream<F, Fut>(
+    f: F,
+) -> tokio_stream::wrappers::ReceiverStream<Result<pb::WatchGameResponse, Status>>
+where
+    F: FnOnce(tokio::sync::mpsc::Sender<Result<pb::WatchGameResponse, Status>>) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let (tx, rx) = tokio::sync::mpsc::channel(16);
+    tokio::spawn(f(tx));
+    tokio_stream::wrappers::ReceiverStream::new(rx)
+}

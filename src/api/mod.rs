@@ -1,0 +1,11 @@
+//! The gRPC transport: turns requests into domain calls and domain errors
+//! into statuses. No rules and no SQL here.
+
+mod convert;
+mod error;
+mod games;
+pub mod proto;
+mod rules;
+mod server;
+
+pub use server::{ServerConfig, serve};

@@ -1,0 +1,133 @@
+//! `arbiter.v1.Rules`: stateless rule questions.
+
+use tonic::{Request, Response, Status};
+
+use super::{
+    convert,
+    error::{bad_move, invalid_argument, invalid_position},
+    proto::{self as pb, rules_server},
+};
+use crate::rules::{
+    MoveError,
+    referee::{InvalidPosition, Referee, referee},
+};
+
+/// Most moves accepted in one position's history.
+const MAX_MOVES: usize = 2_000;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RulesService;
+
+fn setup(
+    position: Option<&pb::Position>,
+) -> Result<Result<Box<dyn Referee>, InvalidPosition>, Status> {
+    let position =
+        position.ok_or_else(|| invalid_argument("position", "a position is required"))?;
+    let variant = convert::variant("position.variant", position.variant)?;
+    if position.moves.len() > MAX_MOVES {
+        return Err(invalid_argument(
+            "position.moves",
+            format!("at most {MAX_MOVES} moves are accepted"),
+        ));
+    }
+    Ok(referee(variant, Some(&position.fen), &position.moves))
+}
+
+fn record(position: Option<&pb::Position>) -> Result<Box<dyn Referee>, Status> {
+    setup(position)?.map_err(|e| invalid_position("position", &e))
+}
+
+#[tonic::async_trait]
+impl rules_server::Rules for RulesService {
+    async fn validate_position(
+        &self,
+        request: Request<pb::ValidatePositionRequest>,
+    ) -> Result<Response<pb::ValidatePositionResponse>, Status> {
+        let response = match setup(request.get_ref().position.as_ref())? {
+            Ok(r) => pb::ValidatePositionResponse {
+                valid: true,
+                problems: Vec::new(),
+                fen: r.fen(),
+                turn: convert::side(r.turn()),
+            },
+            Err(e) => pb::ValidatePositionResponse {
+                valid: false,
+                problems: e
+                    .problems
+                    .into_iter()
+                    .map(|p| pb::PositionProblem {
+                        code: p.code.to_owned(),
+                        message: p.message,
+                        move_index: p
+                            .move_index
+                            .map_or(-1, |i| i32::try_from(i).unwrap_or(i32::MAX)),
+                    })
+                    .collect(),
+                fen: String::new(),
+                turn: pb::Side::Unspecified as i32,
+            },
+        };
+        Ok(Response::new(response))
+    }
+
+    async fn legal_moves(
+        &self,
+        request: Request<pb::LegalMovesRequest>,
+    ) -> Result<Response<pb::LegalMovesResponse>, Status> {
+        let r = record(request.get_ref().position.as_ref())?;
+        let verdict = r.verdict();
+        let moves = if verdict.is_over() {
+            Vec::new()
+        } else {
+            r.legal_moves()
+        };
+        Ok(Response::new(pb::LegalMovesResponse {
+            moves: moves.into_iter().map(convert::move_description).collect(),
+            is_check: r.is_check(),
+            outcome: Some(convert::verdict(&verdict)),
+            fen: r.fen(),
+            turn: convert::side(r.turn()),
+        }))
+    }
+
+    async fn validate_move(
+        &self,
+        request: Request<pb::ValidateMoveRequest>,
+    ) -> Result<Response<pb::ValidateMoveResponse>, Status> {
+        let request = request.get_ref();
+        let mut r = record(request.position.as_ref())?;
+        let response = match r.play(&request.r#move) {
+            Ok(played) => pb::ValidateMoveResponse {
+                legal: true,
+                reason: pb::IllegalReason::Unspecified as i32,
+                message: String::new(),
+                r#move: Some(convert::move_description(played.description)),
+                fen_after: played.fen_after,
+                outcome_after: Some(convert::verdict(&r.verdict())),
+            },
+            Err(MoveError::Illegal(e)) => pb::ValidateMoveResponse {
+                legal: false,
+                reason: convert::illegal_reason(e.reason),
+                message: e.message,
+                r#move: None,
+                fen_after: String::new(),
+                outcome_after: None,
+            },
+            Err(e) => return Err(bad_move("move", &e)),
+        };
+        Ok(Response::new(response))
+    }
+
+    async fn get_outcome(
+        &self,
+        request: Request<pb::GetOutcomeRequest>,
+    ) -> Result<Response<pb::GetOutcomeResponse>, Status> {
+        let r = record(request.get_ref().position.as_ref())?;
+        Ok(Response::new(pb::GetOutcomeResponse {
+            outcome: Some(convert::verdict(&r.verdict())),
+            is_check: r.is_check(),
+            repetitions: u32::try_from(r.repetitions()).unwrap_or(u32::MAX),
+            fen: r.fen(),
+        }))
+    }
+}

@@ -1,0 +1,92 @@
+//! Building and running the gRPC server.
+
+use std::{net::SocketAddr, time::Duration};
+
+use http::{HeaderName, Method};
+use tokio::net::TcpListener;
+use tonic::transport::{Server, server::TcpIncoming};
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+use super::{
+    games::GamesService,
+    proto::{self, games_server::GamesServer, rules_server::RulesServer},
+    rules::RulesService,
+};
+use crate::{games::Games, store::Store};
+
+/// Largest request accepted.
+const MAX_MESSAGE: usize = 1024 * 1024;
+
+/// What `serve` needs.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    pub database_url: String,
+}
+
+/// Serves the API on `listener` until `shutdown` resolves.
+///
+/// # Errors
+///
+/// The database cannot be opened, or the transport fails.
+pub async fn serve(
+    config: ServerConfig,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let store = Store::connect(&config.database_url).await?;
+    let addr: SocketAddr = listener.local_addr()?;
+    let (health_reporter, health) = tonic_health::server::health_reporter();
+    health_reporter
+        .set_serving::<RulesServer<RulesService>>()
+        .await;
+    health_reporter
+        .set_serving::<GamesServer<GamesService>>()
+        .await;
+    let reflection_v1 = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()?;
+    let cors = CorsLayer::new()
+        .allow_origin(AllowOrigin::mirror_request())
+        .allow_methods([Method::POST, Method::OPTIONS])
+        .allow_headers(tower_http::cors::Any)
+        .expose_headers([
+            HeaderName::from_static("grpc-status"),
+            HeaderName::from_static("grpc-message"),
+            HeaderName::from_static("grpc-status-details-bin"),
+        ])
+        .max_age(Duration::from_secs(3600));
+    let games = Games::new(store.clone());
+    let (stop_watchers, shutdown_watch) = tokio::sync::watch::channel(false);
+    let shutdown = async move {
+        shutdown.await;
+        let _ = stop_watchers.send(true);
+    };
+    tracing::info!(%addr, database = %config.database_url, "arbiter listening");
+    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+    Server::builder()
+        .accept_http1(true)
+        .timeout(Duration::from_secs(60))
+        .layer(cors)
+        .layer(tonic_web::GrpcWebLayer::new())
+        .trace_fn(|request| tracing::info_span!("rpc", path = %request.uri().path()))
+        .add_service(health)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(RulesServer::new(RulesService).max_decoding_message_size(MAX_MESSAGE))
+        .add_service(
+            GamesServer::new(GamesService {
+                games,
+                shutdown: shutdown_watch,
+            })
+            .max_decoding_message_size(MAX_MESSAGE),
+        )
+        .serve_with_incoming_shutdown(incoming, shutdown)
+        .await?;
+    store.close().await;
+    Ok(())
+}

@@ -1,0 +1,63 @@
+use crate::rules::Termination;
+
+/// How a stored game ended: by the rules, or by the players.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    Rules(Termination),
+    Resignation,
+    Agreement,
+    Aborted,
+}
+
+const RULES: [Termination; 9] = [
+    Termination::Checkmate,
+    Termination::Stalemate,
+    Termination::InsufficientMaterial,
+    Termination::ThreefoldRepetition,
+    Termination::FivefoldRepetition,
+    Termination::FiftyMoves,
+    Termination::SeventyFiveMoves,
+    Termination::PerpetualCheck,
+    Termination::MoveLimit,
+];
+
+impl Ending {
+    /// The code stored in the database.
+    pub const fn code(self) -> &'static str {
+        match self {
+            Ending::Rules(t) => match t {
+                Termination::Checkmate => "checkmate",
+                Termination::Stalemate => "stalemate",
+                Termination::InsufficientMaterial => "insufficient_material",
+                Termination::ThreefoldRepetition => "threefold_repetition",
+                Termination::FivefoldRepetition => "fivefold_repetition",
+                Termination::FiftyMoves => "fifty_moves",
+                Termination::SeventyFiveMoves => "seventy_five_moves",
+                Termination::PerpetualCheck => "perpetual_check",
+                Termination::MoveLimit => "move_limit",
+            },
+            Ending::Resignation => "resignation",
+            Ending::Agreement => "agreement",
+            Ending::Aborted => "aborted",
+        }
+    }
+
+    /// Reads a stored code.
+    pub fn from_code(code: &str) -> Option<Ending> {
+        RULES
+            .into_iter()
+            .map(Ending::Rules)
+            .chain([Ending::Resignation, Ending::Agreement, Ending::Aborted])
+            .find(|e| e.code() == code)
+    }
+
+    /// Words for people.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Ending::Rules(t) => t.describe(),
+            Ending::Resignation => "resignation",
+            Ending::Agreement => "agreement",
+            Ending::Aborted => "abort",
+        }
+    }
+}

@@ -1,0 +1,466 @@
+//! Game management: seats and their tokens, turns, draw offers, resignation,
+//! aborts, and the live event feed. Between the API (which only translates)
+//! and the store (which only persists); the rules are asked through
+//! [`crate::rules::referee`].
+
+mod ending;
+mod error;
+mod hub;
+mod ids;
+mod view;
+
+use std::sync::Arc;
+
+use tokio::sync::broadcast;
+
+pub use ending::Ending;
+pub use error::GameError;
+pub use hub::{EventKind, GameEvent};
+pub use view::{GameView, MoveView, OutcomeView, Status};
+
+use crate::{
+    rules::{
+        DrawClaim, MoveError, Side, Variant,
+        referee::{Referee, referee},
+    },
+    store::{GameFilter, NewGame, Page, Store, StoredGame, StoredMove, Update, now_millis},
+};
+
+/// Where a new game starts.
+#[derive(Clone, Debug)]
+pub enum Start {
+    Standard,
+    Fen(String),
+    SavedPosition(String),
+}
+
+/// A new game and the seat tokens (shown once).
+#[derive(Clone, Debug)]
+pub struct CreatedGame {
+    pub game: GameView,
+    pub white_token: String,
+    pub black_token: String,
+}
+
+/// The games service.
+#[derive(Clone, Debug)]
+pub struct Games {
+    store: Store,
+    hub: Arc<hub::Hub>,
+}
+
+const MAX_NAME: usize = 100;
+
+impl Games {
+    pub fn new(store: Store) -> Games {
+        Games {
+            store,
+            hub: Arc::default(),
+        }
+    }
+
+    /// Starts a game.
+    ///
+    /// # Errors
+    ///
+    /// Bad names, an invalid FEN, an unknown saved position, or storage.
+    pub async fn create(
+        &self,
+        variant: Variant,
+        start: Start,
+        white_name: &str,
+        black_name: &str,
+    ) -> Result<CreatedGame, GameError> {
+        let white_name = display_name("white.display_name", white_name)?;
+        let black_name = display_name("black.display_name", black_name)?;
+        let fen = match start {
+            Start::Standard => None,
+            Start::Fen(fen) => Some(fen),
+            Start::SavedPosition(id) => {
+                let saved = self
+                    .store
+                    .position(&id)
+                    .await?
+                    .ok_or_else(|| GameError::NotFound(format!("position {id:?}")))?;
+                if saved.variant != variant.name() {
+                    return Err(GameError::InvalidArgument {
+                        field: "position_id",
+                        message: format!(
+                            "position {id:?} is a {} position, not {variant}",
+                            saved.variant
+                        ),
+                    });
+                }
+                Some(saved.fen)
+            }
+        };
+        let record = referee::<&str>(variant, fen.as_deref(), &[])?;
+        if let Some(end) = record.verdict().end {
+            return Err(GameError::FailedPrecondition(format!(
+                "the start position is already decided: {end}"
+            )));
+        }
+        let white_token = ids::new_token();
+        let black_token = ids::new_token();
+        let stored = self
+            .store
+            .insert_game(NewGame {
+                id: ids::new_id(),
+                variant: variant.name().to_owned(),
+                start_fen: record.start_fen(),
+                white_name,
+                black_name,
+                white_token_hash: ids::hash_token(&white_token),
+                black_token_hash: ids::hash_token(&black_token),
+            })
+            .await?;
+        Ok(CreatedGame {
+            game: GameView::build(&stored, record.as_ref()),
+            white_token,
+            black_token,
+        })
+    }
+
+    /// A game.
+    ///
+    /// # Errors
+    ///
+    /// Unknown id, or storage.
+    pub async fn get(&self, id: &str) -> Result<GameView, GameError> {
+        let stored = self.load(id).await?;
+        view_of(&stored)
+    }
+
+    async fn load(&self, id: &str) -> Result<StoredGame, GameError> {
+        self.store
+            .game(id)
+            .await?
+            .ok_or_else(|| GameError::NotFound(format!("game {id:?}")))
+    }
+
+    /// Games, newest first, without moves.
+    ///
+    /// # Errors
+    ///
+    /// Storage.
+    pub async fn list(&self, filter: GameFilter) -> Result<Page<GameView>, GameError> {
+        let page = self.store.games(filter).await?;
+        Ok(Page {
+            items: page.items.iter().map(GameView::summary).collect(),
+            next: page.next,
+        })
+    }
+
+    /// Plays a move for the seat holding `token`.
+    ///
+    /// # Errors
+    ///
+    /// See [`GameError`]: every rule of the service maps to one variant.
+    pub async fn make_move(
+        &self,
+        id: &str,
+        token: &str,
+        text: &str,
+        expected_ply: Option<u32>,
+    ) -> Result<(GameView, MoveView), GameError> {
+        let (stored, ()) = self
+            .store
+            .update_game(id, |game| {
+                let side = seat(game, token)?;
+                ensure_ongoing(game)?;
+                if expected_ply.is_some_and(|expected| expected as usize != game.moves.len()) {
+                    return Err(GameError::Conflict {
+                        current_ply: game.moves.len() as u32,
+                    });
+                }
+                let mut record = replay(game)?;
+                ensure_turn(record.as_ref(), side)?;
+                play(game, record.as_mut(), text)?;
+                if game.draw_offer.as_deref() == Some(side.other().name()) {
+                    game.draw_offer = None; // moving declines the opponent's offer
+                }
+                Ok::<_, GameError>(Update {
+                    value: (),
+                    event: "move",
+                    side: Some(side.name().to_owned()),
+                })
+            })
+            .await?;
+        let view = view_of(&stored)?;
+        let played = view.moves.last().cloned().expect("a move was just played");
+        self.hub
+            .publish(EventKind::Move, &view, Some(played.clone()));
+        Ok((view, played))
+    }
+
+    /// Resigns for the seat holding `token`.
+    ///
+    /// # Errors
+    ///
+    /// See [`GameError`].
+    pub async fn resign(&self, id: &str, token: &str) -> Result<GameView, GameError> {
+        self.act(id, token, "resigned", |game, side, _| {
+            finish(game, Some(side.other()), Ending::Resignation);
+            Ok(())
+        })
+        .await
+    }
+
+    /// Offers a draw to the opponent.
+    ///
+    /// # Errors
+    ///
+    /// See [`GameError`].
+    pub async fn offer_draw(&self, id: &str, token: &str) -> Result<GameView, GameError> {
+        self.act(id, token, "draw_offered", |game, side, _| {
+            match game.draw_offer.as_deref() {
+                Some(s) if s == side.name() => {
+                    return Err(GameError::FailedPrecondition(
+                        "you already offered a draw; wait for the answer".to_owned(),
+                    ));
+                }
+                // Offering while the opponent's offer stands is accepting it.
+                Some(_) => finish(game, None, Ending::Agreement),
+                None => game.draw_offer = Some(side.name().to_owned()),
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    /// Accepts or declines the opponent's draw offer.
+    ///
+    /// # Errors
+    ///
+    /// See [`GameError`].
+    pub async fn respond_to_draw(
+        &self,
+        id: &str,
+        token: &str,
+        accept: bool,
+    ) -> Result<GameView, GameError> {
+        let event = if accept {
+            "draw_accepted"
+        } else {
+            "draw_declined"
+        };
+        self.act(id, token, event, |game, side, _| {
+            if game.draw_offer.as_deref() != Some(side.other().name()) {
+                return Err(GameError::FailedPrecondition(
+                    "there is no draw offer from your opponent to answer".to_owned(),
+                ));
+            }
+            game.draw_offer = None;
+            if accept {
+                finish(game, None, Ending::Agreement);
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    /// Claims a draw (threefold repetition or fifty moves), optionally with
+    /// the move that would produce it; the move is played if the claim holds.
+    ///
+    /// # Errors
+    ///
+    /// See [`GameError`]; an unfounded claim is `FailedPrecondition`.
+    pub async fn claim_draw(
+        &self,
+        id: &str,
+        token: &str,
+        text: &str,
+    ) -> Result<GameView, GameError> {
+        self.act(id, token, "draw_claimed", |game, side, record| {
+            ensure_turn(record, side)?;
+            let mut trial = record.boxed_clone();
+            let mut trial_game = game.clone();
+            if !text.trim().is_empty() {
+                play(&mut trial_game, trial.as_mut(), text)?;
+            }
+            let claim = trial.verdict().claimable.first().copied().ok_or_else(|| {
+                GameError::FailedPrecondition(
+                    "no draw can be claimed: the position has not occurred three times and \
+                     fifty moves have not passed without capture or pawn move"
+                        .to_owned(),
+                )
+            })?;
+            *game = trial_game;
+            let ending = match claim {
+                DrawClaim::ThreefoldRepetition => {
+                    Ending::Rules(crate::rules::Termination::ThreefoldRepetition)
+                }
+                DrawClaim::FiftyMoves => Ending::Rules(crate::rules::Termination::FiftyMoves),
+            };
+            finish(game, None, ending);
+            Ok(())
+        })
+        .await
+    }
+
+    /// Aborts a game in which not both sides have moved.
+    ///
+    /// # Errors
+    ///
+    /// See [`GameError`].
+    pub async fn abort(&self, id: &str, token: &str) -> Result<GameView, GameError> {
+        self.act(id, token, "aborted", |game, _, _| {
+            if game.moves.len() >= 2 {
+                return Err(GameError::FailedPrecondition(
+                    "both sides have moved: the game can no longer be aborted (resign or offer a draw)"
+                        .to_owned(),
+                ));
+            }
+            game.status = "aborted".to_owned();
+            game.termination = Some(Ending::Aborted.code().to_owned());
+            game.draw_offer = None;
+            Ok(())
+        })
+        .await
+    }
+
+    /// A snapshot of the game and the feed of what happens next.
+    ///
+    /// # Errors
+    ///
+    /// Unknown id, or storage.
+    pub async fn watch(
+        &self,
+        id: &str,
+    ) -> Result<(GameView, broadcast::Receiver<GameEvent>), GameError> {
+        // Subscribe before reading, so nothing between the two is missed;
+        // the watcher skips events not newer than the snapshot.
+        let receiver = self.hub.subscribe(id);
+        let view = self.get(id).await?;
+        Ok((view, receiver))
+    }
+
+    /// A seat action on an ongoing game; publishes the resulting event.
+    async fn act(
+        &self,
+        id: &str,
+        token: &str,
+        event: &'static str,
+        change: impl FnOnce(&mut StoredGame, Side, &dyn Referee) -> Result<(), GameError>,
+    ) -> Result<GameView, GameError> {
+        let (stored, ()) = self
+            .store
+            .update_game(id, |game| {
+                let side = seat(game, token)?;
+                ensure_ongoing(game)?;
+                let record = replay(game)?;
+                change(game, side, record.as_ref())?;
+                Ok::<_, GameError>(Update {
+                    value: (),
+                    event,
+                    side: Some(side.name().to_owned()),
+                })
+            })
+            .await?;
+        let view = view_of(&stored)?;
+        let kind = match event {
+            "draw_offered" => EventKind::DrawOffered,
+            "draw_declined" => EventKind::DrawDeclined,
+            _ => EventKind::Changed,
+        };
+        self.hub.publish(kind, &view, None);
+        Ok(view)
+    }
+}
+
+fn display_name(field: &'static str, name: &str) -> Result<String, GameError> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > MAX_NAME {
+        return Err(GameError::InvalidArgument {
+            field,
+            message: format!("a display name of 1 to {MAX_NAME} characters is required"),
+        });
+    }
+    Ok(name.to_owned())
+}
+
+/// The side whose token this is.
+fn seat(game: &StoredGame, token: &str) -> Result<Side, GameError> {
+    if token.is_empty() {
+        return Err(GameError::Unauthenticated(
+            "seat_token is required: use the token CreateGame returned for your seat".to_owned(),
+        ));
+    }
+    let hash = ids::hash_token(token);
+    if hash == game.white_token_hash {
+        Ok(Side::White)
+    } else if hash == game.black_token_hash {
+        Ok(Side::Black)
+    } else {
+        Err(GameError::Unauthenticated(
+            "seat_token does not belong to either seat of this game".to_owned(),
+        ))
+    }
+}
+
+fn ensure_ongoing(game: &StoredGame) -> Result<(), GameError> {
+    if game.status == "ongoing" {
+        Ok(())
+    } else {
+        Err(GameError::GameOver(format!(
+            "the game is over ({})",
+            game.termination.as_deref().unwrap_or(&game.status)
+        )))
+    }
+}
+
+fn ensure_turn(record: &dyn Referee, side: Side) -> Result<(), GameError> {
+    if record.turn() == side {
+        Ok(())
+    } else {
+        Err(GameError::PermissionDenied(format!(
+            "it is {}'s turn, not {side}'s",
+            record.turn()
+        )))
+    }
+}
+
+fn replay(game: &StoredGame) -> Result<Box<dyn Referee>, GameError> {
+    let variant: Variant = game
+        .variant
+        .parse()
+        .map_err(|e| GameError::Corrupt(format!("game {}: {e}", game.id)))?;
+    let moves: Vec<&str> = game.moves.iter().map(|m| m.uci.as_str()).collect();
+    referee(variant, Some(&game.start_fen), &moves)
+        .map_err(|e| GameError::Corrupt(format!("game {} does not replay: {e}", game.id)))
+}
+
+fn view_of(game: &StoredGame) -> Result<GameView, GameError> {
+    Ok(GameView::build(game, replay(game)?.as_ref()))
+}
+
+/// Plays `text` on `record` and appends it to `game`, ending the game if the
+/// rules say so.
+fn play(game: &mut StoredGame, record: &mut dyn Referee, text: &str) -> Result<(), GameError> {
+    let played = record.play(text).map_err(|e| match e {
+        MoveError::Illegal(illegal) => GameError::Illegal(illegal),
+        other => GameError::BadMove(other),
+    })?;
+    game.moves.push(StoredMove {
+        ply: game.moves.len() as i64,
+        uci: played.description.uci,
+        fen_after: played.fen_after,
+        played_at: now_millis(),
+    });
+    if let Some(end) = record.verdict().end {
+        finish(game, end.winner, Ending::Rules(end.termination));
+    }
+    Ok(())
+}
+
+fn finish(game: &mut StoredGame, winner: Option<Side>, ending: Ending) {
+    game.status = if winner.is_some() {
+        "decisive"
+    } else {
+        "drawn"
+    }
+    .to_owned();
+    game.winner = winner.map(|s| s.name().to_owned());
+    game.termination = Some(ending.code().to_owned());
+    game.draw_offer = None;
+}

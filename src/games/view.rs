@@ -1,0 +1,147 @@
+use crate::{
+    rules::{DrawClaim, MoveDescription, Side, Variant, referee::Referee},
+    store::StoredGame,
+};
+
+use super::Ending;
+
+/// Where a game stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Ongoing,
+    Decisive,
+    Drawn,
+    Aborted,
+}
+
+/// The outcome of a game so far.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutcomeView {
+    pub status: Status,
+    pub winner: Option<Side>,
+    pub ending: Option<Ending>,
+    pub claimable: Vec<DrawClaim>,
+    pub description: String,
+}
+
+/// A played move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveView {
+    pub ply: u32,
+    pub side: Side,
+    pub description: MoveDescription,
+    pub fen_after: String,
+    pub played_at: i64,
+}
+
+/// A game as clients see it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameView {
+    pub id: String,
+    pub variant: Variant,
+    pub version: i64,
+    pub start_fen: String,
+    pub fen: String,
+    /// `None` once the game is over.
+    pub turn: Option<Side>,
+    pub ply: u32,
+    pub moves: Vec<MoveView>,
+    pub outcome: OutcomeView,
+    pub white_name: String,
+    pub black_name: String,
+    pub draw_offer: Option<Side>,
+    pub is_check: bool,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+fn side(name: Option<&str>) -> Option<Side> {
+    match name {
+        Some("white") => Some(Side::White),
+        Some("black") => Some(Side::Black),
+        _ => None,
+    }
+}
+
+fn status(game: &StoredGame) -> Status {
+    match game.status.as_str() {
+        "decisive" => Status::Decisive,
+        "drawn" => Status::Drawn,
+        "aborted" => Status::Aborted,
+        _ => Status::Ongoing,
+    }
+}
+
+impl GameView {
+    /// The full view: moves in every notation, outcome, claims.
+    pub(super) fn build(game: &StoredGame, record: &dyn Referee) -> GameView {
+        let mut view = GameView::summary(game);
+        view.variant = record.variant();
+        view.fen = record.fen();
+        view.is_check = record.is_check();
+        view.moves = record
+            .history()
+            .into_iter()
+            .zip(&game.moves)
+            .enumerate()
+            .map(|(ply, (played, stored))| MoveView {
+                ply: ply as u32,
+                // Upper-case pieces are White's (Red's).
+                side: if played.description.piece.is_uppercase() {
+                    Side::White
+                } else {
+                    Side::Black
+                },
+                description: played.description,
+                fen_after: played.fen_after,
+                played_at: stored.played_at,
+            })
+            .collect();
+        view.ply = view.moves.len() as u32;
+        if view.outcome.status == Status::Ongoing {
+            view.turn = Some(record.turn());
+            view.outcome.claimable = record.verdict().claimable;
+        }
+        view
+    }
+
+    /// The view from the stored row alone (for lists: no moves, no replay).
+    pub(super) fn summary(game: &StoredGame) -> GameView {
+        let status = status(game);
+        let ending = game.termination.as_deref().and_then(Ending::from_code);
+        let winner = side(game.winner.as_deref());
+        let description = match (status, winner, ending) {
+            (Status::Ongoing, ..) => "ongoing".to_owned(),
+            (Status::Aborted, ..) => "aborted".to_owned(),
+            (_, Some(w), Some(e)) => format!("{w} won by {}", e.describe()),
+            (_, None, Some(e)) => format!("drawn by {}", e.describe()),
+            _ => game.status.clone(),
+        };
+        GameView {
+            id: game.id.clone(),
+            variant: game.variant.parse().unwrap_or(Variant::Chess),
+            version: game.version,
+            start_fen: game.start_fen.clone(),
+            fen: game
+                .moves
+                .last()
+                .map_or_else(|| game.start_fen.clone(), |m| m.fen_after.clone()),
+            turn: None,
+            ply: game.moves.len() as u32,
+            moves: Vec::new(),
+            outcome: OutcomeView {
+                status,
+                winner,
+                ending,
+                claimable: Vec::new(),
+                description,
+            },
+            white_name: game.white_name.clone(),
+            black_name: game.black_name.clone(),
+            draw_offer: side(game.draw_offer.as_deref()),
+            is_check: false,
+            created_at: game.created_at,
+            updated_at: game.updated_at,
+        }
+    }
+}

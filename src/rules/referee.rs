@@ -1,0 +1,179 @@
+//! A variant-erased view of a game record, for callers that learn the
+//! variant at run time (the API, the store). This is where a runtime
+//! [`Variant`] meets the generic rules, once.
+
+use super::{
+    FenProblem, Game, MoveDescription, MoveError, Record, ReplayError, Side, Variant, Verdict,
+};
+use crate::with_game;
+
+/// One problem with a position given as FEN plus moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PositionProblem {
+    /// Stable machine-readable code.
+    pub code: &'static str,
+    /// A sentence a developer can act on.
+    pub message: String,
+    /// Index of the offending move, `None` for a FEN problem.
+    pub move_index: Option<usize>,
+}
+
+/// A position given as FEN plus moves that could not be set up.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid position: {}", .problems.iter().map(|p| p.message.as_str()).collect::<Vec<_>>().join("; "))]
+pub struct InvalidPosition {
+    /// Every problem found (never empty).
+    pub problems: Vec<PositionProblem>,
+}
+
+/// A move played in a record, with the position it led to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayedMove {
+    pub description: MoveDescription,
+    pub fen_after: String,
+}
+
+/// A game record whose variant is known only at run time.
+pub trait Referee: Send + Sync {
+    /// The variant.
+    fn variant(&self) -> Variant;
+    /// The start position's FEN.
+    fn start_fen(&self) -> String;
+    /// The current position's FEN.
+    fn fen(&self) -> String;
+    /// The side to move.
+    fn turn(&self) -> Side;
+    /// Number of moves played.
+    fn ply(&self) -> usize;
+    /// Is the side to move in check?
+    fn is_check(&self) -> bool;
+    /// How often the current position has occurred, counting itself.
+    fn repetitions(&self) -> usize;
+    /// The rules' judgement of the current position.
+    fn verdict(&self) -> Verdict;
+    /// Every legal move of the current position.
+    fn legal_moves(&self) -> Vec<MoveDescription>;
+    /// Every move played so far.
+    fn history(&self) -> Vec<PlayedMove>;
+    /// Plays move text (any notation), refusing it once the game is over.
+    ///
+    /// # Errors
+    ///
+    /// Unreadable, ambiguous or illegal text, or the game is over.
+    fn play(&mut self, text: &str) -> Result<PlayedMove, MoveError>;
+    /// Takes the last move back.
+    fn undo(&mut self);
+    /// A copy to try things on.
+    fn boxed_clone(&self) -> Box<dyn Referee>;
+}
+
+impl<G: Game> Referee for Record<G> {
+    fn variant(&self) -> Variant {
+        G::VARIANT
+    }
+    fn start_fen(&self) -> String {
+        self.start().fen()
+    }
+    fn fen(&self) -> String {
+        self.current().fen()
+    }
+    fn turn(&self) -> Side {
+        self.current().turn()
+    }
+    fn ply(&self) -> usize {
+        self.moves().len()
+    }
+    fn is_check(&self) -> bool {
+        self.current().is_check()
+    }
+    fn repetitions(&self) -> usize {
+        Record::repetitions(self)
+    }
+    fn verdict(&self) -> Verdict {
+        Record::verdict(self)
+    }
+    fn legal_moves(&self) -> Vec<MoveDescription> {
+        let pos = self.current();
+        pos.legal_moves()
+            .into_iter()
+            .map(|m| pos.describe(m))
+            .collect()
+    }
+    fn history(&self) -> Vec<PlayedMove> {
+        self.moves()
+            .iter()
+            .zip(self.positions().windows(2))
+            .map(|(&m, pair)| PlayedMove {
+                description: pair[0].describe(m),
+                fen_after: pair[1].fen(),
+            })
+            .collect()
+    }
+    fn play(&mut self, text: &str) -> Result<PlayedMove, MoveError> {
+        let before = self.current().clone();
+        let m = self.play_text(text)?;
+        Ok(PlayedMove {
+            description: before.describe(m),
+            fen_after: self.current().fen(),
+        })
+    }
+    fn undo(&mut self) {
+        self.pop();
+    }
+    fn boxed_clone(&self) -> Box<dyn Referee> {
+        Box::new(self.clone())
+    }
+}
+
+/// Sets up a record from an optional FEN (`None` or empty = standard start)
+/// and moves in any notation.
+///
+/// # Errors
+///
+/// Every FEN problem, or the first move that cannot be played.
+pub fn referee<S: AsRef<str>>(
+    variant: Variant,
+    fen: Option<&str>,
+    moves: &[S],
+) -> Result<Box<dyn Referee>, InvalidPosition> {
+    with_game!(variant, G => setup::<G, S>(fen, moves))
+}
+
+fn setup<G: Game, S: AsRef<str>>(
+    fen: Option<&str>,
+    moves: &[S],
+) -> Result<Box<dyn Referee>, InvalidPosition> {
+    let start = match fen.filter(|f| !f.trim().is_empty()) {
+        None => G::start(),
+        Some(fen) => G::from_fen(fen).map_err(|e| InvalidPosition {
+            problems: e
+                .problems
+                .iter()
+                .map(|p| PositionProblem {
+                    code: p.code(),
+                    message: p.to_string(),
+                    move_index: None,
+                })
+                .collect(),
+        })?,
+    };
+    let record = Record::replay(start, moves.iter().map(AsRef::as_ref)).map_err(
+        |ReplayError { ply, text, error }| InvalidPosition {
+            problems: vec![PositionProblem {
+                code: move_error_code(&error),
+                message: format!("move {} ({text:?}): {error}", ply + 1),
+                move_index: Some(ply),
+            }],
+        },
+    )?;
+    Ok(Box::new(record))
+}
+
+/// A stable code for a move error.
+pub fn move_error_code(error: &MoveError) -> &'static str {
+    match error {
+        MoveError::Unparsable { .. } => "UNPARSABLE_MOVE",
+        MoveError::Ambiguous { .. } => "AMBIGUOUS_MOVE",
+        MoveError::Illegal(e) => e.reason.code(),
+    }
+}

@@ -1,0 +1,294 @@
+use sqlx::{Row, sqlite::SqliteRow};
+
+use super::{Page, Store, StoreError, now_millis};
+
+/// A game to create (validated by the caller; tokens already hashed).
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    pub id: String,
+    pub variant: String,
+    pub start_fen: String,
+    pub white_name: String,
+    pub black_name: String,
+    pub white_token_hash: String,
+    pub black_token_hash: String,
+}
+
+/// A stored move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredMove {
+    pub ply: i64,
+    /// Coordinate notation (chess UCI, xiangqi ICCS).
+    pub uci: String,
+    pub fen_after: String,
+    pub played_at: i64,
+}
+
+/// A stored game with its moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredGame {
+    pub seq: i64,
+    pub id: String,
+    pub variant: String,
+    pub start_fen: String,
+    pub white_name: String,
+    pub black_name: String,
+    pub white_token_hash: String,
+    pub black_token_hash: String,
+    /// `ongoing`, `decisive`, `drawn` or `aborted`.
+    pub status: String,
+    /// `white` or `black`.
+    pub winner: Option<String>,
+    pub termination: Option<String>,
+    /// The side with a pending draw offer.
+    pub draw_offer: Option<String>,
+    /// Bumped by every change; orders the game's events.
+    pub version: i64,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub moves: Vec<StoredMove>,
+}
+
+/// Which games to list.
+#[derive(Clone, Debug, Default)]
+pub struct GameFilter {
+    /// `Some(false)`: ongoing only; `Some(true)`: finished only.
+    pub finished: Option<bool>,
+    pub variant: Option<String>,
+    /// Only games older than this cursor.
+    pub before: Option<i64>,
+    pub limit: u32,
+}
+
+/// A change made by [`Store::update_game`]: the value to hand back and the
+/// event to record in the game's history.
+#[derive(Clone, Debug)]
+pub struct Update<T> {
+    pub value: T,
+    /// Event kind, e.g. `move`, `draw_offered`, `resigned`.
+    pub event: &'static str,
+    /// The side that caused it.
+    pub side: Option<String>,
+}
+
+/// The game asked for does not exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameNotFound;
+
+const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, black_name, white_token_hash, \
+     black_token_hash, status, winner, termination, draw_offer, version, created_at, updated_at";
+
+impl Store {
+    /// Creates a game.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn insert_game(&self, new: NewGame) -> Result<StoredGame, StoreError> {
+        let now = now_millis();
+        let seq: i64 = sqlx::query(
+            "INSERT INTO games (id, variant, start_fen, white_name, black_name, white_token_hash, \
+             black_token_hash, status, created_at, updated_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, 'ongoing', ?, ?) RETURNING seq",
+        )
+        .bind(&new.id)
+        .bind(&new.variant)
+        .bind(&new.start_fen)
+        .bind(&new.white_name)
+        .bind(&new.black_name)
+        .bind(&new.white_token_hash)
+        .bind(&new.black_token_hash)
+        .bind(now)
+        .bind(now)
+        .fetch_one(&self.pool)
+        .await?
+        .get(0);
+        Ok(StoredGame {
+            seq,
+            id: new.id,
+            variant: new.variant,
+            start_fen: new.start_fen,
+            white_name: new.white_name,
+            black_name: new.black_name,
+            white_token_hash: new.white_token_hash,
+            black_token_hash: new.black_token_hash,
+            status: "ongoing".to_owned(),
+            winner: None,
+            termination: None,
+            draw_offer: None,
+            version: 0,
+            created_at: now,
+            updated_at: now,
+            moves: Vec::new(),
+        })
+    }
+
+    /// A game with its moves.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn game(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        load_game(&mut conn, id).await
+    }
+
+    /// Games without their moves, newest first.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn games(&self, filter: GameFilter) -> Result<Page<StoredGame>, StoreError> {
+        let limit = i64::from(filter.limit);
+        let sql = format!(
+            "SELECT {GAME_COLUMNS} FROM games \
+             WHERE (?1 IS NULL OR (status != 'ongoing') = ?1) \
+               AND (?2 IS NULL OR variant = ?2) \
+               AND (?3 IS NULL OR seq < ?3) \
+             ORDER BY seq DESC LIMIT ?4"
+        );
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(filter.finished)
+            .bind(filter.variant)
+            .bind(filter.before)
+            .bind(limit + 1)
+            .fetch_all(&self.pool)
+            .await?;
+        let mut items: Vec<StoredGame> = rows.iter().map(game_from_row).collect();
+        let next = (items.len() as i64 > limit).then(|| {
+            items.truncate(filter.limit as usize);
+            items.last().map_or(0, |g| g.seq)
+        });
+        Ok(Page { items, next })
+    }
+
+    /// Changes a game atomically: reads it under a write lock
+    /// (`BEGIN IMMEDIATE`), lets `change` decide (and mutate the game: new
+    /// moves are appended to `moves`), then writes the result. If `change`
+    /// fails, nothing is written. Concurrent updates of one game are
+    /// serialised, so each sees the other's result.
+    ///
+    /// # Errors
+    ///
+    /// `change`'s error, [`GameNotFound`], or a database failure.
+    pub async fn update_game<T, E>(
+        &self,
+        id: &str,
+        change: impl FnOnce(&mut StoredGame) -> Result<Update<T>, E>,
+    ) -> Result<(StoredGame, T), E>
+    where
+        E: From<StoreError> + From<GameNotFound>,
+    {
+        let mut tx = self
+            .pool
+            .begin_with("BEGIN IMMEDIATE")
+            .await
+            .map_err(StoreError::from)?;
+        let mut game = load_game(&mut tx, id).await?.ok_or(GameNotFound)?;
+        let known_moves = game.moves.len();
+        let update = change(&mut game)?;
+        let now = now_millis();
+        game.version += 1;
+        game.updated_at = now;
+        write_game(&mut tx, &game, known_moves, &update, now)
+            .await
+            .map_err(StoreError::from)?;
+        tx.commit().await.map_err(StoreError::from)?;
+        Ok((game, update.value))
+    }
+}
+
+async fn write_game<T>(
+    tx: &mut sqlx::SqliteConnection,
+    game: &StoredGame,
+    known_moves: usize,
+    update: &Update<T>,
+    now: i64,
+) -> Result<(), sqlx::Error> {
+    for m in &game.moves[known_moves..] {
+        sqlx::query(
+            "INSERT INTO moves (game_seq, ply, uci, fen_after, played_at) VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(game.seq)
+        .bind(m.ply)
+        .bind(&m.uci)
+        .bind(&m.fen_after)
+        .bind(m.played_at)
+        .execute(&mut *tx)
+        .await?;
+    }
+    sqlx::query(
+        "UPDATE games SET status = ?, winner = ?, termination = ?, draw_offer = ?, ply = ?, \
+         version = ?, updated_at = ? WHERE seq = ?",
+    )
+    .bind(&game.status)
+    .bind(&game.winner)
+    .bind(&game.termination)
+    .bind(&game.draw_offer)
+    .bind(game.moves.len() as i64)
+    .bind(game.version)
+    .bind(now)
+    .bind(game.seq)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query("INSERT INTO game_events (game_seq, version, kind, side, created_at) VALUES (?, ?, ?, ?, ?)")
+        .bind(game.seq)
+        .bind(game.version)
+        .bind(update.event)
+        .bind(&update.side)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
+
+async fn load_game(
+    conn: &mut sqlx::SqliteConnection,
+    id: &str,
+) -> Result<Option<StoredGame>, StoreError> {
+    let sql = format!("SELECT {GAME_COLUMNS} FROM games WHERE id = ?");
+    let Some(row) = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let mut game = game_from_row(&row);
+    game.moves = sqlx::query(
+        "SELECT ply, uci, fen_after, played_at FROM moves WHERE game_seq = ? ORDER BY ply",
+    )
+    .bind(game.seq)
+    .fetch_all(&mut *conn)
+    .await?
+    .iter()
+    .map(|r| StoredMove {
+        ply: r.get(0),
+        uci: r.get(1),
+        fen_after: r.get(2),
+        played_at: r.get(3),
+    })
+    .collect();
+    Ok(Some(game))
+}
+
+fn game_from_row(row: &SqliteRow) -> StoredGame {
+    StoredGame {
+        seq: row.get(0),
+        id: row.get(1),
+        variant: row.get(2),
+        start_fen: row.get(3),
+        white_name: row.get(4),
+        black_name: row.get(5),
+        white_token_hash: row.get(6),
+        black_token_hash: row.get(7),
+        status: row.get(8),
+        winner: row.get(9),
+        termination: row.get(10),
+        draw_offer: row.get(11),
+        version: row.get(12),
+        created_at: row.get(13),
+        updated_at: row.get(14),
+        moves: Vec::new(),
+    }
+}

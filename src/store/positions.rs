@@ -1,0 +1,153 @@
+use sqlx::Row;
+
+use super::{Page, Store, StoreError, now_millis};
+
+/// A position to save (already validated and normalised by the caller).
+#[derive(Clone, Debug)]
+pub struct NewPosition {
+    pub id: String,
+    pub variant: String,
+    pub fen: String,
+    pub name: String,
+    pub tags: Vec<String>,
+}
+
+/// A saved position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredPosition {
+    pub seq: i64,
+    pub id: String,
+    pub variant: String,
+    pub fen: String,
+    pub name: String,
+    pub tags: Vec<String>,
+    pub created_at: i64,
+}
+
+/// Which positions to list.
+#[derive(Clone, Debug, Default)]
+pub struct PositionFilter {
+    pub variant: Option<String>,
+    pub tag: Option<String>,
+    /// Only positions older than this cursor.
+    pub before: Option<i64>,
+    pub limit: u32,
+}
+
+impl Store {
+    /// Saves a position.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn insert_position(&self, new: NewPosition) -> Result<StoredPosition, StoreError> {
+        let created_at = now_millis();
+        let mut tx = self.pool.begin().await?;
+        let seq: i64 = sqlx::query(
+            "INSERT INTO positions (id, variant, fen, name, created_at) VALUES (?, ?, ?, ?, ?) RETURNING seq",
+        )
+        .bind(&new.id)
+        .bind(&new.variant)
+        .bind(&new.fen)
+        .bind(&new.name)
+        .bind(created_at)
+        .fetch_one(&mut *tx)
+        .await?
+        .get(0);
+        for tag in &new.tags {
+            sqlx::query("INSERT OR IGNORE INTO position_tags (position_seq, tag) VALUES (?, ?)")
+                .bind(seq)
+                .bind(tag)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(StoredPosition {
+            seq,
+            id: new.id,
+            variant: new.variant,
+            fen: new.fen,
+            name: new.name,
+            tags: new.tags,
+            created_at,
+        })
+    }
+
+    /// A saved position by id.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn position(&self, id: &str) -> Result<Option<StoredPosition>, StoreError> {
+        let row = sqlx::query(
+            "SELECT seq, id, variant, fen, name, created_at, \
+             (SELECT group_concat(tag, char(10)) FROM (SELECT tag FROM position_tags WHERE position_seq = seq ORDER BY tag)) \
+             FROM positions WHERE id = ?",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|r| position_from_row(&r)))
+    }
+
+    /// Saved positions, newest first.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn positions(
+        &self,
+        filter: PositionFilter,
+    ) -> Result<Page<StoredPosition>, StoreError> {
+        let limit = i64::from(filter.limit);
+        let rows = sqlx::query(
+            "SELECT seq, id, variant, fen, name, created_at, \
+             (SELECT group_concat(tag, char(10)) FROM (SELECT tag FROM position_tags t WHERE t.position_seq = p.seq ORDER BY tag)) \
+             FROM positions p \
+             WHERE (?1 IS NULL OR variant = ?1) \
+               AND (?2 IS NULL OR EXISTS (SELECT 1 FROM position_tags t WHERE t.position_seq = p.seq AND t.tag = ?2)) \
+               AND (?3 IS NULL OR seq < ?3) \
+             ORDER BY seq DESC LIMIT ?4",
+        )
+        .bind(filter.variant)
+        .bind(filter.tag)
+        .bind(filter.before)
+        .bind(limit + 1)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut items: Vec<StoredPosition> = rows.iter().map(position_from_row).collect();
+        let next = (items.len() as i64 > limit).then(|| {
+            items.truncate(filter.limit as usize);
+            items.last().map_or(0, |p| p.seq)
+        });
+        Ok(Page { items, next })
+    }
+
+    /// Deletes a saved position; false if there was none.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn delete_position(&self, id: &str) -> Result<bool, StoreError> {
+        let done = sqlx::query("DELETE FROM positions WHERE id = ?")
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+}
+
+fn position_from_row(row: &sqlx::sqlite::SqliteRow) -> StoredPosition {
+    let tags: Option<String> = row.get(6);
+    StoredPosition {
+        seq: row.get(0),
+        id: row.get(1),
+        variant: row.get(2),
+        fen: row.get(3),
+        name: row.get(4),
+        created_at: row.get(5),
+        tags: tags
+            .map(|t| t.split('\n').map(str::to_owned).collect())
+            .unwrap_or_default(),
+    }
+}

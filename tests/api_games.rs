@@ -1,0 +1,376 @@
+//! The Games service end to end: a whole game, every error class, the
+//! concurrent-move race, persistence across restarts, watchers.
+
+mod common;
+
+use arbiter::api::proto::{self as pb, games_client::GamesClient};
+use common::TestServer;
+use tokio_stream::StreamExt;
+use tonic::{Code, transport::Channel};
+
+async fn new_game(games: &mut GamesClient<Channel>) -> pb::CreateGameResponse {
+    games
+        .create_game(pb::CreateGameRequest {
+            variant: pb::Variant::Chess as i32,
+            start: None,
+            white: Some(pb::SeatRequest {
+                display_name: "Alice".into(),
+            }),
+            black: Some(pb::SeatRequest {
+                display_name: "Bob".into(),
+            }),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+}
+
+fn mv(
+    game: &pb::CreateGameResponse,
+    white: bool,
+    text: &str,
+    expected_ply: Option<u32>,
+) -> pb::MakeMoveRequest {
+    pb::MakeMoveRequest {
+        game_id: game.game.as_ref().unwrap().id.clone(),
+        seat_token: if white {
+            game.white_token.clone()
+        } else {
+            game.black_token.clone()
+        },
+        r#move: text.into(),
+        expected_ply,
+    }
+}
+
+#[tokio::test]
+async fn a_whole_game_with_errors_watchers_and_restart() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    let created = new_game(&mut games).await;
+    let id = created.game.as_ref().unwrap().id.clone();
+    assert_ne!(created.white_token, created.black_token);
+
+    // Two watchers see the snapshot first.
+    let mut watchers = Vec::new();
+    for _ in 0..2 {
+        let mut stream = games
+            .watch_game(pb::WatchGameRequest {
+                game_id: id.clone(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let first = stream.next().await.unwrap().unwrap();
+        assert_eq!(first.kind, pb::GameEventKind::Snapshot as i32);
+        watchers.push(stream);
+    }
+
+    let played = games
+        .make_move(mv(&created, true, "f3", Some(0)))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(played.r#move.unwrap().r#move.unwrap().uci, "f2f3");
+
+    // Every error class.
+    let err = games
+        .make_move(mv(&created, true, "e5", None))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied, "{err:?}");
+    let mut no_token = mv(&created, false, "e5", None);
+    no_token.seat_token.clear();
+    assert_eq!(
+        games.make_move(no_token).await.unwrap_err().code(),
+        Code::Unauthenticated
+    );
+    let mut wrong = mv(&created, false, "e5", None);
+    wrong.seat_token = "not-a-token".into();
+    assert_eq!(
+        games.make_move(wrong).await.unwrap_err().code(),
+        Code::Unauthenticated
+    );
+    let err = games
+        .make_move(mv(&created, false, "e4", None))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition);
+    let err = games
+        .make_move(mv(&created, false, "Ke7e5", None))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err.code(), Code::InvalidArgument | Code::FailedPrecondition),
+        "{err:?}"
+    );
+    assert_eq!(
+        games
+            .make_move(mv(&created, false, "???", None))
+            .await
+            .unwrap_err()
+            .code(),
+        Code::InvalidArgument
+    );
+    assert_eq!(
+        games
+            .make_move(mv(&created, false, "e5", Some(0)))
+            .await
+            .unwrap_err()
+            .code(),
+        Code::Aborted
+    );
+    let mut missing = mv(&created, false, "e5", None);
+    missing.game_id = "nope".into();
+    assert_eq!(
+        games.make_move(missing).await.unwrap_err().code(),
+        Code::NotFound
+    );
+
+    games
+        .make_move(mv(&created, false, "e5", Some(1)))
+        .await
+        .unwrap();
+    games
+        .make_move(mv(&created, true, "g2g4", Some(2)))
+        .await
+        .unwrap();
+
+    // Restart: the acknowledged moves are there.
+    let dir = server.stop().await;
+    let server = TestServer::start_on(&dir.as_ref().unwrap().path().join("arbiter.db")).await;
+    let mut games = server.games().await;
+    let game = games
+        .get_game(pb::GetGameRequest {
+            game_id: id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap();
+    assert_eq!(game.ply, 3);
+    assert_eq!(
+        game.moves
+            .iter()
+            .map(|m| m.r#move.as_ref().unwrap().san.as_str())
+            .collect::<Vec<_>>(),
+        ["f3", "e5", "g4"]
+    );
+
+    let mut watcher = games
+        .watch_game(pb::WatchGameRequest {
+            game_id: id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    watcher.next().await.unwrap().unwrap();
+    let done = games
+        .make_move(mv(&created, false, "Qh4#", Some(3)))
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap();
+    let outcome = done.outcome.unwrap();
+    assert_eq!(outcome.termination, pb::Termination::Checkmate as i32);
+    assert_eq!(outcome.winner, pb::Side::Black as i32);
+    let event = watcher.next().await.unwrap().unwrap();
+    assert_eq!(event.kind, pb::GameEventKind::Move as i32);
+    let end = watcher.next().await.unwrap().unwrap();
+    assert_eq!(end.kind, pb::GameEventKind::GameEnded as i32);
+    assert!(
+        watcher.next().await.is_none(),
+        "stream closes after the end"
+    );
+
+    let err = games
+        .make_move(mv(&created, true, "a3", None))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition);
+    drop(watchers);
+    let list = games
+        .list_games(pb::ListGamesRequest {
+            status: pb::GameStatusFilter::Finished as i32,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(list.games.len(), 1);
+    server.stop().await;
+    drop(dir);
+}
+
+#[tokio::test]
+async fn concurrent_moves_for_one_ply_exactly_one_wins() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    for _ in 0..5 {
+        let created = new_game(&mut games).await;
+        let (mut first, mut second) = (games.clone(), games.clone());
+        let (a, b) = tokio::join!(
+            first.make_move(mv(&created, true, "e4", Some(0))),
+            second.make_move(mv(&created, true, "d4", Some(0))),
+        );
+        let codes = [
+            a.as_ref().err().map(tonic::Status::code),
+            b.as_ref().err().map(tonic::Status::code),
+        ];
+        assert_eq!(codes.iter().filter(|c| c.is_none()).count(), 1, "{codes:?}");
+        assert!(codes.contains(&Some(Code::Aborted)), "{codes:?}");
+        let game = games
+            .get_game(pb::GetGameRequest {
+                game_id: created.game.unwrap().id,
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .game
+            .unwrap();
+        assert_eq!(game.ply, 1);
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn draws_resignation_and_abort() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+
+    let g = new_game(&mut games).await;
+    let id = g.game.as_ref().unwrap().id.clone();
+    games.make_move(mv(&g, true, "e4", None)).await.unwrap();
+    let offered = games
+        .offer_draw(pb::OfferDrawRequest {
+            game_id: id.clone(),
+            seat_token: g.white_token.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(offered.game.unwrap().draw_offer, pb::Side::White as i32);
+    let declined = games
+        .respond_to_draw(pb::RespondToDrawRequest {
+            game_id: id.clone(),
+            seat_token: g.black_token.clone(),
+            accept: false,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        declined.game.unwrap().draw_offer,
+        pb::Side::Unspecified as i32
+    );
+    games
+        .offer_draw(pb::OfferDrawRequest {
+            game_id: id.clone(),
+            seat_token: g.black_token.clone(),
+        })
+        .await
+        .unwrap();
+    let drawn = games
+        .respond_to_draw(pb::RespondToDrawRequest {
+            game_id: id.clone(),
+            seat_token: g.white_token.clone(),
+            accept: true,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap();
+    assert_eq!(
+        drawn.outcome.unwrap().termination,
+        pb::Termination::Agreement as i32
+    );
+
+    let g = new_game(&mut games).await;
+    let id = g.game.as_ref().unwrap().id.clone();
+    let err = games
+        .claim_draw(pb::ClaimDrawRequest {
+            game_id: id.clone(),
+            seat_token: g.white_token.clone(),
+            r#move: String::new(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition);
+    for (white, m) in [
+        (true, "Nf3"),
+        (false, "Nf6"),
+        (true, "Ng1"),
+        (false, "Ng8"),
+        (true, "Nf3"),
+        (false, "Nf6"),
+        (true, "Ng1"),
+    ] {
+        games.make_move(mv(&g, white, m, None)).await.unwrap();
+    }
+    let claimed = games
+        .claim_draw(pb::ClaimDrawRequest {
+            game_id: id.clone(),
+            seat_token: g.black_token.clone(),
+            r#move: "Ng8".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap();
+    assert_eq!(claimed.ply, 8);
+    assert_eq!(
+        claimed.outcome.unwrap().termination,
+        pb::Termination::ThreefoldRepetition as i32
+    );
+
+    let g = new_game(&mut games).await;
+    let id = g.game.as_ref().unwrap().id.clone();
+    let resigned = games
+        .resign(pb::ResignRequest {
+            game_id: id,
+            seat_token: g.black_token.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap();
+    let outcome = resigned.outcome.unwrap();
+    assert_eq!(
+        (outcome.termination, outcome.winner),
+        (pb::Termination::Resignation as i32, pb::Side::White as i32)
+    );
+
+    let g = new_game(&mut games).await;
+    let id = g.game.as_ref().unwrap().id.clone();
+    games.make_move(mv(&g, true, "e4", None)).await.unwrap();
+    games.make_move(mv(&g, false, "e5", None)).await.unwrap();
+    let err = games
+        .abort(pb::AbortRequest {
+            game_id: id,
+            seat_token: g.white_token.clone(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition);
+    let g = new_game(&mut games).await;
+    let aborted = games
+        .abort(pb::AbortRequest {
+            game_id: g.game.unwrap().id,
+            seat_token: g.black_token.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap();
+    assert_eq!(
+        aborted.outcome.unwrap().status,
+        pb::OutcomeStatus::Aborted as i32
+    );
+    server.stop().await;
+}

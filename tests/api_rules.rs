@@ -1,0 +1,136 @@
+//! The Rules service end to end through the real server.
+
+mod common;
+
+use arbiter::api::proto::{self as pb};
+use common::TestServer;
+use tonic::Code;
+use tonic_types::StatusExt;
+
+fn chess(fen: &str, moves: &[&str]) -> Option<pb::Position> {
+    Some(pb::Position {
+        variant: pb::Variant::Chess as i32,
+        fen: fen.to_owned(),
+        moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+    })
+}
+
+#[tokio::test]
+async fn rules_answer_and_explain() {
+    let server = TestServer::start().await;
+    let mut rules = server.rules().await;
+
+    let legal = rules
+        .legal_moves(pb::LegalMovesRequest {
+            position: chess("", &[]),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(legal.moves.len(), 20);
+    assert!(
+        legal
+            .moves
+            .iter()
+            .any(|m| m.uci == "g1f3" && m.san == "Nf3")
+    );
+
+    let v = rules
+        .validate_move(pb::ValidateMoveRequest {
+            position: chess("4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1", &[]),
+            r#move: "Nc3".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!v.legal);
+    assert_eq!(v.reason, pb::IllegalReason::OwnKingInCheck as i32);
+    assert!(v.message.contains("black rook on e7"), "{}", v.message);
+
+    let v = rules
+        .validate_move(pb::ValidateMoveRequest {
+            position: chess("", &["f3", "e5", "g4"]),
+            r#move: "Qh4".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(v.legal);
+    let outcome = v.outcome_after.unwrap();
+    assert_eq!(outcome.termination, pb::Termination::Checkmate as i32);
+    assert_eq!(outcome.winner, pb::Side::Black as i32);
+    assert_eq!(v.r#move.unwrap().san, "Qh4#");
+
+    let o = rules
+        .get_outcome(pb::GetOutcomeRequest {
+            position: chess(
+                "",
+                &["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"],
+            ),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(o.repetitions, 3);
+    assert_eq!(
+        o.outcome.unwrap().claimable_draws,
+        [pb::DrawClaim::ThreefoldRepetition as i32]
+    );
+
+    let bad = rules
+        .validate_position(pb::ValidatePositionRequest {
+            position: chess("8/8/8/8/8/8/8/8 w - - 0 1", &[]),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!bad.valid);
+    assert_eq!(bad.problems[0].code, "MISSING_KING");
+
+    let err = rules
+        .legal_moves(pb::LegalMovesRequest {
+            position: chess(
+                "rnbqkbnr/pppppppp/8/8/8/ppp6/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                &[],
+            ),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    let details = err.get_error_details();
+    let violations = &details
+        .bad_request()
+        .expect("bad request details")
+        .field_violations;
+    assert!(
+        violations[0].description.contains("rank 3 has 9 squares"),
+        "{violations:?}"
+    );
+
+    let err = rules
+        .validate_move(pb::ValidateMoveRequest {
+            position: chess("", &[]),
+            r#move: "hello".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+
+    let err = rules
+        .legal_moves(pb::LegalMovesRequest { position: None })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    let err = rules
+        .legal_moves(pb::LegalMovesRequest {
+            position: Some(pb::Position {
+                variant: 0,
+                fen: String::new(),
+                moves: vec![],
+            }),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    server.stop().await;
+}

@@ -1,0 +1,87 @@
+//! Spawns the real server in-process on an ephemeral port with a temporary
+//! database, and hands out clients.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use arbiter::api::{
+    ServerConfig,
+    proto::{games_client::GamesClient, rules_client::RulesClient},
+    serve,
+};
+use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
+use tonic::transport::Channel;
+
+pub struct TestServer {
+    pub addr: std::net::SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+    pub db: PathBuf,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl TestServer {
+    /// A server with a fresh database.
+    pub async fn start() -> TestServer {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = dir.path().join("arbiter.db");
+        let mut server = TestServer::start_on(&db).await;
+        server._dir = Some(dir);
+        server
+    }
+
+    /// A server on an existing database file.
+    pub async fn start_on(db: &Path) -> TestServer {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (stop, stopped) = oneshot::channel();
+        let config = ServerConfig {
+            database_url: format!("sqlite://{}", db.display()),
+        };
+        let task = tokio::spawn(async move {
+            serve(config, listener, async {
+                let _ = stopped.await;
+            })
+            .await
+            .expect("server runs");
+        });
+        TestServer {
+            addr,
+            stop: Some(stop),
+            task: Some(task),
+            db: db.to_owned(),
+            _dir: None,
+        }
+    }
+
+    pub async fn channel(&self) -> Channel {
+        let url = format!("http://{}", self.addr);
+        for _ in 0..100 {
+            if let Ok(channel) = Channel::from_shared(url.clone()).unwrap().connect().await {
+                return channel;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        panic!("server did not come up on {url}");
+    }
+
+    pub async fn rules(&self) -> RulesClient<Channel> {
+        RulesClient::new(self.channel().await)
+    }
+
+    pub async fn games(&self) -> GamesClient<Channel> {
+        GamesClient::new(self.channel().await)
+    }
+
+    /// Stops the server and waits until it has shut down; keeps the database.
+    pub async fn stop(mut self) -> Option<tempfile::TempDir> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+        self._dir.take()
+    }
+}
