@@ -12,6 +12,7 @@ pub mod perft;
 mod record;
 mod side;
 mod variant;
+pub mod xiangqi;
 
 pub use game::{FenProblem, Game, InvalidFen, MoveDescription, MoveError};
 pub use illegal::{IllegalMove, IllegalReason};
