@@ -134,3 +134,62 @@ async fn rules_answer_and_explain() {
     assert_eq!(err.code(), Code::InvalidArgument);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn xiangqi_through_the_same_api() {
+    let server = TestServer::start().await;
+    let mut rules = server.rules().await;
+    let position = |moves: &[&str]| {
+        Some(pb::Position {
+            variant: pb::Variant::Xiangqi as i32,
+            fen: String::new(),
+            moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+        })
+    };
+    let legal = rules
+        .legal_moves(pb::LegalMovesRequest {
+            position: position(&[]),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(legal.moves.len(), 44);
+    let cannon = legal
+        .moves
+        .iter()
+        .find(|m| m.uci == "h2e2")
+        .expect("central cannon");
+    assert_eq!(
+        (cannon.san.as_str(), cannon.chinese.as_str()),
+        ("C2.5", "炮二平五")
+    );
+
+    // ICCS, WXF and Chinese are all accepted as history and as the move.
+    let v = rules
+        .validate_move(pb::ValidateMoveRequest {
+            position: position(&["炮二平五", "h9g7"]),
+            r#move: "H2+3".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(v.legal, "{}", v.message);
+    assert_eq!(v.r#move.unwrap().uci, "h0g2");
+
+    let v = rules
+        .validate_move(pb::ValidateMoveRequest {
+            position: position(&[]),
+            r#move: "c3b3".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!v.legal);
+    assert_eq!(
+        v.reason,
+        pb::IllegalReason::SoldierCannotMoveThatWay as i32,
+        "{}",
+        v.message
+    );
+    server.stop().await;
+}

@@ -15,10 +15,7 @@ use crate::{
 pub fn variant(field: &str, value: i32) -> Result<Variant, Status> {
     match pb::Variant::try_from(value) {
         Ok(pb::Variant::Chess) => Ok(Variant::Chess),
-        Ok(pb::Variant::Xiangqi) => Err(invalid_argument(
-            field,
-            "xiangqi is not served yet by this build",
-        )),
+        Ok(pb::Variant::Xiangqi) => Ok(Variant::Xiangqi),
         _ => Err(invalid_argument(
             field,
             "a variant is required: VARIANT_CHESS or VARIANT_XIANGQI",
@@ -29,6 +26,7 @@ pub fn variant(field: &str, value: i32) -> Result<Variant, Status> {
 pub fn variant_to_pb(v: Variant) -> i32 {
     match v {
         Variant::Chess => pb::Variant::Chess as i32,
+        Variant::Xiangqi => pb::Variant::Xiangqi as i32,
     }
 }
 

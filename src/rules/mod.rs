@@ -13,6 +13,7 @@ mod record;
 pub mod referee;
 mod side;
 mod variant;
+pub mod xiangqi;
 
 pub use game::{FenProblem, Game, InvalidFen, MoveDescription, MoveError};
 pub use illegal::{IllegalMove, IllegalReason};

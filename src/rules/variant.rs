@@ -4,16 +4,18 @@ use std::{fmt, str::FromStr};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Variant {
     Chess,
+    Xiangqi,
 }
 
 impl Variant {
     /// Every variant, in a stable order.
-    pub const ALL: [Variant; 1] = [Variant::Chess];
+    pub const ALL: [Variant; 2] = [Variant::Chess, Variant::Xiangqi];
 
     /// The lower-case name used on the command line and in messages.
     pub const fn name(self) -> &'static str {
         match self {
             Variant::Chess => "chess",
+            Variant::Xiangqi => "xiangqi",
         }
     }
 }
@@ -26,7 +28,7 @@ impl fmt::Display for Variant {
 
 /// A variant name that is not one of [`Variant::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown variant {0:?}: expected one of chess")]
+#[error("unknown variant {0:?}: expected one of chess, xiangqi")]
 pub struct ParseVariantError(pub String);
 
 impl FromStr for Variant {
@@ -58,6 +60,10 @@ macro_rules! with_game {
         match $variant {
             $crate::rules::Variant::Chess => {
                 type $G = $crate::rules::chess::Chess;
+                $body
+            }
+            $crate::rules::Variant::Xiangqi => {
+                type $G = $crate::rules::xiangqi::Xiangqi;
                 $body
             }
         }

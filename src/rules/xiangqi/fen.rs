@@ -1,0 +1,408 @@
+//! Strict FEN reading and writing.
+//!
+//! The standard form has six fields, as Fairy-Stockfish and pyffish write
+//! it: `rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1`.
+//! The castling and en-passant fields must be `-`. The two-field form
+//! (placement and side, as in many xiangqi databases and UCCI's
+//! `position fen`) is also accepted, with a halfmove clock of 0 and move 1.
+//! `e`/`h` are read as elephant and horse (`b`/`n`), and `r` as Red to move;
+//! the standard letters and `w` are written. Fairy-Stockfish's holdings
+//! suffix (`[]`) is rejected.
+//!
+//! The halfmove clock counts half-moves since the last capture (soldier
+//! moves do not reset it in xiangqi).
+
+use super::{
+    Xiangqi,
+    attacks::{in_palace, side_index},
+    bitboard::Bitboard,
+    piece::{Kind, Piece, side_name},
+    square::Square,
+};
+use crate::rules::{FenProblem, InvalidFen, Side};
+
+/// The longest FEN accepted (a full board with long counters is ~100 bytes).
+const MAX_FEN_LEN: usize = 160;
+/// Counters beyond this are absurd (no game is that long).
+const MAX_FULLMOVE: u32 = 10_000;
+
+/// Why a xiangqi FEN was rejected. Ranks are numbered 0-9 from Red's side
+/// (ICCS), so the first rank of the FEN is rank 9.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FenError {
+    #[error("the FEN is empty")]
+    Empty,
+    #[error("the FEN is {len} bytes long; at most {MAX_FEN_LEN} are allowed")]
+    TooLong { len: usize },
+    #[error("character {found:?} is not allowed in a FEN")]
+    BadCharacter { found: char },
+    #[error("fields must be separated by single spaces")]
+    BadSeparator,
+    #[error(
+        "the FEN has {found} field(s); expected 6 (placement, side to move, '-', '-', \
+         halfmove clock, move number) or 2 (placement, side to move)"
+    )]
+    WrongFieldCount { found: usize },
+    #[error("the board has {found} ranks separated by '/'; expected 10")]
+    WrongRankCount { found: usize },
+    #[error("rank {rank} has {points} points; expected 9")]
+    WrongRankLength { rank: u8, points: u32 },
+    #[error(
+        "rank {rank} has consecutive digits {digits:?}; write a run of empty points as one digit"
+    )]
+    ConsecutiveDigits { rank: u8, digits: String },
+    #[error("rank {rank}: {found:?} is not a piece letter (KABNRCP, or E/H) or a digit 1-9")]
+    BadPieceLetter { rank: u8, found: char },
+    #[error("side to move {found:?}: expected 'w' (or 'r') for Red, or 'b' for Black")]
+    BadTurn { found: String },
+    #[error("castling field {found:?}: xiangqi has no castling, expected '-'")]
+    BadCastling { found: String },
+    #[error("en-passant field {found:?}: xiangqi has no en passant, expected '-'")]
+    BadEnPassant { found: String },
+    #[error("halfmove clock {found:?}: expected a number of half-moves (0 or more)")]
+    BadHalfmoveClock { found: String },
+    #[error("move number {found:?}: expected a number from 1 to {MAX_FULLMOVE}")]
+    BadFullmoveNumber { found: String },
+    #[error(
+        "halfmove clock {halfmoves} is larger than the {played} half-moves played before move {fullmoves}"
+    )]
+    HalfmoveClockTooHigh {
+        halfmoves: u32,
+        played: u32,
+        fullmoves: u32,
+    },
+    #[error("{} has no general", side_name(*.side))]
+    MissingGeneral { side: Side },
+    #[error("{} has {count} generals; expected exactly one", side_name(*.side))]
+    TooManyGenerals { side: Side, count: u32 },
+    #[error("the {piece} on {square} stands where it can never go ({})", reachable(.piece.kind))]
+    UnreachablePoint { piece: Piece, square: Square },
+    #[error("{} has {count} {}s; a set has {}", side_name(*.side), .kind.name(), .kind.set_size())]
+    TooManyPieces { side: Side, kind: Kind, count: u32 },
+    #[error("the generals face each other on file {file} with nothing between them")]
+    GeneralsFacing { file: char },
+    #[error(
+        "{} is in check from {} but it is not {}'s turn",
+        side_name(*.side), list(.checkers), side_name(*.side)
+    )]
+    OppositeCheck { side: Side, checkers: Vec<Square> },
+}
+
+const fn reachable(kind: Kind) -> &'static str {
+    match kind {
+        Kind::General => "a general stays in its palace",
+        Kind::Advisor => "an advisor stays on the five diagonal points of its palace",
+        Kind::Elephant => "an elephant stays on the seven points of its own half it can reach",
+        Kind::Soldier => {
+            "a soldier never moves back, nor sideways before the river: it starts on the a, c, \
+             e, g and i files"
+        }
+        Kind::Horse | Kind::Chariot | Kind::Cannon => "any point",
+    }
+}
+
+fn list(squares: &[Square]) -> String {
+    squares
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+impl FenProblem for FenError {
+    fn code(&self) -> &'static str {
+        match self {
+            FenError::Empty => "EMPTY",
+            FenError::TooLong { .. } => "TOO_LONG",
+            FenError::BadCharacter { .. } => "BAD_CHARACTER",
+            FenError::BadSeparator => "BAD_SEPARATOR",
+            FenError::WrongFieldCount { .. } => "WRONG_FIELD_COUNT",
+            FenError::WrongRankCount { .. } => "WRONG_RANK_COUNT",
+            FenError::WrongRankLength { .. } => "WRONG_RANK_LENGTH",
+            FenError::ConsecutiveDigits { .. } => "CONSECUTIVE_DIGITS",
+            FenError::BadPieceLetter { .. } => "BAD_PIECE_LETTER",
+            FenError::BadTurn { .. } => "BAD_TURN",
+            FenError::BadCastling { .. } => "BAD_CASTLING",
+            FenError::BadEnPassant { .. } => "BAD_EN_PASSANT",
+            FenError::BadHalfmoveClock { .. } => "BAD_HALFMOVE_CLOCK",
+            FenError::BadFullmoveNumber { .. } => "BAD_FULLMOVE_NUMBER",
+            FenError::HalfmoveClockTooHigh { .. } => "HALFMOVE_CLOCK_TOO_HIGH",
+            FenError::MissingGeneral { .. } => "MISSING_GENERAL",
+            FenError::TooManyGenerals { .. } => "TOO_MANY_GENERALS",
+            FenError::UnreachablePoint { piece, .. } => match piece.kind {
+                Kind::General => "GENERAL_OUTSIDE_PALACE",
+                Kind::Advisor => "ADVISOR_UNREACHABLE_POINT",
+                Kind::Elephant => "ELEPHANT_UNREACHABLE_POINT",
+                _ => "SOLDIER_UNREACHABLE_POINT",
+            },
+            FenError::TooManyPieces { .. } => "TOO_MANY_PIECES",
+            FenError::GeneralsFacing { .. } => "GENERALS_FACING",
+            FenError::OppositeCheck { .. } => "OPPOSITE_CHECK",
+        }
+    }
+}
+
+type Result<T> = std::result::Result<T, InvalidFen<FenError>>;
+
+/// Parses a FEN strictly into a legal position.
+pub(super) fn parse(fen: &str) -> Result<Xiangqi> {
+    let pos = parse_fields(fen).map_err(InvalidFen::one)?;
+    let problems = position_problems(&pos);
+    if problems.is_empty() {
+        Ok(pos)
+    } else {
+        Err(InvalidFen { problems })
+    }
+}
+
+/// The syntax pass: stops at the first problem, since later fields cannot be
+/// read reliably once one is wrong.
+fn parse_fields(fen: &str) -> std::result::Result<Xiangqi, FenError> {
+    let fen = fen.trim();
+    if fen.is_empty() {
+        return Err(FenError::Empty);
+    }
+    if fen.len() > MAX_FEN_LEN {
+        return Err(FenError::TooLong { len: fen.len() });
+    }
+    if let Some(found) = fen
+        .chars()
+        .find(|&c| !(c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | ' ')))
+    {
+        return Err(if found == '_' || found.is_whitespace() {
+            FenError::BadSeparator
+        } else {
+            FenError::BadCharacter { found }
+        });
+    }
+    let fields: Vec<&str> = fen.split(' ').collect();
+    if fields.iter().any(|f| f.is_empty()) {
+        return Err(FenError::BadSeparator);
+    }
+    let (placement, turn, counters) = match fields[..] {
+        [placement, turn] => (placement, turn, None),
+        [placement, turn, castling, ep, halfmoves, fullmoves] => {
+            if castling != "-" {
+                return Err(FenError::BadCastling {
+                    found: castling.to_owned(),
+                });
+            }
+            if ep != "-" {
+                return Err(FenError::BadEnPassant {
+                    found: ep.to_owned(),
+                });
+            }
+            (placement, turn, Some((halfmoves, fullmoves)))
+        }
+        _ => {
+            return Err(FenError::WrongFieldCount {
+                found: fields.len(),
+            });
+        }
+    };
+    let mut pos = parse_placement(placement)?;
+    pos.turn = match turn {
+        "w" | "r" => Side::White,
+        "b" => Side::Black,
+        _ => {
+            return Err(FenError::BadTurn {
+                found: turn.to_owned(),
+            });
+        }
+    };
+    if let Some((halfmoves, fullmoves)) = counters {
+        let (halfmoves, fullmoves) = parse_counters(halfmoves, fullmoves, pos.turn)?;
+        pos.halfmoves = halfmoves;
+        pos.fullmoves = fullmoves;
+    }
+    Ok(pos)
+}
+
+fn parse_counters(
+    halfmoves: &str,
+    fullmoves: &str,
+    turn: Side,
+) -> std::result::Result<(u32, u32), FenError> {
+    let number = |text: &str, max: u32| {
+        (text.bytes().all(|b| b.is_ascii_digit()) && text.len() <= 10)
+            .then(|| text.parse::<u32>().ok())
+            .flatten()
+            .filter(|&n| n <= max)
+    };
+    let halfmoves = number(halfmoves, u32::MAX).ok_or_else(|| FenError::BadHalfmoveClock {
+        found: halfmoves.to_owned(),
+    })?;
+    let fullmoves = number(fullmoves, MAX_FULLMOVE)
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| FenError::BadFullmoveNumber {
+            found: fullmoves.to_owned(),
+        })?;
+    let played = 2 * (fullmoves - 1) + u32::from(turn == Side::Black);
+    if halfmoves > played {
+        return Err(FenError::HalfmoveClockTooHigh {
+            halfmoves,
+            played,
+            fullmoves,
+        });
+    }
+    Ok((halfmoves, fullmoves))
+}
+
+fn parse_placement(placement: &str) -> std::result::Result<Xiangqi, FenError> {
+    let ranks: Vec<&str> = placement.split('/').collect();
+    if ranks.len() != usize::from(Square::RANKS) {
+        return Err(FenError::WrongRankCount { found: ranks.len() });
+    }
+    let mut pos = Xiangqi::empty();
+    for (rank, text) in (0..Square::RANKS).rev().zip(ranks) {
+        // Count first so that a long rank is reported as such.
+        let mut points = 0u32;
+        let mut digits_from = None;
+        for (j, c) in text.char_indices() {
+            if let Some(n) = c.to_digit(10) {
+                if let Some(start) = digits_from {
+                    let end = text[j..]
+                        .find(|c: char| !c.is_ascii_digit())
+                        .map_or(text.len(), |k| j + k);
+                    return Err(FenError::ConsecutiveDigits {
+                        rank,
+                        digits: text[start..end].to_owned(),
+                    });
+                }
+                if n == 0 {
+                    return Err(FenError::BadPieceLetter { rank, found: c });
+                }
+                points += n;
+                digits_from = Some(j);
+            } else {
+                let kind =
+                    Kind::from_fen_letter(c).ok_or(FenError::BadPieceLetter { rank, found: c })?;
+                let side = if c.is_ascii_uppercase() {
+                    Side::White
+                } else {
+                    Side::Black
+                };
+                if let Some(sq) = u8::try_from(points)
+                    .ok()
+                    .and_then(|file| Square::new(file, rank))
+                {
+                    pos.put(sq, Piece { side, kind });
+                }
+                points += 1;
+                digits_from = None;
+            }
+        }
+        if points != u32::from(Square::FILES) {
+            return Err(FenError::WrongRankLength { rank, points });
+        }
+    }
+    Ok(pos)
+}
+
+/// Rank counted from `side`'s own back rank (0) forward.
+const fn relative_rank(side: Side, sq: Square) -> u8 {
+    match side {
+        Side::White => sq.rank(),
+        Side::Black => Square::RANKS - 1 - sq.rank(),
+    }
+}
+
+/// Can a piece ever stand on `sq`?
+pub(super) const fn can_stand(piece: Piece, sq: Square) -> bool {
+    let rank = relative_rank(piece.side, sq);
+    let file = sq.file();
+    match piece.kind {
+        Kind::General => in_palace(sq) && rank <= 2,
+        Kind::Advisor => in_palace(sq) && rank <= 2 && (file + rank) % 2 == 1,
+        Kind::Elephant => {
+            rank <= 4
+                && rank.is_multiple_of(2)
+                && file.is_multiple_of(2)
+                && (file / 2 + rank / 2) % 2 == 1
+        }
+        Kind::Soldier => rank >= 5 || (rank >= 3 && file.is_multiple_of(2)),
+        Kind::Horse | Kind::Chariot | Kind::Cannon => true,
+    }
+}
+
+/// Every problem of the position itself.
+fn position_problems(pos: &Xiangqi) -> Vec<FenError> {
+    let mut problems = Vec::new();
+    let mut generals = [None, None];
+    for side in [Side::White, Side::Black] {
+        for kind in Kind::ALL {
+            let pieces = pos.pieces(side, kind);
+            let count = pieces.count();
+            if kind == Kind::General {
+                match count {
+                    0 => problems.push(FenError::MissingGeneral { side }),
+                    1 => generals[side_index(side)] = pieces.first(),
+                    _ => problems.push(FenError::TooManyGenerals { side, count }),
+                }
+            } else if count > kind.set_size() {
+                problems.push(FenError::TooManyPieces { side, kind, count });
+            }
+            let piece = Piece { side, kind };
+            problems.extend(
+                pieces
+                    .into_iter()
+                    .filter(|&sq| !can_stand(piece, sq))
+                    .map(|square| FenError::UnreachablePoint { piece, square }),
+            );
+        }
+    }
+    let [Some(red), Some(black)] = generals else {
+        return problems;
+    };
+    let generals = Bitboard::from_square(red) | Bitboard::from_square(black);
+    if red.file() == black.file()
+        && pos
+            .attackers(red, Side::Black, pos.occupied, Bitboard::EMPTY)
+            .contains(black)
+    {
+        problems.push(FenError::GeneralsFacing {
+            file: char::from(b'a' + red.file()),
+        });
+    }
+    let waiting = !pos.turn;
+    let checkers = pos.checkers(waiting) & !generals;
+    if checkers.any() {
+        problems.push(FenError::OppositeCheck {
+            side: waiting,
+            checkers: checkers.into_iter().collect(),
+        });
+    }
+    problems
+}
+
+/// The FEN in standard six-field form.
+pub(super) fn write(pos: &Xiangqi) -> String {
+    let mut fen = String::with_capacity(100);
+    for rank in (0..Square::RANKS).rev() {
+        let mut empty = 0u8;
+        for file in 0..Square::FILES {
+            match Square::new(file, rank).and_then(|sq| pos.piece_at(sq)) {
+                Some(piece) => {
+                    if empty > 0 {
+                        fen.push(char::from(b'0' + empty));
+                        empty = 0;
+                    }
+                    fen.push(piece.fen_char());
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            fen.push(char::from(b'0' + empty));
+        }
+        if rank > 0 {
+            fen.push('/');
+        }
+    }
+    let turn = match pos.turn {
+        Side::White => 'w',
+        Side::Black => 'b',
+    };
+    fen.push_str(&format!(" {turn} - - {} {}", pos.halfmoves, pos.fullmoves));
+    fen
+}

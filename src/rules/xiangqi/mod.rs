@@ -1,0 +1,238 @@
+//! Xiangqi (Chinese chess) under the Asian Xiangqi Federation rules as strong
+//! engines implement them: stalemate loses, perpetual check loses, and a
+//! no-capture move limit draws.
+//!
+//! Points are named in ICCS coordinates (files `a`-`i`, ranks `0`-`9` from
+//! Red's side); moves are read in ICCS, WXF or Chinese notation.
+//!
+//! ```
+//! use arbiter::rules::{xiangqi::Xiangqi, Game};
+//!
+//! let pos = Xiangqi::start();
+//! assert_eq!(pos.legal_moves().len(), 44);
+//! let m = pos.parse_move("炮二平五").unwrap();
+//! assert_eq!(pos.coordinate_notation(m), "h2e2");
+//! assert_eq!(pos.describe(m).san, "C2.5");
+//! ```
+
+mod attacks;
+mod bitboard;
+mod explain;
+mod fen;
+mod hash;
+mod movegen;
+mod moves;
+mod notation;
+mod outcome;
+mod piece;
+mod repetition;
+mod square;
+
+pub use fen::FenError;
+pub use moves::{IntoIter, Move, MoveList};
+pub use outcome::XiangqiOptions;
+pub use piece::{Kind, Piece};
+pub use square::Square;
+
+use attacks::{Occupied, side_index};
+use bitboard::Bitboard;
+
+use crate::rules::{Game, InvalidFen, MoveDescription, MoveError, Record, Side, Variant, Verdict};
+
+/// A legal xiangqi position. `Side::White` is Red, who moves first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Xiangqi {
+    /// Pieces of both sides by kind (indexed by [`Kind::index`]).
+    kinds: [Bitboard; 7],
+    /// Pieces by side.
+    sides: [Bitboard; 2],
+    occupied: Occupied,
+    turn: Side,
+    /// Half-moves since the last capture.
+    halfmoves: u32,
+    fullmoves: u32,
+}
+
+impl Xiangqi {
+    /// An empty board, Red to move (the FEN reader fills it).
+    fn empty() -> Xiangqi {
+        Xiangqi {
+            kinds: [Bitboard::EMPTY; 7],
+            sides: [Bitboard::EMPTY; 2],
+            occupied: Occupied::default(),
+            turn: Side::White,
+            halfmoves: 0,
+            fullmoves: 1,
+        }
+    }
+
+    /// The piece on `sq`, if any.
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        let side = if self.sides[0].contains(sq) {
+            Side::White
+        } else if self.sides[1].contains(sq) {
+            Side::Black
+        } else {
+            return None;
+        };
+        let kind = self.kind_at(sq)?;
+        Some(Piece { side, kind })
+    }
+
+    fn kind_at(&self, sq: Square) -> Option<Kind> {
+        Kind::ALL
+            .into_iter()
+            .find(|k| self.kinds[k.index()].contains(sq))
+    }
+
+    /// The points of `side`'s pieces of `kind`.
+    fn pieces(&self, side: Side, kind: Kind) -> Bitboard {
+        self.kinds[kind.index()] & self.sides[side_index(side)]
+    }
+
+    /// `side`'s general (a legal position has exactly one).
+    fn general(&self, side: Side) -> Square {
+        let generals = self.pieces(side, Kind::General).0;
+        debug_assert!(generals != 0, "a legal position has both generals");
+        Square::from_index(generals.trailing_zeros() as usize % Square::COUNT)
+    }
+
+    /// Puts `piece` on the empty point `sq`.
+    fn put(&mut self, sq: Square, piece: Piece) {
+        let bit = Bitboard::from_square(sq);
+        if (self.occupied.bits() & bit).is_empty() {
+            self.kinds[piece.kind.index()] |= bit;
+            self.sides[side_index(piece.side)] |= bit;
+            self.occupied.toggle(sq);
+        }
+    }
+
+    fn play_move(&mut self, m: Move) {
+        let (from, to) = (m.from(), m.to());
+        let Some(moved) = self.kind_at(from) else {
+            return;
+        };
+        let us = side_index(self.turn);
+        let them = side_index(!self.turn);
+        let to_bit = Bitboard::from_square(to);
+        let both = Bitboard::from_square(from) | to_bit;
+        if let Some(captured) = self.kind_at(to).filter(|_| self.sides[them].contains(to)) {
+            self.kinds[captured.index()] ^= to_bit;
+            self.sides[them] ^= to_bit;
+            self.halfmoves = 0;
+        } else {
+            self.occupied.toggle(to);
+            self.halfmoves = self.halfmoves.saturating_add(1);
+        }
+        self.kinds[moved.index()] ^= both;
+        self.sides[us] ^= both;
+        self.occupied.toggle(from);
+        if self.turn == Side::Black {
+            self.fullmoves = self.fullmoves.saturating_add(1);
+        }
+        self.turn = !self.turn;
+    }
+}
+
+impl Game for Xiangqi {
+    type Move = Move;
+    type MoveList = MoveList;
+    type FenError = FenError;
+    type Options = XiangqiOptions;
+
+    const VARIANT: Variant = Variant::Xiangqi;
+
+    fn start() -> Xiangqi {
+        use Kind::{Advisor, Cannon, Chariot, Elephant, General, Horse, Soldier};
+        const BACK_RANK: [Kind; 9] = [
+            Chariot, Horse, Elephant, Advisor, General, Advisor, Elephant, Horse, Chariot,
+        ];
+        let mut pos = Xiangqi::empty();
+        for side in [Side::White, Side::Black] {
+            let rank = |r: u8| if side == Side::White { r } else { 9 - r };
+            let placed = (0..9)
+                .map(|f| (f, 0, BACK_RANK[usize::from(f)]))
+                .chain([(1, 2, Cannon), (7, 2, Cannon)])
+                .chain((0..9).step_by(2).map(|f| (f, 3, Soldier)));
+            for (file, r, kind) in placed {
+                if let Some(sq) = Square::new(file, rank(r)) {
+                    pos.put(sq, Piece { side, kind });
+                }
+            }
+        }
+        pos
+    }
+
+    fn from_fen(fen: &str) -> Result<Xiangqi, InvalidFen<FenError>> {
+        fen::parse(fen)
+    }
+
+    fn fen(&self) -> String {
+        fen::write(self)
+    }
+
+    fn turn(&self) -> Side {
+        self.turn
+    }
+
+    fn legal_moves(&self) -> MoveList {
+        self.generate_legal()
+    }
+
+    fn count_legal_moves(&self) -> usize {
+        self.count_legal()
+    }
+
+    fn play(&mut self, m: Move) {
+        self.play_move(m);
+    }
+
+    fn is_check(&self) -> bool {
+        self.checkers(self.turn).any()
+    }
+
+    fn is_capture(&self, m: Move) -> bool {
+        self.sides[side_index(!self.turn)].contains(m.to())
+    }
+
+    fn halfmove_clock(&self) -> u32 {
+        self.halfmoves
+    }
+
+    fn repetition_key(&self) -> u64 {
+        hash::key(self)
+    }
+
+    fn has_insufficient_material(&self, side: Side) -> bool {
+        outcome::has_insufficient_material(self, side)
+    }
+
+    fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
+        notation::parse(self, text)
+    }
+
+    fn coordinate_notation(&self, m: Move) -> String {
+        m.to_string()
+    }
+
+    fn describe(&self, m: Move) -> MoveDescription {
+        notation::describe(self, m)
+    }
+
+    fn adjudicate(record: &Record<Xiangqi>) -> Verdict {
+        outcome::adjudicate(record)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_position_fen() {
+        assert_eq!(
+            Xiangqi::start().fen(),
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+        );
+    }
+}

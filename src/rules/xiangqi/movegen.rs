@@ -1,0 +1,196 @@
+//! Legal move generation.
+//!
+//! Moves are generated pseudo-legally from the tables, then filtered: when
+//! the general is not in check, a move can only expose it if it leaves or
+//! enters a "danger" point: the general's rank or file when an enemy
+//! chariot, cannon or general stands on it (a cannon gains a screen, a line
+//! opens), or a leg point of an enemy horse aimed at the general. Every
+//! other move is legal without a test, so legal moves are counted with one
+//! popcount per piece. The remaining moves (all of them when in check) are
+//! tested by looking for attackers of the general on the board after the
+//! move.
+
+use super::{
+    Xiangqi,
+    attacks::{
+        self, ADVISOR, ELEPHANT, GENERAL, HORSE, HORSE_ATTACKERS, Occupied, SOLDIER,
+        SOLDIER_ATTACKERS, file_mask, rank_mask, side_index,
+    },
+    bitboard::Bitboard,
+    moves::{Move, MoveList},
+    piece::Kind,
+    square::Square,
+};
+use crate::rules::Side;
+
+/// Receives generated legal moves.
+trait Sink {
+    /// Every point of `to` is a legal destination from `from`.
+    fn all(&mut self, from: Square, to: Bitboard);
+    /// One legal move.
+    fn one(&mut self, from: Square, to: Square);
+}
+
+impl Sink for MoveList {
+    #[inline]
+    fn all(&mut self, from: Square, to: Bitboard) {
+        for to in to {
+            self.push(Move::new(from, to));
+        }
+    }
+
+    #[inline]
+    fn one(&mut self, from: Square, to: Square) {
+        self.push(Move::new(from, to));
+    }
+}
+
+struct Counter(usize);
+
+impl Sink for Counter {
+    #[inline]
+    fn all(&mut self, _: Square, to: Bitboard) {
+        self.0 += to.count() as usize;
+    }
+
+    #[inline]
+    fn one(&mut self, _: Square, _: Square) {
+        self.0 += 1;
+    }
+}
+
+/// The pieces other than the general, in generation order.
+const NON_GENERALS: [Kind; 6] = [
+    Kind::Chariot,
+    Kind::Horse,
+    Kind::Cannon,
+    Kind::Advisor,
+    Kind::Elephant,
+    Kind::Soldier,
+];
+
+impl Xiangqi {
+    /// Every legal move.
+    pub(super) fn generate_legal(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.generate(&mut list);
+        list
+    }
+
+    /// The number of legal moves, without listing them.
+    pub(super) fn count_legal(&self) -> usize {
+        let mut counter = Counter(0);
+        self.generate(&mut counter);
+        counter.0
+    }
+
+    /// The points a `side` piece of `kind` on `from` could move to on this
+    /// board, own pieces and checks aside.
+    #[inline]
+    pub(super) fn reach(&self, side: Side, kind: Kind, from: Square) -> Bitboard {
+        let occupied = self.occupied.bits();
+        match kind {
+            Kind::General => GENERAL[from.index()],
+            Kind::Advisor => ADVISOR[from.index()],
+            Kind::Elephant => attacks::leap(&ELEPHANT[from.index()], occupied),
+            Kind::Horse => attacks::leap(&HORSE[from.index()], occupied),
+            Kind::Chariot => attacks::lines(from, self.occupied).chariot,
+            Kind::Cannon => {
+                let lines = attacks::lines(from, self.occupied);
+                (lines.chariot & !occupied) | lines.cannon_captures
+            }
+            Kind::Soldier => SOLDIER[side_index(side)][from.index()],
+        }
+    }
+
+    /// The `by` pieces attacking `sq` with the board occupied as in
+    /// `occupied`, ignoring the `by` pieces on `removed` (captured ones).
+    /// A general "attacks" along an open file (the flying-general rule).
+    #[inline]
+    pub(super) fn attackers(
+        &self,
+        sq: Square,
+        by: Side,
+        occupied: Occupied,
+        removed: Bitboard,
+    ) -> Bitboard {
+        let theirs = self.sides[side_index(by)] & !removed;
+        let lines = attacks::lines(sq, occupied);
+        let kinds = &self.kinds;
+        ((lines.chariot & (kinds[Kind::Chariot.index()] | kinds[Kind::General.index()]))
+            | (lines.cannon_captures & kinds[Kind::Cannon.index()])
+            | (attacks::leap(&HORSE_ATTACKERS[sq.index()], occupied.bits())
+                & kinds[Kind::Horse.index()])
+            | (SOLDIER_ATTACKERS[side_index(by)][sq.index()] & kinds[Kind::Soldier.index()]))
+            & theirs
+    }
+
+    /// The pieces giving check to `side`'s general.
+    pub(super) fn checkers(&self, side: Side) -> Bitboard {
+        self.attackers(self.general(side), !side, self.occupied, Bitboard::EMPTY)
+    }
+
+    /// The enemy pieces that would attack the mover's general after the
+    /// pseudo-legal move `from`-`to`.
+    #[inline]
+    pub(super) fn attackers_after(&self, from: Square, to: Square) -> Bitboard {
+        let general = self.general(self.turn);
+        let target = if from == general { to } else { general };
+        let occupied = self.occupied.moved(from, to);
+        self.attackers(target, !self.turn, occupied, Bitboard::from_square(to))
+    }
+
+    /// Points whose emptying or filling may expose the general (see the
+    /// module documentation); every point when in check.
+    fn danger(&self, general: Square) -> Bitboard {
+        if self.checkers(self.turn).any() {
+            return Bitboard::ALL;
+        }
+        let theirs = self.sides[side_index(!self.turn)];
+        let kinds = &self.kinds;
+        let sliders = (kinds[Kind::Chariot.index()]
+            | kinds[Kind::Cannon.index()]
+            | kinds[Kind::General.index()])
+            & theirs;
+        let horses = kinds[Kind::Horse.index()] & theirs;
+        let mut danger = Bitboard::EMPTY;
+        for line in [rank_mask(general.rank()), file_mask(general.file())] {
+            if (line & sliders).any() {
+                danger |= line;
+            }
+        }
+        for leg in &HORSE_ATTACKERS[general.index()] {
+            if (leg.targets & horses).any() {
+                danger |= Bitboard::from_square(leg.block);
+            }
+        }
+        danger
+    }
+
+    fn generate<S: Sink>(&self, sink: &mut S) {
+        let us = self.turn;
+        let own = self.sides[side_index(us)];
+        let general = self.general(us);
+        let danger = self.danger(general);
+        let tested = |from: Square, targets: Bitboard, sink: &mut S| {
+            for to in targets {
+                if self.attackers_after(from, to).is_empty() {
+                    sink.one(from, to);
+                }
+            }
+        };
+        for kind in NON_GENERALS {
+            for from in self.kinds[kind.index()] & own {
+                let targets = self.reach(us, kind, from) & !own;
+                let safe = if danger.contains(from) {
+                    Bitboard::EMPTY
+                } else {
+                    targets & !danger
+                };
+                sink.all(from, safe);
+                tested(from, targets ^ safe, sink);
+            }
+        }
+        tested(general, GENERAL[general.index()] & !own, sink);
+    }
+}

@@ -1,0 +1,62 @@
+//! Game ends under the Asian rules: mate and stalemate lose, repetitions are
+//! judged by [`repetition`](super::repetition), a no-capture move limit and
+//! bare material draw.
+
+use super::{Xiangqi, piece::Kind, repetition};
+use crate::rules::{Game, GameEnd, Record, Side, Termination, Verdict};
+
+/// The rule options a xiangqi game may vary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct XiangqiOptions {
+    /// Half-moves without a capture after which the game is drawn. Asian
+    /// rules (and Pikafish) use 120 (60 moves); Fairy-Stockfish uses 100.
+    pub move_limit_plies: u32,
+}
+
+impl Default for XiangqiOptions {
+    fn default() -> XiangqiOptions {
+        XiangqiOptions {
+            move_limit_plies: 120,
+        }
+    }
+}
+
+/// Judges the current position of `record`: a side without legal moves
+/// loses (checkmate or stalemate); then bare material, repetition and the
+/// move limit draw, except that a perpetual checker loses. Xiangqi has no
+/// draw claims: every end is automatic.
+pub(super) fn adjudicate(record: &Record<Xiangqi>) -> Verdict {
+    let pos = record.current();
+    let end = if pos.count_legal() == 0 {
+        let termination = if pos.is_check() {
+            Termination::Checkmate
+        } else {
+            Termination::Stalemate
+        };
+        Some(GameEnd::win(!pos.turn, termination))
+    } else if has_insufficient_material(pos, Side::White)
+        && has_insufficient_material(pos, Side::Black)
+    {
+        Some(GameEnd::draw(Termination::InsufficientMaterial))
+    } else if let Some(end) = repetition::judge(record) {
+        Some(end)
+    } else if pos.halfmoves >= record.options().move_limit_plies {
+        Some(GameEnd::draw(Termination::MoveLimit))
+    } else {
+        None
+    };
+    Verdict {
+        end,
+        claimable: Vec::new(),
+    }
+}
+
+/// Policy (as Fairy-Stockfish): a side with no chariot, horse, cannon or
+/// soldier cannot win. Generals, advisors and elephants never cross the
+/// river, so they can never attack the other general; and no stalemate can
+/// be forced with them alone.
+pub(super) fn has_insufficient_material(pos: &Xiangqi, side: Side) -> bool {
+    [Kind::Chariot, Kind::Horse, Kind::Cannon, Kind::Soldier]
+        .into_iter()
+        .all(|kind| pos.pieces(side, kind).is_empty())
+}
