@@ -9,6 +9,7 @@
 pub mod api;
 pub mod cli;
 pub mod games;
+pub mod positions;
 pub mod rules;
 pub mod store;
 pub mod telemetry;

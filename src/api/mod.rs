@@ -4,6 +4,7 @@
 mod convert;
 mod error;
 mod games;
+mod positions;
 pub mod proto;
 mod rules;
 mod server;

@@ -9,10 +9,14 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use super::{
     games::GamesService,
-    proto::{self, games_server::GamesServer, rules_server::RulesServer},
+    positions::PositionsService,
+    proto::{
+        self, games_server::GamesServer, positions_server::PositionsServer,
+        rules_server::RulesServer,
+    },
     rules::RulesService,
 };
-use crate::{games::Games, store::Store};
+use crate::{games::Games, positions::Positions, store::Store};
 
 /// Largest request accepted.
 const MAX_MESSAGE: usize = 1024 * 1024;
@@ -41,6 +45,9 @@ pub async fn serve(
         .await;
     health_reporter
         .set_serving::<GamesServer<GamesService>>()
+        .await;
+    health_reporter
+        .set_serving::<PositionsServer<PositionsService>>()
         .await;
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
@@ -78,6 +85,12 @@ pub async fn serve(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(RulesServer::new(RulesService).max_decoding_message_size(MAX_MESSAGE))
+        .add_service(
+            PositionsServer::new(PositionsService {
+                positions: Positions::new(store.clone()),
+            })
+            .max_decoding_message_size(MAX_MESSAGE),
+        )
         .add_service(
             GamesServer::new(GamesService {
                 games,

@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 const ID_ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
 
 /// A short random id (80 bits), easy to read aloud.
-pub(super) fn new_id() -> String {
+pub fn new_id() -> String {
     let mut rng = rand::rng();
     (0..16)
         .map(|_| char::from(ID_ALPHABET[rng.random_range(0..ID_ALPHABET.len())]))

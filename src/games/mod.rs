@@ -16,6 +16,7 @@ use tokio::sync::broadcast;
 pub use ending::Ending;
 pub use error::GameError;
 pub use hub::{EventKind, GameEvent};
+pub use ids::new_id;
 pub use view::{GameView, MoveView, OutcomeView, Status};
 
 use crate::{

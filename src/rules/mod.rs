@@ -9,6 +9,7 @@ mod game;
 mod illegal;
 mod outcome;
 pub mod perft;
+pub mod placement;
 mod record;
 pub mod referee;
 mod side;

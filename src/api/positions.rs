@@ -1,0 +1,120 @@
+//! `arbiter.v1.Positions`: saved custom positions.
+
+use tonic::{Request, Response, Status};
+
+use super::{
+    convert,
+    error::invalid_argument,
+    games::{next_token, paging},
+    proto::{self as pb, positions_server},
+};
+use crate::{
+    positions::{Positions, Source},
+    rules::Side,
+    store::{PositionFilter, StoredPosition},
+};
+
+pub struct PositionsService {
+    pub positions: Positions,
+}
+
+fn saved(p: &StoredPosition) -> pb::SavedPosition {
+    pb::SavedPosition {
+        id: p.id.clone(),
+        variant: p.variant.parse().map_or(0, convert::variant_to_pb),
+        fen: p.fen.clone(),
+        name: p.name.clone(),
+        tags: p.tags.clone(),
+        created_at: convert::timestamp(p.created_at),
+    }
+}
+
+#[tonic::async_trait]
+impl positions_server::Positions for PositionsService {
+    async fn create_position(
+        &self,
+        request: Request<pb::CreatePositionRequest>,
+    ) -> Result<Response<pb::CreatePositionResponse>, Status> {
+        let r = request.into_inner();
+        let variant = convert::variant("variant", r.variant)?;
+        let source = match r.source {
+            Some(pb::create_position_request::Source::Fen(fen)) => Source::Fen(fen),
+            Some(pb::create_position_request::Source::Board(board)) => Source::Board {
+                turn: match pb::Side::try_from(board.turn) {
+                    Ok(pb::Side::White) => Side::White,
+                    Ok(pb::Side::Black) => Side::Black,
+                    _ => {
+                        return Err(invalid_argument(
+                            "board.turn",
+                            "the side to move is required",
+                        ));
+                    }
+                },
+                pieces: board
+                    .pieces
+                    .into_iter()
+                    .map(|p| (p.square, p.piece))
+                    .collect(),
+                castling: board.castling,
+                en_passant: board.en_passant,
+            },
+            None => {
+                return Err(invalid_argument(
+                    "source",
+                    "give the position as fen or as board",
+                ));
+            }
+        };
+        let position = self
+            .positions
+            .create(variant, source, &r.name, &r.tags)
+            .await?;
+        Ok(Response::new(pb::CreatePositionResponse {
+            position: Some(saved(&position)),
+        }))
+    }
+
+    async fn get_position(
+        &self,
+        request: Request<pb::GetPositionRequest>,
+    ) -> Result<Response<pb::GetPositionResponse>, Status> {
+        let position = self.positions.get(&request.get_ref().id).await?;
+        Ok(Response::new(pb::GetPositionResponse {
+            position: Some(saved(&position)),
+        }))
+    }
+
+    async fn list_positions(
+        &self,
+        request: Request<pb::ListPositionsRequest>,
+    ) -> Result<Response<pb::ListPositionsResponse>, Status> {
+        let r = request.get_ref();
+        let (limit, before) = paging(r.page_size, &r.page_token)?;
+        let variant = match r.variant {
+            0 => None,
+            v => Some(convert::variant("variant", v)?.name().to_owned()),
+        };
+        let tag = Some(r.tag.trim().to_owned()).filter(|t| !t.is_empty());
+        let page = self
+            .positions
+            .list(PositionFilter {
+                variant,
+                tag,
+                before,
+                limit,
+            })
+            .await?;
+        Ok(Response::new(pb::ListPositionsResponse {
+            positions: page.items.iter().map(saved).collect(),
+            next_page_token: next_token(page.next),
+        }))
+    }
+
+    async fn delete_position(
+        &self,
+        request: Request<pb::DeletePositionRequest>,
+    ) -> Result<Response<pb::DeletePositionResponse>, Status> {
+        self.positions.delete(&request.get_ref().id).await?;
+        Ok(Response::new(pb::DeletePositionResponse {}))
+    }
+}
