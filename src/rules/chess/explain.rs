@@ -177,7 +177,9 @@ fn pseudo_legal(
     if !reach.contains(to) {
         let how = match piece.role {
             Role::Knight => "a knight jumps in an L: two squares one way, one square across",
-            Role::King => "a king moves one square in any direction (castle with e1g1 or e1c1)",
+            Role::King => {
+                "a king moves one square in any direction (to castle, move it two squares towards the rook)"
+            }
             Role::Bishop => "a bishop moves diagonally",
             Role::Rook => "a rook moves along a rank or a file",
             _ => "a queen moves along a rank, a file or a diagonal",
