@@ -52,6 +52,11 @@ pub fn next_token(next: Option<i64>) -> String {
     next.map(|n| format!("p{n}")).unwrap_or_default()
 }
 
+/// Notes the game in the RPC's span.
+fn trace_game(game_id: &str) {
+    tracing::Span::current().record("game_id", game_id);
+}
+
 fn game(view: &crate::games::GameView) -> Option<pb::Game> {
     Some(convert::game(view))
 }
@@ -66,6 +71,7 @@ impl games_server::Games for GamesService {
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
         let r = request.into_inner();
         let variant = convert::variant("variant", r.variant)?;
+        tracing::Span::current().record("variant", variant.name());
         let start = match r.start {
             None => Start::Standard,
             Some(pb::create_game_request::Start::Fen(f)) if f.trim().is_empty() => Start::Standard,
@@ -93,6 +99,7 @@ impl games_server::Games for GamesService {
         &self,
         request: Request<pb::GetGameRequest>,
     ) -> Result<Response<pb::GetGameResponse>, Status> {
+        trace_game(&request.get_ref().game_id);
         let view = self.games.get(&request.get_ref().game_id).await?;
         Ok(Response::new(pb::GetGameResponse { game: game(&view) }))
     }
@@ -133,6 +140,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::MakeMoveRequest>,
     ) -> Result<Response<pb::MakeMoveResponse>, Status> {
         let r = request.get_ref();
+        trace_game(&r.game_id);
         let (view, played) = self
             .games
             .make_move(&r.game_id, &r.seat_token, &r.r#move, r.expected_ply)
@@ -148,6 +156,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::ResignRequest>,
     ) -> Result<Response<pb::ResignResponse>, Status> {
         let r = request.get_ref();
+        trace_game(&r.game_id);
         let view = self.games.resign(&r.game_id, &r.seat_token).await?;
         Ok(Response::new(pb::ResignResponse { game: game(&view) }))
     }
@@ -157,6 +166,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::OfferDrawRequest>,
     ) -> Result<Response<pb::OfferDrawResponse>, Status> {
         let r = request.get_ref();
+        trace_game(&r.game_id);
         let view = self.games.offer_draw(&r.game_id, &r.seat_token).await?;
         Ok(Response::new(pb::OfferDrawResponse { game: game(&view) }))
     }
@@ -166,6 +176,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::RespondToDrawRequest>,
     ) -> Result<Response<pb::RespondToDrawResponse>, Status> {
         let r = request.get_ref();
+        trace_game(&r.game_id);
         let view = self
             .games
             .respond_to_draw(&r.game_id, &r.seat_token, r.accept)
@@ -180,6 +191,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::ClaimDrawRequest>,
     ) -> Result<Response<pb::ClaimDrawResponse>, Status> {
         let r = request.get_ref();
+        trace_game(&r.game_id);
         let view = self
             .games
             .claim_draw(&r.game_id, &r.seat_token, &r.r#move)
@@ -192,6 +204,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::AbortRequest>,
     ) -> Result<Response<pb::AbortResponse>, Status> {
         let r = request.get_ref();
+        trace_game(&r.game_id);
         let view = self.games.abort(&r.game_id, &r.seat_token).await?;
         Ok(Response::new(pb::AbortResponse { game: game(&view) }))
     }
@@ -202,6 +215,7 @@ impl games_server::Games for GamesService {
         &self,
         request: Request<pb::WatchGameRequest>,
     ) -> Result<Response<WatchStream>, Status> {
+        trace_game(&request.get_ref().game_id);
         let (snapshot, mut events) = self.games.watch(&request.get_ref().game_id).await?;
         let mut shutdown = self.shutdown.clone();
         let stream = async_stream(move |tx| async move {

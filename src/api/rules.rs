@@ -24,6 +24,7 @@ fn setup(
     let position =
         position.ok_or_else(|| invalid_argument("position", "a position is required"))?;
     let variant = convert::variant("position.variant", position.variant)?;
+    tracing::Span::current().record("variant", variant.name());
     if position.moves.len() > MAX_MOVES {
         return Err(invalid_argument(
             "position.moves",

@@ -20,6 +20,8 @@ use crate::{games::Games, positions::Positions, store::Store};
 
 /// Largest request accepted.
 const MAX_MESSAGE: usize = 1024 * 1024;
+/// Requests served at once on one connection; more wait.
+const MAX_IN_FLIGHT_PER_CONNECTION: usize = 256;
 
 /// What `serve` needs.
 #[derive(Clone, Debug)]
@@ -80,7 +82,17 @@ pub async fn serve(
         .timeout(Duration::from_secs(60))
         .layer(cors)
         .layer(tonic_web::GrpcWebLayer::new())
-        .trace_fn(|request| tracing::info_span!("rpc", path = %request.uri().path()))
+        .concurrency_limit_per_connection(MAX_IN_FLIGHT_PER_CONNECTION)
+        // One span per RPC; handlers fill in the game and variant, and the
+        // span's close event carries the latency (see `telemetry`).
+        .trace_fn(|request| {
+            tracing::info_span!(
+                "rpc",
+                path = %request.uri().path(),
+                game_id = tracing::field::Empty,
+                variant = tracing::field::Empty,
+            )
+        })
         .add_service(health)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

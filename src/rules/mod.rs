@@ -5,6 +5,7 @@
 //! exactly one place with [`with_game!`](crate::with_game).
 
 pub mod chess;
+pub mod fen_fields;
 mod game;
 mod illegal;
 mod outcome;

@@ -100,7 +100,7 @@ impl Store {
         .bind(&new.black_token_hash)
         .bind(now)
         .bind(now)
-        .fetch_one(&self.pool)
+        .fetch_one(&self.writer)
         .await?
         .get(0);
         Ok(StoredGame {
@@ -180,7 +180,7 @@ impl Store {
         E: From<StoreError> + From<GameNotFound>,
     {
         let mut tx = self
-            .pool
+            .writer
             .begin_with("BEGIN IMMEDIATE")
             .await
             .map_err(StoreError::from)?;

@@ -42,7 +42,7 @@ impl Store {
     /// Database failure.
     pub async fn insert_position(&self, new: NewPosition) -> Result<StoredPosition, StoreError> {
         let created_at = now_millis();
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.writer.begin().await?;
         let seq: i64 = sqlx::query(
             "INSERT INTO positions (id, variant, fen, name, created_at) VALUES (?, ?, ?, ?, ?) RETURNING seq",
         )
@@ -131,7 +131,7 @@ impl Store {
     pub async fn delete_position(&self, id: &str) -> Result<bool, StoreError> {
         let done = sqlx::query("DELETE FROM positions WHERE id = ?")
             .bind(id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
         Ok(done.rows_affected() > 0)
     }

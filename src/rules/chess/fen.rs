@@ -11,24 +11,20 @@ use shakmaty::{
 };
 
 use super::Chess;
-use crate::rules::{FenProblem, InvalidFen, Side, chess::side_of};
+use crate::rules::{
+    FenProblem, InvalidFen, Side,
+    chess::side_of,
+    fen_fields::{self, FieldsError},
+};
 
 /// The longest FEN accepted: a full board with the longest fields is 90 bytes.
 const MAX_FEN_LEN: usize = 128;
-/// Counters beyond this are absurd (the longest possible game is shorter).
-const MAX_FULLMOVE: u32 = 10_000;
 
 /// Why a chess FEN was rejected.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FenError {
-    #[error("the FEN is empty")]
-    Empty,
-    #[error("the FEN is {len} bytes long; at most {MAX_FEN_LEN} are allowed")]
-    TooLong { len: usize },
-    #[error("character {found:?} is not allowed in a FEN")]
-    BadCharacter { found: char },
-    #[error("fields must be separated by single spaces")]
-    BadSeparator,
+    #[error(transparent)]
+    Fields(#[from] FieldsError),
     #[error(
         "the FEN has {found} field(s); expected 6: placement, side to move, castling, \
          en passant, halfmove clock, fullmove number"
@@ -50,18 +46,6 @@ pub enum FenError {
     BadCastling { found: String },
     #[error("en-passant field {found:?}: expected '-' or a square such as e3 or d6")]
     BadEnPassant { found: String },
-    #[error("halfmove clock {found:?}: expected a number of half-moves (0 or more)")]
-    BadHalfmoveClock { found: String },
-    #[error("fullmove number {found:?}: expected a number from 1 to {MAX_FULLMOVE}")]
-    BadFullmoveNumber { found: String },
-    #[error(
-        "halfmove clock {halfmoves} is larger than the {played} half-moves played before move {fullmoves}"
-    )]
-    HalfmoveClockTooHigh {
-        halfmoves: u32,
-        played: u32,
-        fullmoves: u32,
-    },
     #[error("{side} has no king")]
     MissingKing { side: Side },
     #[error("{side} has {count} kings; expected exactly one")]
@@ -123,10 +107,7 @@ fn list(squares: &[Square]) -> String {
 impl FenProblem for FenError {
     fn code(&self) -> &'static str {
         match self {
-            FenError::Empty => "EMPTY",
-            FenError::TooLong { .. } => "TOO_LONG",
-            FenError::BadCharacter { .. } => "BAD_CHARACTER",
-            FenError::BadSeparator => "BAD_SEPARATOR",
+            FenError::Fields(e) => e.code(),
             FenError::WrongFieldCount { .. } => "WRONG_FIELD_COUNT",
             FenError::WrongRankCount { .. } => "WRONG_RANK_COUNT",
             FenError::WrongRankLength { .. } => "WRONG_RANK_LENGTH",
@@ -135,9 +116,6 @@ impl FenProblem for FenError {
             FenError::BadTurn { .. } => "BAD_TURN",
             FenError::BadCastling { .. } => "BAD_CASTLING",
             FenError::BadEnPassant { .. } => "BAD_EN_PASSANT",
-            FenError::BadHalfmoveClock { .. } => "BAD_HALFMOVE_CLOCK",
-            FenError::BadFullmoveNumber { .. } => "BAD_FULLMOVE_NUMBER",
-            FenError::HalfmoveClockTooHigh { .. } => "HALFMOVE_CLOCK_TOO_HIGH",
             FenError::MissingKing { .. } => "MISSING_KING",
             FenError::TooManyKings { .. } => "TOO_MANY_KINGS",
             FenError::PawnOnBackRank { .. } => "PAWN_ON_BACK_RANK",
@@ -186,27 +164,7 @@ pub(super) fn parse(fen: &str) -> Result<Chess> {
 /// The syntax pass: stops at the first problem, since later fields cannot be
 /// read reliably once one is wrong.
 fn parse_setup(fen: &str) -> std::result::Result<Setup, FenError> {
-    let fen = fen.trim();
-    if fen.is_empty() {
-        return Err(FenError::Empty);
-    }
-    if fen.len() > MAX_FEN_LEN {
-        return Err(FenError::TooLong { len: fen.len() });
-    }
-    if let Some(found) = fen
-        .chars()
-        .find(|&c| !(c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | ' ')))
-    {
-        return Err(if c_is_separator(found) {
-            FenError::BadSeparator
-        } else {
-            FenError::BadCharacter { found }
-        });
-    }
-    let fields: Vec<&str> = fen.split(' ').collect();
-    if fields.iter().any(|f| f.is_empty()) {
-        return Err(FenError::BadSeparator);
-    }
+    let fields = fen_fields::split(fen, MAX_FEN_LEN)?;
     let [placement, turn, castling, ep, halfmoves, fullmoves] = fields[..] else {
         return Err(FenError::WrongFieldCount {
             found: fields.len(),
@@ -231,23 +189,8 @@ fn parse_setup(fen: &str) -> std::result::Result<Setup, FenError> {
             })?,
         ),
     };
-    let halfmoves =
-        parse_counter(halfmoves, u32::MAX).ok_or_else(|| FenError::BadHalfmoveClock {
-            found: halfmoves.to_owned(),
-        })?;
-    let fullmoves = parse_counter(fullmoves, MAX_FULLMOVE)
-        .and_then(std::num::NonZeroU32::new)
-        .ok_or_else(|| FenError::BadFullmoveNumber {
-            found: fullmoves.to_owned(),
-        })?;
-    let played = 2 * (fullmoves.get() - 1) + u32::from(turn == Color::Black);
-    if halfmoves > played {
-        return Err(FenError::HalfmoveClockTooHigh {
-            halfmoves,
-            played,
-            fullmoves: fullmoves.get(),
-        });
-    }
+    let (halfmoves, fullmoves) = fen_fields::counters(halfmoves, fullmoves, side_of(turn))?;
+    let fullmoves = std::num::NonZeroU32::new(fullmoves).expect("fullmove number is at least 1");
     Ok(Setup {
         board,
         turn,
@@ -257,10 +200,6 @@ fn parse_setup(fen: &str) -> std::result::Result<Setup, FenError> {
         fullmoves,
         ..Setup::empty()
     })
-}
-
-fn c_is_separator(c: char) -> bool {
-    c == '_' || c.is_whitespace()
 }
 
 fn parse_placement(placement: &str) -> std::result::Result<Board, FenError> {
@@ -358,14 +297,6 @@ fn castling_letter(rook: Square) -> char {
         Square::H8 => 'k',
         _ => 'q',
     }
-}
-
-/// Digits only (no sign, no spaces), at most `max`.
-fn parse_counter(text: &str, max: u32) -> Option<u32> {
-    if !text.bytes().all(|b| b.is_ascii_digit()) || text.len() > 10 {
-        return None;
-    }
-    text.parse::<u32>().ok().filter(|&n| n <= max)
 }
 
 /// Every problem of a syntactically valid setup, in board order.

@@ -19,25 +19,20 @@ use super::{
     piece::{Kind, Piece, side_name},
     square::Square,
 };
-use crate::rules::{FenProblem, InvalidFen, Side};
+use crate::rules::{
+    FenProblem, InvalidFen, Side,
+    fen_fields::{self, FieldsError},
+};
 
 /// The longest FEN accepted (a full board with long counters is ~100 bytes).
 const MAX_FEN_LEN: usize = 160;
-/// Counters beyond this are absurd (no game is that long).
-const MAX_FULLMOVE: u32 = 10_000;
 
 /// Why a xiangqi FEN was rejected. Ranks are numbered 0-9 from Red's side
 /// (ICCS), so the first rank of the FEN is rank 9.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FenError {
-    #[error("the FEN is empty")]
-    Empty,
-    #[error("the FEN is {len} bytes long; at most {MAX_FEN_LEN} are allowed")]
-    TooLong { len: usize },
-    #[error("character {found:?} is not allowed in a FEN")]
-    BadCharacter { found: char },
-    #[error("fields must be separated by single spaces")]
-    BadSeparator,
+    #[error(transparent)]
+    Fields(#[from] FieldsError),
     #[error(
         "the FEN has {found} field(s); expected 6 (placement, side to move, '-', '-', \
          halfmove clock, move number) or 2 (placement, side to move)"
@@ -59,18 +54,6 @@ pub enum FenError {
     BadCastling { found: String },
     #[error("en-passant field {found:?}: xiangqi has no en passant, expected '-'")]
     BadEnPassant { found: String },
-    #[error("halfmove clock {found:?}: expected a number of half-moves (0 or more)")]
-    BadHalfmoveClock { found: String },
-    #[error("move number {found:?}: expected a number from 1 to {MAX_FULLMOVE}")]
-    BadFullmoveNumber { found: String },
-    #[error(
-        "halfmove clock {halfmoves} is larger than the {played} half-moves played before move {fullmoves}"
-    )]
-    HalfmoveClockTooHigh {
-        halfmoves: u32,
-        played: u32,
-        fullmoves: u32,
-    },
     #[error("{} has no general", side_name(*.side))]
     MissingGeneral { side: Side },
     #[error("{} has {count} generals; expected exactly one", side_name(*.side))]
@@ -112,10 +95,7 @@ fn list(squares: &[Square]) -> String {
 impl FenProblem for FenError {
     fn code(&self) -> &'static str {
         match self {
-            FenError::Empty => "EMPTY",
-            FenError::TooLong { .. } => "TOO_LONG",
-            FenError::BadCharacter { .. } => "BAD_CHARACTER",
-            FenError::BadSeparator => "BAD_SEPARATOR",
+            FenError::Fields(e) => e.code(),
             FenError::WrongFieldCount { .. } => "WRONG_FIELD_COUNT",
             FenError::WrongRankCount { .. } => "WRONG_RANK_COUNT",
             FenError::WrongRankLength { .. } => "WRONG_RANK_LENGTH",
@@ -124,9 +104,6 @@ impl FenProblem for FenError {
             FenError::BadTurn { .. } => "BAD_TURN",
             FenError::BadCastling { .. } => "BAD_CASTLING",
             FenError::BadEnPassant { .. } => "BAD_EN_PASSANT",
-            FenError::BadHalfmoveClock { .. } => "BAD_HALFMOVE_CLOCK",
-            FenError::BadFullmoveNumber { .. } => "BAD_FULLMOVE_NUMBER",
-            FenError::HalfmoveClockTooHigh { .. } => "HALFMOVE_CLOCK_TOO_HIGH",
             FenError::MissingGeneral { .. } => "MISSING_GENERAL",
             FenError::TooManyGenerals { .. } => "TOO_MANY_GENERALS",
             FenError::UnreachablePoint { piece, .. } => match piece.kind {
@@ -158,27 +135,7 @@ pub(super) fn parse(fen: &str) -> Result<Xiangqi> {
 /// The syntax pass: stops at the first problem, since later fields cannot be
 /// read reliably once one is wrong.
 fn parse_fields(fen: &str) -> std::result::Result<Xiangqi, FenError> {
-    let fen = fen.trim();
-    if fen.is_empty() {
-        return Err(FenError::Empty);
-    }
-    if fen.len() > MAX_FEN_LEN {
-        return Err(FenError::TooLong { len: fen.len() });
-    }
-    if let Some(found) = fen
-        .chars()
-        .find(|&c| !(c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | ' ')))
-    {
-        return Err(if found == '_' || found.is_whitespace() {
-            FenError::BadSeparator
-        } else {
-            FenError::BadCharacter { found }
-        });
-    }
-    let fields: Vec<&str> = fen.split(' ').collect();
-    if fields.iter().any(|f| f.is_empty()) {
-        return Err(FenError::BadSeparator);
-    }
+    let fields = fen_fields::split(fen, MAX_FEN_LEN)?;
     let (placement, turn, counters) = match fields[..] {
         [placement, turn] => (placement, turn, None),
         [placement, turn, castling, ep, halfmoves, fullmoves] => {
@@ -211,41 +168,11 @@ fn parse_fields(fen: &str) -> std::result::Result<Xiangqi, FenError> {
         }
     };
     if let Some((halfmoves, fullmoves)) = counters {
-        let (halfmoves, fullmoves) = parse_counters(halfmoves, fullmoves, pos.turn)?;
+        let (halfmoves, fullmoves) = fen_fields::counters(halfmoves, fullmoves, pos.turn)?;
         pos.halfmoves = halfmoves;
         pos.fullmoves = fullmoves;
     }
     Ok(pos)
-}
-
-fn parse_counters(
-    halfmoves: &str,
-    fullmoves: &str,
-    turn: Side,
-) -> std::result::Result<(u32, u32), FenError> {
-    let number = |text: &str, max: u32| {
-        (text.bytes().all(|b| b.is_ascii_digit()) && text.len() <= 10)
-            .then(|| text.parse::<u32>().ok())
-            .flatten()
-            .filter(|&n| n <= max)
-    };
-    let halfmoves = number(halfmoves, u32::MAX).ok_or_else(|| FenError::BadHalfmoveClock {
-        found: halfmoves.to_owned(),
-    })?;
-    let fullmoves = number(fullmoves, MAX_FULLMOVE)
-        .filter(|&n| n >= 1)
-        .ok_or_else(|| FenError::BadFullmoveNumber {
-            found: fullmoves.to_owned(),
-        })?;
-    let played = 2 * (fullmoves - 1) + u32::from(turn == Side::Black);
-    if halfmoves > played {
-        return Err(FenError::HalfmoveClockTooHigh {
-            halfmoves,
-            played,
-            fullmoves,
-        });
-    }
-    Ok((halfmoves, fullmoves))
 }
 
 fn parse_placement(placement: &str) -> std::result::Result<Xiangqi, FenError> {

@@ -1,0 +1,105 @@
+//! The FEN syntax every game shares: whitespace-separated fields and the two
+//! move counters. Each game reads its own placement and side to move.
+
+use super::{FenProblem, Side};
+
+/// Counters beyond this are absurd (the longest possible game is shorter).
+const MAX_FULLMOVE: u32 = 10_000;
+
+/// A problem with the fields of a FEN or its counters.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FieldsError {
+    #[error("the FEN is empty")]
+    Empty,
+    #[error("the FEN is {len} bytes long; at most {max} are allowed")]
+    TooLong { len: usize, max: usize },
+    #[error("character {found:?} is not allowed in a FEN")]
+    BadCharacter { found: char },
+    #[error("fields must be separated by single spaces")]
+    BadSeparator,
+    #[error("halfmove clock {found:?}: expected a number of half-moves (0 or more)")]
+    BadHalfmoveClock { found: String },
+    #[error("fullmove number {found:?}: expected a number from 1 to {MAX_FULLMOVE}")]
+    BadFullmoveNumber { found: String },
+    #[error(
+        "halfmove clock {halfmoves} is larger than the {played} half-moves played before move {fullmoves}"
+    )]
+    HalfmoveClockTooHigh {
+        halfmoves: u32,
+        played: u32,
+        fullmoves: u32,
+    },
+}
+
+impl FenProblem for FieldsError {
+    fn code(&self) -> &'static str {
+        match self {
+            FieldsError::Empty => "EMPTY",
+            FieldsError::TooLong { .. } => "TOO_LONG",
+            FieldsError::BadCharacter { .. } => "BAD_CHARACTER",
+            FieldsError::BadSeparator => "BAD_SEPARATOR",
+            FieldsError::BadHalfmoveClock { .. } => "BAD_HALFMOVE_CLOCK",
+            FieldsError::BadFullmoveNumber { .. } => "BAD_FULLMOVE_NUMBER",
+            FieldsError::HalfmoveClockTooHigh { .. } => "HALFMOVE_CLOCK_TOO_HIGH",
+        }
+    }
+}
+
+/// Splits a FEN (surrounding whitespace forgiven) into its fields: ASCII
+/// letters, digits, `/` and `-` only, separated by single spaces.
+pub fn split(fen: &str, max_len: usize) -> Result<Vec<&str>, FieldsError> {
+    let fen = fen.trim();
+    if fen.is_empty() {
+        return Err(FieldsError::Empty);
+    }
+    if fen.len() > max_len {
+        return Err(FieldsError::TooLong {
+            len: fen.len(),
+            max: max_len,
+        });
+    }
+    if let Some(found) = fen
+        .chars()
+        .find(|&c| !(c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | ' ')))
+    {
+        return Err(if found == '_' || found.is_whitespace() {
+            FieldsError::BadSeparator
+        } else {
+            FieldsError::BadCharacter { found }
+        });
+    }
+    let fields: Vec<&str> = fen.split(' ').collect();
+    if fields.iter().any(|f| f.is_empty()) {
+        return Err(FieldsError::BadSeparator);
+    }
+    Ok(fields)
+}
+
+/// Reads the halfmove clock and fullmove number: digits only, fullmove at
+/// least 1, and no more half-moves since the last irreversible move than
+/// have been played.
+pub fn counters(halfmoves: &str, fullmoves: &str, turn: Side) -> Result<(u32, u32), FieldsError> {
+    let number = |text: &str, max: u32| {
+        (text.bytes().all(|b| b.is_ascii_digit()) && text.len() <= 10)
+            .then(|| text.parse::<u32>().ok())
+            .flatten()
+            .filter(|&n| n <= max)
+    };
+    let halfmoves_n = number(halfmoves, u32::MAX).ok_or_else(|| FieldsError::BadHalfmoveClock {
+        found: halfmoves.to_owned(),
+    })?;
+    let fullmoves_n = number(fullmoves, MAX_FULLMOVE)
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| FieldsError::BadFullmoveNumber {
+            found: fullmoves.to_owned(),
+        })?;
+    let played = 2 * (fullmoves_n - 1) + u32::from(turn == Side::Black);
+    if halfmoves_n > played {
+        return Err(FieldsError::HalfmoveClockTooHigh {
+            halfmoves: halfmoves_n,
+            played,
+            fullmoves: fullmoves_n,
+        });
+    }
+    Ok((halfmoves_n, fullmoves_n))
+}
