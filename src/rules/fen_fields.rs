@@ -103,3 +103,12 @@ pub fn counters(halfmoves: &str, fullmoves: &str, turn: Side) -> Result<(u32, u3
     }
     Ok((halfmoves_n, fullmoves_n))
 }
+
+/// "e1 and h4": squares (or points) for messages.
+pub fn list<T: std::fmt::Display>(squares: &[T]) -> String {
+    squares
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" and ")
+}

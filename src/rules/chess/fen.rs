@@ -14,7 +14,7 @@ use super::Chess;
 use crate::rules::{
     FenProblem, InvalidFen, Side,
     chess::side_of,
-    fen_fields::{self, FieldsError},
+    fen_fields::{self, FieldsError, list},
 };
 
 /// The longest FEN accepted: a full board with the longest fields is 90 bytes.
@@ -94,14 +94,6 @@ pub enum FenError {
     ImpossibleCheck { side: Side, checkers: Vec<Square> },
     #[error("illegal position: {detail}")]
     IllegalPosition { detail: String },
-}
-
-fn list(squares: &[Square]) -> String {
-    squares
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(" and ")
 }
 
 impl FenProblem for FenError {

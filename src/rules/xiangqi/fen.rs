@@ -21,7 +21,7 @@ use super::{
 };
 use crate::rules::{
     FenProblem, InvalidFen, Side,
-    fen_fields::{self, FieldsError},
+    fen_fields::{self, FieldsError, list},
 };
 
 /// The longest FEN accepted (a full board with long counters is ~100 bytes).
@@ -82,14 +82,6 @@ const fn reachable(kind: Kind) -> &'static str {
         }
         Kind::Horse | Kind::Chariot | Kind::Cannon => "any point",
     }
-}
-
-fn list(squares: &[Square]) -> String {
-    squares
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(" and ")
 }
 
 impl FenProblem for FenError {
