@@ -187,16 +187,31 @@ fn positions_agree_with_pyffish() {
          {ends:?}"
     );
     // Pin the agreement so that a regression cannot hide in the counts.
-    assert_eq!(skipped_games, 0, "every start position of the fixture is valid");
-    assert!(positions >= 5_900 && moves_checked >= 140_000, "fixture too small");
+    assert_eq!(
+        skipped_games, 0,
+        "every start position of the fixture is valid"
+    );
+    assert!(
+        positions >= 5_900 && moves_checked >= 140_000,
+        "fixture too small"
+    );
     // The differing WXF names are tandem moves, where pyffish writes a file
     // form and we follow wxf.org (`C+-3`); pyffish's ordinal pawn forms
     // (`17=8`) are not standard WXF and are not read.
-    assert!(wxf_total - wxf_same <= 61, "WXF: {wxf_same}/{wxf_total} identical");
-    assert!(wxf_total - wxf_parsed <= 26, "WXF: {wxf_parsed}/{wxf_total} read back");
+    assert!(
+        wxf_total - wxf_same <= 61,
+        "WXF: {wxf_same}/{wxf_total} identical"
+    );
+    assert!(
+        wxf_total - wxf_parsed <= 26,
+        "WXF: {wxf_parsed}/{wxf_total} read back"
+    );
     // Game ends: only the two documented rule differences may differ.
     assert!(ends.agree >= 110, "{ends:?}");
-    assert!(ends.chase_not_handled <= 23 && ends.check_extension <= 17, "{ends:?}");
+    assert!(
+        ends.chase_not_handled <= 23 && ends.check_extension <= 17,
+        "{ends:?}"
+    );
 }
 
 #[test]

@@ -112,3 +112,64 @@ pub fn list<T: std::fmt::Display>(squares: &[T]) -> String {
         .collect::<Vec<_>>()
         .join(" and ")
 }
+
+/// A problem with the piece placement field. Ranks are indices from the
+/// bottom of the board (0 = White's / Red's back rank); each game names them
+/// in its own numbering.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlacementError {
+    WrongRankCount { found: usize },
+    WrongRankLength { rank: u8, squares: u32 },
+    ConsecutiveDigits { rank: u8, digits: String },
+    BadPieceLetter { rank: u8, found: char },
+}
+
+/// Reads a placement of `ranks` ranks of `files` squares, top rank first.
+/// `put(file, rank, letter)` places a piece and returns false for a letter
+/// that is not a piece; it is called only for squares on the board. Runs of
+/// empty squares are one digit from 1 to `files`.
+pub fn read_placement(
+    placement: &str,
+    files: u8,
+    ranks: u8,
+    mut put: impl FnMut(u8, u8, char) -> bool,
+) -> Result<(), PlacementError> {
+    let rows: Vec<&str> = placement.split('/').collect();
+    if rows.len() != usize::from(ranks) {
+        return Err(PlacementError::WrongRankCount { found: rows.len() });
+    }
+    for (rank, text) in (0..ranks).rev().zip(rows) {
+        // Count on past the edge, so that a long rank is reported as such.
+        let mut squares = 0u32;
+        let mut digits_from = None;
+        for (j, c) in text.char_indices() {
+            if let Some(n) = c.to_digit(10) {
+                if let Some(start) = digits_from {
+                    let end = text[j..]
+                        .find(|c: char| !c.is_ascii_digit())
+                        .map_or(text.len(), |k| j + k);
+                    return Err(PlacementError::ConsecutiveDigits {
+                        rank,
+                        digits: text[start..end].to_owned(),
+                    });
+                }
+                if n == 0 || n > u32::from(files) {
+                    return Err(PlacementError::BadPieceLetter { rank, found: c });
+                }
+                squares += n;
+                digits_from = Some(j);
+            } else {
+                let on_board = u8::try_from(squares).ok().filter(|&f| f < files);
+                if !on_board.is_none_or(|file| put(file, rank, c)) {
+                    return Err(PlacementError::BadPieceLetter { rank, found: c });
+                }
+                squares += 1;
+                digits_from = None;
+            }
+        }
+        if squares != u32::from(files) {
+            return Err(PlacementError::WrongRankLength { rank, squares });
+        }
+    }
+    Ok(())
+}

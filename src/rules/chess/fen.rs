@@ -6,15 +6,15 @@
 //! problem of the position itself is reported, not just the first.
 
 use shakmaty::{
-    Bitboard, Board, CastlingMode, Color, EnPassantMode, FromSetup, Piece, PositionErrorKinds,
-    Rank, Setup, Square,
+    Bitboard, Board, CastlingMode, Color, EnPassantMode, File, FromSetup, Piece,
+    PositionErrorKinds, Rank, Setup, Square,
 };
 
 use super::Chess;
 use crate::rules::{
     FenProblem, InvalidFen, Side,
     chess::side_of,
-    fen_fields::{self, FieldsError, list},
+    fen_fields::{self, FieldsError, PlacementError, list},
 };
 
 /// The longest FEN accepted: a full board with the longest fields is 90 bytes.
@@ -195,60 +195,32 @@ fn parse_setup(fen: &str) -> std::result::Result<Setup, FenError> {
 }
 
 fn parse_placement(placement: &str) -> std::result::Result<Board, FenError> {
-    let ranks: Vec<&str> = placement.split('/').collect();
-    if ranks.len() != 8 {
-        return Err(FenError::WrongRankCount { found: ranks.len() });
-    }
     let mut board = Board::empty();
-    for (i, text) in ranks.iter().enumerate() {
-        let rank_number = 8 - i as u8;
-        let rank = Rank::new(u32::from(rank_number - 1));
-        // Count first so that a long rank is reported as such, not as a
-        // square index overflow.
-        let mut squares = 0u32;
-        let mut previous_digit = None;
-        for (j, c) in text.char_indices() {
-            if let Some(n) = c.to_digit(10) {
-                if previous_digit.is_some() {
-                    let start = text[..j]
-                        .rfind(|c: char| !c.is_ascii_digit())
-                        .map_or(0, |k| k + 1);
-                    let end = text[j..]
-                        .find(|c: char| !c.is_ascii_digit())
-                        .map_or(text.len(), |k| j + k);
-                    return Err(FenError::ConsecutiveDigits {
-                        rank: rank_number,
-                        digits: text[start..end].to_owned(),
-                    });
-                }
-                if !(1..=8).contains(&n) {
-                    return Err(FenError::BadPieceLetter {
-                        rank: rank_number,
-                        found: c,
-                    });
-                }
-                squares += n;
-                previous_digit = Some(n);
-            } else {
-                let piece = Piece::from_char(c).ok_or(FenError::BadPieceLetter {
-                    rank: rank_number,
-                    found: c,
-                })?;
-                if squares < 8 {
-                    let file = shakmaty::File::new(squares);
-                    board.set_piece_at(Square::from_coords(file, rank), piece);
-                }
-                squares += 1;
-                previous_digit = None;
-            }
-        }
-        if squares != 8 {
-            return Err(FenError::WrongRankLength {
-                rank: rank_number,
+    fen_fields::read_placement(placement, 8, 8, |file, rank, c| {
+        Piece::from_char(c).is_some_and(|piece| {
+            let square = Square::from_coords(File::new(file.into()), Rank::new(rank.into()));
+            board.set_piece_at(square, piece);
+            true
+        })
+    })
+    .map_err(|e| {
+        // Chess names ranks 1-8.
+        match e {
+            PlacementError::WrongRankCount { found } => FenError::WrongRankCount { found },
+            PlacementError::WrongRankLength { rank, squares } => FenError::WrongRankLength {
+                rank: rank + 1,
                 squares,
-            });
+            },
+            PlacementError::ConsecutiveDigits { rank, digits } => FenError::ConsecutiveDigits {
+                rank: rank + 1,
+                digits,
+            },
+            PlacementError::BadPieceLetter { rank, found } => FenError::BadPieceLetter {
+                rank: rank + 1,
+                found,
+            },
         }
-    }
+    })?;
     Ok(board)
 }
 

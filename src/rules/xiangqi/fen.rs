@@ -21,7 +21,7 @@ use super::{
 };
 use crate::rules::{
     FenProblem, InvalidFen, Side,
-    fen_fields::{self, FieldsError, list},
+    fen_fields::{self, FieldsError, PlacementError, list},
 };
 
 /// The longest FEN accepted (a full board with long counters is ~100 bytes).
@@ -168,53 +168,35 @@ fn parse_fields(fen: &str) -> std::result::Result<Xiangqi, FenError> {
 }
 
 fn parse_placement(placement: &str) -> std::result::Result<Xiangqi, FenError> {
-    let ranks: Vec<&str> = placement.split('/').collect();
-    if ranks.len() != usize::from(Square::RANKS) {
-        return Err(FenError::WrongRankCount { found: ranks.len() });
-    }
     let mut pos = Xiangqi::empty();
-    for (rank, text) in (0..Square::RANKS).rev().zip(ranks) {
-        // Count first so that a long rank is reported as such.
-        let mut points = 0u32;
-        let mut digits_from = None;
-        for (j, c) in text.char_indices() {
-            if let Some(n) = c.to_digit(10) {
-                if let Some(start) = digits_from {
-                    let end = text[j..]
-                        .find(|c: char| !c.is_ascii_digit())
-                        .map_or(text.len(), |k| j + k);
-                    return Err(FenError::ConsecutiveDigits {
-                        rank,
-                        digits: text[start..end].to_owned(),
-                    });
-                }
-                if n == 0 {
-                    return Err(FenError::BadPieceLetter { rank, found: c });
-                }
-                points += n;
-                digits_from = Some(j);
-            } else {
-                let kind =
-                    Kind::from_fen_letter(c).ok_or(FenError::BadPieceLetter { rank, found: c })?;
-                let side = if c.is_ascii_uppercase() {
-                    Side::White
-                } else {
-                    Side::Black
-                };
-                if let Some(sq) = u8::try_from(points)
-                    .ok()
-                    .and_then(|file| Square::new(file, rank))
-                {
-                    pos.put(sq, Piece { side, kind });
-                }
-                points += 1;
-                digits_from = None;
+    fen_fields::read_placement(placement, Square::FILES, Square::RANKS, |file, rank, c| {
+        let (Some(kind), Some(sq)) = (Kind::from_fen_letter(c), Square::new(file, rank)) else {
+            return false;
+        };
+        let side = if c.is_ascii_uppercase() {
+            Side::White
+        } else {
+            Side::Black
+        };
+        pos.put(sq, Piece { side, kind });
+        true
+    })
+    .map_err(|e| {
+        // ICCS ranks are numbered 0-9 from Red's side, as the indices are.
+        match e {
+            PlacementError::WrongRankCount { found } => FenError::WrongRankCount { found },
+            PlacementError::WrongRankLength { rank, squares } => FenError::WrongRankLength {
+                rank,
+                points: squares,
+            },
+            PlacementError::ConsecutiveDigits { rank, digits } => {
+                FenError::ConsecutiveDigits { rank, digits }
+            }
+            PlacementError::BadPieceLetter { rank, found } => {
+                FenError::BadPieceLetter { rank, found }
             }
         }
-        if points != u32::from(Square::FILES) {
-            return Err(FenError::WrongRankLength { rank, points });
-        }
-    }
+    })?;
     Ok(pos)
 }
 
