@@ -8,6 +8,7 @@
 
 pub mod api;
 pub mod cli;
+pub mod engine;
 pub mod games;
 pub mod positions;
 pub mod rules;

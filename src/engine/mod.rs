@@ -1,0 +1,24 @@
+//! The search engine, generic over the rules' [`Game`](crate::rules::Game)
+//! trait, split by job as Stockfish does: [`evaluate`] (per-game static
+//! evaluation), [`tt`] (transposition table), [`ordering`] (move ordering),
+//! and [`search`] (iterative deepening, aspiration windows, principal
+//! variation search, quiescence search, check extensions, mate distances).
+//!
+//! This is the first slice of the engine: no null-move pruning, late-move
+//! reductions, time management or levels yet.
+//!
+//! ```
+//! use arbiter::{engine::{Limits, search}, rules::{chess::Chess, Game, Record}};
+//!
+//! let pos = Chess::from_fen("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1").unwrap();
+//! let result = search(&Record::new(pos.clone()), &Limits::depth(3));
+//! assert_eq!(pos.coordinate_notation(result.best.unwrap()), "a1a8");
+//! ```
+
+pub mod evaluate;
+mod ordering;
+mod search;
+mod tt;
+
+pub use evaluate::Evaluate;
+pub use search::{Limits, MATE, SearchResult, search};

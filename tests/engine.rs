@@ -1,0 +1,106 @@
+//! The engine finds known mates in both games and never returns an illegal
+//! move. Positions: matetrack (chess, verified with Stockfish) and CCPD
+//! endgames (xiangqi, verified exhaustively with pyffish), as listed in
+//! `../shared/reference`; Fairy-Stockfish coordinates converted to ICCS.
+
+use std::time::{Duration, Instant};
+
+use arbiter::{
+    engine::{Evaluate, Limits, MATE, search},
+    rules::{Game, Record, chess::Chess, xiangqi::Xiangqi},
+};
+
+fn best<G: Evaluate>(fen: &str, depth: u32) -> (String, i32) {
+    let pos = G::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+    let result = search(&Record::new(pos.clone()), &Limits::depth(depth));
+    let m = result.best.expect("a move");
+    assert!(pos.legal_moves().contains(&m));
+    (pos.coordinate_notation(m), result.score)
+}
+
+#[test]
+fn chess_mates_in_one_and_two() {
+    // (FEN, a mating first move, mate in N moves)
+    let cases = [
+        ("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", "a1a8", 1),
+        ("5K2/8/2qk4/2nPp3/3r4/6B1/B7/3R4 w - e6 0 1", "d5e6", 1),
+        ("rb6/k1p4R/P1P5/PpK5/8/8/8/5B2 w - b6 0 1", "a5b6", 1),
+        (
+            "2brrb2/8/p7/7Q/1p1kpPp1/1P1pN1K1/3P4/8 w - - 0 1",
+            "h5a5",
+            2,
+        ),
+        ("2N2B2/2N1r3/8/3nQ2R/1k6/8/2B5/R3K3 w Q - 0 1", "e1c1", 2),
+    ];
+    for (fen, expected, n) in cases {
+        let (m, score) = best::<Chess>(fen, 2 * n + 1);
+        assert_eq!(
+            score,
+            MATE - (2 * n as i32 - 1),
+            "{fen}: mate in {n} not seen"
+        );
+        assert_eq!(m, expected, "{fen}");
+    }
+}
+
+#[test]
+fn xiangqi_wins_in_one() {
+    // The CCPD positions' solutions, ICCS (FSF rank - 1).
+    let cases = [
+        (
+            "2ba1k3/4a4/1P2b4/p8/9/8P/P8/4r4/3K5/2n1CA1R1 b - - 20 11",
+            "e2d2",
+        ),
+        ("6R2/4k4/9/9/9/9/9/3A5/1r2C4/4K4 b - - 0 6", "b1b0"),
+        (
+            "2bak4/9/4b4/p2N4p/2P3P2/9/P8/3K4c/3R5/2B2n3 b - - 0 13",
+            "f0g2",
+        ),
+    ];
+    for (fen, expected) in cases {
+        let (m, score) = best::<Xiangqi>(fen, 3);
+        assert_eq!(score, MATE - 1, "{fen}: win in one not seen");
+        assert_eq!(m, expected, "{fen}");
+    }
+}
+
+#[test]
+fn takes_a_free_piece() {
+    let (m, _) = best::<Chess>("4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1", 3);
+    assert_eq!(m, "d1d5");
+}
+
+#[test]
+fn limits_are_respected() {
+    let record = Record::new(Chess::start());
+    let mut limits = Limits::depth(64);
+    limits.nodes = Some(5_000);
+    let result = search(&record, &limits);
+    assert!(result.nodes < 5_000 + 2_048, "{} nodes", result.nodes);
+    assert!(result.best.is_some());
+    let mut limits = Limits::depth(64);
+    limits.deadline = Some(Instant::now() + Duration::from_millis(50));
+    let result = search(&Record::new(Xiangqi::start()), &limits);
+    assert!(result.best.is_some() && result.depth >= 1);
+}
+
+#[test]
+fn always_a_legal_move_in_game_positions() {
+    let mut record = Record::new(Xiangqi::start());
+    for _ in 0..12 {
+        if record.verdict().is_over() {
+            break;
+        }
+        let result = search(&record, &Limits::depth(2));
+        let m = result.best.expect("a move while the game goes on");
+        assert!(record.current().legal_moves().contains(&m));
+        record.push(m);
+    }
+    let mut record = Record::new(Chess::start());
+    for _ in 0..12 {
+        let result = search(&record, &Limits::depth(2));
+        let m = result.best.expect("a move while the game goes on");
+        assert!(record.current().legal_moves().contains(&m));
+        record.push(m);
+    }
+}
