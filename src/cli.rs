@@ -38,6 +38,9 @@ pub enum Command {
         #[arg(long, env = "ARBITER_LOG_FORMAT", value_enum, default_value = "text")]
         log_format: LogFormat,
     },
+    /// Speak UCI on stdin/stdout (chess, or xiangqi via
+    /// `setoption name UCI_Variant value xiangqi`).
+    Uci,
     /// Count the leaf nodes of the legal move tree (move generator test).
     ///
     /// Prints the node count as the last line; with --divide, one
@@ -67,6 +70,12 @@ impl Cli {
                 database_url,
                 log_format,
             } => run_server(&listen, database_url, log_format),
+            Command::Uci => {
+                let output: crate::uci::Output =
+                    std::sync::Arc::new(std::sync::Mutex::new(std::io::stdout()));
+                crate::uci::Session::new(output).run(std::io::stdin().lock());
+                ExitCode::SUCCESS
+            }
             Command::Perft {
                 variant,
                 fen,

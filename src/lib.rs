@@ -14,3 +14,4 @@ pub mod positions;
 pub mod rules;
 pub mod store;
 pub mod telemetry;
+pub mod uci;

@@ -21,4 +21,4 @@ mod search;
 mod tt;
 
 pub use evaluate::Evaluate;
-pub use search::{Limits, MATE, SearchResult, search};
+pub use search::{Limits, MATE, SearchResult, search, search_with};

@@ -1,7 +1,10 @@
 //! Iterative deepening with aspiration windows over a principal variation
 //! search, with quiescence search, check extensions and mate distances.
 
-use std::time::Instant;
+use std::{
+    sync::atomic::{AtomicBool, Ordering},
+    time::Instant,
+};
 
 use super::{
     Evaluate,
@@ -60,6 +63,7 @@ pub struct SearchResult<M> {
 
 struct Searcher<'a, G: Evaluate> {
     limits: &'a Limits,
+    stop: &'a AtomicBool,
     table: Table<G::Move>,
     heuristics: Heuristics<G>,
     /// Repetition keys of the game so far and of the current search path.
@@ -71,9 +75,21 @@ struct Searcher<'a, G: Evaluate> {
 /// Searches the current position of `record` (its history counts for
 /// repetitions) within `limits`.
 pub fn search<G: Evaluate>(record: &Record<G>, limits: &Limits) -> SearchResult<G::Move> {
+    search_with(record, limits, &AtomicBool::new(false), |_| {})
+}
+
+/// [`search`], also stopping when `stop` becomes true, and handing every
+/// completed iteration to `report`.
+pub fn search_with<G: Evaluate>(
+    record: &Record<G>,
+    limits: &Limits,
+    stop: &AtomicBool,
+    mut report: impl FnMut(&SearchResult<G::Move>),
+) -> SearchResult<G::Move> {
     let root = record.current().clone();
     let mut searcher = Searcher {
         limits,
+        stop,
         table: Table::new(limits.hash_mb),
         heuristics: Heuristics::new(),
         path: record
@@ -134,6 +150,7 @@ pub fn search<G: Evaluate>(record: &Record<G>, limits: &Limits) -> SearchResult<
                 nodes: searcher.nodes,
                 pv,
             };
+            report(&result);
         }
         // A mate within the full-width horizon is the shortest there is;
         // one found through extensions may still shorten with depth.
@@ -150,7 +167,7 @@ impl<G: Evaluate> Searcher<'_, G> {
         if self.nodes.is_multiple_of(1024) {
             let late = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
             let spent = self.limits.nodes.is_some_and(|n| self.nodes >= n);
-            self.stopped |= late || spent;
+            self.stopped |= late || spent || self.stop.load(Ordering::Relaxed);
         }
         self.stopped
     }
