@@ -257,7 +257,10 @@ impl games_server::Games for GamesService {
                     EventKind::Move => pb::GameEventKind::Move,
                     EventKind::DrawOffered => pb::GameEventKind::DrawOffered,
                     EventKind::DrawDeclined => pb::GameEventKind::DrawDeclined,
-                    EventKind::Changed => pb::GameEventKind::GameEnded,
+                    EventKind::DrawAccepted
+                    | EventKind::DrawClaimed
+                    | EventKind::Resigned
+                    | EventKind::Aborted => pb::GameEventKind::GameEnded,
                 };
                 let over = event.game.outcome.status != GameStatus::Ongoing;
                 let message = pb::WatchGameResponse {

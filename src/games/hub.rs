@@ -19,8 +19,25 @@ pub enum EventKind {
     Move,
     DrawOffered,
     DrawDeclined,
-    /// Anything else (resignation, agreement, abort, claim).
-    Changed,
+    DrawAccepted,
+    DrawClaimed,
+    Resigned,
+    Aborted,
+}
+
+impl EventKind {
+    /// The name recorded in the game's event history.
+    pub const fn name(self) -> &'static str {
+        match self {
+            EventKind::Move => "move",
+            EventKind::DrawOffered => "draw_offered",
+            EventKind::DrawDeclined => "draw_declined",
+            EventKind::DrawAccepted => "draw_accepted",
+            EventKind::DrawClaimed => "draw_claimed",
+            EventKind::Resigned => "resigned",
+            EventKind::Aborted => "aborted",
+        }
+    }
 }
 
 /// One event: the game after it, and the move if one was played.

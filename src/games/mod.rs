@@ -182,7 +182,7 @@ impl Games {
                 }
                 Ok::<_, GameError>(Update {
                     value: (),
-                    event: "move",
+                    event: EventKind::Move.name(),
                     side: Some(side.name().to_owned()),
                 })
             })
@@ -200,7 +200,7 @@ impl Games {
     ///
     /// See [`GameError`].
     pub async fn resign(&self, id: &str, token: &str) -> Result<GameView, GameError> {
-        self.act(id, token, "resigned", |game, side, _| {
+        self.act(id, token, EventKind::Resigned, |game, side, _| {
             finish(game, Some(side.other()), Ending::Resignation);
             Ok(())
         })
@@ -213,7 +213,7 @@ impl Games {
     ///
     /// See [`GameError`].
     pub async fn offer_draw(&self, id: &str, token: &str) -> Result<GameView, GameError> {
-        self.act(id, token, "draw_offered", |game, side, _| {
+        self.act(id, token, EventKind::DrawOffered, |game, side, _| {
             match game.draw_offer.as_deref() {
                 Some(s) if s == side.name() => {
                     return Err(GameError::FailedPrecondition(
@@ -241,9 +241,9 @@ impl Games {
         accept: bool,
     ) -> Result<GameView, GameError> {
         let event = if accept {
-            "draw_accepted"
+            EventKind::DrawAccepted
         } else {
-            "draw_declined"
+            EventKind::DrawDeclined
         };
         self.act(id, token, event, |game, side, _| {
             if game.draw_offer.as_deref() != Some(side.other().name()) {
@@ -272,7 +272,7 @@ impl Games {
         token: &str,
         text: &str,
     ) -> Result<GameView, GameError> {
-        self.act(id, token, "draw_claimed", |game, side, record| {
+        self.act(id, token, EventKind::DrawClaimed, |game, side, record| {
             ensure_turn(record, side)?;
             let mut trial = record.boxed_clone();
             let mut trial_game = game.clone();
@@ -305,7 +305,7 @@ impl Games {
     ///
     /// See [`GameError`].
     pub async fn abort(&self, id: &str, token: &str) -> Result<GameView, GameError> {
-        self.act(id, token, "aborted", |game, _, _| {
+        self.act(id, token, EventKind::Aborted, |game, _, _| {
             if game.moves.len() >= 2 {
                 return Err(GameError::FailedPrecondition(
                     "both sides have moved: the game can no longer be aborted (resign or offer a draw)"
@@ -341,7 +341,7 @@ impl Games {
         &self,
         id: &str,
         token: &str,
-        event: &'static str,
+        event: EventKind,
         change: impl FnOnce(&mut StoredGame, Side, &dyn Referee) -> Result<(), GameError>,
     ) -> Result<GameView, GameError> {
         let (stored, ()) = self
@@ -353,18 +353,13 @@ impl Games {
                 change(game, side, record.as_ref())?;
                 Ok::<_, GameError>(Update {
                     value: (),
-                    event,
+                    event: event.name(),
                     side: Some(side.name().to_owned()),
                 })
             })
             .await?;
         let view = view_of(&stored)?;
-        let kind = match event {
-            "draw_offered" => EventKind::DrawOffered,
-            "draw_declined" => EventKind::DrawDeclined,
-            _ => EventKind::Changed,
-        };
-        self.hub.publish(kind, &view, None);
+        self.hub.publish(event, &view, None);
         Ok(view)
     }
 }
