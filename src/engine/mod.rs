@@ -2,10 +2,11 @@
 //! trait, split by job as Stockfish does: [`evaluate`] (per-game static
 //! evaluation), [`tt`] (transposition table), [`ordering`] (move ordering),
 //! and [`search`] (iterative deepening, aspiration windows, principal
-//! variation search, quiescence search, check extensions, mate distances).
+//! variation search, late-move reductions, quiescence search, check
+//! extensions, mate distances).
 //!
-//! This is the first slice of the engine: no null-move pruning, late-move
-//! reductions, time management or levels yet.
+//! This is the first slice of the engine: late-move reductions but no
+//! null-move pruning, levels or adaptive time management yet.
 //!
 //! ```
 //! use arbiter::{engine::{Limits, search}, rules::{chess::Chess, Game, Record}};

@@ -218,11 +218,21 @@ impl<G: Evaluate> Searcher<'_, G> {
             child.play(m);
             self.path.push(child.repetition_key());
             // Check extension: a move that gives check is searched a ply deeper.
-            let next = depth - 1 + i32::from(child.is_check());
+            let gives_check = child.is_check();
+            let next = depth - 1 + i32::from(gives_check);
+            // Late-move reduction: quiet moves far down the ordered list are
+            // first searched a ply shallower, and again at full depth if they
+            // turn out to beat alpha.
+            let reduction =
+                i32::from(depth >= 3 && i >= 4 && !in_check && !gives_check && !pos.is_capture(m));
             let score = if i == 0 {
                 -self.negamax(&child, next, -beta, -alpha, ply + 1)
             } else {
-                let probe = -self.negamax(&child, next, -alpha - 1, -alpha, ply + 1);
+                let mut probe =
+                    -self.negamax(&child, next - reduction, -alpha - 1, -alpha, ply + 1);
+                if reduction > 0 && probe > alpha {
+                    probe = -self.negamax(&child, next, -alpha - 1, -alpha, ply + 1);
+                }
                 if probe > alpha && probe < beta {
                     -self.negamax(&child, next, -beta, -alpha, ply + 1)
                 } else {
