@@ -9,20 +9,7 @@ use tokio_stream::StreamExt;
 use tonic::{Code, transport::Channel};
 
 async fn new_game(games: &mut GamesClient<Channel>) -> pb::CreateGameResponse {
-    games
-        .create_game(pb::CreateGameRequest {
-            variant: pb::Variant::Chess as i32,
-            start: None,
-            white: Some(pb::SeatRequest {
-                display_name: "Alice".into(),
-            }),
-            black: Some(pb::SeatRequest {
-                display_name: "Bob".into(),
-            }),
-        })
-        .await
-        .unwrap()
-        .into_inner()
+    common::new_chess_game(games, None).await
 }
 
 fn mv(

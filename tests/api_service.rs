@@ -115,20 +115,8 @@ async fn positions_are_validated_saved_listed_and_deleted() {
 
     // A saved position starts a game.
     let mut games = GamesClient::new(server.channel().await);
-    let game = games
-        .create_game(pb::CreateGameRequest {
-            variant: pb::Variant::Chess as i32,
-            start: Some(pb::create_game_request::Start::PositionId(a.id.clone())),
-            white: Some(pb::SeatRequest {
-                display_name: "W".into(),
-            }),
-            black: Some(pb::SeatRequest {
-                display_name: "B".into(),
-            }),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let start = pb::create_game_request::Start::PositionId(a.id.clone());
+    let game = common::new_chess_game(&mut games, Some(start)).await;
     assert_eq!(game.game.unwrap().start_fen, a.fen);
 
     positions
@@ -278,20 +266,7 @@ async fn acknowledged_moves_survive_kill_9() {
     };
     let (mut child, url) = spawn();
     let mut games = connect(url).await;
-    let created = games
-        .create_game(pb::CreateGameRequest {
-            variant: pb::Variant::Chess as i32,
-            start: None,
-            white: Some(pb::SeatRequest {
-                display_name: "W".into(),
-            }),
-            black: Some(pb::SeatRequest {
-                display_name: "B".into(),
-            }),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let created = common::new_chess_game(&mut games, None).await;
     let id = created.game.unwrap().id;
     for (ply, text) in ["e4", "e5", "Nf3"].into_iter().enumerate() {
         let token = if ply % 2 == 0 {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use arbiter::api::{
     ServerConfig,
-    proto::{games_client::GamesClient, rules_client::RulesClient},
+    proto::{self as pb, games_client::GamesClient, rules_client::RulesClient},
     serve,
 };
 use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
@@ -84,4 +84,27 @@ impl TestServer {
         }
         self._dir.take()
     }
+}
+
+/// Creates a chess game for seats "Alice" (white) and "Bob" (black), from
+/// `start` (`None` = the standard position).
+pub async fn new_chess_game(
+    games: &mut GamesClient<Channel>,
+    start: Option<pb::create_game_request::Start>,
+) -> pb::CreateGameResponse {
+    let seat = |name: &str| {
+        Some(pb::SeatRequest {
+            display_name: name.into(),
+        })
+    };
+    games
+        .create_game(pb::CreateGameRequest {
+            variant: pb::Variant::Chess as i32,
+            start,
+            white: seat("Alice"),
+            black: seat("Bob"),
+        })
+        .await
+        .expect("game created")
+        .into_inner()
 }
