@@ -14,16 +14,13 @@ use std::{
 };
 
 use crate::{
-    engine::{Evaluate, Limits, MATE, SearchResult, search_with},
+    engine::{Evaluate, Level, Limits, MATE, SearchResult, TranspositionTable, search_with},
     rules::{Game, Record, Side, Variant},
     with_game,
 };
 
 /// Where UCI output goes (shared with the search thread).
 pub type Output = Arc<Mutex<dyn Write + Send>>;
-
-/// Time kept in reserve when playing on a clock.
-const SAFETY: Duration = Duration::from_millis(30);
 
 fn say(output: &Output, line: &str) {
     let mut out = output.lock().unwrap_or_else(|e| e.into_inner());
@@ -42,7 +39,9 @@ struct Search {
 pub struct Session {
     output: Output,
     variant: Variant,
-    hash_mb: usize,
+    /// Kept across the searches of a game; cleared by `ucinewgame`.
+    table: Arc<Mutex<TranspositionTable>>,
+    level: Level,
     fen: Option<String>,
     moves: Vec<String>,
     search: Option<Search>,
@@ -53,7 +52,8 @@ impl Session {
         Session {
             output,
             variant: Variant::Chess,
-            hash_mb: 16,
+            table: Arc::new(Mutex::new(TranspositionTable::new(16))),
+            level: Level::MAX,
             fen: None,
             moves: Vec::new(),
             search: None,
@@ -101,11 +101,16 @@ impl Session {
                     &self.output,
                     "option name Hash type spin default 16 min 1 max 4096",
                 );
+                say(
+                    &self.output,
+                    "option name Level type spin default 10 min 1 max 10",
+                );
                 say(&self.output, "uciok");
             }
             "isready" => say(&self.output, "readyok"),
             "ucinewgame" => {
                 self.stop();
+                self.table().clear();
                 self.fen = None;
                 self.moves.clear();
             }
@@ -136,10 +141,20 @@ impl Session {
                 Err(e) => say(&self.output, &format!("info string {e}")),
             },
             "hash" => match value.trim().parse::<usize>() {
-                Ok(mb) if (1..=4096).contains(&mb) => self.hash_mb = mb,
+                Ok(mb) if (1..=4096).contains(&mb) => {
+                    self.stop();
+                    *self.table() = TranspositionTable::new(mb);
+                }
                 _ => say(
                     &self.output,
                     "info string Hash must be a number of MiB from 1 to 4096",
+                ),
+            },
+            "level" => match value.trim().parse().ok().and_then(Level::new) {
+                Some(level) => self.level = level,
+                None => say(
+                    &self.output,
+                    "info string Level must be a number from 1 to 10",
                 ),
             },
             other => say(
@@ -189,15 +204,22 @@ impl Session {
                     return;
                 }
             };
-            let limits = go.limits(record.current().turn(), self.hash_mb);
-            let (output, flag) = (self.output.clone(), stop.clone());
-            std::thread::spawn(move || think(&record, &limits, &flag, &output))
+            let limits = self.level.apply(go.limits(record.current().turn()), rand::random());
+            let (output, flag, table) = (self.output.clone(), stop.clone(), self.table.clone());
+            std::thread::spawn(move || {
+                let mut table = table.lock().unwrap_or_else(|e| e.into_inner());
+                think(&record, &limits, &mut table, &flag, &output);
+            })
         });
         self.search = Some(Search {
             stop,
             thread,
             infinite: go.is_infinite(),
         });
+    }
+
+    fn table(&self) -> std::sync::MutexGuard<'_, TranspositionTable> {
+        self.table.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Stops a running search; it prints its best move.
@@ -218,10 +240,16 @@ fn record<G: Game>(fen: Option<&str>, moves: &[String]) -> Result<Record<G>, Str
 }
 
 /// Runs one search, printing `info` per iteration and the `bestmove`.
-fn think<G: Evaluate>(record: &Record<G>, limits: &Limits, stop: &AtomicBool, output: &Output) {
+fn think<G: Evaluate>(
+    record: &Record<G>,
+    limits: &Limits,
+    table: &mut TranspositionTable,
+    stop: &AtomicBool,
+    output: &Output,
+) {
     let started = Instant::now();
     let pos = record.current();
-    let result = search_with(record, limits, stop, |r: &SearchResult<G::Move>| {
+    let result = search_with(record, limits, table, stop, |r: &SearchResult<G::Move>| {
         let elapsed = started.elapsed().as_millis().max(1);
         let pv: Vec<String> = line(pos, &r.pv);
         say(
@@ -307,23 +335,21 @@ impl Go {
 
     /// Limits for the side to move; `infinite` (or nothing) searches until
     /// `stop`.
-    fn limits(&self, turn: Side, hash_mb: usize) -> Limits {
-        let now = Instant::now();
+    fn limits(&self, turn: Side) -> Limits {
         let index = usize::from(turn == Side::Black);
-        let clock = self.time[index].map(|time| {
-            let increment = self.increment[index].unwrap_or(0);
-            let share = time / self.moves_to_go.unwrap_or(30).max(1) + increment * 3 / 4;
-            let ceiling = Duration::from_millis(time).saturating_sub(SAFETY);
-            Duration::from_millis(share)
-                .min(ceiling)
-                .max(Duration::from_millis(5))
-        });
-        let budget = self.movetime.map(Duration::from_millis).or(clock);
-        Limits {
-            depth: self.depth.unwrap_or(u32::from(u8::MAX)),
-            nodes: self.nodes,
-            deadline: budget.map(|b| now + b),
-            hash_mb,
+        let mut limits = match (self.movetime, self.time[index]) {
+            (Some(movetime), _) => Limits::movetime(Duration::from_millis(movetime)),
+            (None, Some(time)) => Limits::clock(
+                Duration::from_millis(time),
+                Duration::from_millis(self.increment[index].unwrap_or(0)),
+                self.moves_to_go.and_then(|n| u32::try_from(n).ok()),
+            ),
+            (None, None) => Limits::default(),
+        };
+        if let Some(depth) = self.depth {
+            limits.depth = depth;
         }
+        limits.nodes = self.nodes;
+        limits
     }
 }

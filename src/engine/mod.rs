@@ -1,12 +1,10 @@
 //! The search engine, generic over the rules' [`Game`](crate::rules::Game)
 //! trait, split by job as Stockfish does: [`evaluate`] (per-game static
-//! evaluation), [`tt`] (transposition table), [`ordering`] (move ordering),
-//! and [`search`] (iterative deepening, aspiration windows, principal
-//! variation search, late-move reductions, quiescence search, check
-//! extensions, mate distances).
-//!
-//! This is the first slice of the engine: late-move reductions but no
-//! null-move pruning, levels or adaptive time management yet.
+//! evaluation), `tt` (transposition table), `ordering` (move ordering),
+//! `limits` (when to stop, time management, levels) and `search` (iterative
+//! deepening, aspiration windows, principal variation search, null-move and
+//! reverse-futility pruning, late-move reductions, quiescence search, check
+//! extensions, mate distances, repetition and perpetual-check awareness).
 //!
 //! ```
 //! use arbiter::{engine::{Limits, search}, rules::{chess::Chess, Game, Record}};
@@ -17,9 +15,12 @@
 //! ```
 
 pub mod evaluate;
+mod limits;
 mod ordering;
 mod search;
 mod tt;
 
 pub use evaluate::Evaluate;
-pub use search::{Limits, MATE, SearchResult, search, search_with};
+pub use limits::{Level, Limits, MAX_DEPTH};
+pub use search::{MATE, SearchResult, search, search_with};
+pub use tt::TranspositionTable;

@@ -1,36 +1,41 @@
 //! Move ordering: hash move, captures by most valuable victim / least
 //! valuable attacker, killer moves, then quiet moves by history.
 
-use std::collections::HashMap;
-
 use super::Evaluate;
+
+/// History slots, indexed by [`Evaluate::move_key`] (folded).
+const HISTORY_SIZE: usize = 1 << 15;
 
 /// What the search has learnt about good moves so far.
 pub(super) struct Heuristics<G: Evaluate> {
     killers: Vec<[Option<G::Move>; 2]>,
-    history: HashMap<G::Move, i32>,
+    history: Vec<i32>,
 }
 
 impl<G: Evaluate> Heuristics<G> {
     pub fn new() -> Heuristics<G> {
         Heuristics {
             killers: Vec::new(),
-            history: HashMap::new(),
+            history: vec![0; HISTORY_SIZE],
         }
     }
 
-    /// Sorts `moves` best first.
-    pub fn order(&self, pos: &G, moves: &mut [G::Move], hash_move: Option<G::Move>, ply: usize) {
+    fn history(&self, m: G::Move) -> i32 {
+        self.history[G::move_key(m) as usize % HISTORY_SIZE]
+    }
+
+    /// Sorts `moves` best first; `hash_move` is a [`Evaluate::move_key`].
+    pub fn order(&self, pos: &G, moves: &mut [G::Move], hash_move: u32, ply: usize) {
         let killers = self.killers.get(ply).copied().unwrap_or([None; 2]);
         moves.sort_by_cached_key(|&m| {
-            let score = if Some(m) == hash_move {
+            let score = if hash_move != 0 && G::move_key(m) == hash_move {
                 1_000_000
             } else if pos.is_capture(m) {
                 100_000 + 10 * pos.victim_value(m) - pos.attacker_value(m)
             } else if killers.contains(&Some(m)) {
                 90_000
             } else {
-                self.history.get(&m).copied().unwrap_or(0).min(80_000)
+                self.history(m).min(80_000)
             };
             -score
         });
@@ -46,6 +51,7 @@ impl<G: Evaluate> Heuristics<G> {
             slot[1] = slot[0];
             slot[0] = Some(m);
         }
-        *self.history.entry(m).or_insert(0) += depth * depth;
+        let entry = &mut self.history[G::move_key(m) as usize % HISTORY_SIZE];
+        *entry = entry.saturating_add(depth * depth);
     }
 }

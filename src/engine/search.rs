@@ -1,5 +1,7 @@
 //! Iterative deepening with aspiration windows over a principal variation
-//! search, with quiescence search, check extensions and mate distances.
+//! search: null-move pruning, reverse futility pruning, late-move
+//! reductions, check extensions, quiescence search and mate distances, with
+//! repetitions judged by the game's own rules.
 
 use std::{
     sync::atomic::{AtomicBool, Ordering},
@@ -7,44 +9,22 @@ use std::{
 };
 
 use super::{
-    Evaluate,
+    Evaluate, Limits,
     ordering::Heuristics,
-    tt::{Bound, Entry, Table},
+    tt::{Bound, Entry, TranspositionTable},
 };
-use crate::rules::{Game, Record};
+use crate::rules::Record;
 
 /// A mate score; mate in `n` plies scores `MATE - n`.
 pub const MATE: i32 = 30_000;
-/// Scores beyond this are mates.
+/// Scores beyond this are mates (or, in xiangqi, perpetual-check wins).
 const MATE_BOUND: i32 = MATE - 1_000;
 const INFINITY: i32 = MATE + 1;
 const MAX_PLY: usize = 128;
 const ASPIRATION: i32 = 40;
-
-/// When to stop searching.
-#[derive(Clone, Debug)]
-pub struct Limits {
-    /// Deepest iteration.
-    pub depth: u32,
-    /// Stop after about this many nodes.
-    pub nodes: Option<u64>,
-    /// Stop at this instant.
-    pub deadline: Option<Instant>,
-    /// Transposition table size in MiB.
-    pub hash_mb: usize,
-}
-
-impl Limits {
-    /// Search to a fixed depth.
-    pub fn depth(depth: u32) -> Limits {
-        Limits {
-            depth,
-            nodes: None,
-            deadline: None,
-            hash_mb: 16,
-        }
-    }
-}
+/// Reverse futility: a position this far above beta per remaining ply is
+/// not searched further.
+const FUTILITY_MARGIN: i32 = 90;
 
 /// What a search found.
 #[derive(Clone, Debug)]
@@ -61,28 +41,43 @@ pub struct SearchResult<M> {
     pub pv: Vec<M>,
 }
 
+/// One position on the game's path and the search's current line.
+#[derive(Clone, Copy)]
+struct Visit {
+    key: u64,
+    /// The side to move is in check (the move into it gave check).
+    in_check: bool,
+}
+
 struct Searcher<'a, G: Evaluate> {
     limits: &'a Limits,
     stop: &'a AtomicBool,
-    table: Table<G::Move>,
+    table: &'a mut TranspositionTable,
     heuristics: Heuristics<G>,
-    /// Repetition keys of the game so far and of the current search path.
-    path: Vec<u64>,
+    /// The game so far and the current search line.
+    path: Vec<Visit>,
+    /// Index in `path` of the first position after the last null move's:
+    /// repetitions are not looked for across a null move.
+    barrier: usize,
     nodes: u64,
     stopped: bool,
 }
 
 /// Searches the current position of `record` (its history counts for
-/// repetitions) within `limits`.
+/// repetitions) within `limits`, with a fresh transposition table of
+/// `limits.hash_mb`.
 pub fn search<G: Evaluate>(record: &Record<G>, limits: &Limits) -> SearchResult<G::Move> {
-    search_with(record, limits, &AtomicBool::new(false), |_| {})
+    let mut table = TranspositionTable::new(limits.hash_mb);
+    search_with(record, limits, &mut table, &AtomicBool::new(false), |_| {})
 }
 
-/// [`search`], also stopping when `stop` becomes true, and handing every
-/// completed iteration to `report`.
+/// [`search`] with a caller's table (kept between the moves of a game), also
+/// stopping when `stop` becomes true, and handing every completed iteration
+/// to `report`.
 pub fn search_with<G: Evaluate>(
     record: &Record<G>,
     limits: &Limits,
+    table: &mut TranspositionTable,
     stop: &AtomicBool,
     mut report: impl FnMut(&SearchResult<G::Move>),
 ) -> SearchResult<G::Move> {
@@ -90,13 +85,17 @@ pub fn search_with<G: Evaluate>(
     let mut searcher = Searcher {
         limits,
         stop,
-        table: Table::new(limits.hash_mb),
+        table,
         heuristics: Heuristics::new(),
         path: record
             .positions()
             .iter()
-            .map(Game::repetition_key)
+            .map(|p| Visit {
+                key: p.repetition_key(),
+                in_check: p.is_check(),
+            })
             .collect(),
+        barrier: 0,
         nodes: 0,
         stopped: false,
     };
@@ -157,6 +156,10 @@ pub fn search_with<G: Evaluate>(
         if score.abs() >= MATE_BOUND && MATE - score.abs() <= i32::try_from(depth).unwrap_or(0) {
             break;
         }
+        // Another iteration would not finish in the time left.
+        if limits.soft_deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
     }
     result.nodes = searcher.nodes;
     result
@@ -172,14 +175,58 @@ impl<G: Evaluate> Searcher<'_, G> {
         self.stopped
     }
 
-    /// Has the position repeated since the last irreversible move? Any
-    /// repetition inside the search is scored as a draw.
-    fn is_repetition(&self, pos: &G) -> bool {
+    /// The static evaluation, blurred by the level's noise: a weaker level
+    /// misjudges positions a little, consistently, rather than blundering
+    /// at random.
+    fn evaluate(&self, pos: &G) -> i32 {
+        let noise = self.limits.noise;
+        if noise <= 0 {
+            return pos.evaluate();
+        }
+        let key = self.path.last().map_or(0, |v| v.key) ^ self.limits.seed;
+        let hash = key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40;
+        let spread = u64::from(noise.unsigned_abs()) * 2 + 1;
+        pos.evaluate() + i32::try_from(hash % spread).unwrap_or(0) - noise
+    }
+
+    /// The score of a repetition of the current position since the last
+    /// irreversible move, for the side to move, or `None` when it has not
+    /// repeated. A repetition is a draw, except that under
+    /// [`Evaluate::PERPETUAL_CHECK_LOSES`] a side that gave check with every
+    /// move of the cycle loses.
+    fn repetition(&self, pos: &G, ply: usize) -> Option<i32> {
         let last = self.path.len() - 1;
-        let window = (pos.halfmove_clock() as usize).min(last);
-        self.path[last - window..last]
-            .iter()
-            .any(|&k| k == self.path[last])
+        let window = (pos.halfmove_clock() as usize).min(last.saturating_sub(self.barrier));
+        let key = self.path[last].key;
+        let earlier = (last - window..last)
+            .rev()
+            .find(|&i| self.path[i].key == key)?;
+        if !G::PERPETUAL_CHECK_LOSES {
+            return Some(0);
+        }
+        // Positions at even distance from now were reached by the opponent's
+        // moves; at odd distance by ours.
+        let checked_by = |parity: usize| {
+            (earlier + 1..=last)
+                .filter(|i| (last - i) % 2 == parity)
+                .all(|i| self.path[i].in_check)
+        };
+        let win = MATE - i32::try_from(ply).unwrap_or(0);
+        Some(match (checked_by(0), checked_by(1)) {
+            (true, false) => win,
+            (false, true) => -win,
+            _ => 0,
+        })
+    }
+
+    fn play(&mut self, pos: &G, m: G::Move) -> G {
+        let mut child = pos.clone();
+        child.play(m);
+        self.path.push(Visit {
+            key: child.repetition_key(),
+            in_check: child.is_check(),
+        });
+        child
     }
 
     fn negamax(&mut self, pos: &G, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
@@ -187,14 +234,15 @@ impl<G: Evaluate> Searcher<'_, G> {
         if self.out_of_budget() {
             return 0;
         }
-        if ply > 0 && self.is_repetition(pos) {
-            return 0;
+        if ply > 0
+            && let Some(score) = self.repetition(pos, ply)
+        {
+            return score;
         }
-        let in_check = pos.is_check();
+        let Visit { key, in_check } = *self.path.last().expect("path has the root");
         if depth <= 0 || ply >= MAX_PLY {
             return self.quiescence(pos, alpha, beta, ply);
         }
-        let key = *self.path.last().expect("path has the root");
         let entry = self.table.probe(key);
         if let Some(e) = entry.filter(|e| ply > 0 && e.depth >= depth) {
             let score = from_table(e.score, ply);
@@ -205,26 +253,57 @@ impl<G: Evaluate> Searcher<'_, G> {
                 _ => {}
             }
         }
+        let pv_node = beta - alpha > 1;
+        if !pv_node && !in_check && ply > 0 && beta.abs() < MATE_BOUND {
+            let eval = self.evaluate(pos);
+            // Reverse futility: far above beta near the horizon.
+            if depth <= 3 && eval - FUTILITY_MARGIN * depth >= beta {
+                return eval;
+            }
+            // Null move: if passing still beats beta, a real move would too.
+            if depth >= 3
+                && eval >= beta
+                && let Some(passed) = pos.null_move()
+            {
+                let reduction = 3 + depth / 6;
+                self.path.push(Visit {
+                    key: passed.repetition_key(),
+                    in_check: false,
+                });
+                let barrier = std::mem::replace(&mut self.barrier, self.path.len());
+                let score = -self.negamax(&passed, depth - reduction, -beta, -beta + 1, ply + 1);
+                self.barrier = barrier;
+                self.path.pop();
+                if self.stopped {
+                    return 0;
+                }
+                if score >= beta {
+                    return if score >= MATE_BOUND { beta } else { score };
+                }
+            }
+        }
         let mut moves: Vec<G::Move> = pos.legal_moves().into_iter().collect();
         if moves.is_empty() {
             return no_moves::<G>(in_check, ply);
         }
         self.heuristics
-            .order(pos, &mut moves, entry.and_then(|e| e.best), ply);
+            .order(pos, &mut moves, entry.map_or(0, |e| e.best), ply);
         let original_alpha = alpha;
         let mut best = (-INFINITY, None);
         for (i, &m) in moves.iter().enumerate() {
-            let mut child = pos.clone();
-            child.play(m);
-            self.path.push(child.repetition_key());
+            let child = self.play(pos, m);
             // Check extension: a move that gives check is searched a ply deeper.
-            let gives_check = child.is_check();
+            let gives_check = self.path.last().is_some_and(|v| v.in_check);
             let next = depth - 1 + i32::from(gives_check);
             // Late-move reduction: quiet moves far down the ordered list are
-            // first searched a ply shallower, and again at full depth if they
-            // turn out to beat alpha.
-            let reduction =
-                i32::from(depth >= 3 && i >= 4 && !in_check && !gives_check && !pos.is_capture(m));
+            // first searched shallower, and again at full depth if they turn
+            // out to beat alpha.
+            let quiet = !in_check && !gives_check && !pos.is_capture(m);
+            let reduction = if depth >= 3 && i >= 3 && quiet {
+                1 + i32::from(i >= 8 && depth >= 6) + i32::from(!pv_node && i >= 16)
+            } else {
+                0
+            };
             let score = if i == 0 {
                 -self.negamax(&child, next, -beta, -alpha, ply + 1)
             } else {
@@ -265,7 +344,7 @@ impl<G: Evaluate> Searcher<'_, G> {
         };
         self.table.store(Entry {
             key,
-            best: best.1,
+            best: best.1.map_or(0, G::move_key),
             depth,
             score: to_table(best.0, ply),
             bound,
@@ -279,26 +358,26 @@ impl<G: Evaluate> Searcher<'_, G> {
         if self.out_of_budget() {
             return 0;
         }
-        let in_check = pos.is_check();
+        let in_check = self.path.last().is_some_and(|v| v.in_check);
         let mut moves: Vec<G::Move> = pos.legal_moves().into_iter().collect();
         if moves.is_empty() {
             return no_moves::<G>(in_check, ply);
         }
         if !in_check {
-            let stand_pat = pos.evaluate();
+            let stand_pat = self.evaluate(pos);
             if stand_pat >= beta || ply >= MAX_PLY {
                 return stand_pat;
             }
             alpha = alpha.max(stand_pat);
             moves.retain(|&m| pos.is_capture(m));
         } else if ply >= MAX_PLY {
-            return pos.evaluate();
+            return self.evaluate(pos);
         }
-        self.heuristics.order(pos, &mut moves, None, ply);
+        self.heuristics.order(pos, &mut moves, 0, ply);
         for m in moves {
-            let mut child = pos.clone();
-            child.play(m);
+            let child = self.play(pos, m);
             let score = -self.quiescence(&child, -beta, -alpha, ply + 1);
+            self.path.pop();
             if self.stopped {
                 return 0;
             }
@@ -315,11 +394,15 @@ impl<G: Evaluate> Searcher<'_, G> {
         let mut pv = Vec::new();
         let mut pos = root.clone();
         let mut seen = Vec::new();
-        while let Some(m) = self.table.probe(pos.repetition_key()).and_then(|e| e.best) {
-            if !pos.legal_moves().contains(&m)
-                || seen.contains(&pos.repetition_key())
-                || pv.len() >= 32
-            {
+        while let Some(best) = self.table.probe(pos.repetition_key()).map(|e| e.best) {
+            let Some(m) = pos
+                .legal_moves()
+                .into_iter()
+                .find(|&m| G::move_key(m) == best)
+            else {
+                break;
+            };
+            if seen.contains(&pos.repetition_key()) || pv.len() >= 32 {
                 break;
             }
             seen.push(pos.repetition_key());

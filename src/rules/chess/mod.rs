@@ -32,6 +32,16 @@ impl Chess {
     pub fn position(&self) -> &shakmaty::Chess {
         &self.pos
     }
+
+    /// The same position with the other side to move (a "null move", for
+    /// the engine's pruning); `None` when the side to move is in check.
+    pub fn pass(&self) -> Option<Chess> {
+        if self.pos.is_check() {
+            return None;
+        }
+        let pos = self.pos.clone().swap_turn().ok()?;
+        Some(Chess { pos })
+    }
 }
 
 pub(crate) const fn side_of(color: Color) -> Side {

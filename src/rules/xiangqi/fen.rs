@@ -232,7 +232,7 @@ fn position_problems(pos: &Xiangqi) -> Vec<FenError> {
     let mut generals = [None, None];
     for side in [Side::White, Side::Black] {
         for kind in Kind::ALL {
-            let pieces = pos.pieces(side, kind);
+            let pieces = pos.pieces_of(side, kind);
             let count = pieces.count();
             if kind == Kind::General {
                 match count {

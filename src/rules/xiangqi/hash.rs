@@ -42,7 +42,7 @@ pub(super) fn key(pos: &Xiangqi) -> u64 {
     };
     for side in [Side::White, Side::Black] {
         for kind in Kind::ALL {
-            let pieces: Bitboard = pos.pieces(side, kind);
+            let pieces: Bitboard = pos.pieces_of(side, kind);
             for sq in pieces {
                 key ^= KEYS.0[side_index(side)][kind.index()][sq.index()];
             }

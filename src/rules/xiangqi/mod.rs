@@ -79,6 +79,36 @@ impl Xiangqi {
         Some(Piece { side, kind })
     }
 
+    /// Every piece on the board, side by side and kind by kind.
+    pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
+        [Side::White, Side::Black]
+            .into_iter()
+            .flat_map(move |side| {
+                Kind::ALL.into_iter().flat_map(move |kind| {
+                    self.pieces_of(side, kind)
+                        .into_iter()
+                        .map(move |sq| (sq, Piece { side, kind }))
+                })
+            })
+    }
+
+    /// Is there a piece on `sq`?
+    pub fn is_occupied(&self, sq: Square) -> bool {
+        self.occupied.bits().contains(sq)
+    }
+
+    /// The same position with the other side to move (a "null move", for
+    /// the engine's pruning); `None` when the side to move is in check,
+    /// since passing would leave its general capturable.
+    pub fn pass(&self) -> Option<Xiangqi> {
+        if self.is_check() {
+            return None;
+        }
+        let mut passed = self.clone();
+        passed.turn = !self.turn;
+        Some(passed)
+    }
+
     fn kind_at(&self, sq: Square) -> Option<Kind> {
         Kind::ALL
             .into_iter()
@@ -86,13 +116,13 @@ impl Xiangqi {
     }
 
     /// The points of `side`'s pieces of `kind`.
-    fn pieces(&self, side: Side, kind: Kind) -> Bitboard {
+    fn pieces_of(&self, side: Side, kind: Kind) -> Bitboard {
         self.kinds[kind.index()] & self.sides[side_index(side)]
     }
 
     /// `side`'s general (a legal position has exactly one).
     fn general(&self, side: Side) -> Square {
-        let generals = self.pieces(side, Kind::General).0;
+        let generals = self.pieces_of(side, Kind::General).0;
         debug_assert!(generals != 0, "a legal position has both generals");
         Square::from_index(generals.trailing_zeros() as usize % Square::COUNT)
     }

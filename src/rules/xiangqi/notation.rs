@@ -133,7 +133,7 @@ const fn diagonal(kind: Kind) -> bool {
 /// The mover's same-kind pieces on `file`, front to back.
 fn file_mates(pos: &Xiangqi, side: Side, kind: Kind, file: u8) -> Vec<Square> {
     let mut mates: Vec<Square> = pos
-        .pieces(side, kind)
+        .pieces_of(side, kind)
         .into_iter()
         .filter(|sq| sq.file() == file)
         .collect();

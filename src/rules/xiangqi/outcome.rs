@@ -58,5 +58,5 @@ pub(super) fn adjudicate(record: &Record<Xiangqi>) -> Verdict {
 pub(super) fn has_insufficient_material(pos: &Xiangqi, side: Side) -> bool {
     [Kind::Chariot, Kind::Horse, Kind::Cannon, Kind::Soldier]
         .into_iter()
-        .all(|kind| pos.pieces(side, kind).is_empty())
+        .all(|kind| pos.pieces_of(side, kind).is_empty())
 }

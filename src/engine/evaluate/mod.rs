@@ -1,0 +1,33 @@
+//! Static evaluation, one file per game, behind the [`Evaluate`] trait the
+//! search is generic over.
+
+mod chess;
+mod score;
+mod xiangqi;
+
+use crate::rules::Game;
+
+/// What the search needs to know about a game beyond its rules.
+pub trait Evaluate: Game {
+    /// The position's value for the side to move, in centipawns.
+    fn evaluate(&self) -> i32;
+    /// The value of the piece `m` captures (0 for a quiet move), for
+    /// most-valuable-victim ordering.
+    fn victim_value(&self, m: Self::Move) -> i32;
+    /// The value of the piece making `m`, for least-valuable-attacker
+    /// ordering.
+    fn attacker_value(&self, m: Self::Move) -> i32;
+    /// A non-zero number identifying `m` among the moves of its position,
+    /// for the transposition table.
+    fn move_key(m: Self::Move) -> u32;
+    /// The position with the other side to move, for null-move pruning;
+    /// `None` when passing is unsafe to assume (in check, or only pawns and
+    /// king left, where zugzwang is common).
+    fn null_move(&self) -> Option<Self>;
+    /// The score of having no legal move while not in check, for the side to
+    /// move: a draw in chess, a loss in xiangqi.
+    const STALEMATE_IS_LOSS: bool;
+    /// Does a side that checks on every move of a repetition cycle lose
+    /// (xiangqi), rather than draw (chess)?
+    const PERPETUAL_CHECK_LOSES: bool;
+}
