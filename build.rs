@@ -11,6 +11,7 @@ const PROTOS: &[&str] = &[
     "arbiter/v1/rules.proto",
     "arbiter/v1/positions.proto",
     "arbiter/v1/games.proto",
+    "arbiter/v1/engine.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

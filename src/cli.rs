@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::{
+    analysis::Analyst,
     api::{ServerConfig, serve},
     rules::{Game, Variant, perft},
     telemetry::{self, LogFormat},
@@ -37,6 +38,10 @@ pub enum Command {
         /// Log format.
         #[arg(long, env = "ARBITER_LOG_FORMAT", value_enum, default_value = "text")]
         log_format: LogFormat,
+        /// Engine searches run at once (Engine RPCs and engine seats);
+        /// default: one fewer than the CPU cores, at least 1.
+        #[arg(long, env = "ARBITER_ENGINE_SLOTS", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        engine_slots: Option<u16>,
     },
     /// Speak UCI on stdin/stdout (chess, or xiangqi via
     /// `setoption name UCI_Variant value xiangqi`).
@@ -69,7 +74,15 @@ impl Cli {
                 listen,
                 database_url,
                 log_format,
-            } => run_server(&listen, database_url, log_format),
+                engine_slots,
+            } => run_server(
+                &listen,
+                ServerConfig {
+                    database_url,
+                    engine_slots: engine_slots.map_or_else(Analyst::default_slots, usize::from),
+                },
+                log_format,
+            ),
             Command::Uci => {
                 let output: crate::uci::Output =
                     std::sync::Arc::new(std::sync::Mutex::new(std::io::stdout()));
@@ -107,7 +120,7 @@ fn run_perft<G: Game>(fen: Option<&str>, depth: u32, divide: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn run_server(listen: &str, database_url: String, log_format: LogFormat) -> ExitCode {
+fn run_server(listen: &str, config: ServerConfig, log_format: LogFormat) -> ExitCode {
     telemetry::init(log_format);
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
@@ -124,7 +137,7 @@ fn run_server(listen: &str, database_url: String, log_format: LogFormat) -> Exit
                 return ExitCode::FAILURE;
             }
         };
-        match serve(ServerConfig { database_url }, listener, shutdown_signal()).await {
+        match serve(config, listener, shutdown_signal()).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => {
                 eprintln!("error: {err}");

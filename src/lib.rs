@@ -6,6 +6,7 @@
 //!   shared [`rules::Game`] trait;
 //! - [`cli`]: the command-line entry points (`perft`, and later `serve`, `uci`).
 
+pub mod analysis;
 pub mod api;
 pub mod cli;
 pub mod engine;

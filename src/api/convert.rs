@@ -1,11 +1,14 @@
 //! Domain values to and from their protobuf messages.
 
+use std::time::Duration;
+
 use prost_types::Timestamp;
 use tonic::Status;
 
 use super::{error::invalid_argument, proto as pb};
 use crate::{
-    games::{Ending, GameView, MoveView, OutcomeView, Status as GameStatus},
+    engine::Level,
+    games::{Ending, EngineSeat, GameView, MoveView, OutcomeView, SeatSpec, Status as GameStatus},
     rules::{
         DrawClaim, GameEnd, IllegalReason, MoveDescription, Side, Termination, Variant, Verdict,
     },
@@ -166,16 +169,62 @@ pub fn game(g: &GameView) -> pb::Game {
         white: Some(pb::Seat {
             side: side(Side::White),
             display_name: g.white_name.clone(),
+            engine: g.white_engine.map(engine_player),
         }),
         black: Some(pb::Seat {
             side: side(Side::Black),
             display_name: g.black_name.clone(),
+            engine: g.black_engine.map(engine_player),
         }),
         draw_offer: opt_side(g.draw_offer),
         is_check: g.is_check,
         created_at: timestamp(g.created_at),
         updated_at: timestamp(g.updated_at),
     }
+}
+
+fn engine_player(engine: EngineSeat) -> pb::EnginePlayer {
+    pb::EnginePlayer {
+        level: u32::from(engine.level.get()),
+        movetime_ms: u32::try_from(engine.movetime.as_millis()).unwrap_or(u32::MAX),
+    }
+}
+
+/// A seat of CreateGame; `field` names it in errors.
+pub fn seat(field: &str, seat: Option<pb::SeatRequest>) -> Result<SeatSpec, Status> {
+    let seat = seat.unwrap_or_default();
+    let engine = match seat.engine {
+        None => None,
+        Some(e) => {
+            let level = match e.level {
+                0 => Level::MAX,
+                n => Level::new(n).ok_or_else(|| {
+                    invalid_argument(
+                        &format!("{field}.engine.level"),
+                        "level must be 0 (full strength) or 1 to 10",
+                    )
+                })?,
+            };
+            let movetime = match Duration::from_millis(u64::from(e.movetime_ms)) {
+                d if d.is_zero() => EngineSeat::DEFAULT_MOVETIME,
+                d if d > EngineSeat::MAX_MOVETIME => {
+                    return Err(invalid_argument(
+                        &format!("{field}.engine.movetime_ms"),
+                        format!(
+                            "movetime_ms must be at most {}",
+                            EngineSeat::MAX_MOVETIME.as_millis()
+                        ),
+                    ));
+                }
+                d => d,
+            };
+            Some(EngineSeat { level, movetime })
+        }
+    };
+    Ok(SeatSpec {
+        display_name: seat.display_name,
+        engine,
+    })
 }
 
 pub fn illegal_reason(r: IllegalReason) -> i32 {

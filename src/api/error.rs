@@ -7,6 +7,7 @@ use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
 use crate::{
+    analysis::AnalysisError,
     games::GameError,
     rules::{
         IllegalMove, MoveError,
@@ -90,6 +91,24 @@ impl From<GameError> for Status {
                 tracing::error!(error = %err, "internal error");
                 Status::internal("internal error; it has been logged")
             }
+        }
+    }
+}
+
+impl From<AnalysisError> for Status {
+    fn from(err: AnalysisError) -> Status {
+        match &err {
+            AnalysisError::Busy(_) => Status::with_error_details(
+                Code::ResourceExhausted,
+                err.to_string(),
+                ErrorDetails::with_error_info("ENGINE_BUSY", DOMAIN, HashMap::new()),
+            ),
+            AnalysisError::Position(e) => invalid_position("position", e),
+            AnalysisError::GameOver(m) => Status::with_error_details(
+                Code::FailedPrecondition,
+                format!("the game is already over ({m}): there is no move to search"),
+                ErrorDetails::with_error_info("GAME_OVER", DOMAIN, HashMap::new()),
+            ),
         }
     }
 }

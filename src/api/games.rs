@@ -78,15 +78,9 @@ impl games_server::Games for GamesService {
             Some(pb::create_game_request::Start::Fen(f)) => Start::Fen(f),
             Some(pb::create_game_request::Start::PositionId(id)) => Start::SavedPosition(id),
         };
-        let name = |seat: &Option<pb::SeatRequest>| {
-            seat.as_ref()
-                .map(|s| s.display_name.clone())
-                .unwrap_or_default()
-        };
-        let created = self
-            .games
-            .create(variant, start, &name(&r.white), &name(&r.black))
-            .await?;
+        let white = convert::seat("white", r.white)?;
+        let black = convert::seat("black", r.black)?;
+        let created = self.games.create(variant, start, white, black).await?;
         tracing::info!(game_id = %created.game.id, %variant, "game created");
         Ok(Response::new(pb::CreateGameResponse {
             game: game(&created.game),

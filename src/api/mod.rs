@@ -2,6 +2,7 @@
 //! into statuses. No rules and no SQL here.
 
 mod convert;
+mod engine;
 mod error;
 mod games;
 mod positions;

@@ -8,15 +8,16 @@ use tonic::transport::{Server, server::TcpIncoming};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use super::{
+    engine::EngineService,
     games::GamesService,
     positions::PositionsService,
     proto::{
-        self, games_server::GamesServer, positions_server::PositionsServer,
-        rules_server::RulesServer,
+        self, engine_server::EngineServer, games_server::GamesServer,
+        positions_server::PositionsServer, rules_server::RulesServer,
     },
     rules::RulesService,
 };
-use crate::{games::Games, positions::Positions, store::Store};
+use crate::{analysis::Analyst, games::Games, positions::Positions, store::Store};
 
 /// Largest request accepted.
 const MAX_MESSAGE: usize = 1024 * 1024;
@@ -27,6 +28,8 @@ const MAX_IN_FLIGHT_PER_CONNECTION: usize = 256;
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
     pub database_url: String,
+    /// Engine searches run at once.
+    pub engine_slots: usize,
 }
 
 /// Serves the API on `listener` until `shutdown` resolves.
@@ -51,6 +54,9 @@ pub async fn serve(
     health_reporter
         .set_serving::<PositionsServer<PositionsService>>()
         .await;
+    health_reporter
+        .set_serving::<EngineServer<EngineService>>()
+        .await;
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -69,13 +75,15 @@ pub async fn serve(
             HeaderName::from_static("grpc-status-details-bin"),
         ])
         .max_age(Duration::from_secs(3600));
-    let games = Games::new(store.clone());
+    let analyst = Analyst::new(config.engine_slots);
+    let games = Games::new(store.clone(), analyst.clone());
+    let resumed = games.resume_engines().await?;
     let (stop_watchers, shutdown_watch) = tokio::sync::watch::channel(false);
     let shutdown = async move {
         shutdown.await;
         let _ = stop_watchers.send(true);
     };
-    tracing::info!(%addr, database = %config.database_url, "arbiter listening");
+    tracing::info!(%addr, database = %config.database_url, engine_slots = config.engine_slots, resumed_engine_games = resumed, "arbiter listening");
     let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
     Server::builder()
         .accept_http1(true)
@@ -109,6 +117,9 @@ pub async fn serve(
                 shutdown: shutdown_watch,
             })
             .max_decoding_message_size(MAX_MESSAGE),
+        )
+        .add_service(
+            EngineServer::new(EngineService { analyst }).max_decoding_message_size(MAX_MESSAGE),
         )
         .serve_with_incoming_shutdown(incoming, shutdown)
         .await?;

@@ -334,6 +334,7 @@ impl Player {
         let seat = |name: &str| {
             Some(pb::SeatRequest {
                 display_name: name.into(),
+                engine: None,
             })
         };
         let created = self

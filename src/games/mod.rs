@@ -4,22 +4,28 @@
 //! [`crate::rules::referee`].
 
 mod ending;
+mod engine_seat;
 mod error;
 mod hub;
 mod ids;
 mod view;
 
-use std::sync::Arc;
+use std::{
+    collections::HashSet,
+    sync::{Arc, Mutex},
+};
 
 use tokio::sync::broadcast;
 
 pub use ending::Ending;
+pub use engine_seat::{EngineSeat, SeatSpec};
 pub use error::GameError;
 pub use hub::{EventKind, GameEvent};
 pub use ids::new_id;
 pub use view::{GameView, MoveView, OutcomeView, Status};
 
 use crate::{
+    analysis::Analyst,
     rules::{
         DrawClaim, MoveError, Side, Variant,
         referee::{Referee, referee},
@@ -48,15 +54,28 @@ pub struct CreatedGame {
 pub struct Games {
     store: Store,
     hub: Arc<hub::Hub>,
+    analyst: Analyst,
+    /// Games whose engine seat is thinking or about to.
+    thinking: Arc<Mutex<HashSet<String>>>,
+}
+
+/// Who makes a move: a seat's holder (by token) or the engine in its seat.
+#[derive(Clone, Copy, Debug)]
+enum Mover<'a> {
+    Token(&'a str),
+    Engine(Side),
 }
 
 const MAX_NAME: usize = 100;
 
 impl Games {
-    pub fn new(store: Store) -> Games {
+    /// The games service; engine seats search through `analyst`.
+    pub fn new(store: Store, analyst: Analyst) -> Games {
         Games {
             store,
             hub: Arc::default(),
+            analyst,
+            thinking: Arc::default(),
         }
     }
 
@@ -69,11 +88,11 @@ impl Games {
         &self,
         variant: Variant,
         start: Start,
-        white_name: &str,
-        black_name: &str,
+        white: SeatSpec,
+        black: SeatSpec,
     ) -> Result<CreatedGame, GameError> {
-        let white_name = display_name("white.display_name", white_name)?;
-        let black_name = display_name("black.display_name", black_name)?;
+        let white_name = seat_name("white.display_name", &white)?;
+        let black_name = seat_name("black.display_name", &black)?;
         let fen = match start {
             Start::Standard => None,
             Start::Fen(fen) => Some(fen),
@@ -113,12 +132,23 @@ impl Games {
                 black_name,
                 white_token_hash: ids::hash_token(&white_token),
                 black_token_hash: ids::hash_token(&black_token),
+                white_engine: white.engine.map(EngineSeat::stored),
+                black_engine: black.engine.map(EngineSeat::stored),
             })
             .await?;
+        self.wake_engine(&stored.id);
+        // An engine's seat token is never handed out: nobody moves for it.
+        let shown = |token: String, seat: &SeatSpec| {
+            if seat.engine.is_some() {
+                String::new()
+            } else {
+                token
+            }
+        };
         Ok(CreatedGame {
             game: GameView::build(&stored, record.as_ref()),
-            white_token,
-            black_token,
+            white_token: shown(white_token, &white),
+            black_token: shown(black_token, &black),
         })
     }
 
@@ -164,10 +194,27 @@ impl Games {
         text: &str,
         expected_ply: Option<u32>,
     ) -> Result<(GameView, MoveView), GameError> {
+        let played = self
+            .play_as(id, Mover::Token(token), text, expected_ply)
+            .await?;
+        self.wake_engine(id);
+        Ok(played)
+    }
+
+    async fn play_as(
+        &self,
+        id: &str,
+        mover: Mover<'_>,
+        text: &str,
+        expected_ply: Option<u32>,
+    ) -> Result<(GameView, MoveView), GameError> {
         let (stored, ()) = self
             .store
             .update_game(id, |game| {
-                let side = seat(game, token)?;
+                let side = match mover {
+                    Mover::Token(token) => seat(game, token)?,
+                    Mover::Engine(side) => side,
+                };
                 ensure_ongoing(game)?;
                 if expected_ply.is_some_and(|expected| expected as usize != game.moves.len()) {
                     return Err(GameError::Conflict {
@@ -364,8 +411,12 @@ impl Games {
     }
 }
 
-fn display_name(field: &'static str, name: &str) -> Result<String, GameError> {
-    let name = name.trim();
+/// The seat's display name; an engine seat may leave it empty.
+fn seat_name(field: &'static str, seat: &SeatSpec) -> Result<String, GameError> {
+    let name = seat.display_name.trim();
+    if let (true, Some(engine)) = (name.is_empty(), seat.engine) {
+        return Ok(engine.default_name());
+    }
     if name.is_empty() || name.chars().count() > MAX_NAME {
         return Err(GameError::InvalidArgument {
             field,

@@ -3,7 +3,10 @@ use crate::{
     store::StoredGame,
 };
 
-use super::Ending;
+use super::{
+    Ending,
+    engine_seat::{EngineSeat, engine_of},
+};
 
 /// Where a game stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +52,9 @@ pub struct GameView {
     pub outcome: OutcomeView,
     pub white_name: String,
     pub black_name: String,
+    /// The engine's settings, for a seat it plays.
+    pub white_engine: Option<EngineSeat>,
+    pub black_engine: Option<EngineSeat>,
     pub draw_offer: Option<Side>,
     pub is_check: bool,
     pub created_at: i64,
@@ -138,6 +144,8 @@ impl GameView {
             },
             white_name: game.white_name.clone(),
             black_name: game.black_name.clone(),
+            white_engine: engine_of(game, Side::White),
+            black_engine: engine_of(game, Side::Black),
             draw_offer: side(game.draw_offer.as_deref()),
             is_check: false,
             created_at: game.created_at,

@@ -136,13 +136,18 @@ pub fn referee<S: AsRef<str>>(
     fen: Option<&str>,
     moves: &[S],
 ) -> Result<Box<dyn Referee>, InvalidPosition> {
-    with_game!(variant, G => setup::<G, S>(fen, moves))
+    with_game!(variant, G => record::<G, S>(fen, moves).map(|r| Box::new(r) as Box<dyn Referee>))
 }
 
-fn setup<G: Game, S: AsRef<str>>(
+/// [`referee`] for a game known at compile time.
+///
+/// # Errors
+///
+/// Every FEN problem, or the first move that cannot be played.
+pub fn record<G: Game, S: AsRef<str>>(
     fen: Option<&str>,
     moves: &[S],
-) -> Result<Box<dyn Referee>, InvalidPosition> {
+) -> Result<Record<G>, InvalidPosition> {
     let start = match fen.filter(|f| !f.trim().is_empty()) {
         None => G::start(),
         Some(fen) => G::from_fen(fen).map_err(|e| InvalidPosition {
@@ -157,7 +162,7 @@ fn setup<G: Game, S: AsRef<str>>(
                 .collect(),
         })?,
     };
-    let record = Record::replay(start, moves.iter().map(AsRef::as_ref)).map_err(
+    Record::replay(start, moves.iter().map(AsRef::as_ref)).map_err(
         |ReplayError { ply, text, error }| InvalidPosition {
             problems: vec![PositionProblem {
                 code: move_error_code(&error),
@@ -165,8 +170,7 @@ fn setup<G: Game, S: AsRef<str>>(
                 move_index: Some(ply),
             }],
         },
-    )?;
-    Ok(Box::new(record))
+    )
 }
 
 /// A stable code for a move error.

@@ -12,6 +12,16 @@ pub struct NewGame {
     pub black_name: String,
     pub white_token_hash: String,
     pub black_token_hash: String,
+    pub white_engine: Option<StoredEngine>,
+    pub black_engine: Option<StoredEngine>,
+}
+
+/// A seat played by the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoredEngine {
+    /// 1-10.
+    pub level: i64,
+    pub movetime_ms: i64,
 }
 
 /// A stored move.
@@ -35,6 +45,8 @@ pub struct StoredGame {
     pub black_name: String,
     pub white_token_hash: String,
     pub black_token_hash: String,
+    pub white_engine: Option<StoredEngine>,
+    pub black_engine: Option<StoredEngine>,
     /// `ongoing`, `decisive`, `drawn` or `aborted`.
     pub status: String,
     /// `white` or `black`.
@@ -76,7 +88,8 @@ pub struct Update<T> {
 pub struct GameNotFound;
 
 const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, black_name, white_token_hash, \
-     black_token_hash, status, winner, termination, draw_offer, version, created_at, updated_at";
+     black_token_hash, status, winner, termination, draw_offer, version, created_at, updated_at, \
+     white_engine_level, white_engine_movetime_ms, black_engine_level, black_engine_movetime_ms";
 
 impl Store {
     /// Creates a game.
@@ -88,8 +101,9 @@ impl Store {
         let now = now_millis();
         let seq: i64 = sqlx::query(
             "INSERT INTO games (id, variant, start_fen, white_name, black_name, white_token_hash, \
-             black_token_hash, status, created_at, updated_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, 'ongoing', ?, ?) RETURNING seq",
+             black_token_hash, status, created_at, updated_at, white_engine_level, \
+             white_engine_movetime_ms, black_engine_level, black_engine_movetime_ms) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, 'ongoing', ?, ?, ?, ?, ?, ?) RETURNING seq",
         )
         .bind(&new.id)
         .bind(&new.variant)
@@ -100,6 +114,10 @@ impl Store {
         .bind(&new.black_token_hash)
         .bind(now)
         .bind(now)
+        .bind(new.white_engine.map(|e| e.level))
+        .bind(new.white_engine.map(|e| e.movetime_ms))
+        .bind(new.black_engine.map(|e| e.level))
+        .bind(new.black_engine.map(|e| e.movetime_ms))
         .fetch_one(&self.writer)
         .await?
         .get(0);
@@ -112,6 +130,8 @@ impl Store {
             black_name: new.black_name,
             white_token_hash: new.white_token_hash,
             black_token_hash: new.black_token_hash,
+            white_engine: new.white_engine,
+            black_engine: new.black_engine,
             status: "ongoing".to_owned(),
             winner: None,
             termination: None,
@@ -160,6 +180,24 @@ impl Store {
             items.last().map_or(0, |g| g.seq)
         });
         Ok(Page { items, next })
+    }
+
+    /// Ids of the ongoing games with an engine seat (to resume their engines
+    /// after a restart).
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn ongoing_engine_games(&self) -> Result<Vec<String>, StoreError> {
+        Ok(sqlx::query(
+            "SELECT id FROM games WHERE status = 'ongoing' \
+             AND (white_engine_level IS NOT NULL OR black_engine_level IS NOT NULL) ORDER BY seq",
+        )
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
     }
 
     /// Changes a game atomically: reads it under a write lock
@@ -289,6 +327,17 @@ fn game_from_row(row: &SqliteRow) -> StoredGame {
         version: row.get(12),
         created_at: row.get(13),
         updated_at: row.get(14),
+        white_engine: engine_from_row(row, 15),
+        black_engine: engine_from_row(row, 17),
         moves: Vec::new(),
     }
+}
+
+fn engine_from_row(row: &SqliteRow, column: usize) -> Option<StoredEngine> {
+    let level: Option<i64> = row.get(column);
+    let movetime_ms: Option<i64> = row.get(column + 1);
+    Some(StoredEngine {
+        level: level?,
+        movetime_ms: movetime_ms?,
+    })
 }

@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 
 use arbiter::api::{
     ServerConfig,
-    proto::{self as pb, games_client::GamesClient, rules_client::RulesClient},
+    proto::{
+        self as pb, engine_client::EngineClient, games_client::GamesClient,
+        rules_client::RulesClient,
+    },
     serve,
 };
 use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
@@ -38,6 +41,7 @@ impl TestServer {
         let (stop, stopped) = oneshot::channel();
         let config = ServerConfig {
             database_url: format!("sqlite://{}", db.display()),
+            engine_slots: 1,
         };
         let task = tokio::spawn(async move {
             serve(config, listener, async {
@@ -74,6 +78,10 @@ impl TestServer {
         GamesClient::new(self.channel().await)
     }
 
+    pub async fn engine(&self) -> EngineClient<Channel> {
+        EngineClient::new(self.channel().await)
+    }
+
     /// Stops the server and waits until it has shut down; keeps the database.
     pub async fn stop(mut self) -> Option<tempfile::TempDir> {
         if let Some(stop) = self.stop.take() {
@@ -95,6 +103,7 @@ pub async fn new_chess_game(
     let seat = |name: &str| {
         Some(pb::SeatRequest {
             display_name: name.into(),
+            engine: None,
         })
     };
     games

@@ -1,0 +1,337 @@
+//! The engine as a service: searches of positions given as FEN plus moves,
+//! run on blocking threads (never on the async runtime), a bounded number at
+//! a time, and stopped as soon as nobody waits for them.
+
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+
+use crate::{
+    engine::{
+        Evaluate, Level, Limits, MATE, MAX_DEPTH, SearchResult, TranspositionTable, search_with,
+    },
+    rules::{
+        MoveDescription, Record, Variant,
+        referee::{InvalidPosition, record},
+    },
+    with_game,
+};
+
+/// Longest search a client may ask for.
+pub const MAX_MOVETIME: Duration = Duration::from_secs(60);
+/// Transposition table per search, in MiB.
+const HASH_MB: usize = 16;
+
+/// An evaluation from the point of view of the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Advantage in centipawns.
+    Centipawns(i32),
+    /// Forced mate (or rule win) in this many moves; negative when the side
+    /// to move loses.
+    Mate(i32),
+}
+
+impl Score {
+    /// Reads the engine's score (`MATE - plies` for mates).
+    pub fn from_engine(score: i32) -> Score {
+        if score.abs() >= MATE - 1_000 {
+            let moves = (MATE - score.abs() + 1) / 2;
+            Score::Mate(if score > 0 { moves } else { -moves })
+        } else {
+            Score::Centipawns(score)
+        }
+    }
+}
+
+/// What a search has found so far.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// The best line, best move first (empty only without legal moves).
+    pub pv: Vec<MoveDescription>,
+    pub score: Score,
+    /// The deepest completed iteration.
+    pub depth: u32,
+    pub nodes: u64,
+    pub elapsed: Duration,
+}
+
+impl Analysis {
+    /// The move to play.
+    pub fn best(&self) -> Option<&MoveDescription> {
+        self.pv.first()
+    }
+
+    /// Positions per second.
+    pub fn nps(&self) -> u64 {
+        let micros = self.elapsed.as_micros().max(1);
+        u64::try_from(u128::from(self.nodes) * 1_000_000 / micros).unwrap_or(u64::MAX)
+    }
+}
+
+/// How long and how well to search; the clock starts when a search slot is
+/// free.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchOrder {
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    pub movetime: Duration,
+    pub level: Level,
+}
+
+impl SearchOrder {
+    fn limits(&self, seed: u64) -> Limits {
+        let mut limits = Limits::movetime(self.movetime.min(MAX_MOVETIME));
+        limits.depth = self.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        limits.nodes = self.nodes;
+        limits.hash_mb = HASH_MB;
+        self.level.apply(limits, seed)
+    }
+}
+
+/// Why a search could not run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AnalysisError {
+    /// Every search slot is taken.
+    #[error(
+        "all {0} engine slots are busy: retry shortly (with backoff) or ask for shorter searches"
+    )]
+    Busy(usize),
+    /// The position could not be set up.
+    #[error(transparent)]
+    Position(#[from] InvalidPosition),
+    /// The rules have already ended the game.
+    #[error("the game is already over: {0}")]
+    GameOver(String),
+}
+
+type Run = Box<dyn FnOnce(&Limits, &AtomicBool, &mut dyn FnMut(&Analysis)) -> Analysis + Send>;
+
+/// A position checked and ready to search.
+pub struct Job {
+    run: Run,
+}
+
+impl Job {
+    /// Sets up `moves` played from `fen` (`None` or empty: the standard
+    /// start).
+    ///
+    /// # Errors
+    ///
+    /// The position is invalid, or the game is already over.
+    pub fn new<S: AsRef<str>>(
+        variant: Variant,
+        fen: Option<&str>,
+        moves: &[S],
+    ) -> Result<Job, AnalysisError> {
+        with_game!(variant, G => {
+            let record = record::<G, S>(fen, moves)?;
+            if let Some(end) = record.verdict().end {
+                return Err(AnalysisError::GameOver(end.to_string()));
+            }
+            let run: Run = Box::new(move |limits, stop, report| think(&record, limits, stop, report));
+            Ok(Job { run })
+        })
+    }
+}
+
+fn think<G: Evaluate>(
+    record: &Record<G>,
+    limits: &Limits,
+    stop: &AtomicBool,
+    report: &mut dyn FnMut(&Analysis),
+) -> Analysis {
+    let started = Instant::now();
+    let mut table = TranspositionTable::new(limits.hash_mb);
+    let pos = record.current();
+    let analysis = |r: &SearchResult<G::Move>| {
+        let mut line = pos.clone();
+        Analysis {
+            pv: r
+                .pv
+                .iter()
+                .map(|&m| {
+                    let description = line.describe(m);
+                    line.play(m);
+                    description
+                })
+                .collect(),
+            score: Score::from_engine(r.score),
+            depth: r.depth,
+            nodes: r.nodes,
+            elapsed: started.elapsed(),
+        }
+    };
+    let result = search_with(record, limits, &mut table, stop, |r| report(&analysis(r)));
+    analysis(&result)
+}
+
+/// Sets the flag when dropped: a search whose caller has gone stops.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Runs the service's searches, at most `slots` at once.
+#[derive(Clone, Debug)]
+pub struct Analyst {
+    permits: Arc<Semaphore>,
+    slots: usize,
+}
+
+impl Analyst {
+    /// An analyst running at most `slots` searches at once (at least 1).
+    pub fn new(slots: usize) -> Analyst {
+        let slots = slots.max(1);
+        Analyst {
+            permits: Arc::new(Semaphore::new(slots)),
+            slots,
+        }
+    }
+
+    /// The default number of slots: one fewer than the cores, so a flood of
+    /// searches always leaves a core to the other RPCs.
+    pub fn default_slots() -> usize {
+        std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1))
+    }
+
+    fn try_permit(&self) -> Result<OwnedSemaphorePermit, AnalysisError> {
+        self.permits
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| AnalysisError::Busy(self.slots))
+    }
+
+    /// Searches now, or fails with [`AnalysisError::Busy`]. Dropping the
+    /// future stops the search.
+    ///
+    /// # Errors
+    ///
+    /// [`AnalysisError::Busy`] when every slot is taken.
+    pub async fn best_move(&self, job: Job, order: SearchOrder) -> Result<Analysis, AnalysisError> {
+        let permit = self.try_permit()?;
+        Ok(run(permit, job, order, |_| {}).await)
+    }
+
+    /// Waits for a free slot, then searches (engine seats queue rather than
+    /// fail). Dropping the future stops the search.
+    pub async fn best_move_queued(&self, job: Job, order: SearchOrder) -> Analysis {
+        let permit = self
+            .permits
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the semaphore is never closed");
+        run(permit, job, order, |_| {}).await
+    }
+
+    /// Searches now, sending every completed depth and then the final
+    /// result; the search stops when the receiver is dropped.
+    ///
+    /// # Errors
+    ///
+    /// [`AnalysisError::Busy`] when every slot is taken.
+    pub fn analyze(
+        &self,
+        job: Job,
+        order: SearchOrder,
+    ) -> Result<mpsc::Receiver<(Analysis, bool)>, AnalysisError> {
+        let permit = self.try_permit()?;
+        // Completed depths are few (at most MAX_DEPTH) plus the final one.
+        let (sender, receiver) = mpsc::channel(MAX_DEPTH as usize + 2);
+        tokio::spawn(async move {
+            let progress = sender.clone();
+            let finished = run(permit, job, order, move |analysis| {
+                let _ = progress.try_send((analysis.clone(), false));
+            });
+            tokio::select! {
+                analysis = finished => { let _ = sender.send((analysis, true)).await; }
+                // The client left: dropping `finished` stops the search.
+                () = sender.closed() => {}
+            }
+        });
+        Ok(receiver)
+    }
+}
+
+async fn run(
+    permit: OwnedSemaphorePermit,
+    job: Job,
+    order: SearchOrder,
+    mut report: impl FnMut(&Analysis) + Send + 'static,
+) -> Analysis {
+    let stop = Arc::new(AtomicBool::new(false));
+    let _guard = StopOnDrop(stop.clone());
+    let limits = order.limits(rand::random());
+    let search = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        (job.run)(&limits, &stop, &mut report)
+    });
+    search
+        .await
+        .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn order(depth: u32) -> SearchOrder {
+        SearchOrder {
+            depth: Some(depth),
+            nodes: None,
+            movetime: Duration::from_secs(5),
+            level: Level::MAX,
+        }
+    }
+
+    #[tokio::test]
+    async fn finds_a_mate_and_refuses_finished_games() {
+        let analyst = Analyst::new(1);
+        let job = Job::new::<&str>(
+            Variant::Chess,
+            Some("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"),
+            &[],
+        )
+        .unwrap();
+        let analysis = analyst.best_move(job, order(3)).await.unwrap();
+        assert_eq!(analysis.best().unwrap().san, "Ra8#");
+        assert_eq!(analysis.score, Score::Mate(1));
+        let over = Job::new(Variant::Chess, None, &["f3", "e5", "g4", "Qh4#"]);
+        assert!(matches!(over, Err(AnalysisError::GameOver(_))));
+        let bad = Job::new::<&str>(Variant::Xiangqi, Some("nonsense"), &[]);
+        assert!(matches!(bad, Err(AnalysisError::Position(_))));
+    }
+
+    #[tokio::test]
+    async fn a_full_analyst_is_busy() {
+        let analyst = Analyst::new(1);
+        let job = Job::new::<&str>(Variant::Xiangqi, None, &[]).unwrap();
+        let mut long = order(MAX_DEPTH);
+        long.movetime = Duration::from_secs(30);
+        let stream = analyst.analyze(job, long).unwrap();
+        let job = Job::new::<&str>(Variant::Chess, None, &[]).unwrap();
+        assert_eq!(
+            analyst.best_move(job, order(1)).await.unwrap_err(),
+            AnalysisError::Busy(1)
+        );
+        // Leaving stops the search and frees the slot.
+        drop(stream);
+        let job = Job::new::<&str>(Variant::Chess, None, &[]).unwrap();
+        let freed = tokio::time::timeout(
+            Duration::from_secs(10),
+            analyst.best_move_queued(job, order(1)),
+        )
+        .await;
+        assert!(freed.is_ok());
+    }
+}

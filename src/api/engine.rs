@@ -1,0 +1,195 @@
+//! `arbiter.v1.Engine`: best moves and analysis.
+
+use std::{pin::Pin, time::Duration};
+
+use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
+use tonic::{Request, Response, Status, metadata::MetadataMap};
+
+use super::{
+    convert,
+    error::invalid_argument,
+    proto::{self as pb, engine_server},
+};
+use crate::{
+    analysis::{Analysis, Analyst, Job, MAX_MOVETIME, Score, SearchOrder},
+    engine::{Level, MAX_DEPTH},
+};
+
+/// Most moves accepted in one position's history.
+const MAX_MOVES: usize = 2_000;
+/// Time kept back from a gRPC deadline to send the answer.
+const DEADLINE_MARGIN: Duration = Duration::from_millis(50);
+
+#[derive(Clone, Debug)]
+pub struct EngineService {
+    pub analyst: Analyst,
+}
+
+/// Reads the request into a ready search; `default_time` applies when the
+/// client gives no move time.
+fn prepare(
+    metadata: &MetadataMap,
+    position: Option<&pb::Position>,
+    limits: Option<&pb::SearchLimits>,
+    default_time: Duration,
+) -> Result<(Job, SearchOrder), Status> {
+    let position =
+        position.ok_or_else(|| invalid_argument("position", "a position is required"))?;
+    let variant = convert::variant("position.variant", position.variant)?;
+    tracing::Span::current().record("variant", variant.name());
+    if position.moves.len() > MAX_MOVES {
+        return Err(invalid_argument(
+            "position.moves",
+            format!("at most {MAX_MOVES} moves are accepted"),
+        ));
+    }
+    let limits = limits.cloned().unwrap_or_default();
+    if limits.depth > MAX_DEPTH {
+        return Err(invalid_argument(
+            "limits.depth",
+            format!("depth must be 0 (no limit) to {MAX_DEPTH}"),
+        ));
+    }
+    let requested = Duration::from_millis(u64::from(limits.movetime_ms));
+    if requested > MAX_MOVETIME {
+        return Err(invalid_argument(
+            "limits.movetime_ms",
+            format!("movetime_ms must be at most {}", MAX_MOVETIME.as_millis()),
+        ));
+    }
+    let level = match limits.level {
+        0 => Level::MAX,
+        n => Level::new(n).ok_or_else(|| {
+            invalid_argument("limits.level", "level must be 0 (full strength) or 1 to 10")
+        })?,
+    };
+    let mut movetime = if requested.is_zero() {
+        default_time
+    } else {
+        requested
+    };
+    // Answer with what was found shortly before the caller's deadline.
+    if let Some(deadline) = grpc_timeout(metadata) {
+        movetime = movetime.min(deadline.saturating_sub(DEADLINE_MARGIN.min(deadline / 5)));
+    }
+    let job = Job::new(variant, Some(&position.fen), &position.moves)?;
+    Ok((
+        job,
+        SearchOrder {
+            depth: (limits.depth > 0).then_some(limits.depth),
+            nodes: (limits.nodes > 0).then_some(limits.nodes),
+            movetime,
+            level,
+        },
+    ))
+}
+
+/// The `grpc-timeout` header: digits and a unit (H, M, S, m, u, n).
+fn grpc_timeout(metadata: &MetadataMap) -> Option<Duration> {
+    let text = metadata.get("grpc-timeout")?.to_str().ok()?;
+    let (digits, unit) = text.split_at(text.len().checked_sub(1)?);
+    let n: u64 = digits.parse().ok()?;
+    Some(match unit {
+        "H" => Duration::from_secs(n.saturating_mul(3600)),
+        "M" => Duration::from_secs(n.saturating_mul(60)),
+        "S" => Duration::from_secs(n),
+        "m" => Duration::from_millis(n),
+        "u" => Duration::from_micros(n),
+        "n" => Duration::from_nanos(n),
+        _ => return None,
+    })
+}
+
+fn score(score: Score) -> pb::Score {
+    pb::Score {
+        value: Some(match score {
+            Score::Centipawns(cp) => pb::score::Value::Centipawns(cp),
+            Score::Mate(moves) => pb::score::Value::Mate(moves),
+        }),
+    }
+}
+
+fn millis(d: Duration) -> u32 {
+    u32::try_from(d.as_millis()).unwrap_or(u32::MAX)
+}
+
+fn analyze_response(analysis: Analysis, last: bool) -> pb::AnalyzeResponse {
+    pb::AnalyzeResponse {
+        depth: analysis.depth,
+        score: Some(score(analysis.score)),
+        nodes: analysis.nodes,
+        nps: analysis.nps(),
+        time_ms: millis(analysis.elapsed),
+        pv: analysis
+            .pv
+            .into_iter()
+            .map(convert::move_description)
+            .collect(),
+        r#final: last,
+    }
+}
+
+type AnalyzeStream = Pin<Box<dyn Stream<Item = Result<pb::AnalyzeResponse, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl engine_server::Engine for EngineService {
+    async fn best_move(
+        &self,
+        request: Request<pb::BestMoveRequest>,
+    ) -> Result<Response<pb::BestMoveResponse>, Status> {
+        let (job, order) = prepare(
+            request.metadata(),
+            request.get_ref().position.as_ref(),
+            request.get_ref().limits.as_ref(),
+            Duration::from_secs(1),
+        )?;
+        let analysis = self.analyst.best_move(job, order).await?;
+        let nps = analysis.nps();
+        let mut pv = analysis.pv.into_iter().map(convert::move_description);
+        let best = pv.next();
+        Ok(Response::new(pb::BestMoveResponse {
+            pv: best.iter().cloned().chain(pv).collect(),
+            r#move: best,
+            score: Some(score(analysis.score)),
+            depth: analysis.depth,
+            nodes: analysis.nodes,
+            nps,
+            time_ms: millis(analysis.elapsed),
+        }))
+    }
+
+    type AnalyzeStream = AnalyzeStream;
+
+    async fn analyze(
+        &self,
+        request: Request<pb::AnalyzeRequest>,
+    ) -> Result<Response<AnalyzeStream>, Status> {
+        let (job, order) = prepare(
+            request.metadata(),
+            request.get_ref().position.as_ref(),
+            request.get_ref().limits.as_ref(),
+            Duration::from_secs(10),
+        )?;
+        let receiver = self.analyst.analyze(job, order)?;
+        let stream = ReceiverStream::new(receiver)
+            .map(|(analysis, last)| Ok(analyze_response(analysis, last)));
+        Ok(Response::new(Box::pin(stream)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_grpc_timeouts() {
+        let mut metadata = MetadataMap::new();
+        assert_eq!(grpc_timeout(&metadata), None);
+        metadata.insert("grpc-timeout", "250m".parse().unwrap());
+        assert_eq!(grpc_timeout(&metadata), Some(Duration::from_millis(250)));
+        metadata.insert("grpc-timeout", "2S".parse().unwrap());
+        assert_eq!(grpc_timeout(&metadata), Some(Duration::from_secs(2)));
+        metadata.insert("grpc-timeout", "x".parse().unwrap());
+        assert_eq!(grpc_timeout(&metadata), None);
+    }
+}

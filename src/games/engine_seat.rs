@@ -1,0 +1,171 @@
+//! Seats played by Arbiter's engine. When it is an engine seat's turn the
+//! service searches (queued behind other searches, never refused), plays the
+//! move through the same path as a human's, persists it and tells watchers;
+//! a human plays against it with nothing but `MakeMove` and `WatchGame`.
+
+use std::time::Duration;
+
+use super::{GameError, Games, Mover, replay};
+use crate::{
+    analysis::{Job, SearchOrder},
+    engine::Level,
+    rules::{Side, Variant},
+    store::{StoredEngine, StoredGame},
+};
+
+/// Who sits in a seat at creation.
+#[derive(Clone, Debug, Default)]
+pub struct SeatSpec {
+    /// Shown to players; an engine seat defaults to "Arbiter (level N)".
+    pub display_name: String,
+    /// `Some` for a seat the engine plays.
+    pub engine: Option<EngineSeat>,
+}
+
+/// The engine's settings in a seat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineSeat {
+    pub level: Level,
+    /// Thinking time per move.
+    pub movetime: Duration,
+}
+
+impl EngineSeat {
+    /// Default thinking time per move.
+    pub const DEFAULT_MOVETIME: Duration = Duration::from_secs(1);
+    /// Longest thinking time per move.
+    pub const MAX_MOVETIME: Duration = Duration::from_secs(30);
+
+    pub(super) fn default_name(self) -> String {
+        format!("Arbiter (level {})", self.level.get())
+    }
+
+    pub(super) fn stored(self) -> StoredEngine {
+        StoredEngine {
+            level: i64::from(self.level.get()),
+            movetime_ms: i64::try_from(self.movetime.as_millis()).unwrap_or(i64::MAX),
+        }
+    }
+
+    pub(super) fn from_stored(stored: Option<StoredEngine>) -> Option<EngineSeat> {
+        let stored = stored?;
+        Some(EngineSeat {
+            level: Level::new(u32::try_from(stored.level).ok()?)?,
+            movetime: Duration::from_millis(u64::try_from(stored.movetime_ms).ok()?),
+        })
+    }
+}
+
+/// The engine seat of `side`, if the engine plays it.
+pub(super) fn engine_of(game: &StoredGame, side: Side) -> Option<EngineSeat> {
+    EngineSeat::from_stored(match side {
+        Side::White => game.white_engine,
+        Side::Black => game.black_engine,
+    })
+}
+
+impl Games {
+    /// Restarts the engines of ongoing games whose engine is to move (after
+    /// a restart, the search that was running is lost, not the game).
+    ///
+    /// # Errors
+    ///
+    /// Storage.
+    pub async fn resume_engines(&self) -> Result<usize, GameError> {
+        let ids = self.store.ongoing_engine_games().await?;
+        for id in &ids {
+            self.wake_engine(id);
+        }
+        Ok(ids.len())
+    }
+
+    /// Lets the engine move in game `id` if it is its turn, in the
+    /// background. At most one engine task runs per game.
+    pub(super) fn wake_engine(&self, id: &str) {
+        if !self.claim_thinking(id) {
+            return;
+        }
+        let games = self.clone();
+        let id = id.to_owned();
+        tokio::spawn(async move {
+            loop {
+                match games.engine_turn(&id).await {
+                    Ok(true) => continue,
+                    Ok(false) => {}
+                    Err(e) => tracing::error!(game_id = %id, error = %e, "engine seat failed"),
+                }
+                games.release_thinking(&id);
+                // A human move committed between the last check and the
+                // release found the game claimed and did not wake us: look
+                // once more.
+                let again = matches!(games.engine_to_move(&id).await, Ok(Some(_)));
+                if !(again && games.claim_thinking(&id)) {
+                    break;
+                }
+            }
+        });
+    }
+
+    fn claim_thinking(&self, id: &str) -> bool {
+        self.thinking
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id.to_owned())
+    }
+
+    fn release_thinking(&self, id: &str) {
+        self.thinking
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
+    }
+
+    /// The game, if it is ongoing and an engine seat is to move.
+    async fn engine_to_move(
+        &self,
+        id: &str,
+    ) -> Result<Option<(StoredGame, Side, EngineSeat)>, GameError> {
+        let game = self.load(id).await?;
+        if game.status != "ongoing" {
+            return Ok(None);
+        }
+        let side = replay(&game)?.turn();
+        Ok(engine_of(&game, side).map(|engine| (game, side, engine)))
+    }
+
+    /// Plays one engine move if it is an engine seat's turn; true if it
+    /// moved.
+    async fn engine_turn(&self, id: &str) -> Result<bool, GameError> {
+        let Some((game, side, engine)) = self.engine_to_move(id).await? else {
+            return Ok(false);
+        };
+        let variant: Variant = game
+            .variant
+            .parse()
+            .map_err(|e| GameError::Corrupt(format!("game {id}: {e}")))?;
+        let moves: Vec<&str> = game.moves.iter().map(|m| m.uci.as_str()).collect();
+        let job = Job::new(variant, Some(&game.start_fen), &moves)
+            .map_err(|e| GameError::Corrupt(format!("game {id}: {e}")))?;
+        let order = SearchOrder {
+            depth: None,
+            nodes: None,
+            movetime: engine.movetime,
+            level: engine.level,
+        };
+        let analysis = self.analyst.best_move_queued(job, order).await;
+        let Some(best) = analysis.best() else {
+            return Ok(false);
+        };
+        let ply = u32::try_from(game.moves.len()).unwrap_or(u32::MAX);
+        match self
+            .play_as(id, Mover::Engine(side), &best.uci, Some(ply))
+            .await
+        {
+            Ok(_) => Ok(true),
+            // The game changed while the engine thought (a resignation, an
+            // agreed draw): nothing to play.
+            Err(GameError::Conflict { .. } | GameError::GameOver(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+}
