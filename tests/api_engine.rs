@@ -193,6 +193,7 @@ async fn analysis_streams_every_depth_and_a_full_engine_says_busy() {
         rules
             .legal_moves(pb::LegalMovesRequest {
                 position: position(pb::Variant::Chess, "", &[]),
+                ..Default::default()
             })
             .await
             .unwrap();

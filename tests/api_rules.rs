@@ -23,6 +23,7 @@ async fn rules_answer_and_explain() {
     let legal = rules
         .legal_moves(pb::LegalMovesRequest {
             position: chess("", &[]),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -34,6 +35,29 @@ async fn rules_answer_and_explain() {
             .iter()
             .any(|m| m.uci == "g1f3" && m.san == "Nf3")
     );
+    assert!(legal.uci_moves.is_empty());
+
+    // Coordinates only: the same moves, in the same order.
+    let compact = rules
+        .legal_moves(pb::LegalMovesRequest {
+            position: chess("", &[]),
+            detail: pb::MoveDetail::Uci as i32,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(compact.moves.is_empty());
+    let full: Vec<&str> = legal.moves.iter().map(|m| m.uci.as_str()).collect();
+    assert_eq!(compact.uci_moves, full);
+    assert_eq!((compact.fen, compact.turn), (legal.fen, legal.turn));
+    let status = rules
+        .legal_moves(pb::LegalMovesRequest {
+            position: chess("", &[]),
+            detail: 99,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::InvalidArgument);
 
     let v = rules
         .validate_move(pb::ValidateMoveRequest {
@@ -93,6 +117,7 @@ async fn rules_answer_and_explain() {
                 "rnbqkbnr/pppppppp/8/8/8/ppp6/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
                 &[],
             ),
+            ..Default::default()
         })
         .await
         .unwrap_err();
@@ -117,7 +142,10 @@ async fn rules_answer_and_explain() {
     assert_eq!(err.code(), Code::InvalidArgument);
 
     let err = rules
-        .legal_moves(pb::LegalMovesRequest { position: None })
+        .legal_moves(pb::LegalMovesRequest {
+            position: None,
+            ..Default::default()
+        })
         .await
         .unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
@@ -128,6 +156,7 @@ async fn rules_answer_and_explain() {
                 fen: String::new(),
                 moves: vec![],
             }),
+            ..Default::default()
         })
         .await
         .unwrap_err();
@@ -149,6 +178,7 @@ async fn xiangqi_through_the_same_api() {
     let legal = rules
         .legal_moves(pb::LegalMovesRequest {
             position: position(&[]),
+            ..Default::default()
         })
         .await
         .unwrap()

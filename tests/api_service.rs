@@ -203,6 +203,7 @@ async fn grpc_web_over_http1_with_cors() {
             fen: String::new(),
             moves: vec![],
         }),
+        ..Default::default()
     };
     let payload = request.encode_to_vec();
     let mut body = vec![0u8];

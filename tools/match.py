@@ -19,10 +19,12 @@ Elo difference with a 95% error bar, and the engine's average nodes/s.
 The rules are never the engines' word: chess is adjudicated by python-chess
 (`board.outcome(claim_draw=True)` after every move), xiangqi by pyffish
 (no legal move -> `game_result`; `is_optional_game_end` for repetition,
-perpetual check and the move rule; `has_insufficient_material`). Games longer
-than --max-plies are drawn. An engine that gives no `bestmove` within
-movetime + --timeout-margin ms, plays an illegal move, or dies, loses the game
-(the reason is recorded) and is restarted for the next game.
+perpetual check and the move rule -- pyffish's 100 plies without a capture,
+or --xiangqi-move-rule 120 for the Asian rule that Arbiter's own rules use;
+`has_insufficient_material`). Games longer than --max-plies are drawn. An
+engine that gives no `bestmove` within movetime + --timeout-margin ms, plays
+an illegal move, or dies, loses the game (the reason is recorded) and is
+restarted for the next game.
 
 Xiangqi notation: the referee works in Fairy-Stockfish's coordinates (ranks
 1-10, `h3e3`); engines that do not call themselves Fairy-Stockfish are spoken
@@ -52,6 +54,20 @@ import pyffish
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 XIANGQI_START = pyffish.start_fen("xiangqi")
+# The pyffish variant the xiangqi referee asks; --xiangqi-move-rule other than
+# pyffish's own 100 plies defines a derived variant with another move rule.
+XIANGQI_VARIANT = "xiangqi"
+XIANGQI_MOVE_RULE = 100
+
+
+def set_xiangqi_move_rule(plies):
+    global XIANGQI_VARIANT, XIANGQI_MOVE_RULE
+    if plies == 100:
+        return
+    if plies < 0 or plies % 2:
+        sys.exit("--xiangqi-move-rule: an even number of plies (0 = none)")
+    pyffish.load_variant_config(f"[xiangqi-match:xiangqi]\nnMoveRule = {plies // 2}\n")
+    XIANGQI_VARIANT, XIANGQI_MOVE_RULE = "xiangqi-match", plies
 
 # ---------------------------------------------------------------- notation
 
@@ -135,7 +151,7 @@ class XiangqiReferee:
 
     def legal(self):
         if self._legal is None:
-            self._legal = set(pyffish.legal_moves("xiangqi", XIANGQI_START, self.history))
+            self._legal = set(pyffish.legal_moves(XIANGQI_VARIANT, XIANGQI_START, self.history))
         return self._legal
 
     def parse(self, text):
@@ -158,24 +174,24 @@ class XiangqiReferee:
         return "1-0" if mover_wins == red_to_move else "0-1"
 
     def in_check(self):
-        return pyffish.gives_check("xiangqi", XIANGQI_START, self.history)
+        return pyffish.gives_check(XIANGQI_VARIANT, XIANGQI_START, self.history)
 
     def outcome(self):
         if not self.legal():
-            value = pyffish.game_result("xiangqi", XIANGQI_START, self.history)
+            value = pyffish.game_result(XIANGQI_VARIANT, XIANGQI_START, self.history)
             return self._result(value), "checkmate" if self.in_check() else "stalemate (loses)"
-        ended, value = pyffish.is_optional_game_end("xiangqi", XIANGQI_START, self.history)
+        ended, value = pyffish.is_optional_game_end(XIANGQI_VARIANT, XIANGQI_START, self.history)
         if ended:
-            fen = pyffish.get_fen("xiangqi", XIANGQI_START, self.history)
+            fen = pyffish.get_fen(XIANGQI_VARIANT, XIANGQI_START, self.history)
             halfmoves = int(fen.split()[4])
-            if halfmoves >= 100:
-                reason = "move rule"
+            if XIANGQI_MOVE_RULE and halfmoves >= XIANGQI_MOVE_RULE:
+                reason = f"move rule ({XIANGQI_MOVE_RULE} plies without capture)"
             elif value == 0:
                 reason = "repetition"
             else:
                 reason = "perpetual check (repetition)"
             return self._result(value), reason
-        red, black = pyffish.has_insufficient_material("xiangqi", XIANGQI_START, self.history)
+        red, black = pyffish.has_insufficient_material(XIANGQI_VARIANT, XIANGQI_START, self.history)
         if red and black:
             return "1/2-1/2", "insufficient material"
         return None
@@ -625,11 +641,15 @@ def main():
     ap.add_argument("--openings", help="file of openings (default tools/openings/<variant>.txt)")
     ap.add_argument("--opening-offset", type=int, default=0, help="start at this opening (0-based)")
     ap.add_argument("--max-plies", type=int, default=400, help="draw after this many plies (default 400)")
+    ap.add_argument("--xiangqi-move-rule", type=int, default=100, metavar="PLIES",
+                    help="xiangqi: draw after this many plies without a capture (default 100, pyffish's; "
+                         "Asian rules and Arbiter's own rules use 120; 0 = none)")
     ap.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
     ap.add_argument("--pgn", help="write all games to this PGN file")
     ap.add_argument("--uci-log", help="append every UCI line sent and received to this file")
     args = ap.parse_args()
 
+    set_xiangqi_move_rule(args.xiangqi_move_rule)
     openings = load_openings(args.openings or os.path.join(HERE, "openings", f"{args.variant}.txt"), args.variant)
     engine_options = parse_options(args.engine_option)
     opponent_options = parse_options(args.opponent_option)

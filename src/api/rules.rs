@@ -75,15 +75,33 @@ impl rules_server::Rules for RulesService {
         &self,
         request: Request<pb::LegalMovesRequest>,
     ) -> Result<Response<pb::LegalMovesResponse>, Status> {
-        let r = record(request.get_ref().position.as_ref())?;
+        let request = request.get_ref();
+        let r = record(request.position.as_ref())?;
         let verdict = r.verdict();
-        let moves = if verdict.is_over() {
-            Vec::new()
-        } else {
-            r.legal_moves()
+        let coordinates_only = match pb::MoveDetail::try_from(request.detail) {
+            Ok(pb::MoveDetail::Uci) => true,
+            Ok(pb::MoveDetail::Full | pb::MoveDetail::Unspecified) => false,
+            Err(_) => {
+                return Err(invalid_argument(
+                    "detail",
+                    "unknown detail: use MOVE_DETAIL_FULL or MOVE_DETAIL_UCI",
+                ));
+            }
+        };
+        let (moves, uci_moves) = match (verdict.is_over(), coordinates_only) {
+            (true, _) => (Vec::new(), Vec::new()),
+            (false, true) => (Vec::new(), r.legal_moves_coordinates()),
+            (false, false) => (
+                r.legal_moves()
+                    .into_iter()
+                    .map(convert::move_description)
+                    .collect(),
+                Vec::new(),
+            ),
         };
         Ok(Response::new(pb::LegalMovesResponse {
-            moves: moves.into_iter().map(convert::move_description).collect(),
+            moves,
+            uci_moves,
             is_check: r.is_check(),
             outcome: Some(convert::verdict(&verdict)),
             fen: r.fen(),

@@ -13,6 +13,7 @@
 //!   cost of the transport alone (the baseline for the others);
 //! * `legal-moves`: `arbiter.v1.Rules/LegalMoves` on a fixed middlegame with
 //!   five moves of history (`--variant chess` or `xiangqi`), no database;
+//! * `legal-moves-uci`: the same with `MOVE_DETAIL_UCI` (coordinates only);
 //! * `make-move`: `arbiter.v1.Games/MakeMove`, a durable SQLite write. Every
 //!   task plays its own games: it moves the knights (horses) out and back from
 //!   the start position, alternating the seat tokens and passing
@@ -135,12 +136,19 @@ enum Rpc {
     Health,
     /// arbiter.v1.Rules/LegalMoves on a fixed middlegame.
     LegalMoves,
+    /// arbiter.v1.Rules/LegalMoves with MOVE_DETAIL_UCI (coordinates only).
+    LegalMovesUci,
     /// arbiter.v1.Games/MakeMove in games the tasks create.
     MakeMove,
 }
 
 impl Rpc {
-    const ALL: [Rpc; 3] = [Rpc::Health, Rpc::LegalMoves, Rpc::MakeMove];
+    const ALL: [Rpc; 4] = [
+        Rpc::Health,
+        Rpc::LegalMoves,
+        Rpc::LegalMovesUci,
+        Rpc::MakeMove,
+    ];
 }
 
 /// The game for the Rules and Games RPCs.
@@ -231,6 +239,7 @@ fn rpc_label(rpc: Rpc, variant: GameVariant) -> String {
     match rpc {
         Rpc::Health => "health".into(),
         Rpc::LegalMoves => format!("legal-moves ({variant})"),
+        Rpc::LegalMovesUci => format!("legal-moves-uci ({variant})"),
         Rpc::MakeMove => format!("make-move ({variant})"),
     }
 }
@@ -256,10 +265,15 @@ impl Worker {
     fn new(rpc: Rpc, variant: GameVariant, channel: Channel) -> Worker {
         match rpc {
             Rpc::Health => Worker::Health(HealthClient::new(channel)),
-            Rpc::LegalMoves => Worker::LegalMoves {
+            Rpc::LegalMoves | Rpc::LegalMovesUci => Worker::LegalMoves {
                 client: RulesClient::new(channel),
                 request: pb::LegalMovesRequest {
                     position: Some(variant.middlegame()),
+                    detail: if rpc == Rpc::LegalMovesUci {
+                        pb::MoveDetail::Uci
+                    } else {
+                        pb::MoveDetail::Full
+                    } as i32,
                 },
             },
             Rpc::MakeMove => Worker::MakeMove(Player {

@@ -53,6 +53,8 @@ pub trait Referee: Send + Sync {
     fn verdict(&self) -> Verdict;
     /// Every legal move of the current position.
     fn legal_moves(&self) -> Vec<MoveDescription>;
+    /// Every legal move of the current position in coordinate notation.
+    fn legal_moves_coordinates(&self) -> Vec<String>;
     /// Every move played so far.
     fn history(&self) -> Vec<PlayedMove>;
     /// Plays move text (any notation), refusing it once the game is over.
@@ -97,6 +99,13 @@ impl<G: Game> Referee for Record<G> {
         pos.legal_moves()
             .into_iter()
             .map(|m| pos.describe(m))
+            .collect()
+    }
+    fn legal_moves_coordinates(&self) -> Vec<String> {
+        let pos = self.current();
+        pos.legal_moves()
+            .into_iter()
+            .map(|m| pos.coordinate_notation(m))
             .collect()
     }
     fn history(&self) -> Vec<PlayedMove> {
