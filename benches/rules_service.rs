@@ -21,7 +21,11 @@ fn bench(c: &mut Criterion) {
     group.bench_function("describe_legal_moves", |b| {
         b.iter(|| black_box(&record).legal_moves())
     });
+    group.bench_function("coordinates_of_legal_moves", |b| {
+        b.iter(|| black_box(&record).legal_moves_coordinates())
+    });
     group.bench_function("verdict", |b| b.iter(|| black_box(&record).verdict()));
+    group.bench_function("fen", |b| b.iter(|| black_box(&record).fen()));
     group.finish();
 }
 

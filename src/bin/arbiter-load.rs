@@ -310,7 +310,7 @@ impl Worker {
             }
             Worker::LegalMoves { client, request } => {
                 let response = client.legal_moves(request.clone()).await?.into_inner();
-                if response.moves.is_empty() {
+                if response.moves.is_empty() && response.uci_moves.is_empty() {
                     Err(Status::internal("LegalMoves answered no moves"))
                 } else {
                     Ok(())

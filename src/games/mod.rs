@@ -136,7 +136,9 @@ impl Games {
                 black_engine: black.engine.map(EngineSeat::stored),
             })
             .await?;
-        self.wake_engine(&stored.id);
+        if white.engine.is_some() || black.engine.is_some() {
+            self.wake_engine(&stored.id);
+        }
         // An engine's seat token is never handed out: nobody moves for it.
         let shown = |token: String, seat: &SeatSpec| {
             if seat.engine.is_some() {
@@ -197,7 +199,9 @@ impl Games {
         let played = self
             .play_as(id, Mover::Token(token), text, expected_ply)
             .await?;
-        self.wake_engine(id);
+        if played.0.white_engine.is_some() || played.0.black_engine.is_some() {
+            self.wake_engine(id);
+        }
         Ok(played)
     }
 
