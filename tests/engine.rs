@@ -104,3 +104,40 @@ fn always_a_legal_move_in_game_positions() {
         record.push(m);
     }
 }
+
+/// Every level plays a legal move within its node cap, in both games, and the
+/// weakest levels vary their choices from game to game.
+#[test]
+fn every_level_plays_legal_moves_within_its_caps() {
+    use arbiter::engine::Level;
+
+    fn check<G: Evaluate>(fen: &str) -> std::collections::HashSet<String> {
+        let pos = G::from_fen(fen).unwrap();
+        let record = Record::new(pos.clone());
+        let mut weakest = std::collections::HashSet::new();
+        for n in 1..=10 {
+            for seed in 0..4u64 {
+                let level = Level::new(n).unwrap();
+                let limits = level.apply(Limits::depth(4), seed * 7919);
+                let result = search(&record, &limits);
+                let m = result.best.expect("a move");
+                assert!(pos.legal_moves().contains(&m));
+                if let Some(cap) = limits.nodes {
+                    assert!(
+                        result.nodes <= cap + 1024,
+                        "level {n}: {} nodes",
+                        result.nodes
+                    );
+                }
+                if n == 1 {
+                    weakest.insert(pos.coordinate_notation(m));
+                }
+            }
+        }
+        weakest
+    }
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+    assert!(check::<Chess>(fen).len() > 1);
+    let fen = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+    assert!(check::<Xiangqi>(fen).len() > 1);
+}

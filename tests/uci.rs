@@ -100,3 +100,22 @@ fn stop_and_quit_end_an_infinite_search() {
     let lines = transcript("position startpos\ngo infinite\nstop\nquit\n");
     assert!(lines.last().unwrap().starts_with("bestmove "), "{lines:?}");
 }
+
+#[test]
+fn levels_limit_the_search() {
+    let lines = transcript(
+        "setoption name Level value 2\nposition startpos moves e2e4\ngo movetime 2000\n",
+    );
+    // Level 2 looks one move ahead, so it answers at once at depth 1.
+    let depths: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .collect();
+    assert!(
+        depths.iter().all(|l| l.starts_with("info depth 1 ")),
+        "{lines:?}"
+    );
+    assert!(lines.last().unwrap().starts_with("bestmove "));
+    let lines = transcript("setoption name Level value 11\n");
+    assert_eq!(lines, ["info string Level must be a number from 1 to 10"]);
+}

@@ -59,6 +59,9 @@ struct Searcher<'a, G: Evaluate> {
     /// Index in `path` of the first position after the last null move's:
     /// repetitions are not looked for across a null move.
     barrier: usize,
+    /// The best move of the last completed root search (the table may keep
+    /// a deeper, older entry for the root from an earlier search).
+    root_best: Option<G::Move>,
     nodes: u64,
     stopped: bool,
 }
@@ -82,23 +85,7 @@ pub fn search_with<G: Evaluate>(
     mut report: impl FnMut(&SearchResult<G::Move>),
 ) -> SearchResult<G::Move> {
     let root = record.current().clone();
-    let mut searcher = Searcher {
-        limits,
-        stop,
-        table,
-        heuristics: Heuristics::new(),
-        path: record
-            .positions()
-            .iter()
-            .map(|p| Visit {
-                key: p.repetition_key(),
-                in_check: p.is_check(),
-            })
-            .collect(),
-        barrier: 0,
-        nodes: 0,
-        stopped: false,
-    };
+    let mut searcher = Searcher::new(record, limits, table, stop);
     let legal = root.legal_moves();
     let mut result = SearchResult {
         best: legal.first().copied(),
@@ -140,7 +127,7 @@ pub fn search_with<G: Evaluate>(
         if searcher.stopped {
             break;
         }
-        let pv = searcher.principal_variation(&root);
+        let pv = searcher.principal_variation(&root, searcher.root_best);
         if let Some(&best) = pv.first() {
             result = SearchResult {
                 best: Some(best),
@@ -165,7 +152,33 @@ pub fn search_with<G: Evaluate>(
     result
 }
 
-impl<G: Evaluate> Searcher<'_, G> {
+impl<'a, G: Evaluate> Searcher<'a, G> {
+    fn new(
+        record: &Record<G>,
+        limits: &'a Limits,
+        table: &'a mut TranspositionTable,
+        stop: &'a AtomicBool,
+    ) -> Searcher<'a, G> {
+        Searcher {
+            limits,
+            stop,
+            table,
+            heuristics: Heuristics::new(),
+            path: record
+                .positions()
+                .iter()
+                .map(|p| Visit {
+                    key: p.repetition_key(),
+                    in_check: p.is_check(),
+                })
+                .collect(),
+            barrier: 0,
+            root_best: None,
+            nodes: 0,
+            stopped: false,
+        }
+    }
+
     fn out_of_budget(&mut self) -> bool {
         if self.nodes.is_multiple_of(1024) {
             let late = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
@@ -335,6 +348,9 @@ impl<G: Evaluate> Searcher<'_, G> {
                 break;
             }
         }
+        if ply == 0 {
+            self.root_best = best.1;
+        }
         let bound = if best.0 >= beta {
             Bound::Lower
         } else if best.0 > original_alpha {
@@ -389,11 +405,15 @@ impl<G: Evaluate> Searcher<'_, G> {
         alpha
     }
 
-    /// Follows the table's best moves from the root.
-    fn principal_variation(&self, root: &G) -> Vec<G::Move> {
-        let mut pv = Vec::new();
+    /// `first`, then the table's best moves.
+    fn principal_variation(&self, root: &G, first: Option<G::Move>) -> Vec<G::Move> {
+        let Some(first) = first else {
+            return Vec::new();
+        };
+        let mut pv = vec![first];
         let mut pos = root.clone();
-        let mut seen = Vec::new();
+        pos.play(first);
+        let mut seen = vec![root.repetition_key()];
         while let Some(best) = self.table.probe(pos.repetition_key()).map(|e| e.best) {
             let Some(m) = pos
                 .legal_moves()
@@ -442,5 +462,69 @@ fn from_table(score: i32, ply: usize) -> i32 {
         score + ply
     } else {
         score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Game, chess::Chess, xiangqi::Xiangqi};
+
+    /// The score `repetition` gives the side to move after `moves`.
+    fn repetition_after<G: Evaluate>(fen: &str, moves: &[&str]) -> Option<i32> {
+        let mut record = Record::new(G::from_fen(fen).unwrap());
+        for m in moves {
+            record.play_text(m).unwrap();
+        }
+        let (limits, stop) = (Limits::depth(1), AtomicBool::new(false));
+        let mut table = TranspositionTable::new(1);
+        let searcher = Searcher::new(&record, &limits, &mut table, &stop);
+        searcher.repetition(record.current(), 3)
+    }
+
+    #[test]
+    fn perpetual_check_loses_in_xiangqi_and_draws_in_chess() {
+        // Red's chariot checks on every move and the position comes back.
+        let checks = ["a7a9", "e9e8", "a9a8", "e8e9", "a8a9"];
+        let fen = "4k4/9/R8/9/9/9/9/9/9/5K3 w - - 0 1";
+        assert_eq!(repetition_after::<Xiangqi>(fen, &checks), Some(MATE - 3));
+        assert_eq!(repetition_after::<Xiangqi>(fen, &checks[..4]), None);
+        // Both sides' moves without check: a plain draw.
+        let quiet = ["a7b7", "e9d9", "b7a7", "d9e9"];
+        assert_eq!(repetition_after::<Xiangqi>(fen, &quiet), Some(0));
+        // The same checking cycle in chess is a draw.
+        let chess = ["a6a8", "e8e7", "a8a7", "e7e8", "a7a8"];
+        assert_eq!(
+            repetition_after::<Chess>("4k3/8/R7/8/8/8/8/5K2 w - - 0 1", &chess),
+            Some(0)
+        );
+    }
+
+    /// A table kept across a game's moves may hold a deeper entry for the
+    /// new root, whose move only had to beat some old beta (here a check
+    /// instead of the mate). The move played must come from the new search.
+    #[test]
+    fn the_root_move_comes_from_the_search_not_the_table() {
+        let pos = Chess::from_fen("1R6/8/8/2QK4/k3P3/6P1/8/8 w - - 7 77").unwrap();
+        let stale = pos.parse_move("Qc6+").unwrap();
+        let mut table = TranspositionTable::new(1);
+        table.store(Entry {
+            key: pos.repetition_key(),
+            best: Chess::move_key(stale),
+            depth: 10,
+            score: 500,
+            bound: Bound::Lower,
+        });
+        let record = Record::new(pos.clone());
+        let result = search_with(
+            &record,
+            &Limits::depth(1),
+            &mut table,
+            &AtomicBool::new(false),
+            |_| {},
+        );
+        assert_eq!(pos.coordinate_notation(result.best.unwrap()), "c5b4");
+        assert_eq!(result.pv, vec![result.best.unwrap()]);
+        assert_eq!(result.score, MATE - 1);
     }
 }

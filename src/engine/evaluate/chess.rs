@@ -1,7 +1,8 @@
 //! Chess evaluation, tapered between middlegame and endgame: material,
 //! placement, mobility, pawn structure (passed, isolated, doubled), bishop
-//! pair, rooks on open files, the king's pawn shield, and a mop-up term that
-//! drives a bare king to the edge.
+//! pair, rooks on open files, the king's pawn shield, attacks on the enemy
+//! king's surroundings, and a mop-up term that drives a bare king to the
+//! edge.
 
 use shakmaty::{Bitboard, Board, Color, File, Position, Role, Square, attacks};
 
@@ -118,6 +119,27 @@ const BISHOP_PAIR: Score = s(30, 50);
 const OPEN_FILE: Score = s(25, 10);
 const HALF_OPEN_FILE: Score = s(12, 6);
 const SHIELD_PAWN: i32 = 12;
+/// Ceiling of the king-attack bonus, in centipawns.
+const MAX_KING_ATTACK: i32 = 400;
+
+/// How much a piece's attack on a square next to the enemy king counts.
+const fn attack_weight(role: Role) -> i32 {
+    match role {
+        Role::Knight | Role::Bishop => 2,
+        Role::Rook => 3,
+        Role::Queen => 5,
+        Role::Pawn | Role::King => 0,
+    }
+}
+
+/// A middlegame bonus growing with the square of the attack on the enemy
+/// king's surroundings, once at least two pieces take part.
+fn king_attack(units: i32, attackers: i32) -> Score {
+    if attackers < 2 {
+        return Score::default();
+    }
+    s((units * units / 2).min(MAX_KING_ATTACK), 0)
+}
 const BARE_SHIELD_FILE: i32 = -15;
 
 fn file_mask(file: i32) -> Bitboard {
@@ -152,6 +174,10 @@ fn side_terms(board: &Board, color: Color) -> Score {
     let pawn_guarded = their_pawns.into_iter().fold(Bitboard::EMPTY, |acc, sq| {
         acc | attacks::pawn_attacks(!color, sq)
     });
+    let king_zone = board.king_of(!color).map_or(Bitboard::EMPTY, |k| {
+        attacks::king_attacks(k) | Bitboard::from_square(k)
+    });
+    let (mut units, mut attackers) = (0, 0);
     let mut total = Score::default();
     for sq in us {
         let Some(role) = board.role_at(sq) else {
@@ -167,6 +193,11 @@ fn side_terms(board: &Board, color: Color) -> Score {
             Role::Pawn | Role::King => Bitboard::EMPTY,
         };
         total += mobility(role, (reach & !us & !pawn_guarded).count() as i32);
+        let hits = (reach & king_zone).count() as i32;
+        if hits > 0 {
+            units += attack_weight(role) * hits;
+            attackers += 1;
+        }
         match role {
             Role::Pawn => total += pawn_terms(color, sq, own_pawns, their_pawns),
             Role::Rook => {
@@ -186,7 +217,7 @@ fn side_terms(board: &Board, color: Color) -> Score {
     if (board.bishops() & us).count() >= 2 {
         total += BISHOP_PAIR;
     }
-    total
+    total + king_attack(units, attackers)
 }
 
 fn pawn_terms(color: Color, sq: Square, own: Bitboard, theirs: Bitboard) -> Score {
