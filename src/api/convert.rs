@@ -92,6 +92,33 @@ fn ending(e: Ending) -> pb::Termination {
     }
 }
 
+/// A termination filter: `None` for UNSPECIFIED, else the stored code.
+pub fn termination_filter(field: &str, value: i32) -> Result<Option<String>, Status> {
+    match pb::Termination::try_from(value) {
+        Ok(pb::Termination::Unspecified) => Ok(None),
+        // No game ends on time yet; the filter is valid and matches none.
+        Ok(pb::Termination::Timeout) => Ok(Some("timeout".to_owned())),
+        Ok(t) => Ok(Ending::all()
+            .find(|&e| ending(e) == t)
+            .map(|e| e.code().to_owned())),
+        Err(_) => Err(invalid_argument(field, "unknown termination")),
+    }
+}
+
+/// Unix milliseconds of an optional timestamp.
+pub fn millis(field: &str, t: Option<&Timestamp>) -> Result<Option<i64>, Status> {
+    t.map(|t| {
+        if !(0..1_000_000_000).contains(&t.nanos) {
+            return Err(invalid_argument(field, "nanos must be 0 to 999,999,999"));
+        }
+        t.seconds
+            .checked_mul(1000)
+            .and_then(|ms| ms.checked_add(i64::from(t.nanos / 1_000_000)))
+            .ok_or_else(|| invalid_argument(field, "timestamp out of range"))
+    })
+    .transpose()
+}
+
 fn claims(claimable: &[DrawClaim]) -> Vec<i32> {
     claimable
         .iter()

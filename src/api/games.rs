@@ -12,7 +12,7 @@ use super::{
     proto::{self as pb, games_server},
 };
 use crate::{
-    games::{EventKind, Games, Start, Status as GameStatus},
+    games::{EventKind, Games, PgnNotation, Start, Status as GameStatus},
     store::GameFilter,
 };
 
@@ -114,11 +114,19 @@ impl games_server::Games for GamesService {
             0 => None,
             v => Some(convert::variant("variant", v)?.name().to_owned()),
         };
+        let player = r.player.trim();
+        if player.chars().count() > 100 {
+            return Err(invalid_argument("player", "at most 100 characters"));
+        }
         let page = self
             .games
             .list(GameFilter {
                 finished,
                 variant,
+                player: (!player.is_empty()).then(|| player.to_owned()),
+                termination: convert::termination_filter("termination", r.termination)?,
+                created_from: convert::millis("created_after", r.created_after.as_ref())?,
+                created_until: convert::millis("created_before", r.created_before.as_ref())?,
                 before,
                 limit,
             })
@@ -127,6 +135,22 @@ impl games_server::Games for GamesService {
             games: page.items.iter().map(convert::game).collect(),
             next_page_token: next_token(page.next),
         }))
+    }
+
+    async fn export_game(
+        &self,
+        request: Request<pb::ExportGameRequest>,
+    ) -> Result<Response<pb::ExportGameResponse>, Status> {
+        let r = request.get_ref();
+        trace_game(&r.game_id);
+        let notation = match pb::PgnNotation::try_from(r.notation) {
+            Ok(pb::PgnNotation::Unspecified | pb::PgnNotation::Standard) => PgnNotation::Standard,
+            Ok(pb::PgnNotation::Coordinates) => PgnNotation::Coordinates,
+            Ok(pb::PgnNotation::Chinese) => PgnNotation::Chinese,
+            Err(_) => return Err(invalid_argument("notation", "unknown notation")),
+        };
+        let pgn = self.games.export(&r.game_id, notation).await?;
+        Ok(Response::new(pb::ExportGameResponse { pgn }))
     }
 
     async fn make_move(

@@ -25,6 +25,11 @@ const ASPIRATION: i32 = 40;
 /// Reverse futility: a position this far above beta per remaining ply is
 /// not searched further.
 const FUTILITY_MARGIN: i32 = 90;
+/// Late-move pruning: at depth 1, 2 and 3 (non-PV, not in check) only this
+/// many moves are searched (then captures and checks).
+const LATE_MOVES: [usize; 4] = [0, 8, 14, 24];
+/// Delta pruning margin in quiescence search.
+const DELTA_MARGIN: i32 = 200;
 
 /// What a search found.
 #[derive(Clone, Debug)]
@@ -267,8 +272,10 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
             }
         }
         let pv_node = beta - alpha > 1;
-        if !pv_node && !in_check && ply > 0 && beta.abs() < MATE_BOUND {
-            let eval = self.evaluate(pos);
+        // The static evaluation where pruning may use it.
+        let prunable = !pv_node && !in_check && ply > 0 && beta.abs() < MATE_BOUND;
+        let static_eval = prunable.then(|| self.evaluate(pos));
+        if let Some(eval) = static_eval {
             // Reverse futility: far above beta near the horizon.
             if depth <= 3 && eval - FUTILITY_MARGIN * depth >= beta {
                 return eval;
@@ -304,9 +311,23 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         let original_alpha = alpha;
         let mut best = (-INFINITY, None);
         for (i, &m) in moves.iter().enumerate() {
+            let quiet_move = !pos.is_capture(m);
             let child = self.play(pos, m);
             // Check extension: a move that gives check is searched a ply deeper.
             let gives_check = self.path.last().is_some_and(|v| v.in_check);
+            // Near the horizon, late quiet moves and quiet moves that cannot
+            // lift a hopeless static evaluation to alpha are skipped.
+            if let Some(eval) = static_eval
+                && i > 0
+                && quiet_move
+                && !gives_check
+                && depth <= 3
+                && best.0 > -MATE_BOUND
+                && (eval + FUTILITY_MARGIN * 2 * depth <= alpha || i >= LATE_MOVES[depth as usize])
+            {
+                self.path.pop();
+                continue;
+            }
             let next = depth - 1 + i32::from(gives_check);
             // Late-move reduction: quiet moves far down the ordered list are
             // first searched shallower, and again at full depth if they turn
@@ -379,18 +400,27 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         if moves.is_empty() {
             return no_moves::<G>(in_check, ply);
         }
+        let mut stand_pat = None;
         if !in_check {
-            let stand_pat = self.evaluate(pos);
-            if stand_pat >= beta || ply >= MAX_PLY {
-                return stand_pat;
+            let eval = self.evaluate(pos);
+            if eval >= beta || ply >= MAX_PLY {
+                return eval;
             }
-            alpha = alpha.max(stand_pat);
+            alpha = alpha.max(eval);
+            stand_pat = Some(eval);
             moves.retain(|&m| pos.is_capture(m));
         } else if ply >= MAX_PLY {
             return self.evaluate(pos);
         }
         self.heuristics.order(pos, &mut moves, 0, ply);
         for m in moves {
+            // Delta pruning: a capture that cannot lift the position to
+            // alpha even with a margin is not worth a look.
+            if let Some(stand_pat) = stand_pat
+                && stand_pat + pos.victim_value(m) + DELTA_MARGIN < alpha
+            {
+                continue;
+            }
             let child = self.play(pos, m);
             let score = -self.quiescence(&child, -beta, -alpha, ply + 1);
             self.path.pop();

@@ -42,13 +42,18 @@ impl Ending {
         }
     }
 
+    /// Every ending.
+    pub fn all() -> impl Iterator<Item = Ending> {
+        RULES.into_iter().map(Ending::Rules).chain([
+            Ending::Resignation,
+            Ending::Agreement,
+            Ending::Aborted,
+        ])
+    }
+
     /// Reads a stored code.
     pub fn from_code(code: &str) -> Option<Ending> {
-        RULES
-            .into_iter()
-            .map(Ending::Rules)
-            .chain([Ending::Resignation, Ending::Agreement, Ending::Aborted])
-            .find(|e| e.code() == code)
+        Ending::all().find(|e| e.code() == code)
     }
 
     /// Words for people.

@@ -8,6 +8,7 @@ mod engine_seat;
 mod error;
 mod hub;
 mod ids;
+mod pgn;
 mod view;
 
 use std::{
@@ -22,6 +23,7 @@ pub use engine_seat::{EngineSeat, SeatSpec};
 pub use error::GameError;
 pub use hub::{EventKind, GameEvent};
 pub use ids::new_id;
+pub use pgn::PgnNotation;
 pub use view::{GameView, MoveView, OutcomeView, Status};
 
 use crate::{
@@ -169,6 +171,15 @@ impl Games {
             .game(id)
             .await?
             .ok_or_else(|| GameError::NotFound(format!("game {id:?}")))
+    }
+
+    /// The game as PGN.
+    ///
+    /// # Errors
+    ///
+    /// Unknown id, Chinese notation for chess, or storage.
+    pub async fn export(&self, id: &str, notation: PgnNotation) -> Result<String, GameError> {
+        pgn::write(&self.get(id).await?, notation)
     }
 
     /// Games, newest first, without moves.

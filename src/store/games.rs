@@ -67,6 +67,15 @@ pub struct GameFilter {
     /// `Some(false)`: ongoing only; `Some(true)`: finished only.
     pub finished: Option<bool>,
     pub variant: Option<String>,
+    /// Only games with a player whose name contains this (ASCII
+    /// case-insensitive).
+    pub player: Option<String>,
+    /// Only games that ended this way (stored termination code).
+    pub termination: Option<String>,
+    /// Only games created at or after this (unix milliseconds).
+    pub created_from: Option<i64>,
+    /// Only games created before this (unix milliseconds).
+    pub created_until: Option<i64>,
     /// Only games older than this cursor.
     pub before: Option<i64>,
     pub limit: u32,
@@ -165,6 +174,11 @@ impl Store {
              WHERE (?1 IS NULL OR (status != 'ongoing') = ?1) \
                AND (?2 IS NULL OR variant = ?2) \
                AND (?3 IS NULL OR seq < ?3) \
+               AND (?5 IS NULL OR instr(lower(white_name), lower(?5)) > 0 \
+                    OR instr(lower(black_name), lower(?5)) > 0) \
+               AND (?6 IS NULL OR termination = ?6) \
+               AND (?7 IS NULL OR created_at >= ?7) \
+               AND (?8 IS NULL OR created_at < ?8) \
              ORDER BY seq DESC LIMIT ?4"
         );
         let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
@@ -172,6 +186,10 @@ impl Store {
             .bind(filter.variant)
             .bind(filter.before)
             .bind(limit + 1)
+            .bind(filter.player)
+            .bind(filter.termination)
+            .bind(filter.created_from)
+            .bind(filter.created_until)
             .fetch_all(&self.pool)
             .await?;
         let mut items: Vec<StoredGame> = rows.iter().map(game_from_row).collect();
