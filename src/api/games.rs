@@ -153,6 +153,25 @@ impl games_server::Games for GamesService {
         Ok(Response::new(pb::ExportGameResponse { pgn }))
     }
 
+    async fn import_game(
+        &self,
+        request: Request<pb::ImportGameRequest>,
+    ) -> Result<Response<pb::ImportGameResponse>, Status> {
+        let r = request.get_ref();
+        let hint = match r.variant {
+            0 => None,
+            v => Some(convert::variant("variant", v)?),
+        };
+        let imported = self.games.import(&r.pgn, hint).await?;
+        trace_game(&imported.game.id);
+        tracing::info!(game_id = %imported.game.id, plies = imported.game.ply, "game imported");
+        Ok(Response::new(pb::ImportGameResponse {
+            game: game(&imported.game),
+            white_token: imported.white_token,
+            black_token: imported.black_token,
+        }))
+    }
+
     async fn make_move(
         &self,
         request: Request<pb::MakeMoveRequest>,

@@ -8,6 +8,7 @@ mod engine_seat;
 mod error;
 mod hub;
 mod ids;
+mod import;
 mod pgn;
 mod view;
 
@@ -136,6 +137,10 @@ impl Games {
                 black_token_hash: ids::hash_token(&black_token),
                 white_engine: white.engine.map(EngineSeat::stored),
                 black_engine: black.engine.map(EngineSeat::stored),
+                moves: Vec::new(),
+                status: "ongoing".to_owned(),
+                winner: None,
+                termination: None,
             })
             .await?;
         if white.engine.is_some() || black.engine.is_some() {
@@ -487,9 +492,17 @@ fn replay(game: &StoredGame) -> Result<Box<dyn Referee>, GameError> {
         .variant
         .parse()
         .map_err(|e| GameError::Corrupt(format!("game {}: {e}", game.id)))?;
-    let moves: Vec<&str> = game.moves.iter().map(|m| m.uci.as_str()).collect();
-    referee(variant, Some(&game.start_fen), &moves)
-        .map_err(|e| GameError::Corrupt(format!("game {} does not replay: {e}", game.id)))
+    let corrupt = |e: &dyn std::fmt::Display| {
+        GameError::Corrupt(format!("game {} does not replay: {e}", game.id))
+    };
+    let mut record =
+        referee::<&str>(variant, Some(&game.start_fen), &[]).map_err(|e| corrupt(&e))?;
+    // Stored moves were validated when played or imported; an imported game
+    // may go on past a repetition nobody claimed.
+    for m in &game.moves {
+        record.play_recorded(&m.uci).map_err(|e| corrupt(&e))?;
+    }
+    Ok(record)
 }
 
 fn view_of(game: &StoredGame) -> Result<GameView, GameError> {

@@ -166,3 +166,214 @@ mod tests {
         );
     }
 }
+
+/// One game read from PGN text: its tags, its mainline moves (as written:
+/// SAN, UCI, WXF, ICCS or Chinese; validated later by the rules) and its
+/// result token.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PgnGame {
+    pub tags: Vec<(String, String)>,
+    /// Mainline moves with the line each was found on.
+    pub moves: Vec<(String, usize)>,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*` (`None` when the movetext has none).
+    pub result: Option<String>,
+}
+
+impl PgnGame {
+    /// The value of tag `name` (case-sensitive, as PGN specifies).
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// PGN text that is not one well-formed game.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("PGN line {line}: {message}")]
+pub struct PgnError {
+    pub line: usize,
+    pub message: String,
+}
+
+const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
+
+/// Reads exactly one game: tag pairs, then movetext with move numbers,
+/// comments (`{...}` and `;` to the end of the line), NAGs (`$1`), move
+/// suffixes (`!`, `?`), recursive variations (skipped: only the mainline
+/// is kept), `%` escape lines, and a result.
+///
+/// # Errors
+///
+/// Malformed tags, unbalanced comments or variations, or more than one game.
+pub fn read(text: &str) -> Result<PgnGame, PgnError> {
+    let mut game = PgnGame::default();
+    let mut chars = text.chars().peekable();
+    let mut line = 1;
+    let mut depth = 0usize;
+    let mut at_line_start = true;
+    let error = |line, message: &str| PgnError {
+        line,
+        message: message.to_owned(),
+    };
+    while let Some(c) = chars.next() {
+        if c == '\n' {
+            line += 1;
+            at_line_start = true;
+            continue;
+        }
+        if c.is_whitespace() {
+            continue;
+        }
+        let line_start = std::mem::replace(&mut at_line_start, false);
+        match c {
+            '%' if line_start => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        line += 1;
+                        at_line_start = true;
+                        break;
+                    }
+                }
+            }
+            '[' if depth == 0 && game.moves.is_empty() && game.result.is_none() => {
+                let mut raw = String::new();
+                let mut in_string = false;
+                loop {
+                    let Some(c) = chars.next() else {
+                        return Err(error(line, "unterminated tag: expected ']'"));
+                    };
+                    match c {
+                        '\\' if in_string => {
+                            if let Some(escaped) = chars.next() {
+                                raw.push(escaped);
+                            }
+                            continue;
+                        }
+                        '"' => in_string = !in_string,
+                        ']' if !in_string => break,
+                        '\n' => return Err(error(line, "a tag must fit on one line")),
+                        _ => {}
+                    }
+                    raw.push(c);
+                }
+                let (name, value) = raw
+                    .split_once('"')
+                    .map(|(name, rest)| (name.trim(), rest.strip_suffix('"')))
+                    .ok_or_else(|| error(line, "a tag is [Name \"value\"]"))?;
+                let value = value.ok_or_else(|| error(line, "a tag is [Name \"value\"]"))?;
+                if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    return Err(error(line, "a tag name is letters, digits and '_'"));
+                }
+                game.tags.push((name.to_owned(), value.to_owned()));
+            }
+            '{' => {
+                let start = line;
+                loop {
+                    match chars.next() {
+                        None => return Err(error(start, "unterminated comment: expected '}'")),
+                        Some('}') => break,
+                        Some('\n') => line += 1,
+                        Some(_) => {}
+                    }
+                }
+            }
+            ';' => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        line += 1;
+                        at_line_start = true;
+                        break;
+                    }
+                }
+            }
+            '(' => depth += 1,
+            ')' => {
+                depth = depth
+                    .checked_sub(1)
+                    .ok_or_else(|| error(line, "')' without a variation to close"))?;
+            }
+            _ => {
+                let mut token = String::from(c);
+                while let Some(&next) = chars.peek() {
+                    if next.is_whitespace() || "{}()[];".contains(next) {
+                        break;
+                    }
+                    token.push(next);
+                    chars.next();
+                }
+                if depth > 0 || token.starts_with('$') {
+                    continue;
+                }
+                if game.result.is_some() {
+                    return Err(error(
+                        line,
+                        "one game expected, but more follows its result",
+                    ));
+                }
+                if RESULTS.contains(&token.as_str()) {
+                    game.result = Some(token);
+                    continue;
+                }
+                // A move number ("12." / "12...") possibly glued to the move.
+                let after_number = token.trim_start_matches(|c: char| c.is_ascii_digit());
+                let rest = if after_number.len() < token.len() && after_number.starts_with('.') {
+                    after_number.trim_start_matches('.')
+                } else {
+                    token.as_str()
+                };
+                let m = rest.trim_end_matches(['!', '?']);
+                if !m.is_empty() {
+                    game.moves.push((m.to_owned(), line));
+                }
+            }
+        }
+    }
+    if depth > 0 {
+        return Err(error(line, "unterminated variation: expected ')'"));
+    }
+    if game.tags.is_empty() && game.moves.is_empty() && game.result.is_none() {
+        return Err(error(line, "no game found"));
+    }
+    Ok(game)
+}
+
+#[cfg(test)]
+mod reader_tests {
+    use super::*;
+
+    #[test]
+    fn reads_tags_mainline_and_result() {
+        let text = "[Event \"A \\\"quoted\\\" event\"]\n[White \"Ann\"]\n\n% escape\n\
+                    1. e4 {comment (not a variation)} e5 2.Nf3!? (2. f4 exf4 (2... d5)) 2... Nc6 $1 ; rest\n\
+                    3. Bb5 a6 1-0\n";
+        let game = read(text).unwrap();
+        assert_eq!(game.tag("Event"), Some("A \"quoted\" event"));
+        assert_eq!(game.tag("White"), Some("Ann"));
+        let moves: Vec<&str> = game.moves.iter().map(|(m, _)| m.as_str()).collect();
+        assert_eq!(moves, ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]);
+        assert_eq!(game.moves[4].1, 6);
+        assert_eq!(game.result.as_deref(), Some("1-0"));
+        let xiangqi = read("1. C2.5 H8+7 2. 马二进三 *").unwrap();
+        let moves: Vec<&str> = xiangqi.moves.iter().map(|(m, _)| m.as_str()).collect();
+        assert_eq!(moves, ["C2.5", "H8+7", "马二进三"]);
+    }
+
+    #[test]
+    fn malformed_pgn_is_rejected_with_its_line() {
+        for (text, line, needle) in [
+            ("[Event \"x\"\n1. e4 *", 1, "one line"),
+            ("[Event x]\n1. e4 *", 1, "[Name"),
+            ("1. e4 {never closed", 1, "unterminated comment"),
+            ("1. e4 (1. d4 *", 1, "unterminated variation"),
+            ("1. e4 ) *", 1, "without a variation"),
+            ("1. e4 e5 1-0\n\n1. d4 *", 3, "one game expected"),
+            ("   \n  ", 2, "no game"),
+        ] {
+            let e = read(text).unwrap_err();
+            assert_eq!(e.line, line, "{text:?}: {e}");
+            assert!(e.message.contains(needle), "{text:?}: {e}");
+        }
+    }
+}

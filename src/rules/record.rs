@@ -128,6 +128,18 @@ impl<G: Game> Record<G> {
             )
             .into());
         }
+        self.play_recorded(text)
+    }
+
+    /// Plays move text that must be legal in the current position, without
+    /// asking whether the rules have already ended the game: for recorded
+    /// games, in which a repetition or move-count ending had to be claimed
+    /// or applied by someone and play may have gone on.
+    ///
+    /// # Errors
+    ///
+    /// The move is unreadable, ambiguous or illegal.
+    pub fn play_recorded(&mut self, text: &str) -> Result<G::Move, MoveError> {
         let m = self.current().parse_move(text)?;
         self.push(m);
         Ok(m)

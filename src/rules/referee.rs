@@ -63,6 +63,13 @@ pub trait Referee: Send + Sync {
     ///
     /// Unreadable, ambiguous or illegal text, or the game is over.
     fn play(&mut self, text: &str) -> Result<PlayedMove, MoveError>;
+    /// Plays move text as a recorded game did, even past a repetition or
+    /// move-count ending (see [`Record::play_recorded`]).
+    ///
+    /// # Errors
+    ///
+    /// Unreadable, ambiguous or illegal text.
+    fn play_recorded(&mut self, text: &str) -> Result<PlayedMove, MoveError>;
     /// Takes the last move back.
     fn undo(&mut self);
     /// A copy to try things on.
@@ -121,6 +128,14 @@ impl<G: Game> Referee for Record<G> {
     fn play(&mut self, text: &str) -> Result<PlayedMove, MoveError> {
         let before = self.current().clone();
         let m = self.play_text(text)?;
+        Ok(PlayedMove {
+            description: before.describe(m),
+            fen_after: self.current().fen(),
+        })
+    }
+    fn play_recorded(&mut self, text: &str) -> Result<PlayedMove, MoveError> {
+        let before = self.current().clone();
+        let m = Record::play_recorded(self, text)?;
         Ok(PlayedMove {
             description: before.describe(m),
             fen_after: self.current().fen(),

@@ -14,6 +14,13 @@ pub struct NewGame {
     pub black_token_hash: String,
     pub white_engine: Option<StoredEngine>,
     pub black_engine: Option<StoredEngine>,
+    /// Moves already played (an imported game); empty for a new game.
+    pub moves: Vec<StoredMove>,
+    /// `ongoing`, or how an imported game ended (with `winner` and
+    /// `termination`).
+    pub status: String,
+    pub winner: Option<String>,
+    pub termination: Option<String>,
 }
 
 /// A seat played by the engine.
@@ -101,18 +108,21 @@ const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, black_name,
      white_engine_level, white_engine_movetime_ms, black_engine_level, black_engine_movetime_ms";
 
 impl Store {
-    /// Creates a game.
+    /// Creates a game (with its moves, for an imported one) in one
+    /// transaction.
     ///
     /// # Errors
     ///
     /// Database failure.
     pub async fn insert_game(&self, new: NewGame) -> Result<StoredGame, StoreError> {
         let now = now_millis();
+        let mut tx = self.writer.begin().await?;
         let seq: i64 = sqlx::query(
             "INSERT INTO games (id, variant, start_fen, white_name, black_name, white_token_hash, \
-             black_token_hash, status, created_at, updated_at, white_engine_level, \
-             white_engine_movetime_ms, black_engine_level, black_engine_movetime_ms) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, 'ongoing', ?, ?, ?, ?, ?, ?) RETURNING seq",
+             black_token_hash, status, winner, termination, ply, created_at, updated_at, \
+             white_engine_level, white_engine_movetime_ms, black_engine_level, \
+             black_engine_movetime_ms) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
         )
         .bind(&new.id)
         .bind(&new.variant)
@@ -121,15 +131,21 @@ impl Store {
         .bind(&new.black_name)
         .bind(&new.white_token_hash)
         .bind(&new.black_token_hash)
+        .bind(&new.status)
+        .bind(&new.winner)
+        .bind(&new.termination)
+        .bind(new.moves.len() as i64)
         .bind(now)
         .bind(now)
         .bind(new.white_engine.map(|e| e.level))
         .bind(new.white_engine.map(|e| e.movetime_ms))
         .bind(new.black_engine.map(|e| e.level))
         .bind(new.black_engine.map(|e| e.movetime_ms))
-        .fetch_one(&self.writer)
+        .fetch_one(&mut *tx)
         .await?
         .get(0);
+        insert_moves(&mut tx, seq, &new.moves).await?;
+        tx.commit().await?;
         Ok(StoredGame {
             seq,
             id: new.id,
@@ -141,14 +157,14 @@ impl Store {
             black_token_hash: new.black_token_hash,
             white_engine: new.white_engine,
             black_engine: new.black_engine,
-            status: "ongoing".to_owned(),
-            winner: None,
-            termination: None,
+            status: new.status,
+            winner: new.winner,
+            termination: new.termination,
             draw_offer: None,
             version: 0,
             created_at: now,
             updated_at: now,
-            moves: Vec::new(),
+            moves: new.moves,
         })
     }
 
@@ -261,18 +277,7 @@ async fn write_game<T>(
     update: &Update<T>,
     now: i64,
 ) -> Result<(), sqlx::Error> {
-    for m in &game.moves[known_moves..] {
-        sqlx::query(
-            "INSERT INTO moves (game_seq, ply, uci, fen_after, played_at) VALUES (?, ?, ?, ?, ?)",
-        )
-        .bind(game.seq)
-        .bind(m.ply)
-        .bind(&m.uci)
-        .bind(&m.fen_after)
-        .bind(m.played_at)
-        .execute(&mut *tx)
-        .await?;
-    }
+    insert_moves(tx, game.seq, &game.moves[known_moves..]).await?;
     sqlx::query(
         "UPDATE games SET status = ?, winner = ?, termination = ?, draw_offer = ?, ply = ?, \
          version = ?, updated_at = ? WHERE seq = ?",
@@ -295,6 +300,26 @@ async fn write_game<T>(
         .bind(now)
         .execute(&mut *tx)
         .await?;
+    Ok(())
+}
+
+async fn insert_moves(
+    tx: &mut sqlx::SqliteConnection,
+    game_seq: i64,
+    moves: &[StoredMove],
+) -> Result<(), sqlx::Error> {
+    for m in moves {
+        sqlx::query(
+            "INSERT INTO moves (game_seq, ply, uci, fen_after, played_at) VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(game_seq)
+        .bind(m.ply)
+        .bind(&m.uci)
+        .bind(&m.fen_after)
+        .bind(m.played_at)
+        .execute(&mut *tx)
+        .await?;
+    }
     Ok(())
 }
 

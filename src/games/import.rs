@@ -1,0 +1,157 @@
+//! Games imported from PGN: every move validated by the rules, stored as a
+//! game like any other (listable, exportable; an unfinished one can be
+//! played on with the seat tokens the import returns).
+
+use super::{
+    CreatedGame, Ending, GameError, GameView, Games, ids,
+    pgn::{self, PgnGame},
+};
+use crate::{
+    rules::{Side, Termination, Variant, referee::referee},
+    store::{NewGame, StoredMove, now_millis},
+};
+
+/// Most moves an imported game may have.
+const MAX_MOVES: usize = 2_000;
+
+fn invalid(message: String) -> GameError {
+    GameError::InvalidArgument {
+        field: "pgn",
+        message,
+    }
+}
+
+/// The game the tags name; `hint` is the caller's, when given.
+fn variant(game: &PgnGame, hint: Option<Variant>) -> Result<Variant, GameError> {
+    let named = match game.tag("Variant").map(str::to_ascii_lowercase).as_deref() {
+        None | Some("" | "standard" | "chess") => None,
+        Some("xiangqi" | "chinese chess") => Some(Variant::Xiangqi),
+        Some(other) => {
+            return Err(invalid(format!(
+                "[Variant \"{other}\"] is not supported: chess or xiangqi"
+            )));
+        }
+    }
+    .or_else(|| {
+        game.tag("Game")
+            .filter(|g| g.eq_ignore_ascii_case("chinese chess"))
+            .map(|_| Variant::Xiangqi)
+    });
+    match (named, hint) {
+        (Some(named), Some(hint)) if named != hint => Err(invalid(format!(
+            "the PGN is a {named} game but the request says {hint}"
+        ))),
+        (named, hint) => Ok(named.or(hint).unwrap_or(Variant::Chess)),
+    }
+}
+
+/// A display name from a player tag ("?" or missing: the side's name).
+fn player(game: &PgnGame, tag: &str, side: &str) -> String {
+    match game.tag(tag).map(str::trim) {
+        None | Some("" | "?" | "-") => side.to_owned(),
+        Some(name) => name.chars().take(100).collect(),
+    }
+}
+
+impl Games {
+    /// Stores the game of `text` (one PGN game) after validating every move.
+    ///
+    /// # Errors
+    ///
+    /// Malformed PGN, an unsupported or contradictory variant, an invalid
+    /// FEN, the first move that cannot be played (named with its number and
+    /// line), a result the moves contradict, or storage.
+    pub async fn import(
+        &self,
+        text: &str,
+        hint: Option<Variant>,
+    ) -> Result<CreatedGame, GameError> {
+        let game = pgn::read(text).map_err(|e| invalid(e.to_string()))?;
+        if game.moves.len() > MAX_MOVES {
+            return Err(invalid(format!("at most {MAX_MOVES} moves are accepted")));
+        }
+        let variant = variant(&game, hint)?;
+        let mut record = referee::<&str>(variant, game.tag("FEN"), &[])
+            .map_err(|e| invalid(format!("[FEN]: {e}")))?;
+        let mut moves = Vec::with_capacity(game.moves.len());
+        let played_at = now_millis();
+        for (ply, (text, line)) in game.moves.iter().enumerate() {
+            let played = record.play_recorded(text).map_err(|e| {
+                invalid(format!(
+                    "move {} ({text:?}, line {line}) cannot be played: {e}",
+                    ply + 1
+                ))
+            })?;
+            moves.push(StoredMove {
+                ply: ply as i64,
+                uci: played.description.uci,
+                fen_after: played.fen_after,
+                played_at,
+            });
+        }
+        let result = game.result.as_deref().or(game.tag("Result")).unwrap_or("*");
+        let claimed = match result {
+            "1-0" => Some(Some(Side::White)),
+            "0-1" => Some(Some(Side::Black)),
+            "1/2-1/2" => Some(None),
+            _ => None,
+        };
+        // Only a position without legal moves ends a recorded game for sure;
+        // other rule endings (repetition, move counts) needed someone to
+        // apply them, so the game's own result prevails when it has one.
+        let rules_end = record.verdict().end.filter(|end| {
+            claimed.is_none()
+                || matches!(
+                    end.termination,
+                    Termination::Checkmate
+                        | Termination::Stalemate
+                        | Termination::InsufficientMaterial
+                )
+        });
+        let (status, winner, ending) = match (rules_end, claimed) {
+            (Some(end), claimed) => {
+                if claimed.is_some_and(|c| c != end.winner) {
+                    return Err(invalid(format!(
+                        "the result {result} contradicts the moves, which end in {end}"
+                    )));
+                }
+                let status = if end.winner.is_some() {
+                    "decisive"
+                } else {
+                    "drawn"
+                };
+                (status, end.winner, Some(Ending::Rules(end.termination)))
+            }
+            // Decided by the players: recorded as a resignation or an
+            // agreed draw.
+            (None, Some(Some(winner))) => ("decisive", Some(winner), Some(Ending::Resignation)),
+            (None, Some(None)) => ("drawn", None, Some(Ending::Agreement)),
+            (None, None) => ("ongoing", None, None),
+        };
+        let white_token = ids::new_token();
+        let black_token = ids::new_token();
+        let stored = self
+            .store
+            .insert_game(NewGame {
+                id: ids::new_id(),
+                variant: variant.name().to_owned(),
+                start_fen: record.start_fen(),
+                white_name: player(&game, "White", "White"),
+                black_name: player(&game, "Black", "Black"),
+                white_token_hash: ids::hash_token(&white_token),
+                black_token_hash: ids::hash_token(&black_token),
+                white_engine: None,
+                black_engine: None,
+                moves,
+                status: status.to_owned(),
+                winner: winner.map(|w| w.name().to_owned()),
+                termination: ending.map(|e| e.code().to_owned()),
+            })
+            .await?;
+        Ok(CreatedGame {
+            game: GameView::build(&stored, record.as_ref()),
+            white_token,
+            black_token,
+        })
+    }
+}
