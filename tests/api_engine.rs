@@ -255,6 +255,7 @@ async fn create(
             start: fen.map(|f| pb::create_game_request::Start::Fen(f.into())),
             white,
             black,
+            engine_declines_takebacks: false,
         })
         .await
         .unwrap()
@@ -350,6 +351,7 @@ async fn a_human_plays_the_engine_with_make_move_and_watch_game() {
             start: None,
             white: seat("a", Some((12, 0))),
             black: seat("b", None),
+            engine_declines_takebacks: false,
         })
         .await
         .unwrap_err();

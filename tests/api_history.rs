@@ -26,6 +26,7 @@ async fn create(
             start: fen.map(|f| pb::create_game_request::Start::Fen(f.into())),
             white: seat(white),
             black: seat(black),
+            engine_declines_takebacks: false,
         })
         .await
         .unwrap()

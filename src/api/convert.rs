@@ -204,6 +204,7 @@ pub fn game(g: &GameView) -> pb::Game {
             engine: g.black_engine.map(engine_player),
         }),
         draw_offer: opt_side(g.draw_offer),
+        takeback_offer: opt_side(g.takeback_offer),
         is_check: g.is_check,
         created_at: timestamp(g.created_at),
         updated_at: timestamp(g.updated_at),

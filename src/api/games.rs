@@ -80,7 +80,10 @@ impl games_server::Games for GamesService {
         };
         let white = convert::seat("white", r.white)?;
         let black = convert::seat("black", r.black)?;
-        let created = self.games.create(variant, start, white, black).await?;
+        let created = self
+            .games
+            .create(variant, start, white, black, !r.engine_declines_takebacks)
+            .await?;
         tracing::info!(game_id = %created.game.id, %variant, "game created");
         Ok(Response::new(pb::CreateGameResponse {
             game: game(&created.game),
@@ -223,6 +226,36 @@ impl games_server::Games for GamesService {
         }))
     }
 
+    async fn propose_takeback(
+        &self,
+        request: Request<pb::ProposeTakebackRequest>,
+    ) -> Result<Response<pb::ProposeTakebackResponse>, Status> {
+        let r = request.get_ref();
+        trace_game(&r.game_id);
+        let view = self
+            .games
+            .propose_takeback(&r.game_id, &r.seat_token)
+            .await?;
+        Ok(Response::new(pb::ProposeTakebackResponse {
+            game: game(&view),
+        }))
+    }
+
+    async fn respond_to_takeback(
+        &self,
+        request: Request<pb::RespondToTakebackRequest>,
+    ) -> Result<Response<pb::RespondToTakebackResponse>, Status> {
+        let r = request.get_ref();
+        trace_game(&r.game_id);
+        let view = self
+            .games
+            .respond_to_takeback(&r.game_id, &r.seat_token, r.accept)
+            .await?;
+        Ok(Response::new(pb::RespondToTakebackResponse {
+            game: game(&view),
+        }))
+    }
+
     async fn claim_draw(
         &self,
         request: Request<pb::ClaimDrawRequest>,
@@ -294,6 +327,9 @@ impl games_server::Games for GamesService {
                     EventKind::Move => pb::GameEventKind::Move,
                     EventKind::DrawOffered => pb::GameEventKind::DrawOffered,
                     EventKind::DrawDeclined => pb::GameEventKind::DrawDeclined,
+                    EventKind::TakebackProposed => pb::GameEventKind::TakebackProposed,
+                    EventKind::TakebackAccepted => pb::GameEventKind::TakebackAccepted,
+                    EventKind::TakebackDeclined => pb::GameEventKind::TakebackDeclined,
                     EventKind::DrawAccepted
                     | EventKind::DrawClaimed
                     | EventKind::Resigned

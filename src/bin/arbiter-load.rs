@@ -358,6 +358,7 @@ impl Player {
                 start: None,
                 white: seat("load white"),
                 black: seat("load black"),
+                engine_declines_takebacks: false,
             })
             .await?
             .into_inner();

@@ -23,6 +23,9 @@ pub enum EventKind {
     DrawClaimed,
     Resigned,
     Aborted,
+    TakebackProposed,
+    TakebackAccepted,
+    TakebackDeclined,
 }
 
 impl EventKind {
@@ -36,6 +39,9 @@ impl EventKind {
             EventKind::DrawClaimed => "draw_claimed",
             EventKind::Resigned => "resigned",
             EventKind::Aborted => "aborted",
+            EventKind::TakebackProposed => "takeback_proposed",
+            EventKind::TakebackAccepted => "takeback_accepted",
+            EventKind::TakebackDeclined => "takeback_declined",
         }
     }
 }

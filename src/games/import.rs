@@ -146,6 +146,7 @@ impl Games {
                 status: status.to_owned(),
                 winner: winner.map(|w| w.name().to_owned()),
                 termination: ending.map(|e| e.code().to_owned()),
+                engine_grants_takebacks: true,
             })
             .await?;
         Ok(CreatedGame {

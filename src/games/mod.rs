@@ -10,6 +10,7 @@ mod hub;
 mod ids;
 mod import;
 mod pgn;
+mod takeback;
 mod view;
 
 use std::{
@@ -93,6 +94,7 @@ impl Games {
         start: Start,
         white: SeatSpec,
         black: SeatSpec,
+        engine_grants_takebacks: bool,
     ) -> Result<CreatedGame, GameError> {
         let white_name = seat_name("white.display_name", &white)?;
         let black_name = seat_name("black.display_name", &black)?;
@@ -141,6 +143,7 @@ impl Games {
                 status: "ongoing".to_owned(),
                 winner: None,
                 termination: None,
+                engine_grants_takebacks,
             })
             .await?;
         if white.engine.is_some() || black.engine.is_some() {
@@ -247,6 +250,8 @@ impl Games {
                 if game.draw_offer.as_deref() == Some(side.other().name()) {
                     game.draw_offer = None; // moving declines the opponent's offer
                 }
+                // A move answers any takeback proposal: it no longer fits.
+                game.takeback_offer = None;
                 Ok::<_, GameError>(Update {
                     value: (),
                     event: EventKind::Move.name(),
@@ -382,6 +387,7 @@ impl Games {
             game.status = "aborted".to_owned();
             game.termination = Some(Ending::Aborted.code().to_owned());
             game.draw_offer = None;
+            game.takeback_offer = None;
             Ok(())
         })
         .await
@@ -538,4 +544,5 @@ fn finish(game: &mut StoredGame, winner: Option<Side>, ending: Ending) {
     game.winner = winner.map(|s| s.name().to_owned());
     game.termination = Some(ending.code().to_owned());
     game.draw_offer = None;
+    game.takeback_offer = None;
 }

@@ -21,6 +21,8 @@ pub struct NewGame {
     pub status: String,
     pub winner: Option<String>,
     pub termination: Option<String>,
+    /// Does an engine seat grant the human's takebacks?
+    pub engine_grants_takebacks: bool,
 }
 
 /// A seat played by the engine.
@@ -61,11 +63,18 @@ pub struct StoredGame {
     pub termination: Option<String>,
     /// The side with a pending draw offer.
     pub draw_offer: Option<String>,
+    /// The side with a pending takeback proposal.
+    pub takeback_offer: Option<String>,
+    /// Does an engine seat grant the human's takebacks?
+    pub engine_grants_takebacks: bool,
     /// Bumped by every change; orders the game's events.
     pub version: i64,
     pub created_at: i64,
     pub updated_at: i64,
     pub moves: Vec<StoredMove>,
+    /// Moves a change took back (popped from `moves`, last first); written
+    /// to the takeback's history, never read back.
+    pub undone: Vec<StoredMove>,
 }
 
 /// Which games to list.
@@ -105,7 +114,8 @@ pub struct GameNotFound;
 
 const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, black_name, white_token_hash, \
      black_token_hash, status, winner, termination, draw_offer, version, created_at, updated_at, \
-     white_engine_level, white_engine_movetime_ms, black_engine_level, black_engine_movetime_ms";
+     white_engine_level, white_engine_movetime_ms, black_engine_level, black_engine_movetime_ms, \
+     takeback_offer, engine_grants_takebacks";
 
 impl Store {
     /// Creates a game (with its moves, for an imported one) in one
@@ -121,8 +131,8 @@ impl Store {
             "INSERT INTO games (id, variant, start_fen, white_name, black_name, white_token_hash, \
              black_token_hash, status, winner, termination, ply, created_at, updated_at, \
              white_engine_level, white_engine_movetime_ms, black_engine_level, \
-             black_engine_movetime_ms) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
+             black_engine_movetime_ms, engine_grants_takebacks) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
         )
         .bind(&new.id)
         .bind(&new.variant)
@@ -141,6 +151,7 @@ impl Store {
         .bind(new.white_engine.map(|e| e.movetime_ms))
         .bind(new.black_engine.map(|e| e.level))
         .bind(new.black_engine.map(|e| e.movetime_ms))
+        .bind(new.engine_grants_takebacks)
         .fetch_one(&mut *tx)
         .await?
         .get(0);
@@ -161,10 +172,13 @@ impl Store {
             winner: new.winner,
             termination: new.termination,
             draw_offer: None,
+            takeback_offer: None,
+            engine_grants_takebacks: new.engine_grants_takebacks,
             version: 0,
             created_at: now,
             updated_at: now,
             moves: new.moves,
+            undone: Vec::new(),
         })
     }
 
@@ -277,15 +291,38 @@ async fn write_game<T>(
     update: &Update<T>,
     now: i64,
 ) -> Result<(), sqlx::Error> {
-    insert_moves(tx, game.seq, &game.moves[known_moves..]).await?;
+    if !game.undone.is_empty() {
+        sqlx::query("DELETE FROM moves WHERE game_seq = ? AND ply >= ?")
+            .bind(game.seq)
+            .bind(game.moves.len() as i64)
+            .execute(&mut *tx)
+            .await?;
+        for m in &game.undone {
+            sqlx::query(
+                "INSERT INTO undone_moves (game_seq, version, ply, uci, fen_after, played_at) \
+                 VALUES (?, ?, ?, ?, ?, ?)",
+            )
+            .bind(game.seq)
+            .bind(game.version)
+            .bind(m.ply)
+            .bind(&m.uci)
+            .bind(&m.fen_after)
+            .bind(m.played_at)
+            .execute(&mut *tx)
+            .await?;
+        }
+    }
+    let kept = known_moves.min(game.moves.len());
+    insert_moves(tx, game.seq, &game.moves[kept..]).await?;
     sqlx::query(
-        "UPDATE games SET status = ?, winner = ?, termination = ?, draw_offer = ?, ply = ?, \
-         version = ?, updated_at = ? WHERE seq = ?",
+        "UPDATE games SET status = ?, winner = ?, termination = ?, draw_offer = ?, \
+         takeback_offer = ?, ply = ?, version = ?, updated_at = ? WHERE seq = ?",
     )
     .bind(&game.status)
     .bind(&game.winner)
     .bind(&game.termination)
     .bind(&game.draw_offer)
+    .bind(&game.takeback_offer)
     .bind(game.moves.len() as i64)
     .bind(game.version)
     .bind(now)
@@ -372,7 +409,10 @@ fn game_from_row(row: &SqliteRow) -> StoredGame {
         updated_at: row.get(14),
         white_engine: engine_from_row(row, 15),
         black_engine: engine_from_row(row, 17),
+        takeback_offer: row.get(19),
+        engine_grants_takebacks: row.get(20),
         moves: Vec::new(),
+        undone: Vec::new(),
     }
 }
 

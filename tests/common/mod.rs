@@ -112,6 +112,7 @@ pub async fn new_chess_game(
             start,
             white: seat("Alice"),
             black: seat("Bob"),
+            engine_declines_takebacks: false,
         })
         .await
         .expect("game created")

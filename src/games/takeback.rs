@@ -1,0 +1,117 @@
+//! Takebacks: a seat proposes to take its last move back, the opponent
+//! accepts or declines; an engine seat grants them unless the game says
+//! otherwise. The undone moves stay in the game's history (the
+//! `undone_moves` table, under the takeback's event), not silently erased.
+
+use super::{
+    EventKind, GameError, GameView, Games, engine_seat::engine_of, ensure_ongoing, replay, seat,
+    view_of,
+};
+use crate::{
+    rules::Side,
+    store::{StoredGame, Update},
+};
+
+/// Plies to undo so that `side` is to move again before its last move.
+fn plies_to_undo(game: &StoredGame, side: Side) -> Result<usize, GameError> {
+    let to_move = replay(game)?.turn();
+    let plies = if to_move == side { 2 } else { 1 };
+    if game.moves.len() < plies {
+        return Err(GameError::FailedPrecondition(
+            "you have no move to take back".to_owned(),
+        ));
+    }
+    Ok(plies)
+}
+
+/// Takes `plies` moves back, keeping them as undone.
+fn take_back(game: &mut StoredGame, plies: usize) {
+    for _ in 0..plies {
+        if let Some(m) = game.moves.pop() {
+            game.undone.push(m);
+        }
+    }
+    game.takeback_offer = None;
+    game.draw_offer = None;
+}
+
+impl Games {
+    /// Proposes to take back the seat's last move (and the opponent's reply,
+    /// if there is one). Against an engine seat that grants takebacks the
+    /// moves are taken back at once.
+    ///
+    /// # Errors
+    ///
+    /// See [`GameError`]; nothing to take back or a pending proposal of
+    /// one's own is `FailedPrecondition`.
+    pub async fn propose_takeback(&self, id: &str, token: &str) -> Result<GameView, GameError> {
+        let (stored, event) = self
+            .store
+            .update_game(id, |game| {
+                let side = seat(game, token)?;
+                ensure_ongoing(game)?;
+                if game.takeback_offer.as_deref() == Some(side.name()) {
+                    return Err(GameError::FailedPrecondition(
+                        "you already proposed a takeback; wait for the answer".to_owned(),
+                    ));
+                }
+                let plies = plies_to_undo(game, side)?;
+                let event = if engine_of(game, side.other()).is_some() {
+                    if !game.engine_grants_takebacks {
+                        return Err(GameError::FailedPrecondition(
+                            "the engine in this game does not grant takebacks".to_owned(),
+                        ));
+                    }
+                    take_back(game, plies);
+                    EventKind::TakebackAccepted
+                } else {
+                    game.takeback_offer = Some(side.name().to_owned());
+                    EventKind::TakebackProposed
+                };
+                Ok::<_, GameError>(Update {
+                    value: event,
+                    event: event.name(),
+                    side: Some(side.name().to_owned()),
+                })
+            })
+            .await?;
+        let view = view_of(&stored)?;
+        self.hub.publish(event, &view, None);
+        Ok(view)
+    }
+
+    /// Accepts (the moves are taken back) or declines the opponent's
+    /// takeback proposal.
+    ///
+    /// # Errors
+    ///
+    /// See [`GameError`]; no proposal from the opponent is
+    /// `FailedPrecondition`.
+    pub async fn respond_to_takeback(
+        &self,
+        id: &str,
+        token: &str,
+        accept: bool,
+    ) -> Result<GameView, GameError> {
+        let event = if accept {
+            EventKind::TakebackAccepted
+        } else {
+            EventKind::TakebackDeclined
+        };
+        self.act(id, token, event, |game, side, _| {
+            if game.takeback_offer.as_deref() != Some(side.other().name()) {
+                return Err(GameError::FailedPrecondition(
+                    "there is no takeback proposal from your opponent to answer".to_owned(),
+                ));
+            }
+            if accept {
+                let plies = plies_to_undo(game, side.other())?;
+                take_back(game, plies);
+            } else {
+                game.takeback_offer = None;
+            }
+            Ok(())
+        })
+        .await
+    }
+}

@@ -1,0 +1,219 @@
+//! Takebacks through gRPC: between two humans (propose, decline, accept,
+//! errors), granted at once by an engine seat unless the game refuses, and
+//! the undone moves kept in the game's history in the database.
+
+mod common;
+
+use arbiter::api::proto::{self as pb, games_client::GamesClient};
+use common::TestServer;
+use tokio_stream::StreamExt;
+use tonic::{Code, transport::Channel};
+
+async fn play(games: &mut GamesClient<Channel>, id: &str, token: &str, text: &str) -> pb::Game {
+    games
+        .make_move(pb::MakeMoveRequest {
+            game_id: id.into(),
+            seat_token: token.into(),
+            r#move: text.into(),
+            expected_ply: None,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap()
+}
+
+async fn propose(
+    games: &mut GamesClient<Channel>,
+    id: &str,
+    token: &str,
+) -> Result<pb::Game, tonic::Status> {
+    games
+        .propose_takeback(pb::ProposeTakebackRequest {
+            game_id: id.into(),
+            seat_token: token.into(),
+        })
+        .await
+        .map(|r| r.into_inner().game.unwrap())
+}
+
+async fn respond(
+    games: &mut GamesClient<Channel>,
+    id: &str,
+    token: &str,
+    accept: bool,
+) -> Result<pb::Game, tonic::Status> {
+    games
+        .respond_to_takeback(pb::RespondToTakebackRequest {
+            game_id: id.into(),
+            seat_token: token.into(),
+            accept,
+        })
+        .await
+        .map(|r| r.into_inner().game.unwrap())
+}
+
+#[tokio::test]
+async fn takebacks_between_humans() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    let created = common::new_chess_game(&mut games, None).await;
+    let id = created.game.as_ref().unwrap().id.clone();
+    let (white, black) = (created.white_token.clone(), created.black_token.clone());
+
+    // Nothing to take back yet.
+    let status = propose(&mut games, &id, &white).await.unwrap_err();
+    assert_eq!(status.code(), Code::FailedPrecondition);
+
+    let mut watch = games
+        .watch_game(pb::WatchGameRequest {
+            game_id: id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    watch.next().await.unwrap().unwrap(); // snapshot
+
+    play(&mut games, &id, &white, "e4").await;
+    play(&mut games, &id, &black, "e5").await;
+    play(&mut games, &id, &white, "Qh5").await;
+
+    // White regrets Qh5; Black declines, then accepts a second proposal.
+    let proposed = propose(&mut games, &id, &white).await.unwrap();
+    assert_eq!(proposed.takeback_offer, pb::Side::White as i32);
+    assert_eq!(
+        propose(&mut games, &id, &white).await.unwrap_err().code(),
+        Code::FailedPrecondition
+    );
+    assert_eq!(
+        respond(&mut games, &id, &white, true)
+            .await
+            .unwrap_err()
+            .code(),
+        Code::FailedPrecondition,
+        "the proposer cannot answer its own proposal"
+    );
+    let declined = respond(&mut games, &id, &black, false).await.unwrap();
+    assert_eq!(
+        (declined.ply, declined.takeback_offer),
+        (3, pb::Side::Unspecified as i32)
+    );
+    propose(&mut games, &id, &white).await.unwrap();
+    let taken = respond(&mut games, &id, &black, true).await.unwrap();
+    assert_eq!(taken.ply, 2);
+    assert_eq!(taken.turn, pb::Side::White as i32);
+    assert_eq!(
+        taken.moves.last().unwrap().r#move.as_ref().unwrap().san,
+        "e5"
+    );
+
+    // A proposal made on one's own turn (it would take back two plies) is
+    // answered by playing on.
+    play(&mut games, &id, &white, "Nf3").await;
+    propose(&mut games, &id, &black).await.unwrap();
+    let moved = play(&mut games, &id, &black, "Nc6").await;
+    assert_eq!(moved.takeback_offer, pb::Side::Unspecified as i32);
+    // Black takes back Nc6 (White has not replied yet): one ply.
+    propose(&mut games, &id, &black).await.unwrap();
+    let taken = respond(&mut games, &id, &white, true).await.unwrap();
+    assert_eq!(taken.ply, 3);
+    assert_eq!(taken.turn, pb::Side::Black as i32);
+
+    let kinds: Vec<i32> = {
+        let mut kinds = Vec::new();
+        while kinds.len() < 12 {
+            kinds.push(watch.next().await.unwrap().unwrap().kind);
+        }
+        kinds
+    };
+    use pb::GameEventKind as K;
+    let expected = [
+        K::Move,
+        K::Move,
+        K::Move,
+        K::TakebackProposed,
+        K::TakebackDeclined,
+        K::TakebackProposed,
+        K::TakebackAccepted,
+        K::Move,
+        K::TakebackProposed,
+        K::Move,
+        K::TakebackProposed,
+        K::TakebackAccepted,
+    ];
+    assert_eq!(kinds, expected.map(|k| k as i32));
+
+    // The undone moves are kept with their takeback events.
+    let db = server.db.clone();
+    let dir = server.stop().await;
+    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display()))
+        .await
+        .unwrap();
+    let undone: Vec<(i64, String)> =
+        sqlx::query_as("SELECT ply, uci FROM undone_moves ORDER BY version, ply")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(undone, [(2, "d1h5".to_owned()), (3, "b8c6".to_owned())]);
+    pool.close().await;
+    drop(dir);
+}
+
+#[tokio::test]
+async fn an_engine_grants_takebacks_unless_told_not_to() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    for declines in [false, true] {
+        let created = games
+            .create_game(pb::CreateGameRequest {
+                variant: pb::Variant::Chess as i32,
+                start: None,
+                white: Some(pb::SeatRequest {
+                    display_name: "Human".into(),
+                    engine: None,
+                }),
+                black: Some(pb::SeatRequest {
+                    display_name: String::new(),
+                    engine: Some(pb::EnginePlayer {
+                        level: 1,
+                        movetime_ms: 50,
+                    }),
+                }),
+                engine_declines_takebacks: declines,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let id = created.game.unwrap().id;
+        let mut watch = games
+            .watch_game(pb::WatchGameRequest {
+                game_id: id.clone(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        play(&mut games, &id, &created.white_token, "e4").await;
+        // Wait for the engine's reply.
+        loop {
+            let event = watch.next().await.unwrap().unwrap();
+            if event.game.unwrap().ply == 2 {
+                break;
+            }
+        }
+        let answer = propose(&mut games, &id, &created.white_token).await;
+        if declines {
+            let status = answer.unwrap_err();
+            assert_eq!(status.code(), Code::FailedPrecondition);
+            assert!(
+                status.message().contains("does not grant"),
+                "{}",
+                status.message()
+            );
+        } else {
+            let game = answer.unwrap();
+            assert_eq!((game.ply, game.turn), (0, pb::Side::White as i32));
+        }
+    }
+    server.stop().await;
+}
