@@ -7,63 +7,20 @@ use arbiter::api::proto::{self as pb, games_client::GamesClient};
 use common::TestServer;
 use tonic::{Code, transport::Channel};
 
-async fn create(
-    games: &mut GamesClient<Channel>,
-    variant: pb::Variant,
-    fen: Option<&str>,
-    white: &str,
-    black: &str,
-) -> pb::CreateGameResponse {
-    let seat = |name: &str| {
-        Some(pb::SeatRequest {
-            display_name: name.into(),
-            engine: None,
-        })
-    };
-    games
-        .create_game(pb::CreateGameRequest {
-            variant: variant as i32,
-            start: fen.map(|f| pb::create_game_request::Start::Fen(f.into())),
-            white: seat(white),
-            black: seat(black),
-            engine_declines_takebacks: false,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-}
+use common::{create_game as create, export};
 
 async fn play(games: &mut GamesClient<Channel>, created: &pb::CreateGameResponse, moves: &[&str]) {
     let game = created.game.as_ref().unwrap();
     let mut white = game.turn == pb::Side::White as i32;
     for m in moves {
-        games
-            .make_move(pb::MakeMoveRequest {
-                game_id: game.id.clone(),
-                seat_token: if white {
-                    created.white_token.clone()
-                } else {
-                    created.black_token.clone()
-                },
-                r#move: (*m).into(),
-                expected_ply: None,
-            })
-            .await
-            .unwrap_or_else(|e| panic!("{m}: {e:?}"));
+        let token = if white {
+            &created.white_token
+        } else {
+            &created.black_token
+        };
+        common::play(games, &game.id, token, m).await;
         white = !white;
     }
-}
-
-async fn export(games: &mut GamesClient<Channel>, id: &str, notation: pb::PgnNotation) -> String {
-    games
-        .export_game(pb::ExportGameRequest {
-            game_id: id.to_owned(),
-            notation: notation as i32,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .pgn
 }
 
 #[tokio::test]

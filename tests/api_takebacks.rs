@@ -5,24 +5,9 @@
 mod common;
 
 use arbiter::api::proto::{self as pb, games_client::GamesClient};
-use common::TestServer;
+use common::{TestServer, play};
 use tokio_stream::StreamExt;
 use tonic::{Code, transport::Channel};
-
-async fn play(games: &mut GamesClient<Channel>, id: &str, token: &str, text: &str) -> pb::Game {
-    games
-        .make_move(pb::MakeMoveRequest {
-            game_id: id.into(),
-            seat_token: token.into(),
-            r#move: text.into(),
-            expected_ply: None,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .game
-        .unwrap()
-}
 
 async fn propose(
     games: &mut GamesClient<Channel>,

@@ -9,7 +9,7 @@
 mod common;
 
 use arbiter::api::proto::{self as pb, games_client::GamesClient};
-use common::TestServer;
+use common::{TestServer, export};
 use tonic::{Code, transport::Channel};
 
 /// The games of a PGN file (each starts with its tag section).
@@ -46,18 +46,6 @@ async fn import(
         })
         .await
         .map(|r| r.into_inner().game.unwrap())
-}
-
-async fn export(games: &mut GamesClient<Channel>, id: &str, notation: pb::PgnNotation) -> String {
-    games
-        .export_game(pb::ExportGameRequest {
-            game_id: id.to_owned(),
-            notation: notation as i32,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .pgn
 }
 
 fn moves(game: &pb::Game) -> Vec<String> {

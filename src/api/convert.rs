@@ -26,6 +26,25 @@ pub fn variant(field: &str, value: i32) -> Result<Variant, Status> {
     }
 }
 
+/// Most moves accepted in one position's history.
+const MAX_MOVES: usize = 2_000;
+
+/// The `position` of a request: present, with a known variant (recorded in
+/// the RPC's span) and a history of at most `MAX_MOVES` moves.
+pub fn position(position: Option<&pb::Position>) -> Result<(Variant, &pb::Position), Status> {
+    let position =
+        position.ok_or_else(|| invalid_argument("position", "a position is required"))?;
+    let variant = variant("position.variant", position.variant)?;
+    tracing::Span::current().record("variant", variant.name());
+    if position.moves.len() > MAX_MOVES {
+        return Err(invalid_argument(
+            "position.moves",
+            format!("at most {MAX_MOVES} moves are accepted"),
+        ));
+    }
+    Ok((variant, position))
+}
+
 pub fn variant_to_pb(v: Variant) -> i32 {
     match v {
         Variant::Chess => pb::Variant::Chess as i32,

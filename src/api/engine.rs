@@ -15,8 +15,6 @@ use crate::{
     engine::{Level, MAX_DEPTH},
 };
 
-/// Most moves accepted in one position's history.
-const MAX_MOVES: usize = 2_000;
 /// Time kept back from a gRPC deadline to send the answer.
 const DEADLINE_MARGIN: Duration = Duration::from_millis(50);
 
@@ -33,16 +31,7 @@ fn prepare(
     limits: Option<&pb::SearchLimits>,
     default_time: Duration,
 ) -> Result<(Job, SearchOrder), Status> {
-    let position =
-        position.ok_or_else(|| invalid_argument("position", "a position is required"))?;
-    let variant = convert::variant("position.variant", position.variant)?;
-    tracing::Span::current().record("variant", variant.name());
-    if position.moves.len() > MAX_MOVES {
-        return Err(invalid_argument(
-            "position.moves",
-            format!("at most {MAX_MOVES} moves are accepted"),
-        ));
-    }
+    let (variant, position) = convert::position(position)?;
     let limits = limits.cloned().unwrap_or_default();
     if limits.depth > MAX_DEPTH {
         return Err(invalid_argument(

@@ -12,25 +12,13 @@ use crate::rules::{
     referee::{InvalidPosition, Referee, referee},
 };
 
-/// Most moves accepted in one position's history.
-const MAX_MOVES: usize = 2_000;
-
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RulesService;
 
 fn setup(
     position: Option<&pb::Position>,
 ) -> Result<Result<Box<dyn Referee>, InvalidPosition>, Status> {
-    let position =
-        position.ok_or_else(|| invalid_argument("position", "a position is required"))?;
-    let variant = convert::variant("position.variant", position.variant)?;
-    tracing::Span::current().record("variant", variant.name());
-    if position.moves.len() > MAX_MOVES {
-        return Err(invalid_argument(
-            "position.moves",
-            format!("at most {MAX_MOVES} moves are accepted"),
-        ));
-    }
+    let (variant, position) = convert::position(position)?;
     Ok(referee(variant, Some(&position.fen), &position.moves))
 }
 

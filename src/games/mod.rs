@@ -318,11 +318,7 @@ impl Games {
             EventKind::DrawDeclined
         };
         self.act(id, token, event, |game, side, _| {
-            if game.draw_offer.as_deref() != Some(side.other().name()) {
-                return Err(GameError::FailedPrecondition(
-                    "there is no draw offer from your opponent to answer".to_owned(),
-                ));
-            }
+            offered_by_opponent(game.draw_offer.as_deref(), side, "draw offer")?;
             game.draw_offer = None;
             if accept {
                 finish(game, None, Ending::Agreement);
@@ -468,6 +464,17 @@ fn seat(game: &StoredGame, token: &str) -> Result<Side, GameError> {
         Err(GameError::Unauthenticated(
             "seat_token does not belong to either seat of this game".to_owned(),
         ))
+    }
+}
+
+/// Checks that the pending `offer` (a side's name) is the opponent's.
+fn offered_by_opponent(offer: Option<&str>, side: Side, what: &str) -> Result<(), GameError> {
+    if offer == Some(side.other().name()) {
+        Ok(())
+    } else {
+        Err(GameError::FailedPrecondition(format!(
+            "there is no {what} from your opponent to answer"
+        )))
     }
 }
 

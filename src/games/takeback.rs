@@ -4,8 +4,8 @@
 //! `undone_moves` table, under the takeback's event), not silently erased.
 
 use super::{
-    EventKind, GameError, GameView, Games, engine_seat::engine_of, ensure_ongoing, replay, seat,
-    view_of,
+    EventKind, GameError, GameView, Games, engine_seat::engine_of, ensure_ongoing,
+    offered_by_opponent, replay, seat, view_of,
 };
 use crate::{
     rules::Side,
@@ -99,11 +99,7 @@ impl Games {
             EventKind::TakebackDeclined
         };
         self.act(id, token, event, |game, side, _| {
-            if game.takeback_offer.as_deref() != Some(side.other().name()) {
-                return Err(GameError::FailedPrecondition(
-                    "there is no takeback proposal from your opponent to answer".to_owned(),
-                ));
-            }
+            offered_by_opponent(game.takeback_offer.as_deref(), side, "takeback proposal")?;
             if accept {
                 let plies = plies_to_undo(game, side.other())?;
                 take_back(game, plies);

@@ -155,7 +155,7 @@ impl Store {
         .fetch_one(&mut *tx)
         .await?
         .get(0);
-        insert_moves(&mut tx, seq, &new.moves).await?;
+        insert_moves(&mut tx, seq, None, &new.moves).await?;
         tx.commit().await?;
         Ok(StoredGame {
             seq,
@@ -297,23 +297,10 @@ async fn write_game<T>(
             .bind(game.moves.len() as i64)
             .execute(&mut *tx)
             .await?;
-        for m in &game.undone {
-            sqlx::query(
-                "INSERT INTO undone_moves (game_seq, version, ply, uci, fen_after, played_at) \
-                 VALUES (?, ?, ?, ?, ?, ?)",
-            )
-            .bind(game.seq)
-            .bind(game.version)
-            .bind(m.ply)
-            .bind(&m.uci)
-            .bind(&m.fen_after)
-            .bind(m.played_at)
-            .execute(&mut *tx)
-            .await?;
-        }
+        insert_moves(tx, game.seq, Some(game.version), &game.undone).await?;
     }
     let kept = known_moves.min(game.moves.len());
-    insert_moves(tx, game.seq, &game.moves[kept..]).await?;
+    insert_moves(tx, game.seq, None, &game.moves[kept..]).await?;
     sqlx::query(
         "UPDATE games SET status = ?, winner = ?, termination = ?, draw_offer = ?, \
          takeback_offer = ?, ply = ?, version = ?, updated_at = ? WHERE seq = ?",
@@ -340,22 +327,30 @@ async fn write_game<T>(
     Ok(())
 }
 
+/// Inserts `moves` into the game's moves, or, with `undone_by` (the
+/// takeback's version), into its undone moves.
 async fn insert_moves(
     tx: &mut sqlx::SqliteConnection,
     game_seq: i64,
+    undone_by: Option<i64>,
     moves: &[StoredMove],
 ) -> Result<(), sqlx::Error> {
+    let sql = if undone_by.is_some() {
+        "INSERT INTO undone_moves (game_seq, version, ply, uci, fen_after, played_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+    } else {
+        "INSERT INTO moves (game_seq, ply, uci, fen_after, played_at) VALUES (?1, ?3, ?4, ?5, ?6)"
+    };
     for m in moves {
-        sqlx::query(
-            "INSERT INTO moves (game_seq, ply, uci, fen_after, played_at) VALUES (?, ?, ?, ?, ?)",
-        )
-        .bind(game_seq)
-        .bind(m.ply)
-        .bind(&m.uci)
-        .bind(&m.fen_after)
-        .bind(m.played_at)
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query(sql)
+            .bind(game_seq)
+            .bind(undone_by)
+            .bind(m.ply)
+            .bind(&m.uci)
+            .bind(&m.fen_after)
+            .bind(m.played_at)
+            .execute(&mut *tx)
+            .await?;
     }
     Ok(())
 }

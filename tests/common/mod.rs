@@ -94,11 +94,26 @@ impl TestServer {
     }
 }
 
-/// Creates a chess game for seats "Alice" (white) and "Bob" (black), from
-/// `start` (`None` = the standard position).
-pub async fn new_chess_game(
+/// Creates a game for two human seats, from `fen` (`None` = the standard
+/// start).
+pub async fn create_game(
     games: &mut GamesClient<Channel>,
+    variant: pb::Variant,
+    fen: Option<&str>,
+    white: &str,
+    black: &str,
+) -> pb::CreateGameResponse {
+    let start = fen.map(|f| pb::create_game_request::Start::Fen(f.into()));
+    create_game_from(games, variant, start, white, black).await
+}
+
+/// [`create_game`] from any start (a FEN or a saved position).
+pub async fn create_game_from(
+    games: &mut GamesClient<Channel>,
+    variant: pb::Variant,
     start: Option<pb::create_game_request::Start>,
+    white: &str,
+    black: &str,
 ) -> pb::CreateGameResponse {
     let seat = |name: &str| {
         Some(pb::SeatRequest {
@@ -108,13 +123,55 @@ pub async fn new_chess_game(
     };
     games
         .create_game(pb::CreateGameRequest {
-            variant: pb::Variant::Chess as i32,
+            variant: variant as i32,
             start,
-            white: seat("Alice"),
-            black: seat("Bob"),
+            white: seat(white),
+            black: seat(black),
             engine_declines_takebacks: false,
         })
         .await
         .expect("game created")
         .into_inner()
+}
+
+/// Creates a chess game for seats "Alice" (white) and "Bob" (black), from
+/// `start` (`None` = the standard position).
+pub async fn new_chess_game(
+    games: &mut GamesClient<Channel>,
+    start: Option<pb::create_game_request::Start>,
+) -> pb::CreateGameResponse {
+    create_game_from(games, pb::Variant::Chess, start, "Alice", "Bob").await
+}
+
+/// Plays `text` for the seat holding `token`; the game after it.
+pub async fn play(games: &mut GamesClient<Channel>, id: &str, token: &str, text: &str) -> pb::Game {
+    games
+        .make_move(pb::MakeMoveRequest {
+            game_id: id.into(),
+            seat_token: token.into(),
+            r#move: text.into(),
+            expected_ply: None,
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{text}: {e:?}"))
+        .into_inner()
+        .game
+        .unwrap()
+}
+
+/// The game as PGN.
+pub async fn export(
+    games: &mut GamesClient<Channel>,
+    id: &str,
+    notation: pb::PgnNotation,
+) -> String {
+    games
+        .export_game(pb::ExportGameRequest {
+            game_id: id.to_owned(),
+            notation: notation as i32,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .pgn
 }
