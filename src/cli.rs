@@ -80,6 +80,7 @@ impl Cli {
                 ServerConfig {
                     database_url,
                     engine_slots: engine_slots.map_or_else(Analyst::default_slots, usize::from),
+                    time: std::sync::Arc::new(crate::games::SystemTime),
                 },
                 log_format,
             ),

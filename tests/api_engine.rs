@@ -256,6 +256,7 @@ async fn create(
             white,
             black,
             engine_declines_takebacks: false,
+            time_control: None,
         })
         .await
         .unwrap()
@@ -352,6 +353,7 @@ async fn a_human_plays_the_engine_with_make_move_and_watch_game() {
             white: seat("a", Some((12, 0))),
             black: seat("b", None),
             engine_declines_takebacks: false,
+            time_control: None,
         })
         .await
         .unwrap_err();

@@ -8,7 +8,10 @@ use tonic::Status;
 use super::{error::invalid_argument, proto as pb};
 use crate::{
     engine::Level,
-    games::{Ending, EngineSeat, GameView, MoveView, OutcomeView, SeatSpec, Status as GameStatus},
+    games::{
+        Ending, EngineSeat, GameClock, GameView, MoveView, OutcomeView, SeatSpec,
+        Status as GameStatus, TimeControl,
+    },
     rules::{
         DrawClaim, GameEnd, IllegalReason, MoveDescription, Side, Termination, Variant, Verdict,
     },
@@ -108,6 +111,8 @@ fn ending(e: Ending) -> pb::Termination {
         Ending::Resignation => pb::Termination::Resignation,
         Ending::Agreement => pb::Termination::Agreement,
         Ending::Aborted => pb::Termination::Aborted,
+        Ending::Timeout => pb::Termination::Timeout,
+        Ending::TimeoutVsInsufficientMaterial => pb::Termination::TimeoutVsInsufficientMaterial,
     }
 }
 
@@ -115,8 +120,6 @@ fn ending(e: Ending) -> pb::Termination {
 pub fn termination_filter(field: &str, value: i32) -> Result<Option<String>, Status> {
     match pb::Termination::try_from(value) {
         Ok(pb::Termination::Unspecified) => Ok(None),
-        // No game ends on time yet; the filter is valid and matches none.
-        Ok(pb::Termination::Timeout) => Ok(Some("timeout".to_owned())),
         Ok(t) => Ok(Ending::all()
             .find(|&e| ending(e) == t)
             .map(|e| e.code().to_owned())),
@@ -224,9 +227,81 @@ pub fn game(g: &GameView) -> pb::Game {
         }),
         draw_offer: opt_side(g.draw_offer),
         takeback_offer: opt_side(g.takeback_offer),
+        clock: g.clock.map(|c| clock(&c, g.turn, g.ply as usize)),
         is_check: g.is_check,
         created_at: timestamp(g.created_at),
         updated_at: timestamp(g.updated_at),
+    }
+}
+
+fn clock(c: &GameClock, turn: Option<Side>, ply: usize) -> pb::Clock {
+    let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+    let control = match c.control {
+        TimeControl::Clock {
+            initial,
+            increment,
+            delay,
+        } => pb::TimeControl {
+            initial_ms: millis(initial),
+            increment_ms: millis(increment),
+            delay_ms: millis(delay),
+            days_per_move: 0,
+        },
+        TimeControl::Correspondence { days_per_move } => pb::TimeControl {
+            days_per_move: days_per_move.unwrap_or(0),
+            ..Default::default()
+        },
+    };
+    pb::Clock {
+        control: Some(control),
+        white_ms: c.remaining[0],
+        black_ms: c.remaining[1],
+        running: opt_side(turn.filter(|_| c.runs(ply))),
+        since: timestamp(c.turn_started_at),
+        deadline: turn
+            .and_then(|t| c.deadline(t, ply))
+            .and_then(|(d, _)| timestamp(d)),
+    }
+}
+
+/// The time control of CreateGame.
+pub fn time_control(tc: &pb::TimeControl) -> Result<TimeControl, Status> {
+    const MAX_INITIAL_MS: u64 = 30 * 86_400_000;
+    let field = "time_control";
+    match (tc.initial_ms, tc.days_per_move) {
+        (0, 0) => Err(invalid_argument(
+            field,
+            "set initial_ms (a clock) or days_per_move (correspondence)",
+        )),
+        (_, 0) if tc.increment_ms > 0 && tc.delay_ms > 0 => Err(invalid_argument(
+            field,
+            "a clock has an increment or a delay, not both",
+        )),
+        (initial, 0)
+            if initial <= MAX_INITIAL_MS
+                && tc.increment_ms <= MAX_INITIAL_MS
+                && tc.delay_ms <= MAX_INITIAL_MS =>
+        {
+            Ok(TimeControl::Clock {
+                initial: Duration::from_millis(initial),
+                increment: Duration::from_millis(tc.increment_ms),
+                delay: Duration::from_millis(tc.delay_ms),
+            })
+        }
+        (_, 0) => Err(invalid_argument(field, "times are limited to 30 days")),
+        (0, days) if days <= 365 && tc.increment_ms == 0 && tc.delay_ms == 0 => {
+            Ok(TimeControl::Correspondence {
+                days_per_move: Some(days),
+            })
+        }
+        (0, _) => Err(invalid_argument(
+            field,
+            "correspondence takes 1 to 365 days_per_move and no increment or delay",
+        )),
+        _ => Err(invalid_argument(
+            field,
+            "initial_ms (a clock) and days_per_move (correspondence) exclude each other",
+        )),
     }
 }
 

@@ -80,9 +80,21 @@ impl games_server::Games for GamesService {
         };
         let white = convert::seat("white", r.white)?;
         let black = convert::seat("black", r.black)?;
+        let time_control = r
+            .time_control
+            .as_ref()
+            .map(convert::time_control)
+            .transpose()?;
         let created = self
             .games
-            .create(variant, start, white, black, !r.engine_declines_takebacks)
+            .create(
+                variant,
+                start,
+                white,
+                black,
+                !r.engine_declines_takebacks,
+                time_control,
+            )
             .await?;
         tracing::info!(game_id = %created.game.id, %variant, "game created");
         Ok(Response::new(pb::CreateGameResponse {
@@ -333,7 +345,8 @@ impl games_server::Games for GamesService {
                     EventKind::DrawAccepted
                     | EventKind::DrawClaimed
                     | EventKind::Resigned
-                    | EventKind::Aborted => pb::GameEventKind::GameEnded,
+                    | EventKind::Aborted
+                    | EventKind::Flagged => pb::GameEventKind::GameEnded,
                 };
                 let over = event.game.outcome.status != GameStatus::Ongoing;
                 let message = pb::WatchGameResponse {

@@ -1,6 +1,6 @@
 //! Building and running the gRPC server.
 
-use std::{net::SocketAddr, time::Duration};
+use std::{net::SocketAddr, sync::Arc, time::Duration};
 
 use http::{HeaderName, Method};
 use tokio::net::TcpListener;
@@ -17,7 +17,12 @@ use super::{
     },
     rules::RulesService,
 };
-use crate::{analysis::Analyst, games::Games, positions::Positions, store::Store};
+use crate::{
+    analysis::Analyst,
+    games::{Games, TimeSource},
+    positions::Positions,
+    store::Store,
+};
 
 /// Largest request accepted.
 const MAX_MESSAGE: usize = 1024 * 1024;
@@ -30,6 +35,8 @@ pub struct ServerConfig {
     pub database_url: String,
     /// Engine searches run at once.
     pub engine_slots: usize,
+    /// The time clocks run on (tests inject a manual one).
+    pub time: Arc<dyn TimeSource>,
 }
 
 /// Serves the API on `listener` until `shutdown` resolves.
@@ -76,14 +83,15 @@ pub async fn serve(
         ])
         .max_age(Duration::from_secs(3600));
     let analyst = Analyst::new(config.engine_slots);
-    let games = Games::new(store.clone(), analyst.clone());
+    let games = Games::new(store.clone(), analyst.clone(), config.time.clone());
     let resumed = games.resume_engines().await?;
+    let clocks = games.resume_clocks().await?;
     let (stop_watchers, shutdown_watch) = tokio::sync::watch::channel(false);
     let shutdown = async move {
         shutdown.await;
         let _ = stop_watchers.send(true);
     };
-    tracing::info!(%addr, database = %config.database_url, engine_slots = config.engine_slots, resumed_engine_games = resumed, "arbiter listening");
+    tracing::info!(%addr, database = %config.database_url, engine_slots = config.engine_slots, resumed_engine_games = resumed, running_clocks = clocks, "arbiter listening");
     let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
     Server::builder()
         .accept_http1(true)

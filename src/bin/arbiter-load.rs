@@ -359,6 +359,7 @@ impl Player {
                 white: seat("load white"),
                 black: seat("load black"),
                 engine_declines_takebacks: false,
+                time_control: None,
             })
             .await?
             .into_inner();

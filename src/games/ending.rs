@@ -7,6 +7,11 @@ pub enum Ending {
     Resignation,
     Agreement,
     Aborted,
+    /// The side to move ran out of time.
+    Timeout,
+    /// The side to move ran out of time, but the opponent could not have
+    /// won by any legal sequence: a draw.
+    TimeoutVsInsufficientMaterial,
 }
 
 const RULES: [Termination; 9] = [
@@ -39,6 +44,8 @@ impl Ending {
             Ending::Resignation => "resignation",
             Ending::Agreement => "agreement",
             Ending::Aborted => "aborted",
+            Ending::Timeout => "timeout",
+            Ending::TimeoutVsInsufficientMaterial => "timeout_vs_insufficient_material",
         }
     }
 
@@ -48,6 +55,8 @@ impl Ending {
             Ending::Resignation,
             Ending::Agreement,
             Ending::Aborted,
+            Ending::Timeout,
+            Ending::TimeoutVsInsufficientMaterial,
         ])
     }
 
@@ -63,6 +72,8 @@ impl Ending {
             Ending::Resignation => "resignation",
             Ending::Agreement => "agreement",
             Ending::Aborted => "abort",
+            Ending::Timeout => "time forfeit",
+            Ending::TimeoutVsInsufficientMaterial => "time forfeit against insufficient material",
         }
     }
 }

@@ -26,6 +26,8 @@ pub enum EventKind {
     TakebackProposed,
     TakebackAccepted,
     TakebackDeclined,
+    /// A flag fell.
+    Flagged,
 }
 
 impl EventKind {
@@ -42,6 +44,7 @@ impl EventKind {
             EventKind::TakebackProposed => "takeback_proposed",
             EventKind::TakebackAccepted => "takeback_accepted",
             EventKind::TakebackDeclined => "takeback_declined",
+            EventKind::Flagged => "flagged",
         }
     }
 }

@@ -147,6 +147,7 @@ impl Games {
                 winner: winner.map(|w| w.name().to_owned()),
                 termination: ending.map(|e| e.code().to_owned()),
                 engine_grants_takebacks: true,
+                clock: None,
             })
             .await?;
         Ok(CreatedGame {

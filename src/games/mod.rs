@@ -3,9 +3,11 @@
 //! and the store (which only persists); the rules are asked through
 //! [`crate::rules::referee`].
 
+mod clock;
 mod ending;
 mod engine_seat;
 mod error;
+mod flag;
 mod hub;
 mod ids;
 mod import;
@@ -14,12 +16,13 @@ mod takeback;
 mod view;
 
 use std::{
-    collections::HashSet,
+    collections::{HashMap, HashSet},
     sync::{Arc, Mutex},
 };
 
 use tokio::sync::broadcast;
 
+pub use clock::{GameClock, ManualTime, SystemTime, TimeControl, TimeSource};
 pub use ending::Ending;
 pub use engine_seat::{EngineSeat, SeatSpec};
 pub use error::GameError;
@@ -34,7 +37,7 @@ use crate::{
         DrawClaim, MoveError, Side, Variant,
         referee::{Referee, referee},
     },
-    store::{GameFilter, NewGame, Page, Store, StoredGame, StoredMove, Update, now_millis},
+    store::{GameFilter, NewGame, Page, Store, StoredGame, StoredMove, Update},
 };
 
 /// Where a new game starts.
@@ -61,6 +64,11 @@ pub struct Games {
     analyst: Analyst,
     /// Games whose engine seat is thinking or about to.
     thinking: Arc<Mutex<HashSet<String>>>,
+    /// The time clocks are run on.
+    time: Arc<dyn TimeSource>,
+    /// The generation of each timed game's flag timer (a newer one
+    /// supersedes the older).
+    timers: Arc<Mutex<HashMap<String, u64>>>,
 }
 
 /// Who makes a move: a seat's holder (by token) or the engine in its seat.
@@ -73,13 +81,16 @@ enum Mover<'a> {
 const MAX_NAME: usize = 100;
 
 impl Games {
-    /// The games service; engine seats search through `analyst`.
-    pub fn new(store: Store, analyst: Analyst) -> Games {
+    /// The games service; engine seats search through `analyst`, clocks
+    /// run on `time`.
+    pub fn new(store: Store, analyst: Analyst, time: Arc<dyn TimeSource>) -> Games {
         Games {
             store,
             hub: Arc::default(),
             analyst,
             thinking: Arc::default(),
+            time,
+            timers: Arc::default(),
         }
     }
 
@@ -95,6 +106,7 @@ impl Games {
         white: SeatSpec,
         black: SeatSpec,
         engine_grants_takebacks: bool,
+        time_control: Option<TimeControl>,
     ) -> Result<CreatedGame, GameError> {
         let white_name = seat_name("white.display_name", &white)?;
         let black_name = seat_name("black.display_name", &black)?;
@@ -144,8 +156,10 @@ impl Games {
                 winner: None,
                 termination: None,
                 engine_grants_takebacks,
+                clock: time_control.map(|tc| tc.start(self.time.now()).stored()),
             })
             .await?;
+        self.arm_clock(&stored);
         if white.engine.is_some() || black.engine.is_some() {
             self.wake_engine(&stored.id);
         }
@@ -231,7 +245,8 @@ impl Games {
         text: &str,
         expected_ply: Option<u32>,
     ) -> Result<(GameView, MoveView), GameError> {
-        let (stored, ()) = self
+        let now = self.time.now();
+        let (stored, expired) = self
             .store
             .update_game(id, |game| {
                 let side = match mover {
@@ -246,20 +261,41 @@ impl Games {
                 }
                 let mut record = replay(game)?;
                 ensure_turn(record.as_ref(), side)?;
-                play(game, record.as_mut(), text)?;
+                if let Some(stored) = game.clock {
+                    let mut clock = GameClock::from_stored(&stored);
+                    if let Err(expiry) = clock.charge(side, game.moves.len(), now) {
+                        // Too late: the move does not count, the flag does.
+                        let event = flag::expire(game, record.as_ref(), expiry);
+                        return Ok(Update {
+                            value: Some(event),
+                            event: event.name(),
+                            side: None,
+                        });
+                    }
+                    game.clock = Some(clock.stored());
+                }
+                play(game, record.as_mut(), text, now)?;
                 if game.draw_offer.as_deref() == Some(side.other().name()) {
                     game.draw_offer = None; // moving declines the opponent's offer
                 }
                 // A move answers any takeback proposal: it no longer fits.
                 game.takeback_offer = None;
                 Ok::<_, GameError>(Update {
-                    value: (),
+                    value: None,
                     event: EventKind::Move.name(),
                     side: Some(side.name().to_owned()),
                 })
             })
             .await?;
         let view = view_of(&stored)?;
+        if let Some(event) = expired {
+            self.hub.publish(event, &view, None);
+            return Err(GameError::GameOver(format!(
+                "the move came too late: {}",
+                view.outcome.description
+            )));
+        }
+        self.arm_clock(&stored);
         let played = view.moves.last().cloned().expect("a move was just played");
         self.hub
             .publish(EventKind::Move, &view, Some(played.clone()));
@@ -340,12 +376,13 @@ impl Games {
         token: &str,
         text: &str,
     ) -> Result<GameView, GameError> {
+        let now = self.time.now();
         self.act(id, token, EventKind::DrawClaimed, |game, side, record| {
             ensure_turn(record, side)?;
             let mut trial = record.boxed_clone();
             let mut trial_game = game.clone();
             if !text.trim().is_empty() {
-                play(&mut trial_game, trial.as_mut(), text)?;
+                play(&mut trial_game, trial.as_mut(), text, now)?;
             }
             let claim = trial.verdict().claimable.first().copied().ok_or_else(|| {
                 GameError::FailedPrecondition(
@@ -380,10 +417,7 @@ impl Games {
                         .to_owned(),
                 ));
             }
-            game.status = "aborted".to_owned();
-            game.termination = Some(Ending::Aborted.code().to_owned());
-            game.draw_offer = None;
-            game.takeback_offer = None;
+            abort(game);
             Ok(())
         })
         .await
@@ -524,7 +558,12 @@ fn view_of(game: &StoredGame) -> Result<GameView, GameError> {
 
 /// Plays `text` on `record` and appends it to `game`, ending the game if the
 /// rules say so.
-fn play(game: &mut StoredGame, record: &mut dyn Referee, text: &str) -> Result<(), GameError> {
+fn play(
+    game: &mut StoredGame,
+    record: &mut dyn Referee,
+    text: &str,
+    now: i64,
+) -> Result<(), GameError> {
     let played = record.play(text).map_err(|e| match e {
         MoveError::Illegal(illegal) => GameError::Illegal(illegal),
         other => GameError::BadMove(other),
@@ -533,12 +572,19 @@ fn play(game: &mut StoredGame, record: &mut dyn Referee, text: &str) -> Result<(
         ply: game.moves.len() as i64,
         uci: played.description.uci,
         fen_after: played.fen_after,
-        played_at: now_millis(),
+        played_at: now,
     });
     if let Some(end) = record.verdict().end {
         finish(game, end.winner, Ending::Rules(end.termination));
     }
     Ok(())
+}
+
+fn abort(game: &mut StoredGame) {
+    game.status = "aborted".to_owned();
+    game.termination = Some(Ending::Aborted.code().to_owned());
+    game.draw_offer = None;
+    game.takeback_offer = None;
 }
 
 fn finish(game: &mut StoredGame, winner: Option<Side>, ending: Ending) {

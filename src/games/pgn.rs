@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Ending, GameError, GameView, Status};
+use super::{Ending, GameError, GameView, Status, TimeControl};
 use crate::rules::{Game, Side, Variant, chess::Chess, xiangqi::Xiangqi};
 
 /// The notation of the movetext.
@@ -61,11 +61,13 @@ pub fn write(game: &GameView, notation: PgnNotation) -> Result<String, GameError
         tag("SetUp", "1");
         tag("FEN", &game.start_fen);
     }
+    tag("TimeControl", &time_control(game));
     tag("Termination", termination(game));
     tag("PlyCount", &game.ply.to_string());
     pgn.push('\n');
     let mut tokens = Vec::new();
     let mut number = first_move_number(&game.start_fen);
+    let clocks = clock_after_each_move(game);
     for (i, m) in game.moves.iter().enumerate() {
         if m.side == Side::White {
             tokens.push(format!("{number}."));
@@ -78,6 +80,9 @@ pub fn write(game: &GameView, notation: PgnNotation) -> Result<String, GameError
             PgnNotation::Coordinates => d.uci.clone(),
             PgnNotation::Chinese => d.chinese.clone().unwrap_or_else(|| d.san.clone()),
         });
+        if let Some(left) = clocks.get(i) {
+            tokens.push(format!("{{[%clk {}]}}", clock_text(*left)));
+        }
         if m.side == Side::Black {
             number += 1;
         }
@@ -88,6 +93,63 @@ pub fn write(game: &GameView, notation: PgnNotation) -> Result<String, GameError
     tokens.push(result.to_owned());
     wrap(&mut pgn, &tokens);
     Ok(pgn)
+}
+
+/// The PGN standard's `TimeControl` value: `initial+increment` in seconds
+/// (a Bronstein delay as `initial` with the delay after a `d`, as some tools
+/// write it), `N/86400`-style days for correspondence, `-` for none.
+fn time_control(game: &GameView) -> String {
+    match game.clock.map(|c| c.control) {
+        None
+        | Some(TimeControl::Correspondence {
+            days_per_move: None,
+        }) => "-".to_owned(),
+        Some(TimeControl::Correspondence {
+            days_per_move: Some(days),
+        }) => format!("1/{}", u64::from(days) * 86_400),
+        Some(TimeControl::Clock {
+            initial,
+            increment,
+            delay,
+        }) if delay.is_zero() => format!("{}+{}", initial.as_secs(), increment.as_secs()),
+        Some(TimeControl::Clock { initial, delay, .. }) => {
+            format!("{}d{}", initial.as_secs(), delay.as_secs())
+        }
+    }
+}
+
+/// The mover's time left after each move, replayed from the moves' times
+/// (clocked games only).
+fn clock_after_each_move(game: &GameView) -> Vec<i64> {
+    let Some(clock) = game
+        .clock
+        .filter(|c| matches!(c.control, TimeControl::Clock { .. }))
+    else {
+        return Vec::new();
+    };
+    // The first moves are free, so the replay can start at the first one.
+    let mut replay = clock
+        .control
+        .start(game.moves.first().map_or(0, |m| m.played_at));
+    game.moves
+        .iter()
+        .enumerate()
+        .map_while(|(ply, m)| {
+            replay.charge(m.side, ply, m.played_at).ok()?;
+            Some(replay.remaining[usize::from(m.side == Side::Black)])
+        })
+        .collect()
+}
+
+/// `H:MM:SS` (tenths dropped), as `%clk` wants.
+fn clock_text(millis: i64) -> String {
+    let seconds = millis.max(0) / 1000;
+    format!(
+        "{}:{:02}:{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
 }
 
 /// The PGN result token.

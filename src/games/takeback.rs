@@ -24,8 +24,12 @@ fn plies_to_undo(game: &StoredGame, side: Side) -> Result<usize, GameError> {
     Ok(plies)
 }
 
-/// Takes `plies` moves back, keeping them as undone.
-fn take_back(game: &mut StoredGame, plies: usize) {
+/// Takes `plies` moves back at `now`, keeping them as undone; the clocks
+/// keep their times and the turn starts anew.
+fn take_back(game: &mut StoredGame, plies: usize, now: i64) {
+    if let Some(clock) = &mut game.clock {
+        clock.turn_started_at = now;
+    }
     for _ in 0..plies {
         if let Some(m) = game.moves.pop() {
             game.undone.push(m);
@@ -45,6 +49,7 @@ impl Games {
     /// See [`GameError`]; nothing to take back or a pending proposal of
     /// one's own is `FailedPrecondition`.
     pub async fn propose_takeback(&self, id: &str, token: &str) -> Result<GameView, GameError> {
+        let now = self.time.now();
         let (stored, event) = self
             .store
             .update_game(id, |game| {
@@ -62,7 +67,7 @@ impl Games {
                             "the engine in this game does not grant takebacks".to_owned(),
                         ));
                     }
-                    take_back(game, plies);
+                    take_back(game, plies, now);
                     EventKind::TakebackAccepted
                 } else {
                     game.takeback_offer = Some(side.name().to_owned());
@@ -77,6 +82,7 @@ impl Games {
             .await?;
         let view = view_of(&stored)?;
         self.hub.publish(event, &view, None);
+        self.arm_clock(&stored);
         Ok(view)
     }
 
@@ -98,16 +104,22 @@ impl Games {
         } else {
             EventKind::TakebackDeclined
         };
-        self.act(id, token, event, |game, side, _| {
-            offered_by_opponent(game.takeback_offer.as_deref(), side, "takeback proposal")?;
-            if accept {
-                let plies = plies_to_undo(game, side.other())?;
-                take_back(game, plies);
-            } else {
-                game.takeback_offer = None;
-            }
-            Ok(())
-        })
-        .await
+        let now = self.time.now();
+        let view = self
+            .act(id, token, event, |game, side, _| {
+                offered_by_opponent(game.takeback_offer.as_deref(), side, "takeback proposal")?;
+                if accept {
+                    let plies = plies_to_undo(game, side.other())?;
+                    take_back(game, plies, now);
+                } else {
+                    game.takeback_offer = None;
+                }
+                Ok(())
+            })
+            .await?;
+        if accept && view.clock.is_some() {
+            self.arm_clock(&self.load(id).await?);
+        }
+        Ok(view)
     }
 }

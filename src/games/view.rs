@@ -4,7 +4,7 @@ use crate::{
 };
 
 use super::{
-    Ending,
+    Ending, GameClock,
     engine_seat::{EngineSeat, engine_of},
 };
 
@@ -57,6 +57,8 @@ pub struct GameView {
     pub black_engine: Option<EngineSeat>,
     pub draw_offer: Option<Side>,
     pub takeback_offer: Option<Side>,
+    /// The clocks of a timed game.
+    pub clock: Option<GameClock>,
     pub is_check: bool,
     pub created_at: i64,
     pub updated_at: i64,
@@ -149,6 +151,7 @@ impl GameView {
             black_engine: engine_of(game, Side::Black),
             draw_offer: side(game.draw_offer.as_deref()),
             takeback_offer: side(game.takeback_offer.as_deref()),
+            clock: game.clock.map(|c| GameClock::from_stored(&c)),
             is_check: false,
             created_at: game.created_at,
             updated_at: game.updated_at,

@@ -51,6 +51,8 @@ pub trait Referee: Send + Sync {
     fn repetitions(&self) -> usize;
     /// The rules' judgement of the current position.
     fn verdict(&self) -> Verdict;
+    /// Can `side` not win by any sequence of legal moves (material alone)?
+    fn has_insufficient_material(&self, side: Side) -> bool;
     /// Every legal move of the current position.
     fn legal_moves(&self) -> Vec<MoveDescription>;
     /// Every legal move of the current position in coordinate notation.
@@ -100,6 +102,9 @@ impl<G: Game> Referee for Record<G> {
     }
     fn verdict(&self) -> Verdict {
         Record::verdict(self)
+    }
+    fn has_insufficient_material(&self, side: Side) -> bool {
+        self.current().has_insufficient_material(side)
     }
     fn legal_moves(&self) -> Vec<MoveDescription> {
         let pos = self.current();

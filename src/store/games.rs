@@ -23,6 +23,20 @@ pub struct NewGame {
     pub termination: Option<String>,
     /// Does an engine seat grant the human's takebacks?
     pub engine_grants_takebacks: bool,
+    pub clock: Option<StoredClock>,
+}
+
+/// A game's clock columns (see `migrations/0004_clocks.sql`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoredClock {
+    pub initial_ms: i64,
+    pub increment_ms: i64,
+    pub delay_ms: i64,
+    /// `Some` for a correspondence game (0 = no limit).
+    pub days_per_move: Option<i64>,
+    pub white_ms: i64,
+    pub black_ms: i64,
+    pub turn_started_at: i64,
 }
 
 /// A seat played by the engine.
@@ -67,6 +81,8 @@ pub struct StoredGame {
     pub takeback_offer: Option<String>,
     /// Does an engine seat grant the human's takebacks?
     pub engine_grants_takebacks: bool,
+    /// The clock, for a timed game.
+    pub clock: Option<StoredClock>,
     /// Bumped by every change; orders the game's events.
     pub version: i64,
     pub created_at: i64,
@@ -115,7 +131,8 @@ pub struct GameNotFound;
 const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, black_name, white_token_hash, \
      black_token_hash, status, winner, termination, draw_offer, version, created_at, updated_at, \
      white_engine_level, white_engine_movetime_ms, black_engine_level, black_engine_movetime_ms, \
-     takeback_offer, engine_grants_takebacks";
+     takeback_offer, engine_grants_takebacks, clock_initial_ms, clock_increment_ms, clock_delay_ms, \
+     clock_days_per_move, clock_white_ms, clock_black_ms, clock_turn_started_at";
 
 impl Store {
     /// Creates a game (with its moves, for an imported one) in one
@@ -131,8 +148,11 @@ impl Store {
             "INSERT INTO games (id, variant, start_fen, white_name, black_name, white_token_hash, \
              black_token_hash, status, winner, termination, ply, created_at, updated_at, \
              white_engine_level, white_engine_movetime_ms, black_engine_level, \
-             black_engine_movetime_ms, engine_grants_takebacks) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
+             black_engine_movetime_ms, engine_grants_takebacks, clock_initial_ms, \
+             clock_increment_ms, clock_delay_ms, clock_days_per_move, clock_white_ms, \
+             clock_black_ms, clock_turn_started_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+             RETURNING seq",
         )
         .bind(&new.id)
         .bind(&new.variant)
@@ -152,6 +172,13 @@ impl Store {
         .bind(new.black_engine.map(|e| e.level))
         .bind(new.black_engine.map(|e| e.movetime_ms))
         .bind(new.engine_grants_takebacks)
+        .bind(new.clock.map(|c| c.initial_ms))
+        .bind(new.clock.map(|c| c.increment_ms))
+        .bind(new.clock.map(|c| c.delay_ms))
+        .bind(new.clock.and_then(|c| c.days_per_move))
+        .bind(new.clock.map(|c| c.white_ms))
+        .bind(new.clock.map(|c| c.black_ms))
+        .bind(new.clock.map(|c| c.turn_started_at))
         .fetch_one(&mut *tx)
         .await?
         .get(0);
@@ -174,6 +201,7 @@ impl Store {
             draw_offer: None,
             takeback_offer: None,
             engine_grants_takebacks: new.engine_grants_takebacks,
+            clock: new.clock,
             version: 0,
             created_at: now,
             updated_at: now,
@@ -228,6 +256,24 @@ impl Store {
             items.last().map_or(0, |g| g.seq)
         });
         Ok(Page { items, next })
+    }
+
+    /// Ids of the ongoing games with a clock (to restart their timers after
+    /// a restart).
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn ongoing_clocked_games(&self) -> Result<Vec<String>, StoreError> {
+        Ok(sqlx::query(
+            "SELECT id FROM games WHERE status = 'ongoing' \
+             AND clock_turn_started_at IS NOT NULL ORDER BY seq",
+        )
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
     }
 
     /// Ids of the ongoing games with an engine seat (to resume their engines
@@ -303,13 +349,17 @@ async fn write_game<T>(
     insert_moves(tx, game.seq, None, &game.moves[kept..]).await?;
     sqlx::query(
         "UPDATE games SET status = ?, winner = ?, termination = ?, draw_offer = ?, \
-         takeback_offer = ?, ply = ?, version = ?, updated_at = ? WHERE seq = ?",
+         takeback_offer = ?, clock_white_ms = ?, clock_black_ms = ?, clock_turn_started_at = ?, \
+         ply = ?, version = ?, updated_at = ? WHERE seq = ?",
     )
     .bind(&game.status)
     .bind(&game.winner)
     .bind(&game.termination)
     .bind(&game.draw_offer)
     .bind(&game.takeback_offer)
+    .bind(game.clock.map(|c| c.white_ms))
+    .bind(game.clock.map(|c| c.black_ms))
+    .bind(game.clock.map(|c| c.turn_started_at))
     .bind(game.moves.len() as i64)
     .bind(game.version)
     .bind(now)
@@ -406,9 +456,23 @@ fn game_from_row(row: &SqliteRow) -> StoredGame {
         black_engine: engine_from_row(row, 17),
         takeback_offer: row.get(19),
         engine_grants_takebacks: row.get(20),
+        clock: clock_from_row(row, 21),
         moves: Vec::new(),
         undone: Vec::new(),
     }
+}
+
+fn clock_from_row(row: &SqliteRow, column: usize) -> Option<StoredClock> {
+    let get = |i: usize| row.get::<Option<i64>, _>(column + i);
+    Some(StoredClock {
+        initial_ms: get(0).unwrap_or(0),
+        increment_ms: get(1).unwrap_or(0),
+        delay_ms: get(2).unwrap_or(0),
+        days_per_move: get(3),
+        white_ms: get(4)?,
+        black_ms: get(5)?,
+        turn_started_at: get(6)?,
+    })
 }
 
 fn engine_from_row(row: &SqliteRow, column: usize) -> Option<StoredEngine> {

@@ -11,7 +11,9 @@ use sqlx::{
     sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
 };
 
-pub use games::{GameFilter, GameNotFound, NewGame, StoredEngine, StoredGame, StoredMove, Update};
+pub use games::{
+    GameFilter, GameNotFound, NewGame, StoredClock, StoredEngine, StoredGame, StoredMove, Update,
+};
 pub use positions::{NewPosition, PositionFilter, StoredPosition};
 
 /// A store error: the database failed (not the caller's fault).

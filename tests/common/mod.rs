@@ -3,7 +3,10 @@
 
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+};
 
 use arbiter::api::{
     ServerConfig,
@@ -13,6 +16,7 @@ use arbiter::api::{
     },
     serve,
 };
+use arbiter::games::{SystemTime, TimeSource};
 use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
 use tonic::transport::Channel;
 
@@ -34,14 +38,28 @@ impl TestServer {
         server
     }
 
+    /// A server with a fresh database whose clocks run on `time`.
+    pub async fn start_with_time(time: Arc<dyn TimeSource>) -> TestServer {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = dir.path().join("arbiter.db");
+        let mut server = TestServer::start_on_with(&db, time).await;
+        server._dir = Some(dir);
+        server
+    }
+
     /// A server on an existing database file.
     pub async fn start_on(db: &Path) -> TestServer {
+        TestServer::start_on_with(db, Arc::new(SystemTime)).await
+    }
+
+    pub async fn start_on_with(db: &Path, time: Arc<dyn TimeSource>) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let (stop, stopped) = oneshot::channel();
         let config = ServerConfig {
             database_url: format!("sqlite://{}", db.display()),
             engine_slots: 1,
+            time,
         };
         let task = tokio::spawn(async move {
             serve(config, listener, async {
@@ -128,6 +146,7 @@ pub async fn create_game_from(
             white: seat(white),
             black: seat(black),
             engine_declines_takebacks: false,
+            time_control: None,
         })
         .await
         .expect("game created")

@@ -1,0 +1,326 @@
+//! Time controls and the clocks the server runs: it charges the time itself
+//! (clients are never trusted with it), starts a side's clock only after
+//! that side's first move (before, a grace period applies and running out
+//! of it aborts the game), and ends a game the moment a flag falls.
+
+use std::{
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use tokio::sync::watch;
+
+use crate::{rules::Side, store::StoredClock};
+
+/// A game's clocks: the control, each side's time left (as of the start of
+/// the current turn) and when the current turn started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameClock {
+    pub control: TimeControl,
+    /// Milliseconds left, White's then Black's.
+    pub remaining: [i64; 2],
+    /// Unix milliseconds.
+    pub turn_started_at: i64,
+}
+
+/// How a game is timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeControl {
+    /// No clock; with `Some(days)`, each move must come within that many
+    /// days (correspondence).
+    Correspondence { days_per_move: Option<u32> },
+    /// `initial` per side, plus Fischer `increment` per move made in time,
+    /// or with a Bronstein `delay` (time spent up to `delay` is given back).
+    Clock {
+        initial: Duration,
+        increment: Duration,
+        delay: Duration,
+    },
+}
+
+/// Time before each side's first move, after which the game is aborted.
+pub const FIRST_MOVE_GRACE: Duration = Duration::from_secs(60);
+
+const DAY_MS: i64 = 86_400_000;
+
+fn ms(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// What a deadline means when it passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expiry {
+    /// The side to move has lost on time (or drawn, see the flag rule).
+    Flag(Side),
+    /// A side did not make its first move in time: the game is aborted.
+    NoStart,
+}
+
+impl TimeControl {
+    /// The clocks of a new game.
+    pub fn start(self, now: i64) -> GameClock {
+        let initial = match self {
+            TimeControl::Clock { initial, .. } => ms(initial),
+            TimeControl::Correspondence { days_per_move } => {
+                i64::from(days_per_move.unwrap_or(0)) * DAY_MS
+            }
+        };
+        GameClock {
+            control: self,
+            remaining: [initial, initial],
+            turn_started_at: now,
+        }
+    }
+}
+
+impl GameClock {
+    /// Reads the stored columns.
+    pub fn from_stored(c: &StoredClock) -> GameClock {
+        let control = match c.days_per_move {
+            Some(days) => TimeControl::Correspondence {
+                days_per_move: u32::try_from(days).ok().filter(|&d| d > 0),
+            },
+            None => TimeControl::Clock {
+                initial: Duration::from_millis(u64::try_from(c.initial_ms).unwrap_or(0)),
+                increment: Duration::from_millis(u64::try_from(c.increment_ms).unwrap_or(0)),
+                delay: Duration::from_millis(u64::try_from(c.delay_ms).unwrap_or(0)),
+            },
+        };
+        GameClock {
+            control,
+            remaining: [c.white_ms, c.black_ms],
+            turn_started_at: c.turn_started_at,
+        }
+    }
+
+    /// The stored columns.
+    pub fn stored(&self) -> StoredClock {
+        let (initial_ms, increment_ms, delay_ms, days_per_move) = match self.control {
+            TimeControl::Clock {
+                initial,
+                increment,
+                delay,
+            } => (ms(initial), ms(increment), ms(delay), None),
+            TimeControl::Correspondence { days_per_move } => {
+                (0, 0, 0, Some(i64::from(days_per_move.unwrap_or(0))))
+            }
+        };
+        StoredClock {
+            initial_ms,
+            increment_ms,
+            delay_ms,
+            days_per_move,
+            white_ms: self.remaining[0],
+            black_ms: self.remaining[1],
+            turn_started_at: self.turn_started_at,
+        }
+    }
+
+    fn index(side: Side) -> usize {
+        usize::from(side == Side::Black)
+    }
+
+    /// Does the clock run for a move at `ply` (0-based)? Not before each
+    /// side has made its first move.
+    pub fn runs(&self, ply: usize) -> bool {
+        match self.control {
+            TimeControl::Clock { .. } => ply >= 2,
+            TimeControl::Correspondence { days_per_move } => days_per_move.is_some(),
+        }
+    }
+
+    /// When the side to move (`mover`, about to play move `ply`) runs out,
+    /// and what that means; `None` when nothing can run out.
+    pub fn deadline(&self, mover: Side, ply: usize) -> Option<(i64, Expiry)> {
+        if self.runs(ply) {
+            let left = self.remaining[Self::index(mover)];
+            Some((
+                self.turn_started_at.saturating_add(left),
+                Expiry::Flag(mover),
+            ))
+        } else if matches!(self.control, TimeControl::Clock { .. }) {
+            Some((
+                self.turn_started_at.saturating_add(ms(FIRST_MOVE_GRACE)),
+                Expiry::NoStart,
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// Charges `mover` for its move `ply` made at `now`; `Err` with the
+    /// expiry when the time had already run out (the move does not count).
+    pub fn charge(&mut self, mover: Side, ply: usize, now: i64) -> Result<(), Expiry> {
+        if let Some((deadline, expiry)) = self.deadline(mover, ply)
+            && now >= deadline
+        {
+            return Err(expiry);
+        }
+        let elapsed = (now - self.turn_started_at).max(0);
+        let running = self.runs(ply);
+        let left = &mut self.remaining[Self::index(mover)];
+        match self.control {
+            TimeControl::Clock {
+                increment, delay, ..
+            } if running => {
+                *left = *left - elapsed + ms(increment) + elapsed.min(ms(delay));
+            }
+            TimeControl::Correspondence {
+                days_per_move: Some(days),
+            } => *left = i64::from(days) * DAY_MS,
+            _ => {}
+        }
+        self.turn_started_at = now;
+        Ok(())
+    }
+
+    /// The time left for each side at `now` (the side to move's clock
+    /// running down), never below zero.
+    pub fn remaining_at(&self, mover: Option<Side>, ply: usize, now: i64) -> [i64; 2] {
+        let mut remaining = self.remaining;
+        if let Some(mover) = mover.filter(|_| self.runs(ply)) {
+            let left = &mut remaining[Self::index(mover)];
+            *left -= (now - self.turn_started_at).max(0);
+        }
+        remaining.map(|r| r.max(0))
+    }
+}
+
+/// Where the service reads the time and waits for it: the system clock, or
+/// a manual one for tests.
+pub trait TimeSource: Send + Sync + std::fmt::Debug {
+    /// Unix milliseconds.
+    fn now(&self) -> i64;
+    /// Resolves once [`TimeSource::now`] has reached `at`.
+    fn sleep_until(&self, at: i64) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+}
+
+/// The system clock.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SystemTime;
+
+impl TimeSource for SystemTime {
+    fn now(&self) -> i64 {
+        crate::store::now_millis()
+    }
+
+    fn sleep_until(&self, at: i64) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        let wait = u64::try_from(at - self.now()).unwrap_or(0);
+        Box::pin(tokio::time::sleep(Duration::from_millis(wait)))
+    }
+}
+
+/// A clock that only moves when told to (tests: no sleeping).
+#[derive(Debug)]
+pub struct ManualTime {
+    now: Mutex<i64>,
+    changed: watch::Sender<i64>,
+}
+
+impl ManualTime {
+    pub fn new(start: i64) -> Arc<ManualTime> {
+        Arc::new(ManualTime {
+            now: Mutex::new(start),
+            changed: watch::Sender::new(start),
+        })
+    }
+
+    /// Moves the time forward by `by`.
+    pub fn advance(&self, by: Duration) {
+        let mut now = self.now.lock().unwrap_or_else(|e| e.into_inner());
+        *now += ms(by);
+        self.changed.send_replace(*now);
+    }
+}
+
+impl TimeSource for ManualTime {
+    fn now(&self) -> i64 {
+        *self.now.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn sleep_until(&self, at: i64) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        let mut changes = self.changed.subscribe();
+        Box::pin(async move {
+            let _ = changes.wait_for(|&now| now >= at).await;
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clock(initial: u64, increment: u64, delay: u64) -> GameClock {
+        TimeControl::Clock {
+            initial: Duration::from_secs(initial),
+            increment: Duration::from_secs(increment),
+            delay: Duration::from_secs(delay),
+        }
+        .start(0)
+    }
+
+    #[test]
+    fn fischer_increment_and_bronstein_delay() {
+        let mut c = clock(60, 2, 0);
+        // First moves are free.
+        c.charge(Side::White, 0, 5_000).unwrap();
+        c.charge(Side::Black, 1, 9_000).unwrap();
+        assert_eq!(c.remaining, [60_000, 60_000]);
+        // White thinks 10 s: -10 + 2.
+        c.charge(Side::White, 2, 19_000).unwrap();
+        assert_eq!(c.remaining, [52_000, 60_000]);
+        assert_eq!(
+            c.remaining_at(Some(Side::Black), 3, 20_500),
+            [52_000, 58_500]
+        );
+
+        let mut d = clock(60, 0, 3);
+        d.charge(Side::White, 0, 0).unwrap();
+        d.charge(Side::Black, 1, 0).unwrap();
+        // 2 s spent: all given back; 10 s spent: 3 given back.
+        d.charge(Side::White, 2, 2_000).unwrap();
+        d.charge(Side::Black, 3, 12_000).unwrap();
+        assert_eq!(d.remaining, [60_000, 53_000]);
+    }
+
+    #[test]
+    fn a_late_move_is_refused_and_grace_applies_before_the_first_moves() {
+        let mut c = clock(10, 5, 0);
+        assert_eq!(c.deadline(Side::White, 0), Some((60_000, Expiry::NoStart)));
+        assert_eq!(c.charge(Side::White, 0, 60_000), Err(Expiry::NoStart));
+        c.charge(Side::White, 0, 1_000).unwrap();
+        c.charge(Side::Black, 1, 2_000).unwrap();
+        assert_eq!(
+            c.deadline(Side::White, 2),
+            Some((12_000, Expiry::Flag(Side::White)))
+        );
+        // No increment for a move that comes too late.
+        assert_eq!(
+            c.charge(Side::White, 2, 12_000),
+            Err(Expiry::Flag(Side::White))
+        );
+        assert_eq!(c.remaining, [10_000, 10_000]);
+    }
+
+    #[test]
+    fn correspondence_gives_days_per_move() {
+        let mut c = TimeControl::Correspondence {
+            days_per_move: Some(2),
+        }
+        .start(0);
+        assert_eq!(
+            c.deadline(Side::White, 0),
+            Some((2 * DAY_MS, Expiry::Flag(Side::White)))
+        );
+        c.charge(Side::White, 0, DAY_MS).unwrap();
+        assert_eq!(
+            c.deadline(Side::Black, 1),
+            Some((3 * DAY_MS, Expiry::Flag(Side::Black)))
+        );
+        let free = TimeControl::Correspondence {
+            days_per_move: None,
+        }
+        .start(0);
+        assert_eq!(free.deadline(Side::White, 5), None);
+    }
+}
