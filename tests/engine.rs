@@ -141,3 +141,50 @@ fn every_level_plays_legal_moves_within_its_caps() {
     let fen = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
     assert!(check::<Xiangqi>(fen).len() > 1);
 }
+
+#[test]
+fn chess_mates_in_three() {
+    // matetrack MT.020, MT.024, MT.031: (FEN, the mating first move).
+    let cases = [
+        (
+            "1K3RQ1/ppn3p1/r3N1pq/2pN4/2b1kPB1/b5r1/8/2BR4 w - - 0 1",
+            "d5f6",
+        ),
+        (
+            "2q5/4B2p/7n/4p1pk/P2n1b2/R3P2P/2r3P1/1Q3R1K b - - 0 1",
+            "c8h3",
+        ),
+        ("8/3P2P1/3N4/3k4/4N3/4K3/8/8 w - - 0 1", "g7g8q"),
+    ];
+    for (fen, expected) in cases {
+        let (m, score) = best::<Chess>(fen, 5);
+        assert_eq!(score, MATE - 5, "{fen}: mate in 3 not seen");
+        assert_eq!(m, expected, "{fen}");
+    }
+}
+
+#[test]
+fn xiangqi_wins_in_two() {
+    // CCPD XQM.038-XQM.041 (verified exhaustively with pyffish): the only
+    // winning first move, ICCS.
+    let cases = [
+        ("6R2/4k4/9/9/9/9/9/3A5/1r2C4/3K1p3 b - - 6 5", "f0e0"),
+        (
+            "2b1ka3/1R2a4/2R1b4/p1pP4p/6p2/9/P7P/3C5/3KAnc2/7c1 b - - 0 9",
+            "f1e3",
+        ),
+        (
+            "3rkab2/4a4/4b4/8p/p8/1N7/2R1c3n/4C4/4A3c/2BA1K3 b - - 3 3",
+            "d9d0",
+        ),
+        (
+            "3k1ab2/4a4/6C1b/5N3/P3c4/2B6/5n1n1/9/9/2B1K4 b - - 9 19",
+            "h3g1",
+        ),
+    ];
+    for (fen, expected) in cases {
+        let (m, score) = best::<Xiangqi>(fen, 5);
+        assert_eq!(score, MATE - 3, "{fen}: win in two not seen");
+        assert_eq!(m, expected, "{fen}");
+    }
+}

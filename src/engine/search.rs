@@ -22,6 +22,8 @@ const MATE_BOUND: i32 = MATE - 1_000;
 const INFINITY: i32 = MATE + 1;
 const MAX_PLY: usize = 128;
 const ASPIRATION: i32 = 40;
+/// Plies searched past a mate's length before it is taken as the shortest.
+const MATE_MARGIN: i32 = 4;
 /// Reverse futility: a position this far above beta per remaining ply is
 /// not searched further.
 const FUTILITY_MARGIN: i32 = 90;
@@ -143,9 +145,12 @@ pub fn search_with<G: Evaluate>(
             };
             report(&result);
         }
-        // A mate within the full-width horizon is the shortest there is;
-        // one found through extensions may still shorten with depth.
-        if score.abs() >= MATE_BOUND && MATE - score.abs() <= i32::try_from(depth).unwrap_or(0) {
+        // A mate well within the horizon is taken as the shortest; pruning
+        // can hide a shorter one (a quiet first move, say) for a few plies
+        // more, so the search goes on a little past the first mate found.
+        if score.abs() >= MATE_BOUND
+            && MATE - score.abs() + MATE_MARGIN <= i32::try_from(depth).unwrap_or(0)
+        {
             break;
         }
         // Another iteration would not finish in the time left.
