@@ -23,6 +23,7 @@ fn clock(initial_s: u64, increment_s: u64, delay_s: u64) -> pb::TimeControl {
         increment_ms: increment_s * 1000,
         delay_ms: delay_s * 1000,
         days_per_move: 0,
+        first_move_grace_ms: 0,
     }
 }
 
@@ -165,10 +166,27 @@ async fn increments_delays_and_flags() {
         )
     );
 
-    // No first move within the grace: aborted.
+    // No first move within the grace (60 s by default): aborted.
     let g = create(&mut games, None, clock(300, 0, 0)).await.unwrap();
     time.advance(Duration::from_secs(61));
     let outcome = outcome_when_over(&mut games, &g.game.unwrap().id).await;
+    assert_eq!(outcome.status, pb::OutcomeStatus::Aborted as i32);
+    // A game's own grace: Black's first move is 6 s late for a 5 s grace.
+    let g = create(
+        &mut games,
+        None,
+        pb::TimeControl {
+            first_move_grace_ms: 5000,
+            ..clock(300, 0, 0)
+        },
+    )
+    .await
+    .unwrap();
+    let id = g.game.as_ref().unwrap().id.clone();
+    time.advance(Duration::from_secs(4));
+    play(&mut games, &id, &g.white_token, "e4").await;
+    time.advance(Duration::from_secs(6));
+    let outcome = outcome_when_over(&mut games, &id).await;
     assert_eq!(outcome.status, pb::OutcomeStatus::Aborted as i32);
 
     // Correspondence: a day per move.

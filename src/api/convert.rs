@@ -9,7 +9,7 @@ use super::{error::invalid_argument, proto as pb};
 use crate::{
     engine::Level,
     games::{
-        Ending, EngineSeat, GameClock, GameView, MoveView, OutcomeView, SeatSpec,
+        Ending, EngineSeat, FIRST_MOVE_GRACE, GameClock, GameView, MoveView, OutcomeView, SeatSpec,
         Status as GameStatus, TimeControl,
     },
     rules::{
@@ -241,11 +241,13 @@ fn clock(c: &GameClock, turn: Option<Side>, ply: usize) -> pb::Clock {
             initial,
             increment,
             delay,
+            grace,
         } => pb::TimeControl {
             initial_ms: millis(initial),
             increment_ms: millis(increment),
             delay_ms: millis(delay),
             days_per_move: 0,
+            first_move_grace_ms: millis(grace),
         },
         TimeControl::Correspondence { days_per_move } => pb::TimeControl {
             days_per_move: days_per_move.unwrap_or(0),
@@ -280,16 +282,26 @@ pub fn time_control(tc: &pb::TimeControl) -> Result<TimeControl, Status> {
         (initial, 0)
             if initial <= MAX_INITIAL_MS
                 && tc.increment_ms <= MAX_INITIAL_MS
-                && tc.delay_ms <= MAX_INITIAL_MS =>
+                && tc.delay_ms <= MAX_INITIAL_MS
+                && tc.first_move_grace_ms <= MAX_INITIAL_MS =>
         {
             Ok(TimeControl::Clock {
                 initial: Duration::from_millis(initial),
                 increment: Duration::from_millis(tc.increment_ms),
                 delay: Duration::from_millis(tc.delay_ms),
+                grace: match tc.first_move_grace_ms {
+                    0 => FIRST_MOVE_GRACE,
+                    ms => Duration::from_millis(ms),
+                },
             })
         }
         (_, 0) => Err(invalid_argument(field, "times are limited to 30 days")),
-        (0, days) if days <= 365 && tc.increment_ms == 0 && tc.delay_ms == 0 => {
+        (0, days)
+            if days <= 365
+                && tc.increment_ms == 0
+                && tc.delay_ms == 0
+                && tc.first_move_grace_ms == 0 =>
+        {
             Ok(TimeControl::Correspondence {
                 days_per_move: Some(days),
             })

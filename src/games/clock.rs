@@ -30,15 +30,18 @@ pub enum TimeControl {
     /// days (correspondence).
     Correspondence { days_per_move: Option<u32> },
     /// `initial` per side, plus Fischer `increment` per move made in time,
-    /// or with a Bronstein `delay` (time spent up to `delay` is given back).
+    /// or with a Bronstein `delay` (time spent up to `delay` is given back);
+    /// each side's first move must come within `grace`.
     Clock {
         initial: Duration,
         increment: Duration,
         delay: Duration,
+        grace: Duration,
     },
 }
 
-/// Time before each side's first move, after which the game is aborted.
+/// Default time for each side's first move, after which the game is
+/// aborted.
 pub const FIRST_MOVE_GRACE: Duration = Duration::from_secs(60);
 
 const DAY_MS: i64 = 86_400_000;
@@ -84,6 +87,10 @@ impl GameClock {
                 initial: Duration::from_millis(u64::try_from(c.initial_ms).unwrap_or(0)),
                 increment: Duration::from_millis(u64::try_from(c.increment_ms).unwrap_or(0)),
                 delay: Duration::from_millis(u64::try_from(c.delay_ms).unwrap_or(0)),
+                grace: c
+                    .grace_ms
+                    .and_then(|g| u64::try_from(g).ok())
+                    .map_or(FIRST_MOVE_GRACE, Duration::from_millis),
             },
         };
         GameClock {
@@ -95,17 +102,19 @@ impl GameClock {
 
     /// The stored columns.
     pub fn stored(&self) -> StoredClock {
-        let (initial_ms, increment_ms, delay_ms, days_per_move) = match self.control {
+        let (initial_ms, increment_ms, delay_ms, days_per_move, grace_ms) = match self.control {
             TimeControl::Clock {
                 initial,
                 increment,
                 delay,
-            } => (ms(initial), ms(increment), ms(delay), None),
+                grace,
+            } => (ms(initial), ms(increment), ms(delay), None, Some(ms(grace))),
             TimeControl::Correspondence { days_per_move } => {
-                (0, 0, 0, Some(i64::from(days_per_move.unwrap_or(0))))
+                (0, 0, 0, Some(i64::from(days_per_move.unwrap_or(0))), None)
             }
         };
         StoredClock {
+            grace_ms,
             initial_ms,
             increment_ms,
             delay_ms,
@@ -138,9 +147,9 @@ impl GameClock {
                 self.turn_started_at.saturating_add(left),
                 Expiry::Flag(mover),
             ))
-        } else if matches!(self.control, TimeControl::Clock { .. }) {
+        } else if let TimeControl::Clock { grace, .. } = self.control {
             Some((
-                self.turn_started_at.saturating_add(ms(FIRST_MOVE_GRACE)),
+                self.turn_started_at.saturating_add(ms(grace)),
                 Expiry::NoStart,
             ))
         } else {
@@ -255,6 +264,7 @@ mod tests {
             initial: Duration::from_secs(initial),
             increment: Duration::from_secs(increment),
             delay: Duration::from_secs(delay),
+            grace: FIRST_MOVE_GRACE,
         }
         .start(0)
     }

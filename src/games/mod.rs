@@ -22,7 +22,7 @@ use std::{
 
 use tokio::sync::broadcast;
 
-pub use clock::{GameClock, ManualTime, SystemTime, TimeControl, TimeSource};
+pub use clock::{FIRST_MOVE_GRACE, GameClock, ManualTime, SystemTime, TimeControl, TimeSource};
 pub use ending::Ending;
 pub use engine_seat::{EngineSeat, SeatSpec};
 pub use error::GameError;

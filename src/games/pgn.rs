@@ -50,7 +50,10 @@ pub fn write(game: &GameView, notation: PgnNotation) -> Result<String, GameError
     tag("Result", result);
     tag("GameId", &game.id);
     let standard_start = match game.variant {
-        Variant::Chess => Chess::start().fen(),
+        Variant::Chess => {
+            tag("Variant", "Standard");
+            Chess::start().fen()
+        }
         Variant::Xiangqi => {
             tag("Variant", "xiangqi");
             tag("Game", "Chinese Chess");
@@ -111,6 +114,7 @@ fn time_control(game: &GameView) -> String {
             initial,
             increment,
             delay,
+            ..
         }) if delay.is_zero() => format!("{}+{}", initial.as_secs(), increment.as_secs()),
         Some(TimeControl::Clock { initial, delay, .. }) => {
             format!("{}d{}", initial.as_secs(), delay.as_secs())

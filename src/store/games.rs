@@ -34,6 +34,8 @@ pub struct StoredClock {
     pub delay_ms: i64,
     /// `Some` for a correspondence game (0 = no limit).
     pub days_per_move: Option<i64>,
+    /// Time for each side's first move (`None`: the default).
+    pub grace_ms: Option<i64>,
     pub white_ms: i64,
     pub black_ms: i64,
     pub turn_started_at: i64,
@@ -132,7 +134,7 @@ const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, black_name,
      black_token_hash, status, winner, termination, draw_offer, version, created_at, updated_at, \
      white_engine_level, white_engine_movetime_ms, black_engine_level, black_engine_movetime_ms, \
      takeback_offer, engine_grants_takebacks, clock_initial_ms, clock_increment_ms, clock_delay_ms, \
-     clock_days_per_move, clock_white_ms, clock_black_ms, clock_turn_started_at";
+     clock_days_per_move, clock_white_ms, clock_black_ms, clock_turn_started_at, clock_grace_ms";
 
 impl Store {
     /// Creates a game (with its moves, for an imported one) in one
@@ -150,8 +152,8 @@ impl Store {
              white_engine_level, white_engine_movetime_ms, black_engine_level, \
              black_engine_movetime_ms, engine_grants_takebacks, clock_initial_ms, \
              clock_increment_ms, clock_delay_ms, clock_days_per_move, clock_white_ms, \
-             clock_black_ms, clock_turn_started_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+             clock_black_ms, clock_turn_started_at, clock_grace_ms) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
              RETURNING seq",
         )
         .bind(&new.id)
@@ -179,6 +181,7 @@ impl Store {
         .bind(new.clock.map(|c| c.white_ms))
         .bind(new.clock.map(|c| c.black_ms))
         .bind(new.clock.map(|c| c.turn_started_at))
+        .bind(new.clock.and_then(|c| c.grace_ms))
         .fetch_one(&mut *tx)
         .await?
         .get(0);
@@ -469,6 +472,7 @@ fn clock_from_row(row: &SqliteRow, column: usize) -> Option<StoredClock> {
         increment_ms: get(1).unwrap_or(0),
         delay_ms: get(2).unwrap_or(0),
         days_per_move: get(3),
+        grace_ms: get(7),
         white_ms: get(4)?,
         black_ms: get(5)?,
         turn_started_at: get(6)?,
