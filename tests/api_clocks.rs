@@ -32,6 +32,15 @@ async fn create(
     fen: Option<&str>,
     tc: pb::TimeControl,
 ) -> Result<pb::CreateGameResponse, tonic::Status> {
+    create_in(games, pb::Variant::Chess, fen, tc).await
+}
+
+async fn create_in(
+    games: &mut GamesClient<Channel>,
+    variant: pb::Variant,
+    fen: Option<&str>,
+    tc: pb::TimeControl,
+) -> Result<pb::CreateGameResponse, tonic::Status> {
     let seat = |name: &str| {
         Some(pb::SeatRequest {
             display_name: name.into(),
@@ -40,7 +49,7 @@ async fn create(
     };
     games
         .create_game(pb::CreateGameRequest {
-            variant: pb::Variant::Chess as i32,
+            variant: variant as i32,
             start: fen.map(|f| pb::create_game_request::Start::Fen(f.into())),
             white: seat("W"),
             black: seat("B"),
@@ -132,6 +141,8 @@ async fn increments_delays_and_flags() {
         (outcome.winner, outcome.termination),
         (pb::Side::Black as i32, pb::Termination::Timeout as i32)
     );
+    let pgn = common::export(&mut games, &id, pb::PgnNotation::Standard).await;
+    assert!(pgn.contains("[Termination \"time forfeit\"]"), "{pgn}");
     // A move after the flag is refused, and the game reports the timeout.
     let status = games
         .make_move(pb::MakeMoveRequest {
@@ -247,4 +258,47 @@ async fn a_flag_that_fell_while_the_server_was_down_falls_at_start_up() {
     );
     server.stop().await;
     drop(dir);
+}
+
+#[tokio::test]
+async fn xiangqi_flags_follow_the_same_rules() {
+    let time = ManualTime::new(START);
+    let server = TestServer::start_with_time(time.clone()).await;
+    let mut games = server.games().await;
+    // Red runs out: Black wins on time.
+    let g = create_in(&mut games, pb::Variant::Xiangqi, None, clock(10, 0, 0))
+        .await
+        .unwrap();
+    let id = g.game.as_ref().unwrap().id.clone();
+    play(&mut games, &id, &g.white_token, "h2e2").await;
+    play(&mut games, &id, &g.black_token, "h9g7").await;
+    time.advance(Duration::from_secs(11));
+    let outcome = outcome_when_over(&mut games, &id).await;
+    assert_eq!(
+        (outcome.winner, outcome.termination),
+        (pb::Side::Black as i32, pb::Termination::Timeout as i32)
+    );
+    // Red runs out against a general and advisors only: a draw (our
+    // policy: no chariot, horse, cannon or soldier cannot win).
+    let g = create_in(
+        &mut games,
+        pb::Variant::Xiangqi,
+        Some("3ak4/4a4/9/9/9/9/9/9/4R4/4K4 w - - 0 1"),
+        clock(10, 0, 0),
+    )
+    .await
+    .unwrap();
+    let id = g.game.as_ref().unwrap().id.clone();
+    play(&mut games, &id, &g.white_token, "e1e2").await;
+    play(&mut games, &id, &g.black_token, "e9f9").await;
+    time.advance(Duration::from_secs(11));
+    let outcome = outcome_when_over(&mut games, &id).await;
+    assert_eq!(
+        (outcome.status, outcome.termination),
+        (
+            pb::OutcomeStatus::Drawn as i32,
+            pb::Termination::TimeoutVsInsufficientMaterial as i32
+        )
+    );
+    server.stop().await;
 }

@@ -171,6 +171,7 @@ fn termination(game: &GameView) -> &'static str {
     match (game.outcome.status, game.outcome.ending) {
         (Status::Ongoing, _) => "unterminated",
         (Status::Aborted, _) | (_, Some(Ending::Aborted)) => "abandoned",
+        (_, Some(Ending::Timeout | Ending::TimeoutVsInsufficientMaterial)) => "time forfeit",
         _ => "normal",
     }
 }
