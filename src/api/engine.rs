@@ -133,17 +133,16 @@ impl engine_server::Engine for EngineService {
             Duration::from_secs(1),
         )?;
         let analysis = self.analyst.best_move(job, order).await?;
-        let nps = analysis.nps();
-        let mut pv = analysis.pv.into_iter().map(convert::move_description);
-        let best = pv.next();
+        // The final analysis, with the move to play pulled out.
+        let info = analyze_response(analysis, true);
         Ok(Response::new(pb::BestMoveResponse {
-            pv: best.iter().cloned().chain(pv).collect(),
-            r#move: best,
-            score: Some(score(analysis.score)),
-            depth: analysis.depth,
-            nodes: analysis.nodes,
-            nps,
-            time_ms: millis(analysis.elapsed),
+            r#move: info.pv.first().cloned(),
+            pv: info.pv,
+            score: info.score,
+            depth: info.depth,
+            nodes: info.nodes,
+            nps: info.nps,
+            time_ms: info.time_ms,
         }))
     }
 

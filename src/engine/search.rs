@@ -337,7 +337,7 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
             // Late-move reduction: quiet moves far down the ordered list are
             // first searched shallower, and again at full depth if they turn
             // out to beat alpha.
-            let quiet = !in_check && !gives_check && !pos.is_capture(m);
+            let quiet = !in_check && !gives_check && quiet_move;
             let reduction = if depth >= 3 && i >= 3 && quiet {
                 1 + i32::from(i >= 8 && depth >= 6) + i32::from(!pv_node && i >= 16)
             } else {
@@ -368,7 +368,7 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
                 alpha = score;
             }
             if alpha >= beta {
-                if !pos.is_capture(m) {
+                if quiet_move {
                     self.heuristics.reward(m, depth, ply);
                 }
                 break;

@@ -3,8 +3,8 @@
 //! (also for games whose time ran out while the server was down).
 
 use super::{
-    Ending, EventKind, GameClock, GameError, Games, abort, clock::Expiry, ensure_ongoing, finish,
-    replay, view_of,
+    Ending, EventKind, GameClock, GameError, GameView, Games, abort, clock::Expiry, ensure_ongoing,
+    finish, replay, view_of,
 };
 use crate::{
     rules::referee::Referee,
@@ -46,21 +46,18 @@ impl Games {
     pub async fn resume_clocks(&self) -> Result<usize, GameError> {
         let ids = self.store.ongoing_clocked_games().await?;
         for id in &ids {
-            self.arm_clock(&self.load(id).await?);
+            self.arm_clock(&self.get(id).await?);
         }
         Ok(ids.len())
     }
 
-    /// (Re)arms the flag timer of `game`, superseding the previous one.
-    pub(super) fn arm_clock(&self, game: &StoredGame) {
-        let Some(stored) = game.clock.filter(|_| game.status == "ongoing") else {
+    /// (Re)arms the flag timer of `game`, superseding the previous one
+    /// (nothing for an untimed or finished game: it has no side to move).
+    pub(super) fn arm_clock(&self, game: &GameView) {
+        let (Some(clock), Some(turn)) = (game.clock, game.turn) else {
             return;
         };
-        let Ok(record) = replay(game) else {
-            return;
-        };
-        let clock = GameClock::from_stored(&stored);
-        let Some((deadline, _)) = clock.deadline(record.turn(), game.moves.len()) else {
+        let Some((deadline, _)) = clock.deadline(turn, game.ply as usize) else {
             return;
         };
         let generation = {

@@ -159,7 +159,8 @@ impl Games {
                 clock: time_control.map(|tc| tc.start(self.time.now()).stored()),
             })
             .await?;
-        self.arm_clock(&stored);
+        let game = GameView::build(&stored, record.as_ref());
+        self.arm_clock(&game);
         if white.engine.is_some() || black.engine.is_some() {
             self.wake_engine(&stored.id);
         }
@@ -172,7 +173,7 @@ impl Games {
             }
         };
         Ok(CreatedGame {
-            game: GameView::build(&stored, record.as_ref()),
+            game,
             white_token: shown(white_token, &white),
             black_token: shown(black_token, &black),
         })
@@ -295,7 +296,7 @@ impl Games {
                 view.outcome.description
             )));
         }
-        self.arm_clock(&stored);
+        self.arm_clock(&view);
         let played = view.moves.last().cloned().expect("a move was just played");
         self.hub
             .publish(EventKind::Move, &view, Some(played.clone()));

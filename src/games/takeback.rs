@@ -82,7 +82,7 @@ impl Games {
             .await?;
         let view = view_of(&stored)?;
         self.hub.publish(event, &view, None);
-        self.arm_clock(&stored);
+        self.arm_clock(&view);
         Ok(view)
     }
 
@@ -117,8 +117,8 @@ impl Games {
                 Ok(())
             })
             .await?;
-        if accept && view.clock.is_some() {
-            self.arm_clock(&self.load(id).await?);
+        if accept {
+            self.arm_clock(&view);
         }
         Ok(view)
     }
