@@ -14,7 +14,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use crate::{
     engine::{
-        Evaluate, Level, Limits, MATE, MAX_DEPTH, SearchResult, TranspositionTable, search_with,
+        Evaluate, Level, Limits, MATE, MAX_DEPTH, MAX_MULTIPV, SearchResult, TranspositionTable,
+        search_with,
     },
     rules::{
         MoveDescription, Record, Variant,
@@ -56,10 +57,21 @@ pub struct Analysis {
     /// The best line, best move first (empty only without legal moves).
     pub pv: Vec<MoveDescription>,
     pub score: Score,
+    /// The best lines with different first moves, as many as asked for;
+    /// the first is `pv` and `score`.
+    pub lines: Vec<Variation>,
     /// The deepest completed iteration.
     pub depth: u32,
     pub nodes: u64,
     pub elapsed: Duration,
+}
+
+/// One of the lines of an analysis.
+#[derive(Clone, Debug)]
+pub struct Variation {
+    pub score: Score,
+    /// The moves, first move first.
+    pub pv: Vec<MoveDescription>,
 }
 
 impl Analysis {
@@ -83,13 +95,27 @@ pub struct SearchOrder {
     pub nodes: Option<u64>,
     pub movetime: Duration,
     pub level: Level,
+    /// Lines to find (at most [`MAX_MULTIPV`]).
+    pub multipv: usize,
 }
 
 impl SearchOrder {
+    /// The best move at `level` within `movetime`.
+    pub fn best_move(movetime: Duration, level: Level) -> SearchOrder {
+        SearchOrder {
+            depth: None,
+            nodes: None,
+            movetime,
+            level,
+            multipv: 1,
+        }
+    }
+
     fn limits(&self, seed: u64) -> Limits {
         let mut limits = Limits::movetime(self.movetime.min(MAX_MOVETIME));
         limits.depth = self.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         limits.nodes = self.nodes;
+        limits.multipv = self.multipv.clamp(1, MAX_MULTIPV);
         limits.hash_mb = HASH_MB;
         self.level.apply(limits, seed)
     }
@@ -150,19 +176,29 @@ fn think<G: Evaluate>(
     let started = Instant::now();
     let mut table = TranspositionTable::new(limits.hash_mb);
     let pos = record.current();
-    let analysis = |r: &SearchResult<G::Move>| {
+    let describe = |pv: &[G::Move]| {
         let mut line = pos.clone();
+        pv.iter()
+            .map(|&m| {
+                let description = line.describe(m);
+                line.play(m);
+                description
+            })
+            .collect::<Vec<_>>()
+    };
+    let analysis = |r: &SearchResult<G::Move>| {
+        let lines: Vec<Variation> = r
+            .lines
+            .iter()
+            .map(|l| Variation {
+                score: Score::from_engine(l.score),
+                pv: describe(&l.pv),
+            })
+            .collect();
         Analysis {
-            pv: r
-                .pv
-                .iter()
-                .map(|&m| {
-                    let description = line.describe(m);
-                    line.play(m);
-                    description
-                })
-                .collect(),
+            pv: lines.first().map(|l| l.pv.clone()).unwrap_or_default(),
             score: Score::from_engine(r.score),
+            lines,
             depth: r.depth,
             nodes: r.nodes,
             elapsed: started.elapsed(),
@@ -288,9 +324,7 @@ mod tests {
     fn order(depth: u32) -> SearchOrder {
         SearchOrder {
             depth: Some(depth),
-            nodes: None,
-            movetime: Duration::from_secs(5),
-            level: Level::MAX,
+            ..SearchOrder::best_move(Duration::from_secs(5), Level::MAX)
         }
     }
 

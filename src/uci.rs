@@ -14,7 +14,9 @@ use std::{
 };
 
 use crate::{
-    engine::{Evaluate, Level, Limits, MATE, SearchResult, TranspositionTable, search_with},
+    engine::{
+        Evaluate, Level, Limits, MATE, MAX_MULTIPV, SearchResult, TranspositionTable, search_with,
+    },
     rules::{Game, Record, Side, Variant},
     with_game,
 };
@@ -42,6 +44,8 @@ pub struct Session {
     /// Kept across the searches of a game; cleared by `ucinewgame`.
     table: Arc<Mutex<TranspositionTable>>,
     level: Level,
+    /// Lines reported per depth (`MultiPV`).
+    multipv: usize,
     fen: Option<String>,
     moves: Vec<String>,
     search: Option<Search>,
@@ -54,6 +58,7 @@ impl Session {
             variant: Variant::Chess,
             table: Arc::new(Mutex::new(TranspositionTable::new(16))),
             level: Level::MAX,
+            multipv: 1,
             fen: None,
             moves: Vec::new(),
             search: None,
@@ -104,6 +109,10 @@ impl Session {
                 say(
                     &self.output,
                     "option name Level type spin default 10 min 1 max 10",
+                );
+                say(
+                    &self.output,
+                    &format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"),
                 );
                 say(&self.output, "uciok");
             }
@@ -157,6 +166,13 @@ impl Session {
                     "info string Level must be a number from 1 to 10",
                 ),
             },
+            "multipv" => match value.trim().parse::<usize>() {
+                Ok(lines) if (1..=MAX_MULTIPV).contains(&lines) => self.multipv = lines,
+                _ => say(
+                    &self.output,
+                    &format!("info string MultiPV must be a number from 1 to {MAX_MULTIPV}"),
+                ),
+            },
             other => say(
                 &self.output,
                 &format!("info string unknown option: {other}"),
@@ -204,7 +220,8 @@ impl Session {
                     return;
                 }
             };
-            let limits = self.level.apply(go.limits(record.current().turn()), rand::random());
+            let mut limits = self.level.apply(go.limits(record.current().turn()), rand::random());
+            limits.multipv = self.multipv;
             let (output, flag, table) = (self.output.clone(), stop.clone(), self.table.clone());
             std::thread::spawn(move || {
                 let mut table = table.lock().unwrap_or_else(|e| e.into_inner());
@@ -251,19 +268,26 @@ fn think<G: Evaluate>(
     let pos = record.current();
     let result = search_with(record, limits, table, stop, |r: &SearchResult<G::Move>| {
         let elapsed = started.elapsed().as_millis().max(1);
-        let pv: Vec<String> = line(pos, &r.pv);
-        say(
-            output,
-            &format!(
-                "info depth {} score {} nodes {} nps {} time {} pv {}",
-                r.depth,
-                uci_score(r.score),
-                r.nodes,
-                u128::from(r.nodes) * 1000 / elapsed,
-                elapsed,
-                pv.join(" ")
-            ),
-        );
+        for (i, l) in r.lines.iter().enumerate() {
+            // `multipv` is only named when several lines were asked for.
+            let multipv = if limits.multipv > 1 {
+                format!(" multipv {}", i + 1)
+            } else {
+                String::new()
+            };
+            say(
+                output,
+                &format!(
+                    "info depth {}{multipv} score {} nodes {} nps {} time {} pv {}",
+                    r.depth,
+                    uci_score(l.score),
+                    r.nodes,
+                    u128::from(r.nodes) * 1000 / elapsed,
+                    elapsed,
+                    line(pos, &l.pv).join(" ")
+                ),
+            );
+        }
     });
     let best = result
         .best

@@ -5,9 +5,12 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::{
+    collections::HashSet,
+    time::{Duration, Instant},
+};
 
-use arbiter::api::proto::{self as pb, games_client::GamesClient};
+use arbiter::api::proto::{self as pb, engine_client::EngineClient, games_client::GamesClient};
 use common::TestServer;
 use tokio_stream::StreamExt;
 use tonic::{Code, transport::Channel};
@@ -150,6 +153,7 @@ async fn analysis_streams_every_depth_and_a_full_engine_says_busy() {
         .analyze(pb::AnalyzeRequest {
             position: position(pb::Variant::Chess, "", &["e4"]),
             limits: limits(5, 0, 0),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -175,6 +179,7 @@ async fn analysis_streams_every_depth_and_a_full_engine_says_busy() {
         .analyze(pb::AnalyzeRequest {
             position: position(pb::Variant::Xiangqi, "", &[]),
             limits: limits(0, 60_000, 0),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -219,6 +224,89 @@ async fn analysis_streams_every_depth_and_a_full_engine_says_busy() {
     server.stop().await;
 }
 
+/// The last message of an analysis of `position` with `multipv` lines.
+async fn final_lines(
+    engine: &mut EngineClient<Channel>,
+    position: Option<pb::Position>,
+    depth: u32,
+    multipv: u32,
+) -> Result<pb::AnalyzeResponse, tonic::Status> {
+    let mut stream = engine
+        .analyze(pb::AnalyzeRequest {
+            position,
+            limits: limits(depth, 0, 0),
+            multipv,
+        })
+        .await?
+        .into_inner();
+    let mut last = None;
+    while let Some(info) = stream.next().await {
+        last = Some(info?);
+    }
+    Ok(last.expect("an analysis ends with a final message"))
+}
+
+fn first_moves(info: &pb::AnalyzeResponse) -> Vec<String> {
+    info.lines
+        .iter()
+        .map(|l| l.pv[0].san.clone())
+        .collect::<Vec<_>>()
+}
+
+#[tokio::test]
+async fn analysis_reports_several_lines_best_first() {
+    let server = TestServer::start().await;
+    let mut engine = server.engine().await;
+
+    // The mate comes first, then two other moves, all different.
+    let mate = position(
+        pb::Variant::Chess,
+        "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1",
+        &[],
+    );
+    let info = final_lines(&mut engine, mate, 4, 3).await.unwrap();
+    assert!(info.r#final);
+    let firsts = first_moves(&info);
+    assert_eq!(firsts.len(), 3);
+    assert_eq!(firsts[0], "Ra8#");
+    assert_eq!(firsts.iter().collect::<HashSet<_>>().len(), 3, "{firsts:?}");
+    assert_eq!(info.lines[0].pv, info.pv);
+    assert_eq!(info.lines[0].score, info.score);
+    assert_eq!(
+        info.lines[0].score.unwrap().value,
+        Some(pb::score::Value::Mate(1))
+    );
+    // Centipawn lines come best first.
+    let start = position(pb::Variant::Xiangqi, "", &[]);
+    let info = final_lines(&mut engine, start, 4, 4).await.unwrap();
+    let scores: Vec<i32> = info
+        .lines
+        .iter()
+        .map(|l| match l.score.unwrap().value {
+            Some(pb::score::Value::Centipawns(cp)) => cp,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(scores.len(), 4);
+    assert!(scores.is_sorted_by(|a, b| a >= b), "{scores:?}");
+    // No more lines than legal moves (Kb1, Kb2, a3, a4).
+    let few = position(pb::Variant::Chess, "7k/8/8/8/8/8/P7/K7 w - - 0 1", &[]);
+    let info = final_lines(&mut engine, few, 3, 10).await.unwrap();
+    assert_eq!(info.lines.len(), 4);
+    // One line unless asked.
+    let info = final_lines(&mut engine, position(pb::Variant::Chess, "", &[]), 2, 0)
+        .await
+        .unwrap();
+    assert_eq!(info.lines.len(), 1);
+    // Too many lines is a clear error.
+    let status = final_lines(&mut engine, position(pb::Variant::Chess, "", &[]), 2, 17)
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::InvalidArgument);
+    assert!(status.message().contains("multipv"), "{}", status.message());
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn a_search_answers_before_the_grpc_deadline() {
     let server = TestServer::start().await;
@@ -227,7 +315,7 @@ async fn a_search_answers_before_the_grpc_deadline() {
         position(pb::Variant::Xiangqi, "", &[]),
         limits(0, 20_000, 0),
     ));
-    request.set_timeout(Duration::from_millis(700));
+    request.set_timeout(Duration::from_millis(1500));
     let started = Instant::now();
     let answer = engine.best_move(request).await.unwrap().into_inner();
     assert!(answer.r#move.is_some());

@@ -105,6 +105,67 @@ fn always_a_legal_move_in_game_positions() {
     }
 }
 
+/// Searches every position of the fixture games (python-chess's and
+/// pyffish's), with the game so far as history, asking for two lines: every
+/// line must be playable move by move, the lines must start differently, and
+/// there must be a move exactly when the position has one.
+fn fuzz_fixture_games<G: Evaluate>(path: &str) -> usize {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut limits = Limits::depth(3);
+    limits.nodes = Some(400);
+    limits.multipv = 2;
+    let mut searched = 0;
+    for line in text.lines() {
+        let game: serde_json::Value = serde_json::from_str(line).unwrap();
+        let start = G::from_fen(game["start"].as_str().unwrap()).unwrap();
+        let mut record = Record::new(start);
+        let moves: Vec<&str> = game["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        for i in 0..=moves.len() {
+            let pos = record.current().clone();
+            let legal = pos.legal_moves();
+            let result = search(&record, &limits);
+            assert_eq!(result.best.is_some(), !legal.is_empty(), "{}", pos.fen());
+            for line in &result.lines {
+                let mut replay = pos.clone();
+                for &m in &line.pv {
+                    assert!(
+                        replay.legal_moves().contains(&m),
+                        "{}: illegal {m:?} in {:?}",
+                        pos.fen(),
+                        line.pv
+                    );
+                    replay.play(m);
+                }
+            }
+            assert_eq!(result.lines.len(), legal.len().min(2), "{}", pos.fen());
+            if let [a, b] = &result.lines[..] {
+                assert_ne!(a.pv[0], b.pv[0], "{}", pos.fen());
+            }
+            assert_eq!(
+                result.pv,
+                result.lines.first().map_or(vec![], |l| l.pv.clone())
+            );
+            searched += 1;
+            if let Some(m) = moves.get(i) {
+                record.play_recorded(m).unwrap();
+            }
+        }
+    }
+    searched
+}
+
+#[test]
+fn every_fixture_position_gets_legal_lines() {
+    let chess = fuzz_fixture_games::<Chess>("tests/fixtures/chess/games.jsonl");
+    let xiangqi = fuzz_fixture_games::<Xiangqi>("tests/fixtures/xiangqi/games.jsonl");
+    assert_eq!((chess, xiangqi), (6763, 5993));
+}
+
 /// Every level plays a legal move within its node cap, in both games, and the
 /// weakest levels vary their choices from game to game.
 #[test]
@@ -157,7 +218,9 @@ fn chess_mates_in_three() {
         ("8/3P2P1/3N4/3k4/4N3/4K3/8/8 w - - 0 1", "g7g8q"),
     ];
     for (fen, expected) in cases {
-        let (m, score) = best::<Chess>(fen, 5);
+        // Five plies, plus one: late-move reductions search quiet moves
+        // (such as the king's move in the third case) a ply shallower.
+        let (m, score) = best::<Chess>(fen, 6);
         assert_eq!(score, MATE - 5, "{fen}: mate in 3 not seen");
         assert_eq!(m, expected, "{fen}");
     }

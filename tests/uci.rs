@@ -119,3 +119,25 @@ fn levels_limit_the_search() {
     let lines = transcript("setoption name Level value 11\n");
     assert_eq!(lines, ["info string Level must be a number from 1 to 10"]);
 }
+
+#[test]
+fn multipv_reports_numbered_lines() {
+    let lines = transcript(
+        "setoption name MultiPV value 3\nposition fen 6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1\ngo depth 3\n",
+    );
+    let last_depth: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth 3 "))
+        .collect();
+    assert_eq!(last_depth.len(), 3, "{lines:?}");
+    for (i, line) in last_depth.iter().enumerate() {
+        assert!(
+            line.starts_with(&format!("info depth 3 multipv {} score ", i + 1)),
+            "{line}"
+        );
+    }
+    assert!(last_depth[0].contains("score mate 1 "), "{}", last_depth[0]);
+    assert_eq!(lines.last().unwrap(), "bestmove a1a8");
+    let lines = transcript("setoption name MultiPV value 0\n");
+    assert_eq!(lines, ["info string MultiPV must be a number from 1 to 16"]);
+}

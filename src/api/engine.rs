@@ -12,11 +12,15 @@ use super::{
 };
 use crate::{
     analysis::{Analysis, Analyst, Job, MAX_MOVETIME, Score, SearchOrder},
-    engine::{Level, MAX_DEPTH},
+    engine::{Level, MAX_DEPTH, MAX_MULTIPV},
+    rules::MoveDescription,
 };
 
-/// Time kept back from a gRPC deadline to send the answer.
-const DEADLINE_MARGIN: Duration = Duration::from_millis(50);
+/// Time kept back from a gRPC deadline to send the answer: a tenth of the
+/// deadline, within these bounds (and never more than a fifth of it), so a
+/// loaded machine still answers in time.
+const DEADLINE_MARGIN: (Duration, Duration) =
+    (Duration::from_millis(50), Duration::from_millis(250));
 
 #[derive(Clone, Debug)]
 pub struct EngineService {
@@ -30,6 +34,7 @@ fn prepare(
     position: Option<&pb::Position>,
     limits: Option<&pb::SearchLimits>,
     default_time: Duration,
+    multipv: u32,
 ) -> Result<(Job, SearchOrder), Status> {
     let (variant, position) = convert::position(position)?;
     let limits = limits.cloned().unwrap_or_default();
@@ -46,6 +51,12 @@ fn prepare(
             format!("movetime_ms must be at most {}", MAX_MOVETIME.as_millis()),
         ));
     }
+    if multipv as usize > MAX_MULTIPV {
+        return Err(invalid_argument(
+            "multipv",
+            format!("multipv must be 0 (one line) to {MAX_MULTIPV}"),
+        ));
+    }
     let level = match limits.level {
         0 => Level::MAX,
         n => Level::new(n).ok_or_else(|| {
@@ -59,7 +70,8 @@ fn prepare(
     };
     // Answer with what was found shortly before the caller's deadline.
     if let Some(deadline) = grpc_timeout(metadata) {
-        movetime = movetime.min(deadline.saturating_sub(DEADLINE_MARGIN.min(deadline / 5)));
+        let margin = (deadline / 10).clamp(DEADLINE_MARGIN.0, DEADLINE_MARGIN.1);
+        movetime = movetime.min(deadline.saturating_sub(margin.min(deadline / 5)));
     }
     let job = Job::new(variant, Some(&position.fen), &position.moves)?;
     Ok((
@@ -69,6 +81,7 @@ fn prepare(
             nodes: (limits.nodes > 0).then_some(limits.nodes),
             movetime,
             level,
+            multipv: (multipv as usize).max(1),
         },
     ))
 }
@@ -102,6 +115,10 @@ fn millis(d: Duration) -> u32 {
     u32::try_from(d.as_millis()).unwrap_or(u32::MAX)
 }
 
+fn moves(pv: Vec<MoveDescription>) -> Vec<pb::Move> {
+    pv.into_iter().map(convert::move_description).collect()
+}
+
 fn analyze_response(analysis: Analysis, last: bool) -> pb::AnalyzeResponse {
     pb::AnalyzeResponse {
         depth: analysis.depth,
@@ -109,12 +126,16 @@ fn analyze_response(analysis: Analysis, last: bool) -> pb::AnalyzeResponse {
         nodes: analysis.nodes,
         nps: analysis.nps(),
         time_ms: millis(analysis.elapsed),
-        pv: analysis
-            .pv
-            .into_iter()
-            .map(convert::move_description)
-            .collect(),
+        pv: moves(analysis.pv),
         r#final: last,
+        lines: analysis
+            .lines
+            .into_iter()
+            .map(|line| pb::Line {
+                score: Some(score(line.score)),
+                pv: moves(line.pv),
+            })
+            .collect(),
     }
 }
 
@@ -131,6 +152,7 @@ impl engine_server::Engine for EngineService {
             request.get_ref().position.as_ref(),
             request.get_ref().limits.as_ref(),
             Duration::from_secs(1),
+            1,
         )?;
         let analysis = self.analyst.best_move(job, order).await?;
         // The final analysis, with the move to play pulled out.
@@ -157,6 +179,7 @@ impl engine_server::Engine for EngineService {
             request.get_ref().position.as_ref(),
             request.get_ref().limits.as_ref(),
             Duration::from_secs(10),
+            request.get_ref().multipv,
         )?;
         let receiver = self.analyst.analyze(job, order)?;
         let stream = ReceiverStream::new(receiver)

@@ -19,10 +19,15 @@ pub struct Limits {
     pub noise: i32,
     /// Varies the evaluation error from game to game.
     pub seed: u64,
+    /// Best lines to find, each with a different first move (1 = just the
+    /// best move; each extra line costs about as much as the first).
+    pub multipv: usize,
 }
 
 /// The deepest iteration the search runs.
 pub const MAX_DEPTH: u32 = 64;
+/// The most lines a multi-line search reports.
+pub const MAX_MULTIPV: usize = 16;
 
 impl Default for Limits {
     /// Until stopped (to [`MAX_DEPTH`]).
@@ -35,6 +40,7 @@ impl Default for Limits {
             hash_mb: 16,
             noise: 0,
             seed: 0,
+            multipv: 1,
         }
     }
 }

@@ -21,6 +21,6 @@ mod search;
 mod tt;
 
 pub use evaluate::Evaluate;
-pub use limits::{Level, Limits, MAX_DEPTH};
-pub use search::{MATE, SearchResult, search, search_with};
+pub use limits::{Level, Limits, MAX_DEPTH, MAX_MULTIPV};
+pub use search::{Line, MATE, SearchResult, search, search_with};
 pub use tt::TranspositionTable;

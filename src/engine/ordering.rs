@@ -1,10 +1,13 @@
-//! Move ordering: hash move, captures by most valuable victim / least
-//! valuable attacker, killer moves, then quiet moves by history.
+//! Move ordering: hash move, captures that do not lose material by most
+//! valuable victim / least valuable attacker, killer moves, quiet moves by
+//! history, then captures that lose material.
 
 use super::Evaluate;
 
 /// History slots, indexed by [`Evaluate::move_key`] (folded).
 const HISTORY_SIZE: usize = 1 << 15;
+/// History scores stay within plus or minus this.
+const HISTORY_MAX: i32 = 16_384;
 
 /// What the search has learnt about good moves so far.
 pub(super) struct Heuristics<G: Evaluate> {
@@ -31,18 +34,24 @@ impl<G: Evaluate> Heuristics<G> {
             let score = if hash_move != 0 && G::move_key(m) == hash_move {
                 1_000_000
             } else if pos.is_capture(m) {
-                100_000 + 10 * pos.victim_value(m) - pos.attacker_value(m)
+                let mvv_lva = 10 * pos.victim_value(m) - pos.attacker_value(m);
+                if pos.exchange_at_least(m, 0) {
+                    100_000 + mvv_lva
+                } else {
+                    -100_000 + mvv_lva
+                }
             } else if killers.contains(&Some(m)) {
                 90_000
             } else {
-                self.history(m).min(80_000)
+                self.history(m)
             };
             -score
         });
     }
 
-    /// A quiet move caused a beta cut-off.
-    pub fn reward(&mut self, m: G::Move, depth: i32, ply: usize) {
+    /// A quiet move caused a beta cut-off; the quiet moves tried before it
+    /// (`failed`) did not.
+    pub fn reward(&mut self, m: G::Move, failed: &[G::Move], depth: i32, ply: usize) {
         if self.killers.len() <= ply {
             self.killers.resize(ply + 1, [None; 2]);
         }
@@ -51,7 +60,17 @@ impl<G: Evaluate> Heuristics<G> {
             slot[1] = slot[0];
             slot[0] = Some(m);
         }
+        let bonus = (depth * depth).min(400);
+        self.adjust(m, bonus);
+        for &f in failed {
+            self.adjust(f, -bonus);
+        }
+    }
+
+    /// Moves a history score towards the bound `bonus` points at, slowing
+    /// as it nears it, so old successes fade.
+    fn adjust(&mut self, m: G::Move, bonus: i32) {
         let entry = &mut self.history[G::move_key(m) as usize % HISTORY_SIZE];
-        *entry = entry.saturating_add(depth * depth);
+        *entry += bonus * 32 - *entry * bonus.abs() * 32 / HISTORY_MAX;
     }
 }

@@ -4,7 +4,10 @@
 //! repetitions judged by the game's own rules.
 
 use std::{
-    sync::atomic::{AtomicBool, Ordering},
+    sync::{
+        LazyLock,
+        atomic::{AtomicBool, Ordering},
+    },
     time::Instant,
 };
 
@@ -32,6 +35,11 @@ const FUTILITY_MARGIN: i32 = 90;
 const LATE_MOVES: [usize; 4] = [0, 8, 14, 24];
 /// Delta pruning margin in quiescence search.
 const DELTA_MARGIN: i32 = 200;
+/// Exchange pruning near the horizon: a capture losing more than this per
+/// remaining ply, or a quiet move losing more than this times the square of
+/// the remaining plies, is skipped.
+const LOSING_CAPTURE_MARGIN: i32 = 100;
+const LOSING_QUIET_MARGIN: i32 = 30;
 
 /// What a search found.
 #[derive(Clone, Debug)]
@@ -45,6 +53,19 @@ pub struct SearchResult<M> {
     /// Positions visited.
     pub nodes: u64,
     /// The principal variation, starting with `best`.
+    pub pv: Vec<M>,
+    /// The best lines with different first moves, best first, as many as
+    /// [`Limits::multipv`] asked for (and the position has moves); the first
+    /// is `score` and `pv`.
+    pub lines: Vec<Line<M>>,
+}
+
+/// One line of a multi-line search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line<M> {
+    /// As [`SearchResult::score`].
+    pub score: i32,
+    /// The line, its first move first.
     pub pv: Vec<M>,
 }
 
@@ -69,6 +90,9 @@ struct Searcher<'a, G: Evaluate> {
     /// The best move of the last completed root search (the table may keep
     /// a deeper, older entry for the root from an earlier search).
     root_best: Option<G::Move>,
+    /// Root moves left out of the current root search (the first moves of
+    /// the lines already found at this depth, in a multi-line search).
+    excluded: Vec<G::Move>,
     nodes: u64,
     stopped: bool,
 }
@@ -94,57 +118,54 @@ pub fn search_with<G: Evaluate>(
     let root = record.current().clone();
     let mut searcher = Searcher::new(record, limits, table, stop);
     let legal = root.legal_moves();
+    let lines: Vec<Line<G::Move>> = legal
+        .iter()
+        .take(limits.multipv.max(1))
+        .map(|&m| Line {
+            score: 0,
+            pv: vec![m],
+        })
+        .collect();
     let mut result = SearchResult {
         best: legal.first().copied(),
         score: 0,
         depth: 0,
         nodes: 0,
         pv: legal.first().copied().into_iter().collect(),
+        lines,
     };
     if legal.len() <= 1 {
         return result;
     }
-    let mut score = 0;
+    // Each line's score at the previous depth centres its aspiration window.
+    let mut scores = vec![0; result.lines.len()];
     for depth in 1..=limits.depth.max(1) {
-        let (mut alpha, mut beta) = if depth >= 4 {
-            (score - ASPIRATION, score + ASPIRATION)
-        } else {
-            (-INFINITY, INFINITY)
-        };
-        loop {
-            let value = searcher.negamax(
-                &root,
-                i32::try_from(depth).unwrap_or(i32::MAX),
-                alpha,
-                beta,
-                0,
-            );
-            if searcher.stopped {
+        let mut lines = Vec::with_capacity(scores.len());
+        searcher.excluded.clear();
+        for score in &mut scores {
+            let Some(line) = searcher.root_search(&root, depth, *score) else {
                 break;
-            }
-            if value <= alpha {
-                alpha = -INFINITY;
-            } else if value >= beta {
-                beta = INFINITY;
-            } else {
-                score = value;
-                break;
-            }
+            };
+            *score = line.score;
+            searcher.excluded.extend(line.pv.first());
+            lines.push(line);
         }
         if searcher.stopped {
             break;
         }
-        let pv = searcher.principal_variation(&root, searcher.root_best);
-        if let Some(&best) = pv.first() {
-            result = SearchResult {
-                best: Some(best),
-                score,
-                depth,
-                nodes: searcher.nodes,
-                pv,
-            };
-            report(&result);
-        }
+        // A later line may come out better than an earlier one once it has
+        // been searched on its own.
+        lines.sort_by_key(|line| -line.score);
+        let score = lines[0].score;
+        result = SearchResult {
+            best: lines[0].pv.first().copied(),
+            score,
+            depth,
+            nodes: searcher.nodes,
+            pv: lines[0].pv.clone(),
+            lines,
+        };
+        report(&result);
         // A mate well within the horizon is taken as the shortest; pruning
         // can hide a shorter one (a quiet first move, say) for a few plies
         // more, so the search goes on a little past the first mate found.
@@ -184,8 +205,35 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
                 .collect(),
             barrier: 0,
             root_best: None,
+            excluded: Vec::new(),
             nodes: 0,
             stopped: false,
+        }
+    }
+
+    /// Searches the root to `depth` (leaving out the excluded moves) within
+    /// an aspiration window around `guess`, widened on failure; `None` when
+    /// the search was stopped.
+    fn root_search(&mut self, root: &G, depth: u32, guess: i32) -> Option<Line<G::Move>> {
+        let (mut alpha, mut beta) = if depth >= 4 {
+            (guess - ASPIRATION, guess + ASPIRATION)
+        } else {
+            (-INFINITY, INFINITY)
+        };
+        let depth = i32::try_from(depth).unwrap_or(i32::MAX);
+        loop {
+            let score = self.negamax(root, depth, alpha, beta, 0);
+            if self.stopped {
+                return None;
+            }
+            if score <= alpha {
+                alpha = -INFINITY;
+            } else if score >= beta {
+                beta = INFINITY;
+            } else {
+                let pv = self.principal_variation(root, self.root_best);
+                return Some(Line { score, pv });
+            }
         }
     }
 
@@ -267,6 +315,7 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
             return self.quiescence(pos, alpha, beta, ply);
         }
         let entry = self.table.probe(key);
+        let hash_move = entry.map_or(0, |e| e.best);
         if let Some(e) = entry.filter(|e| ply > 0 && e.depth >= depth) {
             let score = from_table(e.score, ply);
             match e.bound {
@@ -277,6 +326,14 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
             }
         }
         let pv_node = beta - alpha > 1;
+        // Internal iterative reduction: a node without a hash move was never
+        // searched (or lost its entry), so its ordering is a guess; search it
+        // a ply shallower.
+        let depth = if hash_move == 0 && depth >= 4 && ply > 0 {
+            depth - 1
+        } else {
+            depth
+        };
         // The static evaluation where pruning may use it.
         let prunable = !pv_node && !in_check && ply > 0 && beta.abs() < MATE_BOUND;
         let static_eval = prunable.then(|| self.evaluate(pos));
@@ -311,24 +368,23 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         if moves.is_empty() {
             return no_moves::<G>(in_check, ply);
         }
-        self.heuristics
-            .order(pos, &mut moves, entry.map_or(0, |e| e.best), ply);
+        if ply == 0 {
+            moves.retain(|m| !self.excluded.contains(m));
+        }
+        self.heuristics.order(pos, &mut moves, hash_move, ply);
         let original_alpha = alpha;
         let mut best = (-INFINITY, None);
+        let mut quiets_tried = Vec::new();
         for (i, &m) in moves.iter().enumerate() {
             let quiet_move = !pos.is_capture(m);
             let child = self.play(pos, m);
             // Check extension: a move that gives check is searched a ply deeper.
             let gives_check = self.path.last().is_some_and(|v| v.in_check);
-            // Near the horizon, late quiet moves and quiet moves that cannot
-            // lift a hopeless static evaluation to alpha are skipped.
             if let Some(eval) = static_eval
                 && i > 0
-                && quiet_move
                 && !gives_check
-                && depth <= 3
                 && best.0 > -MATE_BOUND
-                && (eval + FUTILITY_MARGIN * 2 * depth <= alpha || i >= LATE_MOVES[depth as usize])
+                && self.skippable(pos, m, quiet_move, eval, alpha, depth, i)
             {
                 self.path.pop();
                 continue;
@@ -339,7 +395,9 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
             // out to beat alpha.
             let quiet = !in_check && !gives_check && quiet_move;
             let reduction = if depth >= 3 && i >= 3 && quiet {
-                1 + i32::from(i >= 8 && depth >= 6) + i32::from(!pv_node && i >= 16)
+                (late_move_reduction(depth, i) - i32::from(pv_node))
+                    .min(next - 1)
+                    .max(1)
             } else {
                 0
             };
@@ -369,9 +427,12 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
             }
             if alpha >= beta {
                 if quiet_move {
-                    self.heuristics.reward(m, depth, ply);
+                    self.heuristics.reward(m, &quiets_tried, depth, ply);
                 }
                 break;
+            }
+            if quiet_move {
+                quiets_tried.push(m);
             }
         }
         if ply == 0 {
@@ -394,6 +455,31 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         best.0
     }
 
+    /// Near the horizon of a node that may be pruned, is the `i`th move `m`
+    /// (not the first, not a check) not worth searching? Late quiet moves,
+    /// quiet moves that cannot lift a hopeless static evaluation to alpha,
+    /// and moves that lose material in the exchange they start are skipped.
+    #[allow(clippy::too_many_arguments)]
+    fn skippable(
+        &self,
+        pos: &G,
+        m: G::Move,
+        quiet: bool,
+        eval: i32,
+        alpha: i32,
+        depth: i32,
+        i: usize,
+    ) -> bool {
+        if quiet {
+            depth <= 3
+                && (eval + FUTILITY_MARGIN * 2 * depth <= alpha
+                    || i >= LATE_MOVES[depth as usize]
+                    || !pos.exchange_at_least(m, -LOSING_QUIET_MARGIN * depth * depth))
+        } else {
+            depth <= 4 && !pos.exchange_at_least(m, -LOSING_CAPTURE_MARGIN * depth)
+        }
+    }
+
     /// Captures only (every move when in check), until the position is quiet.
     fn quiescence(&mut self, pos: &G, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         self.nodes += 1;
@@ -413,7 +499,9 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
             }
             alpha = alpha.max(eval);
             stand_pat = Some(eval);
-            moves.retain(|&m| pos.is_capture(m));
+            // Captures that lose material are not what makes a position
+            // unquiet.
+            moves.retain(|&m| pos.is_capture(m) && pos.exchange_at_least(m, 0));
         } else if ply >= MAX_PLY {
             return self.evaluate(pos);
         }
@@ -466,6 +554,22 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         }
         pv
     }
+}
+
+/// How many plies the `i`th move (0-based) at `depth` is first searched
+/// shallower: growing with the logarithms of both, as in most engines.
+fn late_move_reduction(depth: i32, i: usize) -> i32 {
+    static TABLE: LazyLock<[[u8; 64]; 64]> = LazyLock::new(|| {
+        let mut table = [[0; 64]; 64];
+        for (d, row) in table.iter_mut().enumerate().skip(1) {
+            for (i, r) in row.iter_mut().enumerate().skip(1) {
+                let base = 0.75 + (d as f64).ln() * (i as f64).ln() / 2.25;
+                *r = base as u8;
+            }
+        }
+        table
+    });
+    i32::from(TABLE[depth.clamp(0, 63) as usize][i.min(63)])
 }
 
 /// The score of a position without legal moves, for the side to move.

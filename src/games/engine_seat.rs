@@ -146,12 +146,7 @@ impl Games {
         let moves: Vec<&str> = game.moves.iter().map(|m| m.uci.as_str()).collect();
         let job = Job::new(variant, Some(&game.start_fen), &moves)
             .map_err(|e| GameError::Corrupt(format!("game {id}: {e}")))?;
-        let order = SearchOrder {
-            depth: None,
-            nodes: None,
-            movetime: engine.movetime,
-            level: engine.level,
-        };
+        let order = SearchOrder::best_move(engine.movetime, engine.level);
         let analysis = self.analyst.best_move_queued(job, order).await;
         let Some(best) = analysis.best() else {
             return Ok(false);

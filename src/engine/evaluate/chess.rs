@@ -153,14 +153,28 @@ fn adjacent_files(file: i32) -> Bitboard {
     file_mask(file - 1) | file_mask(file + 1)
 }
 
-/// Squares strictly ahead of `rank` (relative) for `color`.
+/// Squares strictly ahead of `rank` (relative, 0-7) for `color`.
 fn ahead(color: Color, rank: i32) -> Bitboard {
-    let mut mask = Bitboard::EMPTY;
-    for r in rank + 1..8 {
-        let absolute = if color == Color::White { r } else { 7 - r };
-        mask |= Bitboard::from_rank(shakmaty::Rank::new(absolute as u32));
-    }
-    mask
+    let rows = (7 - rank).clamp(0, 8) as u32;
+    // The `rows` ranks nearest the far side, from `color`'s point of view.
+    let far = u64::MAX.checked_shl(64 - 8 * rows).unwrap_or(0);
+    Bitboard(if color == Color::White {
+        far
+    } else {
+        far.swap_bytes()
+    })
+}
+
+/// Squares the pawns of `color` attack.
+fn pawn_attacks(color: Color, pawns: Bitboard) -> Bitboard {
+    const NOT_A: u64 = !0x0101_0101_0101_0101;
+    const NOT_H: u64 = !0x8080_8080_8080_8080;
+    let p = pawns.0;
+    Bitboard(if color == Color::White {
+        ((p & NOT_A) << 7) | ((p & NOT_H) << 9)
+    } else {
+        ((p & NOT_A) >> 9) | ((p & NOT_H) >> 7)
+    })
 }
 
 /// Everything `color` earns on its own.
@@ -171,9 +185,7 @@ fn side_terms(board: &Board, color: Color) -> Score {
     let their_pawns = board.pawns() & them;
     let occupied = board.occupied();
     // Squares guarded by enemy pawns are no real mobility.
-    let pawn_guarded = their_pawns.into_iter().fold(Bitboard::EMPTY, |acc, sq| {
-        acc | attacks::pawn_attacks(!color, sq)
-    });
+    let pawn_guarded = pawn_attacks(!color, their_pawns);
     let king_zone = board.king_of(!color).map_or(Bitboard::EMPTY, |k| {
         attacks::king_attacks(k) | Bitboard::from_square(k)
     });
@@ -199,7 +211,7 @@ fn side_terms(board: &Board, color: Color) -> Score {
             attackers += 1;
         }
         match role {
-            Role::Pawn => total += pawn_terms(color, sq, own_pawns, their_pawns),
+            Role::Pawn => total += pawn_terms(board, color, sq, own_pawns, their_pawns),
             Role::Rook => {
                 let on_file = file_mask(file);
                 if (on_file & own_pawns).is_empty() {
@@ -220,7 +232,7 @@ fn side_terms(board: &Board, color: Color) -> Score {
     total + king_attack(units, attackers)
 }
 
-fn pawn_terms(color: Color, sq: Square, own: Bitboard, theirs: Bitboard) -> Score {
+fn pawn_terms(board: &Board, color: Color, sq: Square, own: Bitboard, theirs: Bitboard) -> Score {
     let (file, rank) = coordinates(color, sq);
     let mut total = Score::default();
     if (adjacent_files(file) & own).is_empty() {
@@ -232,9 +244,35 @@ fn pawn_terms(color: Color, sq: Square, own: Bitboard, theirs: Bitboard) -> Scor
     }
     let front = (file_mask(file) | adjacent_files(file)) & ahead(color, rank);
     if (front & theirs).is_empty() {
-        total += PASSED[rank as usize & 7];
+        total += passed(board, color, sq, rank);
     }
     total
+}
+
+/// How much the kings' distances to the square in front of a passed pawn
+/// count in the endgame, by the pawn's relative rank.
+const PASSER_KING_WEIGHT: [i32; 8] = [0, 0, 0, 1, 4, 7, 10, 0];
+
+/// A passed pawn's bonus: by rank, plus in the endgame the enemy king's
+/// distance from the square in front of it (minus the own king's), halved
+/// when an enemy piece stands on that square.
+fn passed(board: &Board, color: Color, sq: Square, rank: i32) -> Score {
+    let bonus = PASSED[rank as usize & 7];
+    let weight = PASSER_KING_WEIGHT[rank as usize & 7];
+    let Some(stop) = sq.offset(if color == Color::White { 8 } else { -8 }) else {
+        return bonus;
+    };
+    let distance = |c: Color| {
+        board
+            .king_of(c)
+            .map_or(0, |k| k.distance(stop).min(5) as i32)
+    };
+    let kings = s(0, (distance(!color) * 5 - distance(color) * 2) * weight);
+    if board.by_color(!color).contains(stop) {
+        s(bonus.mg / 2, bonus.eg / 2) + kings
+    } else {
+        bonus + kings
+    }
 }
 
 /// Pawns in front of a king that stays home.
@@ -308,6 +346,10 @@ impl Evaluate for Chess {
         value(m.role())
     }
 
+    fn exchange_at_least(&self, m: shakmaty::Move, threshold: i32) -> bool {
+        super::exchange::at_least(self, m, threshold)
+    }
+
     fn move_key(m: shakmaty::Move) -> u32 {
         let from = m.from().map_or(64, Square::to_u32);
         let promotion = m.promotion().map_or(0, |r| r as u32);
@@ -355,6 +397,24 @@ mod tests {
         let near = eval("4k3/8/8/8/8/8/P7/4K3 w - - 0 1");
         assert!(far > near + 80, "{far} vs {near}");
         assert_eq!(eval("4k3/8/8/8/8/8/8/4KB2 w - - 0 1"), 0);
+    }
+
+    #[test]
+    fn masks_match_their_definitions() {
+        for color in [Color::White, Color::Black] {
+            for rank in 0..8 {
+                let slow = (rank + 1..8).fold(Bitboard::EMPTY, |acc, r| {
+                    let absolute = if color == Color::White { r } else { 7 - r };
+                    acc | Bitboard::from_rank(shakmaty::Rank::new(absolute as u32))
+                });
+                assert_eq!(ahead(color, rank), slow, "{color:?} {rank}");
+            }
+            let pawns = Bitboard(0x00ff_0000_8142_ff00);
+            let slow = pawns.into_iter().fold(Bitboard::EMPTY, |acc, sq| {
+                acc | attacks::pawn_attacks(color, sq)
+            });
+            assert_eq!(pawn_attacks(color, pawns), slow);
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! search is generic over.
 
 mod chess;
+mod exchange;
 mod score;
 mod xiangqi;
 
@@ -17,6 +18,14 @@ pub trait Evaluate: Game {
     /// The value of the piece making `m`, for least-valuable-attacker
     /// ordering.
     fn attacker_value(&self, m: Self::Move) -> i32;
+    /// Does `m` keep at least `threshold` centipawns of material once the
+    /// exchange on its target square is played out (static exchange
+    /// evaluation)? A game without one answers `true`: no move is judged
+    /// to lose material.
+    fn exchange_at_least(&self, m: Self::Move, threshold: i32) -> bool {
+        let _ = (m, threshold);
+        true
+    }
     /// A non-zero number identifying `m` among the moves of its position,
     /// for the transposition table.
     fn move_key(m: Self::Move) -> u32;
