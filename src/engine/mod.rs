@@ -2,9 +2,10 @@
 //! trait, split by job as Stockfish does: [`evaluate`] (per-game static
 //! evaluation), `tt` (transposition table), `ordering` (move ordering),
 //! `limits` (when to stop, time management, levels) and `search` (iterative
-//! deepening, aspiration windows, principal variation search, null-move and
-//! reverse-futility pruning, late-move reductions, quiescence search, check
-//! extensions, mate distances, repetition and perpetual-check awareness).
+//! deepening, aspiration windows, principal variation search, null-move,
+//! futility and static-exchange pruning, late-move and internal iterative
+//! reductions, quiescence search, check extensions, mate distances,
+//! repetition and perpetual-check awareness, multi-PV).
 //!
 //! ```
 //! use arbiter::{engine::{Limits, search}, rules::{chess::Chess, Game, Record}};

@@ -1,7 +1,10 @@
 //! Iterative deepening with aspiration windows over a principal variation
-//! search: null-move pruning, reverse futility pruning, late-move
-//! reductions, check extensions, quiescence search and mate distances, with
-//! repetitions judged by the game's own rules.
+//! search: null-move pruning, reverse futility, futility, late-move and
+//! static-exchange pruning, late-move and internal iterative reductions,
+//! check extensions, quiescence search and mate distances, with repetitions
+//! judged by the game's own rules, and several best lines on request
+//! (multi-PV: each line's root search leaves out the moves of the lines
+//! before it).
 
 use std::{
     sync::{
