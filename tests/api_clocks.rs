@@ -302,3 +302,44 @@ async fn xiangqi_flags_follow_the_same_rules() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_draw_claimed_with_a_move_charges_the_move() {
+    let time = ManualTime::new(START);
+    let server = TestServer::start_with_time(time.clone()).await;
+    let mut games = server.games().await;
+    let g = create(&mut games, None, clock(60, 2, 0)).await.unwrap();
+    let id = g.game.as_ref().unwrap().id.clone();
+    let tokens = [&g.white_token, &g.black_token];
+    for (ply, m) in ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"]
+        .into_iter()
+        .enumerate()
+    {
+        play(&mut games, &id, tokens[ply % 2], m).await;
+    }
+    // Black's fourth move repeats the start a third time: 10 s spent, 2 s
+    // back, after two earlier increments.
+    time.advance(Duration::from_secs(10));
+    let drawn = games
+        .claim_draw(pb::ClaimDrawRequest {
+            game_id: id.clone(),
+            seat_token: g.black_token.clone(),
+            r#move: "Ng8".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap();
+    assert_eq!(
+        drawn.outcome.unwrap().termination,
+        pb::Termination::ThreefoldRepetition as i32
+    );
+    assert_eq!(drawn.clock.unwrap().black_ms, 56_000);
+    let pgn = common::export(&mut games, &id, pb::PgnNotation::Standard).await;
+    assert!(
+        pgn.contains("Ng8 {[%clk 0:00:56]} {drawn by threefold repetition} 1/2-1/2"),
+        "{pgn}"
+    );
+    server.stop().await;
+}

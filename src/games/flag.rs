@@ -31,9 +31,18 @@ pub(super) fn expire(game: &mut StoredGame, record: &dyn Referee, expiry: Expiry
     }
 }
 
-/// The update closure's way of saying "not due": nothing is written.
-fn not_due() -> GameError {
-    GameError::FailedPrecondition(String::new())
+/// Why a flag timer leaves a game alone.
+enum Unexpired {
+    /// The side to move still has time (the game changed since the timer
+    /// was armed): nothing is written.
+    NotDue,
+    Failed(GameError),
+}
+
+impl<E: Into<GameError>> From<E> for Unexpired {
+    fn from(e: E) -> Unexpired {
+        Unexpired::Failed(e.into())
+    }
 }
 
 impl Games {
@@ -90,12 +99,12 @@ impl Games {
             .update_game(id, |game| {
                 ensure_ongoing(game)?;
                 let record = replay(game)?;
-                let clock = GameClock::from_stored(&game.clock.ok_or_else(not_due)?);
+                let clock = GameClock::from_stored(&game.clock.ok_or(Unexpired::NotDue)?);
                 let (deadline, expiry) = clock
                     .deadline(record.turn(), game.moves.len())
-                    .ok_or_else(not_due)?;
+                    .ok_or(Unexpired::NotDue)?;
                 if now < deadline {
-                    return Err(not_due());
+                    return Err(Unexpired::NotDue);
                 }
                 let event = expire(game, record.as_ref(), expiry);
                 Ok(Update {
@@ -115,9 +124,8 @@ impl Games {
                 self.hub.publish(event, &view, None);
                 Ok(())
             }
-            Err(GameError::FailedPrecondition(m)) if m.is_empty() => Ok(()),
-            Err(GameError::GameOver(_)) => Ok(()),
-            Err(e) => Err(e),
+            Err(Unexpired::NotDue | Unexpired::Failed(GameError::GameOver(_))) => Ok(()),
+            Err(Unexpired::Failed(e)) => Err(e),
         }
     }
 }

@@ -382,7 +382,22 @@ impl Games {
             ensure_turn(record, side)?;
             let mut trial = record.boxed_clone();
             let mut trial_game = game.clone();
-            if !text.trim().is_empty() {
+            let with_move = !text.trim().is_empty();
+            // A claim is made on the claimant's own time: once the flag has
+            // fallen it comes too late (the flag timer ends the game), and a
+            // claimed move is charged like any other.
+            if let Some(stored) = game.clock {
+                let mut clock = GameClock::from_stored(&stored);
+                if clock.charge(side, game.moves.len(), now).is_err() {
+                    return Err(GameError::GameOver(
+                        "your time has run out: the claim came too late".to_owned(),
+                    ));
+                }
+                if with_move {
+                    trial_game.clock = Some(clock.stored());
+                }
+            }
+            if with_move {
                 play(&mut trial_game, trial.as_mut(), text, now)?;
             }
             let claim = trial.verdict().claimable.first().copied().ok_or_else(|| {
