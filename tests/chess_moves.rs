@@ -255,10 +255,17 @@ fn moves_after_the_end_are_refused_as_game_over() {
     let mut record = Record::replay(Chess::start(), ["f3", "e5", "g4", "Qh4#"]).unwrap();
     let end = record.verdict().end.expect("fool's mate");
     assert_eq!(end.to_string(), "black won by checkmate");
-    match record.play_text("a3") {
-        Err(MoveError::Illegal(e)) => assert_eq!(e.reason, IllegalReason::GameOver),
-        other => panic!("expected game over, got {other:?}"),
-    }
+    let game_over = |record: &mut Record<Chess>, text: &str| match record.play_text(text) {
+        Err(MoveError::Illegal(e)) => assert_eq!(e.reason, IllegalReason::GameOver, "{text}"),
+        other => panic!("{text}: expected game over, got {other:?}"),
+    };
+    // After mate, a move, an impossible move and nonsense are all too late.
+    game_over(&mut record, "a3");
+    game_over(&mut record, "Ke2");
+    game_over(&mut record, "hello");
+    // A dead position ends the game although the kings could still move.
+    let mut bare = Record::new(pos("8/8/8/4k3/8/8/8/4K3 w - - 0 1"));
+    game_over(&mut bare, "Kd1");
     let err = Record::replay(Chess::start(), ["e4", "e5", "Ke3"]).unwrap_err();
     assert_eq!(err.ply, 2);
     assert!(err.to_string().starts_with("move 3 (\"Ke3\")"), "{err}");

@@ -86,8 +86,10 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
 
     /// Judges the game that led to the record's current position, under the
     /// record's options: its end, if the rules end it, and the draws a player
-    /// could claim.
-    fn adjudicate(record: &Record<Self>) -> Verdict;
+    /// could claim. `has_moves` says whether the current position has a
+    /// legal move (callers often know already; it decides mate and
+    /// stalemate).
+    fn adjudicate(record: &Record<Self>, has_moves: bool) -> Verdict;
 }
 
 /// A move, described in every notation for clients.

@@ -121,14 +121,24 @@ impl<G: Game> Record<G> {
     ///
     /// The move is unreadable, ambiguous or illegal, or the game is over.
     pub fn play_text(&mut self, text: &str) -> Result<G::Move, MoveError> {
-        if let Some(end) = self.verdict().end {
+        // Reading the move first saves generating the moves twice: a legal
+        // move means the position is neither mate nor stalemate. Whatever
+        // the text, a finished game refuses it as finished.
+        let parsed = self.current().parse_move(text);
+        let verdict = match parsed {
+            Ok(_) => G::adjudicate(self, true),
+            Err(_) => self.verdict(),
+        };
+        if let Some(end) = verdict.end {
             return Err(IllegalMove::new(
                 IllegalReason::GameOver,
                 format!("the game is already over: {end}"),
             )
             .into());
         }
-        self.play_recorded(text)
+        let m = parsed?;
+        self.push(m);
+        Ok(m)
     }
 
     /// Plays move text that must be legal in the current position, without
@@ -165,6 +175,6 @@ impl<G: Game> Record<G> {
 
     /// The rules' judgement of the current position.
     pub fn verdict(&self) -> Verdict {
-        G::adjudicate(self)
+        G::adjudicate(self, self.current().count_legal_moves() > 0)
     }
 }

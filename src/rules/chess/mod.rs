@@ -123,7 +123,7 @@ impl Game for Chess {
         notation::describe(&self.pos, m)
     }
 
-    fn adjudicate(record: &Record<Chess>) -> Verdict {
-        outcome::adjudicate(record)
+    fn adjudicate(record: &Record<Chess>, has_moves: bool) -> Verdict {
+        outcome::adjudicate(record, has_moves)
     }
 }

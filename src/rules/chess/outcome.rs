@@ -13,10 +13,9 @@ const SEVENTY_FIVE_MOVES: u32 = 150;
 /// Judges the current position of `record`, in the order python-chess and the
 /// Laws imply: mate beats everything (a mate on the 75th move stands), then
 /// dead positions, stalemate, and the automatic draws; claims last.
-pub(super) fn adjudicate(record: &Record<Chess>) -> Verdict {
+pub(super) fn adjudicate(record: &Record<Chess>, has_moves: bool) -> Verdict {
     let current = record.current();
     let pos = current.position();
-    let has_moves = !pos.legal_moves().is_empty();
     let end = if !has_moves && pos.is_check() {
         Some(GameEnd::win(current.turn().other(), Termination::Checkmate))
     } else if pos.is_insufficient_material() {

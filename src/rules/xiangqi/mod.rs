@@ -249,8 +249,8 @@ impl Game for Xiangqi {
         notation::describe(self, m)
     }
 
-    fn adjudicate(record: &Record<Xiangqi>) -> Verdict {
-        outcome::adjudicate(record)
+    fn adjudicate(record: &Record<Xiangqi>, has_moves: bool) -> Verdict {
+        outcome::adjudicate(record, has_moves)
     }
 }
 

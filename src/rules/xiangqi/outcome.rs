@@ -25,9 +25,9 @@ impl Default for XiangqiOptions {
 /// loses (checkmate or stalemate); then bare material, repetition and the
 /// move limit draw, except that a perpetual checker loses. Xiangqi has no
 /// draw claims: every end is automatic.
-pub(super) fn adjudicate(record: &Record<Xiangqi>) -> Verdict {
+pub(super) fn adjudicate(record: &Record<Xiangqi>, has_moves: bool) -> Verdict {
     let pos = record.current();
-    let end = if pos.count_legal() == 0 {
+    let end = if !has_moves {
         let termination = if pos.is_check() {
             Termination::Checkmate
         } else {
