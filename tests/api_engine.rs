@@ -315,11 +315,13 @@ async fn a_search_answers_before_the_grpc_deadline() {
         position(pb::Variant::Xiangqi, "", &[]),
         limits(0, 20_000, 0),
     ));
-    request.set_timeout(Duration::from_millis(1500));
+    // The search stops a tenth of the deadline early (300 ms), which leaves
+    // room for a loaded machine.
+    request.set_timeout(Duration::from_millis(3000));
     let started = Instant::now();
     let answer = engine.best_move(request).await.unwrap().into_inner();
     assert!(answer.r#move.is_some());
-    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(started.elapsed() < Duration::from_secs(6));
     server.stop().await;
 }
 

@@ -20,7 +20,7 @@ use crate::{
 /// deadline, within these bounds (and never more than a fifth of it), so a
 /// loaded machine still answers in time.
 const DEADLINE_MARGIN: (Duration, Duration) =
-    (Duration::from_millis(50), Duration::from_millis(250));
+    (Duration::from_millis(50), Duration::from_millis(500));
 
 #[derive(Clone, Debug)]
 pub struct EngineService {
