@@ -1,7 +1,9 @@
-//! The engine finds known mates in both games and never returns an illegal
-//! move. Positions: matetrack (chess, verified with Stockfish) and CCPD
-//! endgames (xiangqi, verified exhaustively with pyffish), as listed in
-//! `../shared/reference`; Fairy-Stockfish coordinates converted to ICCS.
+//! The engine finds known mates (1-3 moves) in both games and never returns
+//! an illegal move. Positions: matetrack (chess, verified with Stockfish) and
+//! CCPD endgames (xiangqi; wins in 1-2 verified exhaustively with pyffish, as
+//! listed in `../shared/reference`, wins in 3 with Fairy-Stockfish in
+//! `tests/fixtures/xiangqi/win_in_3_fsf.jsonl`); Fairy-Stockfish coordinates
+//! converted to ICCS.
 
 use std::time::{Duration, Instant};
 
@@ -224,6 +226,32 @@ fn chess_mates_in_three() {
         assert_eq!(score, MATE - 5, "{fen}: mate in 3 not seen");
         assert_eq!(m, expected, "{fen}");
     }
+}
+
+/// Wins in 3 taken from CCPD games, verified with Fairy-Stockfish
+/// (`tools/gen_xiangqi_mates.py`): every first move that wins in 3 is listed.
+#[test]
+fn xiangqi_wins_in_three() {
+    let text = std::fs::read_to_string("tests/fixtures/xiangqi/win_in_3_fsf.jsonl").unwrap();
+    let mut count = 0;
+    for line in text.lines() {
+        let case: serde_json::Value = serde_json::from_str(line).unwrap();
+        let fen = case["fen"].as_str().unwrap();
+        let solutions: Vec<&str> = case["solutions_iccs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        let (m, score) = best::<Xiangqi>(fen, 5);
+        assert_eq!(score, MATE - 5, "{fen}: win in 3 not seen");
+        assert!(
+            solutions.contains(&m.as_str()),
+            "{fen}: {m} not in {solutions:?}"
+        );
+        count += 1;
+    }
+    assert_eq!(count, 18);
 }
 
 #[test]
