@@ -320,17 +320,7 @@ async fn a_draw_claimed_with_a_move_charges_the_move() {
     // Black's fourth move repeats the start a third time: 10 s spent, 2 s
     // back, after two earlier increments.
     time.advance(Duration::from_secs(10));
-    let drawn = games
-        .claim_draw(pb::ClaimDrawRequest {
-            game_id: id.clone(),
-            seat_token: g.black_token.clone(),
-            r#move: "Ng8".into(),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .game
-        .unwrap();
+    let drawn = common::claim_draw(&mut games, &id, &g.black_token, "Ng8").await;
     assert_eq!(
         drawn.outcome.unwrap().termination,
         pb::Termination::ThreefoldRepetition as i32

@@ -297,17 +297,7 @@ async fn draws_resignation_and_abort() {
     ] {
         games.make_move(mv(&g, white, m, None)).await.unwrap();
     }
-    let claimed = games
-        .claim_draw(pb::ClaimDrawRequest {
-            game_id: id.clone(),
-            seat_token: g.black_token.clone(),
-            r#move: "Ng8".into(),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .game
-        .unwrap();
+    let claimed = common::claim_draw(&mut games, &id, &g.black_token, "Ng8").await;
     assert_eq!(claimed.ply, 8);
     assert_eq!(
         claimed.outcome.unwrap().termination,

@@ -178,6 +178,27 @@ pub async fn play(games: &mut GamesClient<Channel>, id: &str, token: &str, text:
         .unwrap()
 }
 
+/// Claims a draw for the seat holding `token`, with `text` as the move
+/// (empty: none); the drawn game.
+pub async fn claim_draw(
+    games: &mut GamesClient<Channel>,
+    id: &str,
+    token: &str,
+    text: &str,
+) -> pb::Game {
+    games
+        .claim_draw(pb::ClaimDrawRequest {
+            game_id: id.into(),
+            seat_token: token.into(),
+            r#move: text.into(),
+        })
+        .await
+        .unwrap_or_else(|e| panic!("claim with {text:?}: {e:?}"))
+        .into_inner()
+        .game
+        .unwrap()
+}
+
 /// The game as PGN.
 pub async fn export(
     games: &mut GamesClient<Channel>,
