@@ -100,6 +100,9 @@ impl Limits {
 /// | 8 | 8 | ±15 cp | a candidate master |
 /// | 9 | 12 | exact | a master, at most 2 M nodes per move |
 /// | 10 | 64 | exact | full strength, limited only by time |
+///
+/// The last column is the design; the strength measured against Stockfish
+/// is in the README's level table and `BENCHMARKS.md`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Level(u8);
 
