@@ -41,18 +41,12 @@ async fn create_in(
     fen: Option<&str>,
     tc: pb::TimeControl,
 ) -> Result<pb::CreateGameResponse, tonic::Status> {
-    let seat = |name: &str| {
-        Some(pb::SeatRequest {
-            display_name: name.into(),
-            engine: None,
-        })
-    };
     games
         .create_game(pb::CreateGameRequest {
             variant: variant as i32,
             start: fen.map(|f| pb::create_game_request::Start::Fen(f.into())),
-            white: seat("W"),
-            black: seat("B"),
+            white: common::seat("W"),
+            black: common::seat("B"),
             engine_declines_takebacks: false,
             time_control: Some(tc),
         })
@@ -63,11 +57,7 @@ async fn create_in(
 /// Waits (on the watch stream, at most 10 real seconds) until the game is
 /// over; returns its outcome.
 async fn outcome_when_over(games: &mut GamesClient<Channel>, id: &str) -> pb::Outcome {
-    let mut watch = games
-        .watch_game(pb::WatchGameRequest { game_id: id.into() })
-        .await
-        .unwrap()
-        .into_inner();
+    let mut watch = common::watch(games, id).await;
     let wait = async {
         while let Some(event) = watch.next().await {
             let outcome = event.unwrap().game.unwrap().outcome.unwrap();

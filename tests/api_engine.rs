@@ -399,13 +399,7 @@ async fn a_human_plays_the_engine_with_make_move_and_watch_game() {
     );
     assert_eq!(game.white.unwrap().engine, None);
 
-    let mut watch = games
-        .watch_game(pb::WatchGameRequest {
-            game_id: game.id.clone(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let mut watch = common::watch(&mut games, &game.id).await;
     for ply in [0, 2, 4] {
         let text = ["e4", "Nf3", "Bc4"][ply as usize / 2];
         let human = games
@@ -504,13 +498,7 @@ async fn engines_play_each_other_to_the_end_and_resume_after_a_restart() {
     let dir = server.stop().await;
     let server = TestServer::start_on(&db).await;
     let mut games = server.games().await;
-    let mut watch = games
-        .watch_game(pb::WatchGameRequest {
-            game_id: id.clone(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let mut watch = common::watch(&mut games, &id).await;
     let snapshot = watch.next().await.unwrap().unwrap();
     if snapshot.game.unwrap().ply == 0 {
         next_move(&mut watch, 0).await;

@@ -41,13 +41,7 @@ async fn a_whole_game_with_errors_watchers_and_restart() {
     // Two watchers see the snapshot first.
     let mut watchers = Vec::new();
     for _ in 0..2 {
-        let mut stream = games
-            .watch_game(pb::WatchGameRequest {
-                game_id: id.clone(),
-            })
-            .await
-            .unwrap()
-            .into_inner();
+        let mut stream = common::watch(&mut games, &id).await;
         let first = stream.next().await.unwrap().unwrap();
         assert_eq!(first.kind, pb::GameEventKind::Snapshot as i32);
         watchers.push(stream);
@@ -145,13 +139,7 @@ async fn a_whole_game_with_errors_watchers_and_restart() {
         ["f3", "e5", "g4"]
     );
 
-    let mut watcher = games
-        .watch_game(pb::WatchGameRequest {
-            game_id: id.clone(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let mut watcher = common::watch(&mut games, &id).await;
     watcher.next().await.unwrap().unwrap();
     let done = games
         .make_move(mv(&created, false, "Qh4#", Some(3)))

@@ -51,13 +51,7 @@ async fn takebacks_between_humans() {
     let status = propose(&mut games, &id, &white).await.unwrap_err();
     assert_eq!(status.code(), Code::FailedPrecondition);
 
-    let mut watch = games
-        .watch_game(pb::WatchGameRequest {
-            game_id: id.clone(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let mut watch = common::watch(&mut games, &id).await;
     watch.next().await.unwrap().unwrap(); // snapshot
 
     play(&mut games, &id, &white, "e4").await;
@@ -172,13 +166,7 @@ async fn an_engine_grants_takebacks_unless_told_not_to() {
             .unwrap()
             .into_inner();
         let id = created.game.unwrap().id;
-        let mut watch = games
-            .watch_game(pb::WatchGameRequest {
-                game_id: id.clone(),
-            })
-            .await
-            .unwrap()
-            .into_inner();
+        let mut watch = common::watch(&mut games, &id).await;
         play(&mut games, &id, &created.white_token, "e4").await;
         // Wait for the engine's reply.
         loop {

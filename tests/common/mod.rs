@@ -125,6 +125,26 @@ pub async fn create_game(
     create_game_from(games, variant, start, white, black).await
 }
 
+/// A human seat named `name`.
+pub fn seat(name: &str) -> Option<pb::SeatRequest> {
+    Some(pb::SeatRequest {
+        display_name: name.into(),
+        engine: None,
+    })
+}
+
+/// Watches game `id` (the first message is the snapshot).
+pub async fn watch(
+    games: &mut GamesClient<Channel>,
+    id: &str,
+) -> tonic::Streaming<pb::WatchGameResponse> {
+    games
+        .watch_game(pb::WatchGameRequest { game_id: id.into() })
+        .await
+        .expect("watching")
+        .into_inner()
+}
+
 /// [`create_game`] from any start (a FEN or a saved position).
 pub async fn create_game_from(
     games: &mut GamesClient<Channel>,
@@ -133,12 +153,6 @@ pub async fn create_game_from(
     white: &str,
     black: &str,
 ) -> pb::CreateGameResponse {
-    let seat = |name: &str| {
-        Some(pb::SeatRequest {
-            display_name: name.into(),
-            engine: None,
-        })
-    };
     games
         .create_game(pb::CreateGameRequest {
             variant: variant as i32,
