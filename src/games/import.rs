@@ -3,7 +3,7 @@
 //! played on with the seat tokens the import returns).
 
 use super::{
-    CreatedGame, Ending, GameError, GameView, Games, ids,
+    CreatedGame, Ending, GameError, GameView, Games, new_game,
     pgn::{self, PgnGame},
 };
 use crate::{
@@ -128,26 +128,20 @@ impl Games {
             (None, Some(None)) => ("drawn", None, Some(Ending::Agreement)),
             (None, None) => ("ongoing", None, None),
         };
-        let white_token = ids::new_token();
-        let black_token = ids::new_token();
+        let (new, [white_token, black_token]) = new_game(
+            variant,
+            record.as_ref(),
+            player(&game, "White", "White"),
+            player(&game, "Black", "Black"),
+        );
         let stored = self
             .store
             .insert_game(NewGame {
-                id: ids::new_id(),
-                variant: variant.name().to_owned(),
-                start_fen: record.start_fen(),
-                white_name: player(&game, "White", "White"),
-                black_name: player(&game, "Black", "Black"),
-                white_token_hash: ids::hash_token(&white_token),
-                black_token_hash: ids::hash_token(&black_token),
-                white_engine: None,
-                black_engine: None,
                 moves,
                 status: status.to_owned(),
                 winner: winner.map(|w| w.name().to_owned()),
                 termination: ending.map(|e| e.code().to_owned()),
-                engine_grants_takebacks: true,
-                clock: None,
+                ..new
             })
             .await?;
         Ok(CreatedGame {

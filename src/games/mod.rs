@@ -137,26 +137,16 @@ impl Games {
                 "the start position is already decided: {end}"
             )));
         }
-        let white_token = ids::new_token();
-        let black_token = ids::new_token();
+        let (new, [white_token, black_token]) =
+            new_game(variant, record.as_ref(), white_name, black_name);
         let stored = self
             .store
             .insert_game(NewGame {
-                id: ids::new_id(),
-                variant: variant.name().to_owned(),
-                start_fen: record.start_fen(),
-                white_name,
-                black_name,
-                white_token_hash: ids::hash_token(&white_token),
-                black_token_hash: ids::hash_token(&black_token),
                 white_engine: white.engine.map(EngineSeat::stored),
                 black_engine: black.engine.map(EngineSeat::stored),
-                moves: Vec::new(),
-                status: "ongoing".to_owned(),
-                winner: None,
-                termination: None,
                 engine_grants_takebacks,
                 clock: time_control.map(|tc| tc.start(self.time.now()).stored()),
+                ..new
             })
             .await?;
         let game = GameView::build(&stored, record.as_ref());
@@ -594,6 +584,36 @@ fn play(
         finish(game, end.winner, Ending::Rules(end.termination));
     }
     Ok(())
+}
+
+/// A new game's stored fields with two fresh seat tokens, returned to be
+/// shown once (only their hashes are stored): ongoing, without moves,
+/// engines or clock.
+fn new_game(
+    variant: Variant,
+    record: &dyn Referee,
+    white_name: String,
+    black_name: String,
+) -> (NewGame, [String; 2]) {
+    let tokens = [ids::new_token(), ids::new_token()];
+    let game = NewGame {
+        id: ids::new_id(),
+        variant: variant.name().to_owned(),
+        start_fen: record.start_fen(),
+        white_name,
+        black_name,
+        white_token_hash: ids::hash_token(&tokens[0]),
+        black_token_hash: ids::hash_token(&tokens[1]),
+        white_engine: None,
+        black_engine: None,
+        moves: Vec::new(),
+        status: "ongoing".to_owned(),
+        winner: None,
+        termination: None,
+        engine_grants_takebacks: true,
+        clock: None,
+    };
+    (game, tokens)
 }
 
 fn abort(game: &mut StoredGame) {
