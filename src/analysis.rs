@@ -54,11 +54,8 @@ impl Score {
 /// What a search has found so far.
 #[derive(Clone, Debug)]
 pub struct Analysis {
-    /// The best line, best move first (empty only without legal moves).
-    pub pv: Vec<MoveDescription>,
-    pub score: Score,
-    /// The best lines with different first moves, as many as asked for;
-    /// the first is `pv` and `score`.
+    /// The best lines with different first moves, best first, as many as
+    /// asked for (a position being analysed always has a move).
     pub lines: Vec<Variation>,
     /// The deepest completed iteration.
     pub depth: u32,
@@ -77,7 +74,14 @@ pub struct Variation {
 impl Analysis {
     /// The move to play.
     pub fn best(&self) -> Option<&MoveDescription> {
-        self.pv.first()
+        self.lines.first()?.pv.first()
+    }
+
+    /// The evaluation of the best line.
+    pub fn score(&self) -> Score {
+        self.lines
+            .first()
+            .map_or(Score::Centipawns(0), |line| line.score)
     }
 
     /// Positions per second.
@@ -186,23 +190,18 @@ fn think<G: Evaluate>(
             })
             .collect::<Vec<_>>()
     };
-    let analysis = |r: &SearchResult<G::Move>| {
-        let lines: Vec<Variation> = r
+    let analysis = |r: &SearchResult<G::Move>| Analysis {
+        lines: r
             .lines
             .iter()
             .map(|l| Variation {
                 score: Score::from_engine(l.score),
                 pv: describe(&l.pv),
             })
-            .collect();
-        Analysis {
-            pv: lines.first().map(|l| l.pv.clone()).unwrap_or_default(),
-            score: Score::from_engine(r.score),
-            lines,
-            depth: r.depth,
-            nodes: r.nodes,
-            elapsed: started.elapsed(),
-        }
+            .collect(),
+        depth: r.depth,
+        nodes: r.nodes,
+        elapsed: started.elapsed(),
     };
     let result = search_with(record, limits, &mut table, stop, |r| report(&analysis(r)));
     analysis(&result)
@@ -339,7 +338,7 @@ mod tests {
         .unwrap();
         let analysis = analyst.best_move(job, order(3)).await.unwrap();
         assert_eq!(analysis.best().unwrap().san, "Ra8#");
-        assert_eq!(analysis.score, Score::Mate(1));
+        assert_eq!(analysis.score(), Score::Mate(1));
         let over = Job::new(Variant::Chess, None, &["f3", "e5", "g4", "Qh4#"]);
         assert!(matches!(over, Err(AnalysisError::GameOver(_))));
         let bad = Job::new::<&str>(Variant::Xiangqi, Some("nonsense"), &[]);

@@ -290,7 +290,7 @@ fn think<G: Evaluate>(
         }
     });
     let best = result
-        .best
+        .best()
         .map_or_else(|| "0000".to_owned(), |m| pos.coordinate_notation(m));
     say(output, &format!("bestmove {best}"));
 }

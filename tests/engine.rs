@@ -15,9 +15,9 @@ use arbiter::{
 fn best<G: Evaluate>(fen: &str, depth: u32) -> (String, i32) {
     let pos = G::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
     let result = search(&Record::new(pos.clone()), &Limits::depth(depth));
-    let m = result.best.expect("a move");
+    let m = result.best().expect("a move");
     assert!(pos.legal_moves().contains(&m));
-    (pos.coordinate_notation(m), result.score)
+    (pos.coordinate_notation(m), result.score())
 }
 
 #[test]
@@ -79,11 +79,11 @@ fn limits_are_respected() {
     limits.nodes = Some(5_000);
     let result = search(&record, &limits);
     assert!(result.nodes < 5_000 + 2_048, "{} nodes", result.nodes);
-    assert!(result.best.is_some());
+    assert!(result.best().is_some());
     let mut limits = Limits::depth(64);
     limits.deadline = Some(Instant::now() + Duration::from_millis(50));
     let result = search(&Record::new(Xiangqi::start()), &limits);
-    assert!(result.best.is_some() && result.depth >= 1);
+    assert!(result.best().is_some() && result.depth >= 1);
 }
 
 #[test]
@@ -94,14 +94,14 @@ fn always_a_legal_move_in_game_positions() {
             break;
         }
         let result = search(&record, &Limits::depth(2));
-        let m = result.best.expect("a move while the game goes on");
+        let m = result.best().expect("a move while the game goes on");
         assert!(record.current().legal_moves().contains(&m));
         record.push(m);
     }
     let mut record = Record::new(Chess::start());
     for _ in 0..12 {
         let result = search(&record, &Limits::depth(2));
-        let m = result.best.expect("a move while the game goes on");
+        let m = result.best().expect("a move while the game goes on");
         assert!(record.current().legal_moves().contains(&m));
         record.push(m);
     }
@@ -131,7 +131,7 @@ fn fuzz_fixture_games<G: Evaluate>(path: &str) -> usize {
             let pos = record.current().clone();
             let legal = pos.legal_moves();
             let result = search(&record, &limits);
-            assert_eq!(result.best.is_some(), !legal.is_empty(), "{}", pos.fen());
+            assert_eq!(result.best().is_some(), !legal.is_empty(), "{}", pos.fen());
             for line in &result.lines {
                 let mut replay = pos.clone();
                 for &m in &line.pv {
@@ -148,10 +148,7 @@ fn fuzz_fixture_games<G: Evaluate>(path: &str) -> usize {
             if let [a, b] = &result.lines[..] {
                 assert_ne!(a.pv[0], b.pv[0], "{}", pos.fen());
             }
-            assert_eq!(
-                result.pv,
-                result.lines.first().map_or(vec![], |l| l.pv.clone())
-            );
+            assert_eq!(result.pv(), result.lines.first().map_or(&[][..], |l| &l.pv));
             searched += 1;
             if let Some(m) = moves.get(i) {
                 record.play_recorded(m).unwrap();
@@ -183,7 +180,7 @@ fn every_level_plays_legal_moves_within_its_caps() {
                 let level = Level::new(n).unwrap();
                 let limits = level.apply(Limits::depth(4), seed * 7919);
                 let result = search(&record, &limits);
-                let m = result.best.expect("a move");
+                let m = result.best().expect("a move");
                 assert!(pos.legal_moves().contains(&m));
                 if let Some(cap) = limits.nodes {
                     assert!(

@@ -120,22 +120,26 @@ fn moves(pv: Vec<MoveDescription>) -> Vec<pb::Move> {
 }
 
 fn analyze_response(analysis: Analysis, last: bool) -> pb::AnalyzeResponse {
+    let nps = analysis.nps();
+    let lines: Vec<pb::Line> = analysis
+        .lines
+        .into_iter()
+        .map(|line| pb::Line {
+            score: Some(score(line.score)),
+            pv: moves(line.pv),
+        })
+        .collect();
+    // The first line is also the response's own score and PV.
+    let best = lines.first().cloned().unwrap_or_default();
     pb::AnalyzeResponse {
         depth: analysis.depth,
-        score: Some(score(analysis.score)),
+        score: best.score,
         nodes: analysis.nodes,
-        nps: analysis.nps(),
+        nps,
         time_ms: millis(analysis.elapsed),
-        pv: moves(analysis.pv),
+        pv: best.pv,
         r#final: last,
-        lines: analysis
-            .lines
-            .into_iter()
-            .map(|line| pb::Line {
-                score: Some(score(line.score)),
-                pv: moves(line.pv),
-            })
-            .collect(),
+        lines,
     }
 }
 

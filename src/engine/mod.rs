@@ -12,7 +12,7 @@
 //!
 //! let pos = Chess::from_fen("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1").unwrap();
 //! let result = search(&Record::new(pos.clone()), &Limits::depth(3));
-//! assert_eq!(pos.coordinate_notation(result.best.unwrap()), "a1a8");
+//! assert_eq!(pos.coordinate_notation(result.best().unwrap()), "a1a8");
 //! ```
 
 pub mod evaluate;

@@ -47,26 +47,37 @@ const LOSING_QUIET_MARGIN: i32 = 30;
 /// What a search found.
 #[derive(Clone, Debug)]
 pub struct SearchResult<M> {
-    /// The best move; `None` when the side to move has no legal move.
-    pub best: Option<M>,
-    /// Centipawns for the side to move, or `MATE - plies` for a mate.
-    pub score: i32,
     /// The deepest completed iteration.
     pub depth: u32,
     /// Positions visited.
     pub nodes: u64,
-    /// The principal variation, starting with `best`.
-    pub pv: Vec<M>,
     /// The best lines with different first moves, best first, as many as
-    /// [`Limits::multipv`] asked for (and the position has moves); the first
-    /// is `score` and `pv`.
+    /// [`Limits::multipv`] asked for and the position has moves (none
+    /// without a legal move).
     pub lines: Vec<Line<M>>,
 }
 
-/// One line of a multi-line search.
+impl<M: Copy> SearchResult<M> {
+    /// The best move; `None` when the side to move has no legal move.
+    pub fn best(&self) -> Option<M> {
+        self.pv().first().copied()
+    }
+
+    /// The score of the best line (see [`Line::score`]).
+    pub fn score(&self) -> i32 {
+        self.lines.first().map_or(0, |line| line.score)
+    }
+
+    /// The principal variation, starting with [`SearchResult::best`].
+    pub fn pv(&self) -> &[M] {
+        self.lines.first().map_or(&[], |line| &line.pv)
+    }
+}
+
+/// One line of a search.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Line<M> {
-    /// As [`SearchResult::score`].
+    /// Centipawns for the side to move, or `MATE - plies` for a mate.
     pub score: i32,
     /// The line, its first move first.
     pub pv: Vec<M>,
@@ -130,11 +141,8 @@ pub fn search_with<G: Evaluate>(
         })
         .collect();
     let mut result = SearchResult {
-        best: legal.first().copied(),
-        score: 0,
         depth: 0,
         nodes: 0,
-        pv: legal.first().copied().into_iter().collect(),
         lines,
     };
     if legal.len() <= 1 {
@@ -159,16 +167,13 @@ pub fn search_with<G: Evaluate>(
         // A later line may come out better than an earlier one once it has
         // been searched on its own.
         lines.sort_by_key(|line| -line.score);
-        let score = lines[0].score;
         result = SearchResult {
-            best: lines[0].pv.first().copied(),
-            score,
             depth,
             nodes: searcher.nodes,
-            pv: lines[0].pv.clone(),
             lines,
         };
         report(&result);
+        let score = result.score();
         // A mate well within the horizon is taken as the shortest; pruning
         // can hide a shorter one (a quiet first move, say) for a few plies
         // more, so the search goes on a little past the first mate found.
@@ -665,8 +670,8 @@ mod tests {
             &AtomicBool::new(false),
             |_| {},
         );
-        assert_eq!(pos.coordinate_notation(result.best.unwrap()), "c5b4");
-        assert_eq!(result.pv, vec![result.best.unwrap()]);
-        assert_eq!(result.score, MATE - 1);
+        assert_eq!(pos.coordinate_notation(result.best().unwrap()), "c5b4");
+        assert_eq!(result.pv(), [result.best().unwrap()]);
+        assert_eq!(result.score(), MATE - 1);
     }
 }
