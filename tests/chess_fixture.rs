@@ -88,7 +88,10 @@ fn differences(record: &mut Record<Chess>, expected: &FixturePosition) -> Vec<St
     check("fen", pos.fen(), expected.fen.clone());
     let legal = pos.legal_moves();
     let uci: BTreeSet<String> = legal.iter().map(|&m| pos.coordinate_notation(m)).collect();
-    let san: BTreeSet<String> = legal.iter().map(|&m| pos.describe(m).san).collect();
+    let described = pos.describe_all(&legal);
+    let one_by_one: Vec<_> = legal.iter().map(|&m| pos.describe(m)).collect();
+    assert_eq!(described, one_by_one, "describe_all at {}", pos.fen());
+    let san: BTreeSet<String> = described.into_iter().map(|d| d.san).collect();
     check(
         "uci",
         format!("{uci:?}"),

@@ -84,6 +84,12 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     /// Describes `m` (played from this position) in every notation.
     fn describe(&self, m: Self::Move) -> MoveDescription;
 
+    /// Describes every move of `moves`, the legal moves of this position (a
+    /// game may share work across the list, such as disambiguation).
+    fn describe_all(&self, moves: &Self::MoveList) -> Vec<MoveDescription> {
+        moves.iter().map(|&m| self.describe(m)).collect()
+    }
+
     /// Judges the game that led to the record's current position, under the
     /// record's options: its end, if the rules end it, and the draws a player
     /// could claim. `has_moves` says whether the current position has a

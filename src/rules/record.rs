@@ -59,8 +59,13 @@ impl<G: Game> Record<G> {
         start: G,
         moves: impl IntoIterator<Item = S>,
     ) -> Result<Record<G>, ReplayError> {
+        let moves = moves.into_iter();
         let mut record = Record::new(start);
-        for (ply, text) in moves.into_iter().enumerate() {
+        let plies = moves.size_hint().0;
+        record.positions.reserve(plies);
+        record.keys.reserve(plies);
+        record.moves.reserve(plies);
+        for (ply, text) in moves.enumerate() {
             let text = text.as_ref();
             record.play_text(text).map_err(|error| ReplayError {
                 ply,

@@ -108,10 +108,7 @@ impl<G: Game> Referee for Record<G> {
     }
     fn legal_moves(&self) -> Vec<MoveDescription> {
         let pos = self.current();
-        pos.legal_moves()
-            .into_iter()
-            .map(|m| pos.describe(m))
-            .collect()
+        pos.describe_all(&pos.legal_moves())
     }
     fn legal_moves_coordinates(&self) -> Vec<String> {
         let pos = self.current();

@@ -15,7 +15,7 @@ mod names;
 mod notation;
 mod outcome;
 
-use shakmaty::{Color, EnPassantMode, Position, uci::UciMove, zobrist::Zobrist64};
+use shakmaty::{Color, EnPassantMode, Position, zobrist::Zobrist64};
 
 pub use fen::FenError;
 
@@ -116,11 +116,15 @@ impl Game for Chess {
     }
 
     fn coordinate_notation(&self, m: shakmaty::Move) -> String {
-        UciMove::from_standard(m).to_string()
+        notation::coordinates(m)
     }
 
     fn describe(&self, m: shakmaty::Move) -> MoveDescription {
         notation::describe(&self.pos, m)
+    }
+
+    fn describe_all(&self, moves: &shakmaty::MoveList) -> Vec<MoveDescription> {
+        notation::describe_all(&self.pos, moves)
     }
 
     fn adjudicate(record: &Record<Chess>, has_moves: bool) -> Verdict {

@@ -1,8 +1,8 @@
 //! Move text in (UCI, SAN) and out (UCI, SAN with check marks).
 
 use shakmaty::{
-    Move, Piece, Position, Role,
-    san::{San, SanPlus},
+    CastlingSide, Move, MoveList, Piece, Position, Role, Square,
+    san::{San, SanPlus, Suffix},
     uci::UciMove,
 };
 
@@ -50,8 +50,18 @@ pub(super) fn parse(pos: &shakmaty::Chess, text: &str) -> Result<Move, MoveError
 /// Finds the one legal move `san` denotes. Lenient like python-chess: a
 /// missing or superfluous capture mark does not matter.
 fn resolve_san(pos: &shakmaty::Chess, san: San, text: &str) -> Result<Move, MoveError> {
-    let legal = pos.legal_moves();
-    let matching: Vec<Move> = legal.iter().copied().filter(|&m| denotes(san, m)).collect();
+    // Only the legal moves that can match: generating them all would cost
+    // several times more, and a history replays one SAN move per ply.
+    let candidates = match san {
+        San::Normal { role, to, .. } => pos.san_candidates(role, to),
+        San::Castle(side) => pos.castling_moves(side),
+        San::Put { .. } | San::Null => MoveList::new(),
+    };
+    let matching: Vec<Move> = candidates
+        .iter()
+        .copied()
+        .filter(|&m| denotes(san, m))
+        .collect();
     match matching[..] {
         [m] => Ok(m),
         [] => Err(explain::san(pos, san).into()),
@@ -93,17 +103,43 @@ pub(super) fn denotes(san: San, m: Move) -> bool {
 
 /// The move in every notation.
 pub(super) fn describe(pos: &shakmaty::Chess, m: Move) -> MoveDescription {
+    describe_as(pos, m, San::from_move(pos, m))
+}
+
+/// Every move of `legal` (all the legal moves of `pos`) in every notation:
+/// each SAN is disambiguated against the list instead of generating the
+/// candidates again.
+pub(super) fn describe_all(pos: &shakmaty::Chess, legal: &MoveList) -> Vec<MoveDescription> {
+    legal
+        .iter()
+        .map(|&m| describe_as(pos, m, San::disambiguate(m, legal)))
+        .collect()
+}
+
+fn describe_as(pos: &shakmaty::Chess, m: Move, san: San) -> MoveDescription {
     let turn = pos.turn();
     let mut after = pos.clone();
-    let san = SanPlus::from_move_and_play_unchecked(&mut after, m);
-    let from = m.from().expect("chess has no drops");
-    let to = m.castling_side().map_or(m.to(), |side| side.king_to(turn));
+    after.play_unchecked(m);
+    // Only a check can be a mate, so the replies are generated only then.
+    let is_check = after.is_check();
+    let suffix = is_check.then(|| {
+        if after.legal_moves().is_empty() {
+            Suffix::Checkmate
+        } else {
+            Suffix::Check
+        }
+    });
+    let uci = UciMove::from_standard(m);
+    let (from, to) = match uci {
+        UciMove::Normal { from, to, .. } => (from, to),
+        _ => (m.from().unwrap_or(m.to()), m.to()),
+    };
     MoveDescription {
-        uci: UciMove::from_standard(m).to_string(),
-        san: san.to_string(),
+        uci: coordinates(m),
+        san: san_text(san, suffix),
         chinese: None,
-        from: from.to_string(),
-        to: to.to_string(),
+        from: square_text(from),
+        to: square_text(to),
         piece: Piece {
             color: turn,
             role: m.role(),
@@ -111,8 +147,74 @@ pub(super) fn describe(pos: &shakmaty::Chess, m: Move) -> MoveDescription {
         .char(),
         captured: m.capture().map(|role| Piece { color: !turn, role }.char()),
         promotion: m.promotion().map(|role| Piece { color: turn, role }.char()),
-        is_check: after.is_check(),
+        is_check,
         is_castling: m.is_castle(),
         is_en_passant: m.is_en_passant(),
     }
+}
+
+// The writers below build the strings directly rather than through
+// `Display`: LegalMoves writes about 200 of them per answer.
+
+/// `m` in UCI (castling as the king's move, `e1g1`).
+pub(super) fn coordinates(m: Move) -> String {
+    let mut text = String::with_capacity(5);
+    match UciMove::from_standard(m) {
+        UciMove::Normal {
+            from,
+            to,
+            promotion,
+        } => {
+            push_square(&mut text, from);
+            push_square(&mut text, to);
+            text.extend(promotion.map(Role::char));
+        }
+        other => text.push_str(&other.to_string()),
+    }
+    text
+}
+
+/// SAN with its check or mate mark, as `SanPlus` displays it.
+fn san_text(san: San, suffix: Option<Suffix>) -> String {
+    let mut text = String::with_capacity(8);
+    match san {
+        San::Normal {
+            role,
+            file,
+            rank,
+            capture,
+            to,
+            promotion,
+        } => {
+            if role != Role::Pawn {
+                text.push(role.upper_char());
+            }
+            text.extend(file.map(|f| f.char()));
+            text.extend(rank.map(|r| r.char()));
+            if capture {
+                text.push('x');
+            }
+            push_square(&mut text, to);
+            if let Some(role) = promotion {
+                text.push('=');
+                text.push(role.upper_char());
+            }
+        }
+        San::Castle(CastlingSide::KingSide) => text.push_str("O-O"),
+        San::Castle(CastlingSide::QueenSide) => text.push_str("O-O-O"),
+        San::Put { .. } | San::Null => text.push_str(&san.to_string()),
+    }
+    text.extend(suffix.map(Suffix::char));
+    text
+}
+
+fn square_text(square: Square) -> String {
+    let mut text = String::with_capacity(2);
+    push_square(&mut text, square);
+    text
+}
+
+fn push_square(text: &mut String, square: Square) {
+    text.push(square.file().char());
+    text.push(square.rank().char());
 }

@@ -242,7 +242,7 @@ impl Game for Xiangqi {
     }
 
     fn coordinate_notation(&self, m: Move) -> String {
-        m.to_string()
+        m.iccs()
     }
 
     fn describe(&self, m: Move) -> MoveDescription {

@@ -28,6 +28,14 @@ impl Move {
     pub const fn to(self) -> Square {
         self.to
     }
+
+    /// The move in ICCS (`h2e2`), as [`fmt::Display`] writes it.
+    pub fn iccs(self) -> String {
+        let mut text = String::with_capacity(4);
+        self.from.push_name(&mut text);
+        self.to.push_name(&mut text);
+        text
+    }
 }
 
 impl fmt::Display for Move {

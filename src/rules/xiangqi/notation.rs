@@ -143,10 +143,20 @@ fn file_mates(pos: &Xiangqi, side: Side, kind: Kind, file: u8) -> Vec<Square> {
     mates
 }
 
+/// How many of `side`'s pieces of `kind` stand on `file` (what
+/// [`file_mates`] lists, counted without a list: describing the legal moves
+/// asks this for every move).
+fn file_count(pos: &Xiangqi, side: Side, kind: Kind, file: u8) -> usize {
+    pos.pieces_of(side, kind)
+        .into_iter()
+        .filter(|sq| sq.file() == file)
+        .count()
+}
+
 /// Files holding two or more of the mover's soldiers.
 fn tandem_soldier_files(pos: &Xiangqi, side: Side) -> usize {
     (0..Square::FILES)
-        .filter(|&f| file_mates(pos, side, Kind::Soldier, f).len() >= 2)
+        .filter(|&f| file_count(pos, side, Kind::Soldier, f) >= 2)
         .count()
 }
 
@@ -443,12 +453,12 @@ fn origin_of(pos: &Xiangqi, kind: Kind, from: Square) -> Origin {
     if matches!(kind, Kind::General | Kind::Advisor | Kind::Elephant) {
         return Origin::File(file);
     }
-    let mates = file_mates(pos, side, kind, from.file());
-    let n = mates.len();
-    let index = mates.iter().position(|&sq| sq == from).unwrap_or(0);
+    let n = file_count(pos, side, kind, from.file());
     if n < 2 {
         return Origin::File(file);
     }
+    let mates = file_mates(pos, side, kind, from.file());
+    let index = mates.iter().position(|&sq| sq == from).unwrap_or(0);
     let two_files = kind == Kind::Soldier && tandem_soldier_files(pos, side) >= 2;
     let tandem = match (n, index) {
         (_, 0) if n <= 3 => Tandem::Front,
@@ -486,26 +496,37 @@ fn wxf_text(
     number: u8,
 ) -> String {
     let letter = wxf_letter(kind);
+    let file = digit(file);
     let origin = match origin {
-        Origin::File(_) | Origin::Tandem(Tandem::Middle) => format!("{letter}{file}"),
-        Origin::FileTandem(_, Tandem::Front) => format!("{file}+"),
-        Origin::FileTandem(_, Tandem::Rear) => format!("{file}-"),
-        Origin::FileTandem(..) => format!("{file}{file}"),
-        Origin::Tandem(Tandem::Front) => format!("{letter}+"),
-        Origin::Tandem(Tandem::Ordinal(1)) => "++".to_owned(),
-        Origin::Tandem(Tandem::Ordinal(k)) if usize::from(k) == n => "--".to_owned(),
-        Origin::Tandem(Tandem::Ordinal(2)) => format!("{letter}+"),
-        Origin::Tandem(Tandem::Ordinal(k)) if usize::from(k) == n - 1 => format!("{letter}-"),
+        Origin::File(_) | Origin::Tandem(Tandem::Middle) => [letter, file],
+        Origin::FileTandem(_, Tandem::Front) => [file, '+'],
+        Origin::FileTandem(_, Tandem::Rear) => [file, '-'],
+        Origin::FileTandem(..) => [file, file],
+        Origin::Tandem(Tandem::Front) => [letter, '+'],
+        Origin::Tandem(Tandem::Ordinal(1)) => ['+', '+'],
+        Origin::Tandem(Tandem::Ordinal(k)) if usize::from(k) == n => ['-', '-'],
+        Origin::Tandem(Tandem::Ordinal(2)) => [letter, '+'],
+        Origin::Tandem(Tandem::Ordinal(k)) if usize::from(k) == n - 1 => [letter, '-'],
         // The middle one of five is written with its file.
-        Origin::Tandem(Tandem::Ordinal(_)) => format!("{letter}{file}"),
-        Origin::Tandem(_) => format!("{letter}-"),
+        Origin::Tandem(Tandem::Ordinal(_)) => [letter, file],
+        Origin::Tandem(_) => [letter, '-'],
     };
     let dir = match direction {
         Direction::Forward => '+',
         Direction::Backward => '-',
         Direction::Sideways => '.',
     };
-    format!("{origin}{dir}{number}")
+    // Built char by char: LegalMoves writes one per legal move.
+    let mut text = String::with_capacity(4);
+    text.extend(origin);
+    text.push(dir);
+    text.push(digit(number));
+    text
+}
+
+/// A file number or distance (1-9) as its digit.
+fn digit(n: u8) -> char {
+    char::from(b'0' + n.min(9))
 }
 
 const fn chinese_piece(side: Side, kind: Kind) -> char {
@@ -554,9 +575,9 @@ fn chinese_text(
         Direction::Backward => '退',
         Direction::Sideways => '平',
     };
-    [a, b, dir, chinese_number(side, number)]
-        .into_iter()
-        .collect()
+    let mut text = String::with_capacity(12);
+    text.extend([a, b, dir, chinese_number(side, number)]);
+    text
 }
 
 /// The move in every notation.
@@ -567,11 +588,11 @@ pub(super) fn describe(pos: &Xiangqi, m: Move) -> MoveDescription {
     let kind = piece.map_or(Kind::Soldier, |p| p.kind);
     let (direction, number) = direction_and_number(side, kind, from, to);
     let origin = origin_of(pos, kind, from);
-    let n = file_mates(pos, side, kind, from.file()).len();
+    let n = file_count(pos, side, kind, from.file());
     let mut after = pos.clone();
     after.play_move(m);
     MoveDescription {
-        uci: m.to_string(),
+        uci: m.iccs(),
         san: wxf_text(
             kind,
             origin,
@@ -581,8 +602,8 @@ pub(super) fn describe(pos: &Xiangqi, m: Move) -> MoveDescription {
             number,
         ),
         chinese: Some(chinese_text(side, kind, origin, direction, number)),
-        from: from.to_string(),
-        to: to.to_string(),
+        from: from.name(),
+        to: to.name(),
         piece: piece.map_or('?', |p| p.fen_char()),
         captured: pos
             .piece_at(to)

@@ -81,6 +81,21 @@ impl Square {
     }
 }
 
+impl Square {
+    /// The point's ICCS name (`e0`), as [`fmt::Display`] writes it but
+    /// without the formatting machinery (answers list hundreds).
+    pub fn name(self) -> String {
+        let mut text = String::with_capacity(2);
+        self.push_name(&mut text);
+        text
+    }
+
+    pub(super) fn push_name(self, text: &mut String) {
+        text.push(char::from(b'a' + self.file()));
+        text.push(char::from(b'0' + self.rank()));
+    }
+}
+
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}{}", char::from(b'a' + self.file()), self.rank())
