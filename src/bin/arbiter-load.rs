@@ -27,7 +27,9 @@
 //! how many of those failed, successful requests per second and the p50, p90,
 //! p99 and maximum latency of the successful ones in milliseconds. `--all` runs
 //! the matrix of BENCHMARKS.md (every RPC at 1, 16 and 64 in flight) and prints
-//! a Markdown table instead.
+//! a Markdown table instead, each RPC with its share of the health run just
+//! before it; `--rounds N` measures that matrix N times and adds a table of
+//! the medians.
 //!
 //! Any error status counts as an error (so does a health status other than
 //! `SERVING`, or a move that unexpectedly ends the game); the first error of
@@ -49,6 +51,7 @@
 //!     --concurrency 64 --connections 4 --duration 20
 //! target/release/arbiter-load --rpc make-move --concurrency 16
 //! target/release/arbiter-load --all --duration 10 --warmup 2
+//! target/release/arbiter-load --all --rounds 5 --duration 4 --warmup 1
 //! ```
 
 use std::{
@@ -127,6 +130,16 @@ struct Args {
     /// Run every RPC at 1, 16 and 64 in flight and print a Markdown table.
     #[arg(long, conflicts_with = "rpc")]
     all: bool,
+    /// With --all: measure the matrix this many times, each RPC right after
+    /// the health baseline at the same concurrency, and add a table of
+    /// medians (one run is at the mercy of whatever else the machine does).
+    #[arg(
+        long,
+        default_value_t = 1,
+        requires = "all",
+        value_parser = clap::value_parser!(u32).range(1..=20)
+    )]
+    rounds: u32,
 }
 
 /// An RPC to measure.
@@ -533,21 +546,65 @@ impl Report {
         )
     }
 
-    const TABLE_HEADER: &str = "| rpc | in flight | connections | requests | errors | req/s \
-                                | p50 ms | p90 ms | p99 ms | max ms |\n\
-                                |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+    const TABLE_HEADER: &str = "| round | rpc | in flight | connections | requests | errors | req/s \
+                                | share of health | p50 ms | p90 ms | p99 ms | max ms |\n\
+                                |---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
 
-    fn table_row(&self) -> String {
+    /// A table row; `share` is req/s as a share of the health run just before.
+    fn table_row(&self, round: u32, share: f64) -> String {
         let [p50, p90, p99, max] = self.latency_columns();
         format!(
-            "| {} | {} | {} | {} | {} | {:.0} | {p50} | {p90} | {p99} | {max} |",
+            "| {round} | {} | {} | {} | {} | {} | {:.0} | {:.0}% | {p50} | {p90} | {p99} | {max} |",
             self.label,
             self.concurrency,
             self.connections,
             self.requests(),
             self.errors,
             self.per_second(),
+            share * 100.0,
         )
+    }
+}
+
+/// The rounds of one (RPC, concurrency) cell of the `--all` matrix.
+struct Cell {
+    label: String,
+    concurrency: usize,
+    per_second: Vec<f64>,
+    shares: Vec<f64>,
+}
+
+impl Cell {
+    const TABLE_HEADER: &str = "| rpc | in flight | rounds | median req/s | median share of health \
+                                | lowest share | highest share |\n\
+                                |---|---:|---:|---:|---:|---:|---:|";
+
+    fn table_row(&self) -> String {
+        let percent = |x: f64| format!("{:.0}%", x * 100.0);
+        let low = self.shares.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = self.shares.iter().copied().fold(0.0, f64::max);
+        format!(
+            "| {} | {} | {} | {:.0} | {} | {} | {} |",
+            self.label,
+            self.concurrency,
+            self.shares.len(),
+            median(&self.per_second),
+            percent(median(&self.shares)),
+            percent(low),
+            percent(high),
+        )
+    }
+}
+
+/// The median (the mean of the middle two for an even count).
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    match n {
+        0 => f64::NAN,
+        _ if n % 2 == 1 => sorted[n / 2],
+        _ => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
     }
 }
 
@@ -676,25 +733,51 @@ async fn main_inner(args: Args) -> Result<(), Fatal> {
     if args.all {
         println!("{}", Report::TABLE_HEADER);
     }
-    for &rpc in &rpcs {
-        for &concurrency in &levels {
-            let connections = args
-                .connections
-                .map_or_else(|| concurrency.min(DEFAULT_MAX_CONNECTIONS), |c| c as usize);
-            let spec = RunSpec {
-                rpc,
-                variant: args.variant,
-                concurrency,
-                connections,
-                warmup: args.warmup,
-                duration: args.duration,
-            };
-            let report = run(&endpoint, spec).await?;
-            if args.all {
-                println!("{}", report.table_row());
-            } else {
-                println!("{}", report.line());
+    let mut cells: Vec<Cell> = Vec::new();
+    // Concurrency outermost, then rounds, then RPCs: each RPC is measured
+    // right after the health baseline it is compared with.
+    for &concurrency in &levels {
+        let first = cells.len();
+        cells.extend(rpcs.iter().map(|&rpc| Cell {
+            label: rpc_label(rpc, args.variant),
+            concurrency,
+            per_second: Vec::new(),
+            shares: Vec::new(),
+        }));
+        for round in 1..=args.rounds {
+            let mut baseline = f64::NAN;
+            for (i, &rpc) in rpcs.iter().enumerate() {
+                let connections = args
+                    .connections
+                    .map_or_else(|| concurrency.min(DEFAULT_MAX_CONNECTIONS), |c| c as usize);
+                let spec = RunSpec {
+                    rpc,
+                    variant: args.variant,
+                    concurrency,
+                    connections,
+                    warmup: args.warmup,
+                    duration: args.duration,
+                };
+                let report = run(&endpoint, spec).await?;
+                if !args.all {
+                    println!("{}", report.line());
+                    continue;
+                }
+                if rpc == Rpc::Health {
+                    baseline = report.per_second();
+                }
+                let share = report.per_second() / baseline;
+                println!("{}", report.table_row(round, share));
+                let cell = &mut cells[first + i];
+                cell.per_second.push(report.per_second());
+                cell.shares.push(share);
             }
+        }
+    }
+    if args.all && args.rounds > 1 {
+        println!("\n{}", Cell::TABLE_HEADER);
+        for cell in &cells {
+            println!("{}", cell.table_row());
         }
     }
     Ok(())
