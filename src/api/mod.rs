@@ -9,5 +9,6 @@ mod positions;
 pub mod proto;
 mod rules;
 mod server;
+mod socket;
 
 pub use server::{ServerConfig, serve};

@@ -4,6 +4,7 @@ use std::{net::SocketAddr, sync::Arc, time::Duration};
 
 use http::{HeaderName, Method};
 use tokio::net::TcpListener;
+use tokio_stream::StreamExt;
 use tonic::transport::{Server, server::TcpIncoming};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
@@ -16,6 +17,7 @@ use super::{
         positions_server::PositionsServer, rules_server::RulesServer,
     },
     rules::RulesService,
+    socket::Connection,
 };
 use crate::{
     analysis::Analyst,
@@ -92,7 +94,9 @@ pub async fn serve(
         let _ = stop_watchers.send(true);
     };
     tracing::info!(%addr, database = %config.database_url, engine_slots = config.engine_slots, resumed_engine_games = resumed, running_clocks = clocks, "arbiter listening");
-    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+    let incoming = TcpIncoming::from(listener)
+        .with_nodelay(Some(true))
+        .map(|accepted| accepted.map(Connection));
     Server::builder()
         .accept_http1(true)
         .timeout(Duration::from_secs(60))
