@@ -223,3 +223,74 @@ async fn xiangqi_through_the_same_api() {
     );
     server.stop().await;
 }
+
+/// The three detail levels of LegalMoves list the same moves in the same
+/// order, each in its own field, and nothing once the game is over.
+#[tokio::test]
+async fn every_detail_level_lists_the_same_moves() {
+    let server = TestServer::start().await;
+    let mut rules = server.rules().await;
+    let position = |variant: pb::Variant, fen: &str, moves: &[&str]| {
+        Some(pb::Position {
+            variant: variant as i32,
+            fen: fen.to_owned(),
+            moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+        })
+    };
+    let positions = [
+        position(
+            pb::Variant::Chess,
+            "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+            &["h3", "Bh5", "Nd5", "Nxd5", "Bxd5"],
+        ),
+        // Promotions, castling both ways and en passant.
+        position(
+            pb::Variant::Chess,
+            "r3k2r/1P6/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1",
+            &[],
+        ),
+        position(pb::Variant::Xiangqi, "", &["h2e2", "h9g7"]),
+    ];
+    for position in positions {
+        let mut ask = async |detail: pb::MoveDetail| {
+            rules
+                .legal_moves(pb::LegalMovesRequest {
+                    position: position.clone(),
+                    detail: detail as i32,
+                })
+                .await
+                .unwrap()
+                .into_inner()
+        };
+        let full = ask(pb::MoveDetail::Full).await;
+        let list = ask(pb::MoveDetail::Uci).await;
+        let text = ask(pb::MoveDetail::UciText).await;
+        let expected: Vec<&str> = full.moves.iter().map(|m| m.uci.as_str()).collect();
+        assert!(expected.len() > 20, "{expected:?}");
+        assert_eq!(list.uci_moves, expected);
+        assert_eq!(text.uci_text.split(' ').collect::<Vec<_>>(), expected);
+        assert!(full.uci_moves.is_empty() && full.uci_text.is_empty());
+        assert!(list.moves.is_empty() && list.uci_text.is_empty());
+        assert!(text.moves.is_empty() && text.uci_moves.is_empty());
+        for other in [&list, &text] {
+            assert_eq!(
+                (&other.fen, other.turn, other.is_check, &other.outcome),
+                (&full.fen, full.turn, full.is_check, &full.outcome)
+            );
+        }
+    }
+
+    let mated = rules
+        .legal_moves(pb::LegalMovesRequest {
+            position: chess("", &["f3", "e5", "g4", "Qh4"]),
+            detail: pb::MoveDetail::UciText as i32,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(mated.uci_text.is_empty());
+    assert_eq!(
+        mated.outcome.unwrap().termination,
+        pb::Termination::Checkmate as i32
+    );
+}

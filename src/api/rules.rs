@@ -66,35 +66,37 @@ impl rules_server::Rules for RulesService {
         let request = request.get_ref();
         let r = record(request.position.as_ref())?;
         let verdict = r.verdict();
-        let coordinates_only = match pb::MoveDetail::try_from(request.detail) {
-            Ok(pb::MoveDetail::Uci) => true,
-            Ok(pb::MoveDetail::Full | pb::MoveDetail::Unspecified) => false,
+        let detail = match pb::MoveDetail::try_from(request.detail) {
+            Ok(pb::MoveDetail::Unspecified) => pb::MoveDetail::Full,
+            Ok(detail) => detail,
             Err(_) => {
                 return Err(invalid_argument(
                     "detail",
-                    "unknown detail: use MOVE_DETAIL_FULL or MOVE_DETAIL_UCI",
+                    "unknown detail: use MOVE_DETAIL_FULL, MOVE_DETAIL_UCI or MOVE_DETAIL_UCI_TEXT",
                 ));
             }
         };
-        let (moves, uci_moves) = match (verdict.is_over(), coordinates_only) {
-            (true, _) => (Vec::new(), Vec::new()),
-            (false, true) => (Vec::new(), r.legal_moves_coordinates()),
-            (false, false) => (
-                r.legal_moves()
-                    .into_iter()
-                    .map(convert::move_description)
-                    .collect(),
-                Vec::new(),
-            ),
-        };
-        Ok(Response::new(pb::LegalMovesResponse {
-            moves,
-            uci_moves,
+        let mut response = pb::LegalMovesResponse {
             is_check: r.is_check(),
             outcome: Some(convert::verdict(&verdict)),
             fen: r.fen(),
             turn: convert::side(r.turn()),
-        }))
+            ..Default::default()
+        };
+        if !verdict.is_over() {
+            match detail {
+                pb::MoveDetail::Unspecified | pb::MoveDetail::Full => {
+                    response.moves = r
+                        .legal_moves()
+                        .into_iter()
+                        .map(convert::move_description)
+                        .collect();
+                }
+                pb::MoveDetail::Uci => response.uci_moves = r.legal_moves_coordinates(),
+                pb::MoveDetail::UciText => response.uci_text = r.legal_moves_coordinates_text(),
+            }
+        }
+        Ok(Response::new(response))
     }
 
     async fn validate_move(

@@ -14,6 +14,8 @@
 //! * `legal-moves`: `arbiter.v1.Rules/LegalMoves` on a fixed middlegame with
 //!   five moves of history (`--variant chess` or `xiangqi`), no database;
 //! * `legal-moves-uci`: the same with `MOVE_DETAIL_UCI` (coordinates only);
+//! * `legal-moves-uci-text`: the same with `MOVE_DETAIL_UCI_TEXT` (coordinates
+//!   in one space-separated string);
 //! * `make-move`: `arbiter.v1.Games/MakeMove`, a durable SQLite write. Every
 //!   task plays its own games: it moves the knights (horses) out and back from
 //!   the start position, alternating the seat tokens and passing
@@ -151,15 +153,19 @@ enum Rpc {
     LegalMoves,
     /// arbiter.v1.Rules/LegalMoves with MOVE_DETAIL_UCI (coordinates only).
     LegalMovesUci,
+    /// arbiter.v1.Rules/LegalMoves with MOVE_DETAIL_UCI_TEXT (coordinates in
+    /// one string).
+    LegalMovesUciText,
     /// arbiter.v1.Games/MakeMove in games the tasks create.
     MakeMove,
 }
 
 impl Rpc {
-    const ALL: [Rpc; 4] = [
+    const ALL: [Rpc; 5] = [
         Rpc::Health,
         Rpc::LegalMoves,
         Rpc::LegalMovesUci,
+        Rpc::LegalMovesUciText,
         Rpc::MakeMove,
     ];
 }
@@ -253,6 +259,7 @@ fn rpc_label(rpc: Rpc, variant: GameVariant) -> String {
         Rpc::Health => "health".into(),
         Rpc::LegalMoves => format!("legal-moves ({variant})"),
         Rpc::LegalMovesUci => format!("legal-moves-uci ({variant})"),
+        Rpc::LegalMovesUciText => format!("legal-moves-uci-text ({variant})"),
         Rpc::MakeMove => format!("make-move ({variant})"),
     }
 }
@@ -278,14 +285,14 @@ impl Worker {
     fn new(rpc: Rpc, variant: GameVariant, channel: Channel) -> Worker {
         match rpc {
             Rpc::Health => Worker::Health(HealthClient::new(channel)),
-            Rpc::LegalMoves | Rpc::LegalMovesUci => Worker::LegalMoves {
+            Rpc::LegalMoves | Rpc::LegalMovesUci | Rpc::LegalMovesUciText => Worker::LegalMoves {
                 client: RulesClient::new(channel),
                 request: pb::LegalMovesRequest {
                     position: Some(variant.middlegame()),
-                    detail: if rpc == Rpc::LegalMovesUci {
-                        pb::MoveDetail::Uci
-                    } else {
-                        pb::MoveDetail::Full
+                    detail: match rpc {
+                        Rpc::LegalMovesUci => pb::MoveDetail::Uci,
+                        Rpc::LegalMovesUciText => pb::MoveDetail::UciText,
+                        _ => pb::MoveDetail::Full,
                     } as i32,
                 },
             },
@@ -323,7 +330,10 @@ impl Worker {
             }
             Worker::LegalMoves { client, request } => {
                 let response = client.legal_moves(request.clone()).await?.into_inner();
-                if response.moves.is_empty() && response.uci_moves.is_empty() {
+                if response.moves.is_empty()
+                    && response.uci_moves.is_empty()
+                    && response.uci_text.is_empty()
+                {
                     Err(Status::internal("LegalMoves answered no moves"))
                 } else {
                     Ok(())

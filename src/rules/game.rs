@@ -77,9 +77,17 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     /// [`MoveError::Illegal`] with the precise reason otherwise.
     fn parse_move(&self, text: &str) -> Result<Self::Move, MoveError>;
 
+    /// Appends the canonical coordinate notation of `m` (UCI for chess, ICCS
+    /// for xiangqi) to `text`.
+    fn push_coordinate_notation(&self, m: Self::Move, text: &mut String);
+
     /// The canonical coordinate notation of `m` (UCI for chess, ICCS for
     /// xiangqi).
-    fn coordinate_notation(&self, m: Self::Move) -> String;
+    fn coordinate_notation(&self, m: Self::Move) -> String {
+        let mut text = String::with_capacity(5);
+        self.push_coordinate_notation(m, &mut text);
+        text
+    }
 
     /// Describes `m` (played from this position) in every notation.
     fn describe(&self, m: Self::Move) -> MoveDescription;

@@ -57,6 +57,9 @@ pub trait Referee: Send + Sync {
     fn legal_moves(&self) -> Vec<MoveDescription>;
     /// Every legal move of the current position in coordinate notation.
     fn legal_moves_coordinates(&self) -> Vec<String>;
+    /// Every legal move of the current position in coordinate notation, in
+    /// one string, separated by single spaces.
+    fn legal_moves_coordinates_text(&self) -> String;
     /// Every move played so far.
     fn history(&self) -> Vec<PlayedMove>;
     /// Plays move text (any notation), refusing it once the game is over.
@@ -116,6 +119,18 @@ impl<G: Game> Referee for Record<G> {
             .into_iter()
             .map(|m| pos.coordinate_notation(m))
             .collect()
+    }
+    fn legal_moves_coordinates_text(&self) -> String {
+        let pos = self.current();
+        let moves = pos.legal_moves();
+        let mut text = String::with_capacity(moves.len() * 6);
+        for (i, &m) in moves.iter().enumerate() {
+            if i > 0 {
+                text.push(' ');
+            }
+            pos.push_coordinate_notation(m, &mut text);
+        }
+        text
     }
     fn history(&self) -> Vec<PlayedMove> {
         self.moves()

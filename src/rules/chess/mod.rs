@@ -115,8 +115,8 @@ impl Game for Chess {
         notation::parse(&self.pos, text)
     }
 
-    fn coordinate_notation(&self, m: shakmaty::Move) -> String {
-        notation::coordinates(m)
+    fn push_coordinate_notation(&self, m: shakmaty::Move, text: &mut String) {
+        notation::push_coordinates(m, text);
     }
 
     fn describe(&self, m: shakmaty::Move) -> MoveDescription {

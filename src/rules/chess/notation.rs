@@ -156,22 +156,26 @@ fn describe_as(pos: &shakmaty::Chess, m: Move, san: San) -> MoveDescription {
 // The writers below build the strings directly rather than through
 // `Display`: LegalMoves writes about 200 of them per answer.
 
-/// `m` in UCI (castling as the king's move, `e1g1`).
-pub(super) fn coordinates(m: Move) -> String {
+fn coordinates(m: Move) -> String {
     let mut text = String::with_capacity(5);
+    push_coordinates(m, &mut text);
+    text
+}
+
+/// Appends `m` in UCI (castling as the king's move, `e1g1`).
+pub(super) fn push_coordinates(m: Move, text: &mut String) {
     match UciMove::from_standard(m) {
         UciMove::Normal {
             from,
             to,
             promotion,
         } => {
-            push_square(&mut text, from);
-            push_square(&mut text, to);
+            push_square(text, from);
+            push_square(text, to);
             text.extend(promotion.map(Role::char));
         }
         other => text.push_str(&other.to_string()),
     }
-    text
 }
 
 /// SAN with its check or mate mark, as `SanPlus` displays it.

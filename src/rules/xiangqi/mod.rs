@@ -241,8 +241,8 @@ impl Game for Xiangqi {
         notation::parse(self, text)
     }
 
-    fn coordinate_notation(&self, m: Move) -> String {
-        m.iccs()
+    fn push_coordinate_notation(&self, m: Move, text: &mut String) {
+        m.push_iccs(text);
     }
 
     fn describe(&self, m: Move) -> MoveDescription {

@@ -32,9 +32,14 @@ impl Move {
     /// The move in ICCS (`h2e2`), as [`fmt::Display`] writes it.
     pub fn iccs(self) -> String {
         let mut text = String::with_capacity(4);
-        self.from.push_name(&mut text);
-        self.to.push_name(&mut text);
+        self.push_iccs(&mut text);
         text
+    }
+
+    /// Appends the move in ICCS to `text`.
+    pub fn push_iccs(self, text: &mut String) {
+        self.from.push_name(text);
+        self.to.push_name(text);
     }
 }
 
