@@ -96,7 +96,7 @@ pub async fn serve(
     tracing::info!(%addr, database = %config.database_url, engine_slots = config.engine_slots, resumed_engine_games = resumed, running_clocks = clocks, "arbiter listening");
     let incoming = TcpIncoming::from(listener)
         .with_nodelay(Some(true))
-        .map(|accepted| accepted.map(Connection));
+        .map(|accepted| accepted.map(Connection::new));
     Server::builder()
         .accept_http1(true)
         .timeout(Duration::from_secs(60))
