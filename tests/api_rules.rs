@@ -7,12 +7,16 @@ use common::TestServer;
 use tonic::Code;
 use tonic_types::StatusExt;
 
-fn chess(fen: &str, moves: &[&str]) -> Option<pb::Position> {
+fn position(variant: pb::Variant, fen: &str, moves: &[&str]) -> Option<pb::Position> {
     Some(pb::Position {
-        variant: pb::Variant::Chess as i32,
+        variant: variant as i32,
         fen: fen.to_owned(),
         moves: moves.iter().map(|m| (*m).to_owned()).collect(),
     })
+}
+
+fn chess(fen: &str, moves: &[&str]) -> Option<pb::Position> {
+    position(pb::Variant::Chess, fen, moves)
 }
 
 #[tokio::test]
@@ -168,13 +172,7 @@ async fn rules_answer_and_explain() {
 async fn xiangqi_through_the_same_api() {
     let server = TestServer::start().await;
     let mut rules = server.rules().await;
-    let position = |moves: &[&str]| {
-        Some(pb::Position {
-            variant: pb::Variant::Xiangqi as i32,
-            fen: String::new(),
-            moves: moves.iter().map(|m| (*m).to_owned()).collect(),
-        })
-    };
+    let position = |moves: &[&str]| position(pb::Variant::Xiangqi, "", moves);
     let legal = rules
         .legal_moves(pb::LegalMovesRequest {
             position: position(&[]),
@@ -230,13 +228,6 @@ async fn xiangqi_through_the_same_api() {
 async fn every_detail_level_lists_the_same_moves() {
     let server = TestServer::start().await;
     let mut rules = server.rules().await;
-    let position = |variant: pb::Variant, fen: &str, moves: &[&str]| {
-        Some(pb::Position {
-            variant: variant as i32,
-            fen: fen.to_owned(),
-            moves: moves.iter().map(|m| (*m).to_owned()).collect(),
-        })
-    };
     let positions = [
         position(
             pb::Variant::Chess,
