@@ -67,7 +67,6 @@ impl rules_server::Rules for RulesService {
         let r = record(request.position.as_ref())?;
         let verdict = r.verdict();
         let detail = match pb::MoveDetail::try_from(request.detail) {
-            Ok(pb::MoveDetail::Unspecified) => pb::MoveDetail::Full,
             Ok(detail) => detail,
             Err(_) => {
                 return Err(invalid_argument(

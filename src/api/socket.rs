@@ -84,9 +84,8 @@ impl AsyncWrite for Connection {
         if self.gathered.len() >= GATHER_LIMIT {
             ready!(self.poll_send(cx))?;
         }
-        let n = buf
-            .len()
-            .min(GATHER_LIMIT.max(self.gathered.len()) - self.gathered.len());
+        // Below the limit now: either it was, or everything was just sent.
+        let n = buf.len().min(GATHER_LIMIT - self.gathered.len());
         self.gathered.extend_from_slice(&buf[..n]);
         Poll::Ready(Ok(n))
     }

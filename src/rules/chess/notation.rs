@@ -129,11 +129,7 @@ fn describe_as(pos: &shakmaty::Chess, m: Move, san: San) -> MoveDescription {
             Suffix::Check
         }
     });
-    let uci = UciMove::from_standard(m);
-    let (from, to) = match uci {
-        UciMove::Normal { from, to, .. } => (from, to),
-        _ => (m.from().unwrap_or(m.to()), m.to()),
-    };
+    let (from, to) = uci_squares(m);
     MoveDescription {
         uci: coordinates(m),
         san: san_text(san, suffix),
@@ -164,18 +160,21 @@ fn coordinates(m: Move) -> String {
 
 /// Appends `m` in UCI (castling as the king's move, `e1g1`).
 pub(super) fn push_coordinates(m: Move, text: &mut String) {
-    match UciMove::from_standard(m) {
-        UciMove::Normal {
-            from,
-            to,
-            promotion,
-        } => {
-            push_square(text, from);
-            push_square(text, to);
-            text.extend(promotion.map(Role::char));
-        }
-        other => text.push_str(&other.to_string()),
-    }
+    let (from, to) = uci_squares(m);
+    push_square(text, from);
+    push_square(text, to);
+    text.extend(m.promotion().map(Role::char));
+}
+
+/// Where `m` starts and ends as UCI writes it: castling is the king's move
+/// (`e1g1`), not king takes rook.
+fn uci_squares(m: Move) -> (Square, Square) {
+    // Chess has no drops, so every move has an origin.
+    let from = m.from().unwrap_or(m.to());
+    let to = m.castling_side().map_or(m.to(), |side| {
+        Square::from_coords(side.king_to_file(), from.rank())
+    });
+    (from, to)
 }
 
 /// SAN with its check or mate mark, as `SanPlus` displays it.

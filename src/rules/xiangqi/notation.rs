@@ -547,7 +547,7 @@ const fn chinese_piece(side: Side, kind: Kind) -> char {
 fn chinese_number(side: Side, n: u8) -> char {
     match side {
         Side::White => CHINESE_NUMERALS[usize::from(n.clamp(1, 9) - 1)],
-        Side::Black => char::from(b'0' + n),
+        Side::Black => digit(n),
     }
 }
 

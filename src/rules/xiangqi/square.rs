@@ -91,13 +91,21 @@ impl Square {
     }
 
     pub(super) fn push_name(self, text: &mut String) {
-        text.push(char::from(b'a' + self.file()));
-        text.push(char::from(b'0' + self.rank()));
+        text.extend(self.name_chars());
+    }
+
+    /// File letter and rank digit.
+    fn name_chars(self) -> [char; 2] {
+        [
+            char::from(b'a' + self.file()),
+            char::from(b'0' + self.rank()),
+        ]
     }
 }
 
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", char::from(b'a' + self.file()), self.rank())
+        let [file, rank] = self.name_chars();
+        write!(f, "{file}{rank}")
     }
 }
