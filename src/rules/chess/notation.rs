@@ -1,7 +1,7 @@
 //! Move text in (UCI, SAN) and out (UCI, SAN with check marks).
 
 use shakmaty::{
-    CastlingSide, Move, MoveList, Piece, Position, Role, Square,
+    Bitboard, CastlingSide, Move, MoveList, Piece, Position, Role, Square,
     san::{San, SanPlus, Suffix},
     uci::UciMove,
 };
@@ -110,10 +110,63 @@ pub(super) fn describe(pos: &shakmaty::Chess, m: Move) -> MoveDescription {
 /// each SAN is disambiguated against the list instead of generating the
 /// candidates again.
 pub(super) fn describe_all(pos: &shakmaty::Chess, legal: &MoveList) -> Vec<MoveDescription> {
+    let origins = Origins::of(legal);
     legal
         .iter()
-        .map(|&m| describe_as(pos, m, San::disambiguate(m, legal)))
+        .map(|&m| describe_as(pos, m, origins.san(m)))
         .collect()
+}
+
+/// For each square, where the knights, bishops, rooks and queens that can
+/// legally move there stand: SAN names a piece's origin only when another of
+/// its kind reaches the same square. One pass over the moves instead of
+/// `San::disambiguate`'s scan of every move per move.
+struct Origins([Bitboard; 4 * 64]);
+
+impl Origins {
+    fn of(legal: &MoveList) -> Origins {
+        let mut origins = Origins([Bitboard::EMPTY; 4 * 64]);
+        for m in legal {
+            if let (Some(i), Some(from)) = (Origins::index(m.role(), m.to()), m.from()) {
+                origins.0[i].add(from);
+            }
+        }
+        origins
+    }
+
+    /// Pawns (named by file when capturing) and the one king never need it.
+    fn index(role: Role, to: Square) -> Option<usize> {
+        let kind = match role {
+            Role::Knight => 0,
+            Role::Bishop => 1,
+            Role::Rook => 2,
+            Role::Queen => 3,
+            Role::Pawn | Role::King => return None,
+        };
+        Some(kind * 64 + usize::from(to))
+    }
+
+    /// `m` in SAN, as `San::disambiguate` writes it: the origin's file when it
+    /// tells the pieces apart, else its rank, else both.
+    fn san(&self, m: Move) -> San {
+        let mut san = San::disambiguate(m, &MoveList::new());
+        if let (San::Normal { file, rank, .. }, Some(i), Some(from)) =
+            (&mut san, Origins::index(m.role(), m.to()), m.from())
+        {
+            let others = self.0[i].without(from);
+            if others.any() {
+                let same_file = (others & Bitboard::from_file(from.file())).any();
+                let same_rank = (others & Bitboard::from_rank(from.rank())).any();
+                if !same_file || same_rank {
+                    *file = Some(from.file());
+                }
+                if same_file {
+                    *rank = Some(from.rank());
+                }
+            }
+        }
+        san
+    }
 }
 
 fn describe_as(pos: &shakmaty::Chess, m: Move, san: San) -> MoveDescription {
@@ -220,4 +273,45 @@ fn square_text(square: Square) -> String {
 fn push_square(text: &mut String, square: Square) {
     text.push(square.file().char());
     text.push(square.rank().char());
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::{CastlingMode, Chess, fen::Fen};
+
+    use super::*;
+
+    /// Every move of positions where SAN needs the origin's file, rank or
+    /// both is written as shakmaty's `San::disambiguate` writes it.
+    #[test]
+    fn origins_disambiguate_like_shakmaty() {
+        for fen in [
+            // Three queens: Q1d4, Qh4d4, Qa4d4 style origins.
+            "5k2/8/8/8/Q6Q/8/8/Q5K1 w - - 0 1",
+            // Four knights on two files and two ranks.
+            "k7/8/8/8/8/2N1N3/8/2N1N1K1 w - - 0 1",
+            // Rooks on one file, rooks on one rank, promoted bishops.
+            "1k6/8/R7/8/R4R2/1B3B2/8/1B4K1 w - - 0 1",
+            "r3k2r/8/3n1n2/8/3n1n2/8/8/R3K2R b KQkq - 0 1",
+        ] {
+            let fen: Fen = fen.parse().expect("valid FEN");
+            let pos: Chess = fen
+                .into_position(CastlingMode::Standard)
+                .expect("legal position");
+            let legal = pos.legal_moves();
+            let origins = Origins::of(&legal);
+            let mut named = 0;
+            for &m in &legal {
+                let san = origins.san(m);
+                assert_eq!(san, San::disambiguate(m, &legal), "{m}");
+                if let San::Normal {
+                    role, file, rank, ..
+                } = san
+                {
+                    named += usize::from(role != Role::Pawn && (file.is_some() || rank.is_some()));
+                }
+            }
+            assert!(named > 0, "no origin named at {pos:?}");
+        }
+    }
 }
