@@ -1,13 +1,25 @@
 //! What a `Rules.LegalMoves` request costs the server beyond the transport:
 //! set up the position from FEN plus history, list and describe every legal
-//! move, judge the outcome. Same positions as `arbiter-load --rpc legal-moves`.
+//! move, judge the outcome; and the whole answer as the service builds and
+//! encodes it (`answer/*`). Same positions as `arbiter-load --rpc legal-moves`.
 //!
 //! `cargo bench --bench rules_service`
 
 use std::hint::black_box;
 
-use arbiter::rules::{Variant, referee::referee};
+use arbiter::{
+    api::{
+        RulesService,
+        proto::{self as pb, rules_server::Rules},
+    },
+    rules::{Variant, referee::referee},
+};
 use criterion::{Criterion, criterion_group, criterion_main};
+use prost::Message;
+
+// The server's allocator (`src/main.rs`): the answers are mostly small strings.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// (variant, FEN, history) as `arbiter-load` sends them.
 const POSITIONS: [(Variant, &str, [&str; 5]); 2] = [
@@ -38,6 +50,38 @@ fn bench(c: &mut Criterion) {
         });
         group.bench_function("verdict", |b| b.iter(|| black_box(&record).verdict()));
         group.bench_function("fen", |b| b.iter(|| black_box(&record).fen()));
+        // The handler, then the protobuf encoding tonic does, then the drop.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        for (name, detail) in [
+            ("answer/full", pb::MoveDetail::Full),
+            ("answer/uci", pb::MoveDetail::Uci),
+            ("answer/uci_text", pb::MoveDetail::UciText),
+        ] {
+            let request = pb::LegalMovesRequest {
+                position: Some(pb::Position {
+                    variant: match variant {
+                        Variant::Chess => pb::Variant::Chess,
+                        Variant::Xiangqi => pb::Variant::Xiangqi,
+                    } as i32,
+                    fen: fen.to_owned(),
+                    moves: moves.map(String::from).to_vec(),
+                }),
+                detail: detail as i32,
+            };
+            let mut buffer = Vec::with_capacity(8192);
+            group.bench_function(name, |b| {
+                b.iter(|| {
+                    let answer = runtime
+                        .block_on(RulesService.legal_moves(tonic::Request::new(request.clone())))
+                        .expect("legal moves");
+                    buffer.clear();
+                    answer.get_ref().encode(&mut buffer).expect("capacity");
+                    black_box(buffer.len())
+                })
+            });
+        }
         group.finish();
     }
 }

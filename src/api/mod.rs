@@ -11,4 +11,5 @@ mod rules;
 mod server;
 mod socket;
 
+pub use rules::RulesService;
 pub use server::{ServerConfig, serve};

@@ -77,6 +77,11 @@ use tonic_health::pb::{
     HealthCheckRequest, health_check_response::ServingStatus, health_client::HealthClient,
 };
 
+// The same allocator as the server, so that decoding answers steals as little
+// of the shared machine from the server as it can.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The concurrency levels of `--all`.
 const MATRIX_CONCURRENCY: [usize; 3] = [1, 16, 64];
 /// Connections used when `--connections` is not given: min(concurrency, this).
