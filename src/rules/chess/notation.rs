@@ -286,12 +286,13 @@ mod tests {
     #[test]
     fn origins_disambiguate_like_shakmaty() {
         for fen in [
-            // Three queens: Q1d4, Qh4d4, Qa4d4 style origins.
+            // Three queens: two share a file, two share a rank.
             "5k2/8/8/8/Q6Q/8/8/Q5K1 w - - 0 1",
             // Four knights on two files and two ranks.
             "k7/8/8/8/8/2N1N3/8/2N1N1K1 w - - 0 1",
-            // Rooks on one file, rooks on one rank, promoted bishops.
+            // Rooks sharing a file and a rank; three bishops on two files.
             "1k6/8/R7/8/R4R2/1B3B2/8/1B4K1 w - - 0 1",
+            // Black's four knights, and rooks next to castling.
             "r3k2r/8/3n1n2/8/3n1n2/8/8/R3K2R b KQkq - 0 1",
         ] {
             let fen: Fen = fen.parse().expect("valid FEN");
