@@ -64,6 +64,14 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     /// same position under the game's rules.
     fn repetition_key(&self) -> u64;
 
+    /// The repetition key of `next`, the position after `m` is played here,
+    /// whose own key is `key`. A game that can update its key from the move
+    /// saves hashing the whole board again at every ply of a replay.
+    fn next_repetition_key(&self, key: u64, m: Self::Move, next: &Self) -> u64 {
+        let _ = (key, m);
+        next.repetition_key()
+    }
+
     /// True when `side` cannot win by any sequence of legal moves, judged on
     /// material alone (needed for flag-fall adjudication).
     fn has_insufficient_material(&self, side: Side) -> bool;

@@ -107,7 +107,10 @@ impl<G: Game> Record<G> {
     pub fn push(&mut self, m: G::Move) {
         let mut next = self.current().clone();
         next.play(m);
-        self.keys.push(next.repetition_key());
+        let key = self
+            .current()
+            .next_repetition_key(self.keys[self.keys.len() - 1], m, &next);
+        self.keys.push(key);
         self.positions.push(next);
         self.moves.push(m);
     }

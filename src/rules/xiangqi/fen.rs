@@ -12,6 +12,8 @@
 //! The halfmove clock counts half-moves since the last capture (soldier
 //! moves do not reset it in xiangqi).
 
+use std::fmt::Write as _;
+
 use super::{
     Xiangqi,
     attacks::{in_palace, side_index},
@@ -304,6 +306,7 @@ pub(super) fn write(pos: &Xiangqi) -> String {
         Side::White => 'w',
         Side::Black => 'b',
     };
-    fen.push_str(&format!(" {turn} - - {} {}", pos.halfmoves, pos.fullmoves));
+    // Writing to a String cannot fail.
+    let _ = write!(fen, " {turn} - - {} {}", pos.halfmoves, pos.fullmoves);
     fen
 }

@@ -1,6 +1,13 @@
 //! Zobrist keys for repetition detection.
 
-use super::{Xiangqi, attacks::side_index, bitboard::Bitboard, piece::Kind, square::Square};
+use super::{
+    Xiangqi,
+    attacks::side_index,
+    bitboard::Bitboard,
+    moves::Move,
+    piece::{Kind, Piece},
+    square::Square,
+};
 use crate::rules::Side;
 
 /// splitmix64, for compile-time random keys.
@@ -49,4 +56,51 @@ pub(super) fn key(pos: &Xiangqi) -> u64 {
         }
     }
     key
+}
+
+/// The key after `m` is played in `pos`, whose key is `key`: the mover leaves
+/// its point for the destination, a captured piece leaves the board, and the
+/// turn passes. Equal to [`key`] of the position after the move.
+pub(super) fn next_key(pos: &Xiangqi, key: u64, m: Move) -> u64 {
+    let point =
+        |piece: Piece, sq: Square| KEYS.0[side_index(piece.side)][piece.kind.index()][sq.index()];
+    let mut key = key ^ KEYS.1;
+    if let Some(piece) = pos.piece_at(m.from()) {
+        key ^= point(piece, m.from()) ^ point(piece, m.to());
+    }
+    if let Some(captured) = pos.piece_at(m.to()) {
+        key ^= point(captured, m.to());
+    }
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Game;
+
+    /// Along pseudo-random games (captures included), the updated key equals
+    /// the key hashed from scratch at every ply.
+    #[test]
+    fn next_key_equals_key_after_the_move() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut captures = 0;
+        for _ in 0..20 {
+            let mut pos = Xiangqi::start();
+            for _ in 0..150 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let (next_state, random) = splitmix(state);
+                state = next_state;
+                let m = moves[(random % moves.len() as u64) as usize];
+                captures += usize::from(pos.piece_at(m.to()).is_some());
+                let expected = next_key(&pos, key(&pos), m);
+                pos.play_move(m);
+                assert_eq!(expected, key(&pos), "after {m} at {}", pos.fen());
+            }
+        }
+        assert!(captures > 100, "only {captures} captures");
+    }
 }

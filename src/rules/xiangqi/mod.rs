@@ -233,6 +233,10 @@ impl Game for Xiangqi {
         hash::key(self)
     }
 
+    fn next_repetition_key(&self, key: u64, m: Move, _: &Xiangqi) -> u64 {
+        hash::next_key(self, key, m)
+    }
+
     fn has_insufficient_material(&self, side: Side) -> bool {
         outcome::has_insufficient_material(self, side)
     }
