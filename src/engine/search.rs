@@ -301,8 +301,14 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
     fn play(&mut self, pos: &G, m: G::Move) -> G {
         let mut child = pos.clone();
         child.play(m);
+        // The last visit is `pos` itself: its key updates with the move.
+        let key = match self.path.last() {
+            Some(visit) => pos.next_repetition_key(visit.key, m, &child),
+            None => child.repetition_key(),
+        };
+        debug_assert_eq!(key, child.repetition_key());
         self.path.push(Visit {
-            key: child.repetition_key(),
+            key,
             in_check: child.is_check(),
         });
         child
