@@ -110,6 +110,7 @@ impl<G: Game> Record<G> {
         let key = self
             .current()
             .next_repetition_key(self.keys[self.keys.len() - 1], m, &next);
+        debug_assert_eq!(key, next.repetition_key());
         self.keys.push(key);
         self.positions.push(next);
         self.moves.push(m);

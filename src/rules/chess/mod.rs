@@ -15,7 +15,10 @@ mod names;
 mod notation;
 mod outcome;
 
-use shakmaty::{Color, EnPassantMode, Position, zobrist::Zobrist64};
+use shakmaty::{
+    CastlingSide, Color, EnPassantMode, Piece, Position, Role,
+    zobrist::{Zobrist64, ZobristValue},
+};
 
 pub use fen::FenError;
 
@@ -107,6 +110,34 @@ impl Game for Chess {
         self.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
     }
 
+    /// The same key as [`Game::repetition_key`], from what changed: the
+    /// pieces on the squares the move touched, the castling rights, the
+    /// en-passant file and the turn.
+    fn next_repetition_key(&self, key: u64, _: shakmaty::Move, next: &Chess) -> u64 {
+        let (before, after) = (&self.pos, &next.pos);
+        let mut key = Zobrist64(key);
+        key ^= Zobrist64::zobrist_for_white_turn();
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let piece = Piece { color, role };
+                for square in before.board().by_piece(piece) ^ after.board().by_piece(piece) {
+                    key ^= Zobrist64::zobrist_for_piece(square, piece);
+                }
+            }
+            for side in CastlingSide::ALL {
+                if before.castles().has(color, side) != after.castles().has(color, side) {
+                    key ^= Zobrist64::zobrist_for_castling_right(color, side);
+                }
+            }
+        }
+        for pos in [before, after] {
+            if let Some(square) = pos.ep_square(EnPassantMode::Legal) {
+                key ^= Zobrist64::zobrist_for_en_passant_file(square.file());
+            }
+        }
+        key.0
+    }
+
     fn has_insufficient_material(&self, side: Side) -> bool {
         self.pos.has_insufficient_material(color_of(side))
     }
@@ -129,5 +160,38 @@ impl Game for Chess {
 
     fn adjudicate(record: &Record<Chess>, has_moves: bool) -> Verdict {
         outcome::adjudicate(record, has_moves)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two plies from positions with castling, rook captures, promotions,
+    /// and en-passant squares that are and are not capturable: the updated
+    /// key always equals the key hashed from scratch.
+    #[test]
+    fn next_repetition_key_equals_key_after_the_move() {
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+        ] {
+            let start = Chess::from_fen(fen).expect("valid FEN");
+            for &m in &start.legal_moves() {
+                let mut next = start.clone();
+                next.play(m);
+                let key = start.next_repetition_key(start.repetition_key(), m, &next);
+                assert_eq!(key, next.repetition_key(), "{fen} {m}");
+                for &reply in &next.legal_moves() {
+                    let mut last = next.clone();
+                    last.play(reply);
+                    let key = next.next_repetition_key(key, reply, &last);
+                    assert_eq!(key, last.repetition_key(), "{fen} {m} {reply}");
+                }
+            }
+        }
     }
 }
