@@ -1,7 +1,8 @@
 //! What a `Rules.LegalMoves` request costs the server beyond the transport:
 //! set up the position from FEN plus history, list and describe every legal
 //! move, judge the outcome; and the whole answer as the service builds and
-//! encodes it (`answer/*`). Same positions as `arbiter-load --rpc legal-moves`.
+//! encodes it (`answer/*`). Same positions as `arbiter-load --rpc legal-moves`,
+//! plus the replay of a 100-ply history (`setup_100_plies`).
 //!
 //! `cargo bench --bench rules_service`
 
@@ -35,11 +36,43 @@ const POSITIONS: [(Variant, &str, [&str; 5]); 2] = [
     ),
 ];
 
+/// 100 plies of a deterministic pseudo-random game from the start, in
+/// coordinate notation: what a long history costs to replay. Random games
+/// can end early (xiangqi's repetitions), so seeds are tried in turn.
+fn long_history(variant: Variant) -> Vec<String> {
+    (1..)
+        .find_map(|seed| random_game(variant, seed, 100))
+        .expect("some seed plays on")
+}
+
+fn random_game(variant: Variant, seed: u64, plies: usize) -> Option<Vec<String>> {
+    let mut record = referee::<&str>(variant, None, &[]).expect("start position");
+    let mut state = seed;
+    let mut history = Vec::new();
+    while history.len() < plies {
+        if record.verdict().is_over() {
+            return None;
+        }
+        let moves = record.legal_moves_coordinates();
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let text = moves[usize::try_from(state >> 33).expect("31 bits") % moves.len()].clone();
+        record.play(&text).expect("legal move");
+        history.push(text);
+    }
+    Some(history)
+}
+
 fn bench(c: &mut Criterion) {
     for (variant, fen, moves) in POSITIONS {
         let mut group = c.benchmark_group(format!("rules_service/{variant}"));
         group.bench_function("setup", |b| {
             b.iter(|| referee(variant, Some(black_box(fen)), &moves).expect("valid"));
+        });
+        let history = long_history(variant);
+        group.bench_function("setup_100_plies", |b| {
+            b.iter(|| referee(variant, None, black_box(&history)).expect("valid"));
         });
         let record = referee(variant, Some(fen), &moves).expect("valid");
         group.bench_function("describe_legal_moves", |b| {
