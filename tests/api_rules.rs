@@ -2,9 +2,9 @@
 
 mod common;
 
-use arbiter::api::proto::{self as pb};
+use arbiter::api::proto::{self as pb, rules_client::RulesClient};
 use common::TestServer;
-use tonic::Code;
+use tonic::{Code, transport::Channel};
 use tonic_types::StatusExt;
 
 fn position(variant: pb::Variant, fen: &str, moves: &[&str]) -> Option<pb::Position> {
@@ -19,19 +19,28 @@ fn chess(fen: &str, moves: &[&str]) -> Option<pb::Position> {
     position(pb::Variant::Chess, fen, moves)
 }
 
+/// The legal moves of `position` at `detail`; the call must succeed.
+async fn legal_moves(
+    rules: &mut RulesClient<Channel>,
+    position: Option<pb::Position>,
+    detail: pb::MoveDetail,
+) -> pb::LegalMovesResponse {
+    rules
+        .legal_moves(pb::LegalMovesRequest {
+            position,
+            detail: detail as i32,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+}
+
 #[tokio::test]
 async fn rules_answer_and_explain() {
     let server = TestServer::start().await;
     let mut rules = server.rules().await;
 
-    let legal = rules
-        .legal_moves(pb::LegalMovesRequest {
-            position: chess("", &[]),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let legal = legal_moves(&mut rules, chess("", &[]), pb::MoveDetail::Unspecified).await;
     assert_eq!(legal.moves.len(), 20);
     assert!(
         legal
@@ -42,14 +51,7 @@ async fn rules_answer_and_explain() {
     assert!(legal.uci_moves.is_empty());
 
     // Coordinates only: the same moves, in the same order.
-    let compact = rules
-        .legal_moves(pb::LegalMovesRequest {
-            position: chess("", &[]),
-            detail: pb::MoveDetail::Uci as i32,
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let compact = legal_moves(&mut rules, chess("", &[]), pb::MoveDetail::Uci).await;
     assert!(compact.moves.is_empty());
     let full: Vec<&str> = legal.moves.iter().map(|m| m.uci.as_str()).collect();
     assert_eq!(compact.uci_moves, full);
@@ -173,14 +175,7 @@ async fn xiangqi_through_the_same_api() {
     let server = TestServer::start().await;
     let mut rules = server.rules().await;
     let position = |moves: &[&str]| position(pb::Variant::Xiangqi, "", moves);
-    let legal = rules
-        .legal_moves(pb::LegalMovesRequest {
-            position: position(&[]),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let legal = legal_moves(&mut rules, position(&[]), pb::MoveDetail::Unspecified).await;
     assert_eq!(legal.moves.len(), 44);
     let cannon = legal
         .moves
@@ -243,19 +238,9 @@ async fn every_detail_level_lists_the_same_moves() {
         position(pb::Variant::Xiangqi, "", &["h2e2", "h9g7"]),
     ];
     for position in positions {
-        let mut ask = async |detail: pb::MoveDetail| {
-            rules
-                .legal_moves(pb::LegalMovesRequest {
-                    position: position.clone(),
-                    detail: detail as i32,
-                })
-                .await
-                .unwrap()
-                .into_inner()
-        };
-        let full = ask(pb::MoveDetail::Full).await;
-        let list = ask(pb::MoveDetail::Uci).await;
-        let text = ask(pb::MoveDetail::UciText).await;
+        let full = legal_moves(&mut rules, position.clone(), pb::MoveDetail::Full).await;
+        let list = legal_moves(&mut rules, position.clone(), pb::MoveDetail::Uci).await;
+        let text = legal_moves(&mut rules, position, pb::MoveDetail::UciText).await;
         let expected: Vec<&str> = full.moves.iter().map(|m| m.uci.as_str()).collect();
         assert!(expected.len() > 20, "{expected:?}");
         assert_eq!(list.uci_moves, expected);
@@ -271,17 +256,16 @@ async fn every_detail_level_lists_the_same_moves() {
         }
     }
 
-    let mated = rules
-        .legal_moves(pb::LegalMovesRequest {
-            position: chess("", &["f3", "e5", "g4", "Qh4"]),
-            detail: pb::MoveDetail::UciText as i32,
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let mated = legal_moves(
+        &mut rules,
+        chess("", &["f3", "e5", "g4", "Qh4"]),
+        pb::MoveDetail::UciText,
+    )
+    .await;
     assert!(mated.uci_text.is_empty());
     assert_eq!(
         mated.outcome.unwrap().termination,
         pb::Termination::Checkmate as i32
     );
+    server.stop().await;
 }

@@ -752,6 +752,9 @@ async fn main_inner(args: Args) -> Result<(), Fatal> {
     // Concurrency outermost, then rounds, then RPCs: each RPC is measured
     // right after the health baseline it is compared with.
     for &concurrency in &levels {
+        let connections = args
+            .connections
+            .map_or_else(|| concurrency.min(DEFAULT_MAX_CONNECTIONS), |c| c as usize);
         let first = cells.len();
         cells.extend(rpcs.iter().map(|&rpc| Cell {
             label: rpc_label(rpc, args.variant),
@@ -762,9 +765,6 @@ async fn main_inner(args: Args) -> Result<(), Fatal> {
         for round in 1..=args.rounds {
             let mut baseline = f64::NAN;
             for (i, &rpc) in rpcs.iter().enumerate() {
-                let connections = args
-                    .connections
-                    .map_or_else(|| concurrency.min(DEFAULT_MAX_CONNECTIONS), |c| c as usize);
                 let spec = RunSpec {
                     rpc,
                     variant: args.variant,

@@ -302,10 +302,8 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         let mut child = pos.clone();
         child.play(m);
         // The last visit is `pos` itself: its key updates with the move.
-        let key = match self.path.last() {
-            Some(visit) => pos.next_repetition_key(visit.key, m, &child),
-            None => child.repetition_key(),
-        };
+        let parent = self.path.last().expect("path has the root").key;
+        let key = pos.next_repetition_key(parent, m, &child);
         debug_assert_eq!(key, child.repetition_key());
         self.path.push(Visit {
             key,

@@ -107,8 +107,8 @@ pub(super) fn describe(pos: &shakmaty::Chess, m: Move) -> MoveDescription {
 }
 
 /// Every move of `legal` (all the legal moves of `pos`) in every notation:
-/// each SAN is disambiguated against the list instead of generating the
-/// candidates again.
+/// each SAN's origin comes from one table built from the list ([`Origins`])
+/// instead of generating the candidates again per move.
 pub(super) fn describe_all(pos: &shakmaty::Chess, legal: &MoveList) -> Vec<MoveDescription> {
     let origins = Origins::of(legal);
     legal

@@ -29,14 +29,8 @@ impl Move {
         self.to
     }
 
-    /// The move in ICCS (`h2e2`), as [`fmt::Display`] writes it.
-    pub fn iccs(self) -> String {
-        let mut text = String::with_capacity(4);
-        self.push_iccs(&mut text);
-        text
-    }
-
-    /// Appends the move in ICCS to `text`.
+    /// Appends the move in ICCS (`h2e2`) to `text`, as [`fmt::Display`]
+    /// writes it.
     pub fn push_iccs(self, text: &mut String) {
         self.from.push_name(text);
         self.to.push_name(text);

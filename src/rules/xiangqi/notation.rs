@@ -32,7 +32,7 @@ use super::{
     piece::{Kind, side_name},
     square::Square,
 };
-use crate::rules::{IllegalMove, IllegalReason, MoveDescription, MoveError, Side};
+use crate::rules::{Game, IllegalMove, IllegalReason, MoveDescription, MoveError, Side};
 
 const EXPECTED: &str =
     "ICCS coordinates (h2e2), WXF (C2.5, H8+7, R+.3) or Chinese notation (炮二平五, 马8进7)";
@@ -592,7 +592,7 @@ pub(super) fn describe(pos: &Xiangqi, m: Move) -> MoveDescription {
     let mut after = pos.clone();
     after.play_move(m);
     MoveDescription {
-        uci: m.iccs(),
+        uci: pos.coordinate_notation(m),
         san: wxf_text(
             kind,
             origin,
