@@ -269,3 +269,48 @@ async fn every_detail_level_lists_the_same_moves() {
     );
     server.stop().await;
 }
+
+/// Requests over the size limit (1 MiB) or the history limit (2,000 moves)
+/// are refused with a status that says so: on LegalMoves, which has its own
+/// route, as on the generated methods.
+#[tokio::test]
+async fn requests_over_the_limits_are_refused() {
+    let server = TestServer::start().await;
+    let mut rules = server.rules().await;
+    let huge = "x".repeat(1024 * 1024 + 1);
+    let status = rules
+        .legal_moves(pb::LegalMovesRequest {
+            position: chess(&huge, &[]),
+            detail: pb::MoveDetail::Full as i32,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::OutOfRange, "{status:?}");
+    assert!(status.message().contains("too large"), "{status:?}");
+    let generated = rules
+        .validate_move(pb::ValidateMoveRequest {
+            position: chess(&huge, &[]),
+            r#move: "e4".to_owned(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(generated.code(), status.code(), "{generated:?}");
+
+    let long: Vec<&str> = ["Nf3", "Nf6", "Ng1", "Ng8"].repeat(501);
+    let status = rules
+        .legal_moves(pb::LegalMovesRequest {
+            position: chess("", &long),
+            detail: pb::MoveDetail::Full as i32,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    assert!(
+        status.message().contains("at most 2000 moves"),
+        "{status:?}"
+    );
+    // The connection still serves.
+    let legal = legal_moves(&mut rules, chess("", &long[..4]), pb::MoveDetail::Full).await;
+    assert_eq!(legal.moves.len(), 20);
+    server.stop().await;
+}

@@ -91,7 +91,7 @@ fn differences(record: &mut Record<Chess>, expected: &FixturePosition) -> Vec<St
     let described = pos.describe_all(&legal);
     let one_by_one: Vec<_> = legal.iter().map(|&m| pos.describe(m)).collect();
     assert_eq!(described, one_by_one, "describe_all at {}", pos.fen());
-    let san: BTreeSet<String> = described.into_iter().map(|d| d.san).collect();
+    let san: BTreeSet<String> = described.into_iter().map(|d| d.san.into()).collect();
     check(
         "uci",
         format!("{uci:?}"),

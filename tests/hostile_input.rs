@@ -122,7 +122,7 @@ fn exercise<G: Game>(seed: u64, fens: &[&str]) {
                 0 if !legal.is_empty() => {
                     let d = pos.describe(legal[rng.below(legal.len())]);
                     let forms = [d.uci, d.san, d.chinese.unwrap_or_default()];
-                    let form = forms[rng.below(forms.len())].clone();
+                    let form = forms[rng.below(forms.len())];
                     mutate(&mut rng, &form)
                 }
                 _ => random_text(&mut rng, 6),

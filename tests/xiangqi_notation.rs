@@ -32,7 +32,7 @@ fn every_notation_round_trips() {
     for pos in positions() {
         for m in pos.legal_moves() {
             let d = pos.describe(m);
-            let chinese = d.chinese.clone().expect("xiangqi has Chinese notation");
+            let chinese = d.chinese.expect("xiangqi has Chinese notation");
             for text in [&d.uci, &d.san, &chinese] {
                 assert_eq!(
                     pos.parse_move(text),
@@ -218,7 +218,7 @@ fn tandem_forms() {
         .into_iter()
         .map(|t| {
             let d = pawns.describe(pawns.parse_move(t).unwrap());
-            (d.san, d.chinese.unwrap())
+            (String::from(d.san), d.chinese.map(String::from).unwrap())
         })
         .collect();
     assert_eq!(

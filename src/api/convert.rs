@@ -77,11 +77,11 @@ pub fn move_description(d: MoveDescription) -> pb::Move {
     let letter = |c: Option<char>| c.map(String::from).unwrap_or_default();
     pb::Move {
         is_capture: d.is_capture(),
-        uci: d.uci,
-        san: d.san,
-        chinese: d.chinese.unwrap_or_default(),
-        from: d.from,
-        to: d.to,
+        uci: d.uci.into(),
+        san: d.san.into(),
+        chinese: d.chinese.map(String::from).unwrap_or_default(),
+        from: d.from.into(),
+        to: d.to.into(),
         piece: d.piece.to_string(),
         captured: letter(d.captured),
         promotion: letter(d.promotion),

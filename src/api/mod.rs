@@ -5,11 +5,12 @@ mod convert;
 mod engine;
 mod error;
 mod games;
+mod legal_moves;
 mod positions;
 pub mod proto;
 mod rules;
 mod server;
 mod socket;
 
-pub use rules::RulesService;
+pub use legal_moves::LegalMovesAnswer;
 pub use server::{ServerConfig, serve};

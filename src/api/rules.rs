@@ -4,7 +4,8 @@ use tonic::{Request, Response, Status};
 
 use super::{
     convert,
-    error::{bad_move, invalid_argument, invalid_position},
+    error::{bad_move, invalid_position},
+    legal_moves::LegalMovesAnswer,
     proto::{self as pb, rules_server},
 };
 use crate::rules::{
@@ -59,43 +60,13 @@ impl rules_server::Rules for RulesService {
         Ok(Response::new(response))
     }
 
+    /// Served by [`RulesRoutes`](super::legal_moves::RulesRoutes), which
+    /// encodes the same answer without building the generated moves.
     async fn legal_moves(
         &self,
         request: Request<pb::LegalMovesRequest>,
     ) -> Result<Response<pb::LegalMovesResponse>, Status> {
-        let request = request.get_ref();
-        let r = record(request.position.as_ref())?;
-        let verdict = r.verdict();
-        let detail = match pb::MoveDetail::try_from(request.detail) {
-            Ok(detail) => detail,
-            Err(_) => {
-                return Err(invalid_argument(
-                    "detail",
-                    "unknown detail: use MOVE_DETAIL_FULL, MOVE_DETAIL_UCI or MOVE_DETAIL_UCI_TEXT",
-                ));
-            }
-        };
-        let mut response = pb::LegalMovesResponse {
-            is_check: r.is_check(),
-            outcome: Some(convert::verdict(&verdict)),
-            fen: r.fen(),
-            turn: convert::side(r.turn()),
-            ..Default::default()
-        };
-        if !verdict.is_over() {
-            match detail {
-                pb::MoveDetail::Unspecified | pb::MoveDetail::Full => {
-                    response.moves = r
-                        .legal_moves()
-                        .into_iter()
-                        .map(convert::move_description)
-                        .collect();
-                }
-                pb::MoveDetail::Uci => response.uci_moves = r.legal_moves_coordinates(),
-                pb::MoveDetail::UciText => response.uci_text = r.legal_moves_coordinates_text(),
-            }
-        }
-        Ok(Response::new(response))
+        LegalMovesAnswer::of(request.get_ref()).map(|a| Response::new(a.into_message()))
     }
 
     async fn validate_move(

@@ -11,6 +11,7 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 use super::{
     engine::EngineService,
     games::GamesService,
+    legal_moves::RulesRoutes,
     positions::PositionsService,
     proto::{
         self, engine_server::EngineServer, games_server::GamesServer,
@@ -116,7 +117,7 @@ pub async fn serve(
         .add_service(health)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
-        .add_service(RulesServer::new(RulesService).max_decoding_message_size(MAX_MESSAGE))
+        .add_service(RulesRoutes::new(MAX_MESSAGE))
         .add_service(
             PositionsServer::new(PositionsService {
                 positions: Positions::new(store.clone()),

@@ -84,7 +84,7 @@ impl Games {
             })?;
             moves.push(StoredMove {
                 ply: ply as i64,
-                uci: played.description.uci,
+                uci: played.description.uci.into(),
                 fen_after: played.fen_after,
                 played_at,
             });

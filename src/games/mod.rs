@@ -576,7 +576,7 @@ fn play(
     })?;
     game.moves.push(StoredMove {
         ply: game.moves.len() as i64,
-        uci: played.description.uci,
+        uci: played.description.uci.into(),
         fen_after: played.fen_after,
         played_at: now,
     });

@@ -78,11 +78,11 @@ pub fn write(game: &GameView, notation: PgnNotation) -> Result<String, GameError
             tokens.push(format!("{number}..."));
         }
         let d = &m.description;
-        tokens.push(match notation {
-            PgnNotation::Standard => d.san.clone(),
-            PgnNotation::Coordinates => d.uci.clone(),
-            PgnNotation::Chinese => d.chinese.clone().unwrap_or_else(|| d.san.clone()),
-        });
+        tokens.push(String::from(match notation {
+            PgnNotation::Standard => d.san,
+            PgnNotation::Coordinates => d.uci,
+            PgnNotation::Chinese => d.chinese.unwrap_or(d.san),
+        }));
         if let Some(left) = clocks.get(i) {
             tokens.push(format!("{{[%clk {}]}}", clock_text(*left)));
         }

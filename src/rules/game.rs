@@ -1,6 +1,6 @@
 use std::{error::Error, fmt, hash::Hash, ops::Deref};
 
-use super::{IllegalMove, Record, Side, Variant, Verdict};
+use super::{IllegalMove, MoveText, Record, Side, Variant, Verdict};
 
 /// The rules of one game, applied to one of its positions.
 ///
@@ -87,7 +87,7 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
 
     /// Appends the canonical coordinate notation of `m` (UCI for chess, ICCS
     /// for xiangqi) to `text`.
-    fn push_coordinate_notation(&self, m: Self::Move, text: &mut String);
+    fn push_coordinate_notation(&self, m: Self::Move, text: &mut impl Extend<char>);
 
     /// The canonical coordinate notation of `m` (UCI for chess, ICCS for
     /// xiangqi).
@@ -118,15 +118,15 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MoveDescription {
     /// Coordinate notation: chess UCI (`e1g1` for castling), xiangqi ICCS.
-    pub uci: String,
+    pub uci: MoveText,
     /// Chess SAN with check marks; xiangqi WXF.
-    pub san: String,
+    pub san: MoveText,
     /// Xiangqi Chinese notation; `None` for chess.
-    pub chinese: Option<String>,
+    pub chinese: Option<MoveText>,
     /// Origin square name.
-    pub from: String,
+    pub from: MoveText,
     /// Destination square name (for castling: the king's destination).
-    pub to: String,
+    pub to: MoveText,
     /// The moving piece as a FEN letter (upper case = white / red).
     pub piece: char,
     /// The captured piece as a FEN letter, if any.

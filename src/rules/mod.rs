@@ -8,6 +8,7 @@ pub mod chess;
 pub mod fen_fields;
 mod game;
 mod illegal;
+mod move_text;
 mod outcome;
 pub mod perft;
 pub mod placement;
@@ -19,6 +20,7 @@ pub mod xiangqi;
 
 pub use game::{FenProblem, Game, InvalidFen, MoveDescription, MoveError};
 pub use illegal::{IllegalMove, IllegalReason};
+pub use move_text::MoveText;
 pub use outcome::{DrawClaim, GameEnd, Termination, Verdict};
 pub use record::{Record, ReplayError};
 pub use side::Side;

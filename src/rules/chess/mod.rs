@@ -146,7 +146,7 @@ impl Game for Chess {
         notation::parse(&self.pos, text)
     }
 
-    fn push_coordinate_notation(&self, m: shakmaty::Move, text: &mut String) {
+    fn push_coordinate_notation(&self, m: shakmaty::Move, text: &mut impl Extend<char>) {
         notation::push_coordinates(m, text);
     }
 

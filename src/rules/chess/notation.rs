@@ -7,7 +7,7 @@ use shakmaty::{
 };
 
 use super::explain;
-use crate::rules::{MoveDescription, MoveError};
+use crate::rules::{MoveDescription, MoveError, MoveText};
 
 const EXPECTED: &str = "UCI (e2e4, e7e8q, e1g1 or e1h1) or SAN (e4, Nf3, exd5, O-O, e8=Q)";
 
@@ -205,14 +205,14 @@ fn describe_as(pos: &shakmaty::Chess, m: Move, san: San) -> MoveDescription {
 // The writers below build the strings directly rather than through
 // `Display`: LegalMoves writes about 200 of them per answer.
 
-fn coordinates(m: Move) -> String {
-    let mut text = String::with_capacity(5);
+fn coordinates(m: Move) -> MoveText {
+    let mut text = MoveText::default();
     push_coordinates(m, &mut text);
     text
 }
 
 /// Appends `m` in UCI (castling as the king's move, `e1g1`).
-pub(super) fn push_coordinates(m: Move, text: &mut String) {
+pub(super) fn push_coordinates(m: Move, text: &mut impl Extend<char>) {
     let (from, to) = uci_squares(m);
     push_square(text, from);
     push_square(text, to);
@@ -231,8 +231,8 @@ fn uci_squares(m: Move) -> (Square, Square) {
 }
 
 /// SAN with its check or mate mark, as `SanPlus` displays it.
-fn san_text(san: San, suffix: Option<Suffix>) -> String {
-    let mut text = String::with_capacity(8);
+fn san_text(san: San, suffix: Option<Suffix>) -> MoveText {
+    let mut text = MoveText::default();
     match san {
         San::Normal {
             role,
@@ -256,23 +256,22 @@ fn san_text(san: San, suffix: Option<Suffix>) -> String {
                 text.push(role.upper_char());
             }
         }
-        San::Castle(CastlingSide::KingSide) => text.push_str("O-O"),
-        San::Castle(CastlingSide::QueenSide) => text.push_str("O-O-O"),
-        San::Put { .. } | San::Null => text.push_str(&san.to_string()),
+        San::Castle(CastlingSide::KingSide) => text.extend("O-O".chars()),
+        San::Castle(CastlingSide::QueenSide) => text.extend("O-O-O".chars()),
+        San::Put { .. } | San::Null => text.extend(san.to_string().chars()),
     }
     text.extend(suffix.map(Suffix::char));
     text
 }
 
-fn square_text(square: Square) -> String {
-    let mut text = String::with_capacity(2);
+fn square_text(square: Square) -> MoveText {
+    let mut text = MoveText::default();
     push_square(&mut text, square);
     text
 }
 
-fn push_square(text: &mut String, square: Square) {
-    text.push(square.file().char());
-    text.push(square.rank().char());
+fn push_square(text: &mut impl Extend<char>, square: Square) {
+    text.extend([square.file().char(), square.rank().char()]);
 }
 
 #[cfg(test)]

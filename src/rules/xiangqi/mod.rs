@@ -245,7 +245,7 @@ impl Game for Xiangqi {
         notation::parse(self, text)
     }
 
-    fn push_coordinate_notation(&self, m: Move, text: &mut String) {
+    fn push_coordinate_notation(&self, m: Move, text: &mut impl Extend<char>) {
         m.push_iccs(text);
     }
 

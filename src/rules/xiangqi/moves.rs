@@ -31,7 +31,7 @@ impl Move {
 
     /// Appends the move in ICCS (`h2e2`) to `text`, as [`fmt::Display`]
     /// writes it.
-    pub fn push_iccs(self, text: &mut String) {
+    pub fn push_iccs(self, text: &mut impl Extend<char>) {
         self.from.push_name(text);
         self.to.push_name(text);
     }

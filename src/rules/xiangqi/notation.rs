@@ -32,7 +32,7 @@ use super::{
     piece::{Kind, side_name},
     square::Square,
 };
-use crate::rules::{Game, IllegalMove, IllegalReason, MoveDescription, MoveError, Side};
+use crate::rules::{IllegalMove, IllegalReason, MoveDescription, MoveError, MoveText, Side};
 
 const EXPECTED: &str =
     "ICCS coordinates (h2e2), WXF (C2.5, H8+7, R+.3) or Chinese notation (炮二平五, 马8进7)";
@@ -494,7 +494,7 @@ fn wxf_text(
     n: usize,
     direction: Direction,
     number: u8,
-) -> String {
+) -> MoveText {
     let letter = wxf_letter(kind);
     let file = digit(file);
     let origin = match origin {
@@ -517,11 +517,8 @@ fn wxf_text(
         Direction::Sideways => '.',
     };
     // Built char by char: LegalMoves writes one per legal move.
-    let mut text = String::with_capacity(4);
-    text.extend(origin);
-    text.push(dir);
-    text.push(digit(number));
-    text
+    let [first, second] = origin;
+    MoveText::from_chars([first, second, dir, digit(number)])
 }
 
 /// A file number or distance (1-9) as its digit.
@@ -557,7 +554,7 @@ fn chinese_text(
     origin: Origin,
     direction: Direction,
     number: u8,
-) -> String {
+) -> MoveText {
     let piece = chinese_piece(side, kind);
     let position = |tandem: Tandem| match tandem {
         Tandem::Front => '前',
@@ -575,9 +572,7 @@ fn chinese_text(
         Direction::Backward => '退',
         Direction::Sideways => '平',
     };
-    let mut text = String::with_capacity(12);
-    text.extend([a, b, dir, chinese_number(side, number)]);
-    text
+    MoveText::from_chars([a, b, dir, chinese_number(side, number)])
 }
 
 /// The move in every notation.
@@ -592,7 +587,10 @@ pub(super) fn describe(pos: &Xiangqi, m: Move) -> MoveDescription {
     let mut after = pos.clone();
     after.play_move(m);
     MoveDescription {
-        uci: pos.coordinate_notation(m),
+        uci: {
+            let ([a, b], [c, d]) = (from.name_chars(), to.name_chars());
+            MoveText::from_chars([a, b, c, d])
+        },
         san: wxf_text(
             kind,
             origin,

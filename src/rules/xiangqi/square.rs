@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::rules::MoveText;
+
 /// A point of the 9 x 10 board: file `a`-`i` from Red's left, rank `0`-`9`
 /// from Red's side (ICCS / UCCI coordinates, as Pikafish writes them).
 ///
@@ -84,18 +86,16 @@ impl Square {
 impl Square {
     /// The point's ICCS name (`e0`), as [`fmt::Display`] writes it but
     /// without the formatting machinery (answers list hundreds).
-    pub fn name(self) -> String {
-        let mut text = String::with_capacity(2);
-        self.push_name(&mut text);
-        text
+    pub fn name(self) -> MoveText {
+        MoveText::from_chars(self.name_chars())
     }
 
-    pub(super) fn push_name(self, text: &mut String) {
+    pub(super) fn push_name(self, text: &mut impl Extend<char>) {
         text.extend(self.name_chars());
     }
 
     /// File letter and rank digit.
-    fn name_chars(self) -> [char; 2] {
+    pub(super) fn name_chars(self) -> [char; 2] {
         [
             char::from(b'a' + self.file()),
             char::from(b'0' + self.rank()),
