@@ -10,6 +10,7 @@ mod positions;
 pub mod proto;
 mod rules;
 mod server;
+mod small_frames;
 mod socket;
 
 pub use legal_moves::LegalMovesAnswer;

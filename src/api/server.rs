@@ -6,7 +6,10 @@ use http::{HeaderName, Method};
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
 use tonic::transport::{Server, server::TcpIncoming};
-use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_http::{
+    cors::{AllowOrigin, CorsLayer},
+    map_response_body::MapResponseBodyLayer,
+};
 
 use super::{
     engine::EngineService,
@@ -18,6 +21,7 @@ use super::{
         positions_server::PositionsServer, rules_server::RulesServer,
     },
     rules::RulesService,
+    small_frames::SmallFrames,
     socket::Connection,
 };
 use crate::{
@@ -103,6 +107,7 @@ pub async fn serve(
         .timeout(Duration::from_secs(60))
         .layer(cors)
         .layer(tonic_web::GrpcWebLayer::new())
+        .layer(MapResponseBodyLayer::new(SmallFrames::new))
         .concurrency_limit_per_connection(MAX_IN_FLIGHT_PER_CONNECTION)
         // One span per RPC; handlers fill in the game and variant, and the
         // span's close event carries the latency (see `telemetry`).
