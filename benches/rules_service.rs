@@ -97,6 +97,9 @@ fn bench(c: &mut Criterion) {
                 detail: detail as i32,
             };
             let mut buffer = Vec::with_capacity(8192);
+            let answer = LegalMovesAnswer::of(&request).expect("legal moves");
+            // The size decides how the transport writes it (see `small_frames`).
+            eprintln!("{variant} {name}: {} bytes", answer.encoded_len());
             group.bench_function(name, |b| {
                 b.iter(|| {
                     let answer = LegalMovesAnswer::of(black_box(&request)).expect("legal moves");
