@@ -295,54 +295,42 @@ impl Service<http::Request<Body>> for RulesRoutes {
 mod tests {
     use super::*;
 
-    fn request(variant: pb::Variant, fen: &str, moves: &[&str]) -> pb::LegalMovesRequest {
-        pb::LegalMovesRequest {
+    use pb::Variant::{Chess, Xiangqi};
+
+    /// Positions with every kind of move field: captures, promotions (with
+    /// check), castling, en passant, checkmates, Chinese notation, no moves.
+    const CASES: [(pb::Variant, &str, &[&str]); 10] = [
+        (Chess, "", &[]),
+        (
+            Chess,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            &[],
+        ),
+        (Chess, "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1", &[]),
+        (Chess, "", &["e4", "d5", "e5", "f5"]),
+        (Chess, "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", &[]),
+        (Chess, "", &["f3", "e5", "g4", "Qh4#"]),
+        (Xiangqi, "", &[]),
+        (
+            Xiangqi,
+            "r1b1kabnr/4a4/1cn4c1/p1p1p1pCp/9/9/P1P1P1P1P/NC7/R8/R1BAKABN1 w - - 20 11",
+            &["h0g2", "h9g7", "a1d1", "i9i8", "b2e2"],
+        ),
+        (Xiangqi, "4k4/9/9/9/9/9/9/9/4A4/3AK4 w - - 0 1", &[]),
+        (Xiangqi, "3k5/9/9/9/9/9/9/9/9/3RK4 b - - 0 1", &[]),
+    ];
+
+    /// The hand-written encoding is byte for byte prost's.
+    #[test]
+    fn encoding_equals_prost() {
+        let cases = CASES.map(|(variant, fen, moves)| pb::LegalMovesRequest {
             position: Some(pb::Position {
                 variant: variant as i32,
                 fen: fen.to_owned(),
                 moves: moves.iter().map(|&m| m.to_owned()).collect(),
             }),
             detail: pb::MoveDetail::Full as i32,
-        }
-    }
-
-    /// The hand-written encoding is byte for byte prost's, for positions
-    /// with every kind of move field: captures, promotions (with check),
-    /// castling, en passant, checkmates, Chinese notation, no moves at all.
-    #[test]
-    fn encoding_equals_prost() {
-        let cases = [
-            request(pb::Variant::Chess, "", &[]),
-            request(
-                pb::Variant::Chess,
-                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-                &[],
-            ),
-            request(
-                pb::Variant::Chess,
-                "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
-                &[],
-            ),
-            request(pb::Variant::Chess, "", &["e4", "d5", "e5", "f5"]),
-            request(pb::Variant::Chess, "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", &[]),
-            request(pb::Variant::Chess, "", &["f3", "e5", "g4", "Qh4#"]),
-            request(pb::Variant::Xiangqi, "", &[]),
-            request(
-                pb::Variant::Xiangqi,
-                "r1b1kabnr/4a4/1cn4c1/p1p1p1pCp/9/9/P1P1P1P1P/NC7/R8/R1BAKABN1 w - - 20 11",
-                &["h0g2", "h9g7", "a1d1", "i9i8", "b2e2"],
-            ),
-            request(
-                pb::Variant::Xiangqi,
-                "4k4/9/9/9/9/9/9/9/4A4/3AK4 w - - 0 1",
-                &[],
-            ),
-            request(
-                pb::Variant::Xiangqi,
-                "3k5/9/9/9/9/9/9/9/9/3RK4 b - - 0 1",
-                &[],
-            ),
-        ];
+        });
         let mut described = 0;
         for request in cases {
             let answer = LegalMovesAnswer::of(&request).expect("valid position");
