@@ -87,10 +87,11 @@ impl LegalMovesAnswer {
 
     /// The encoded length in bytes.
     pub fn encoded_len(&self) -> usize {
+        let mut body = [0; MAX_MOVE_LEN];
         let moves: usize = self
             .moves
             .iter()
-            .map(|d| field_len(MOVES, wire_len(d)))
+            .map(|d| field_len(MOVES, encode_move(d, &mut body)))
             .sum();
         moves + self.head.encoded_len()
     }
@@ -100,20 +101,14 @@ impl LegalMovesAnswer {
     /// A message is the concatenation of its fields, so this is the whole
     /// message in field order.
     pub fn encode(&self, buf: &mut impl BufMut) {
+        // Each move is written on the stack, then copied in one piece: the
+        // buffer's own writes check its capacity at every byte.
+        let mut body = [0; MAX_MOVE_LEN];
         for d in &self.moves {
+            let len = encode_move(d, &mut body);
             put_key(buf, MOVES, LENGTH_DELIMITED);
-            put_varint(buf, wire_len(d) as u64);
-            fields(d, |field| match field {
-                Field::Text(number, text) => {
-                    put_key(buf, number, LENGTH_DELIMITED);
-                    put_varint(buf, text.len() as u64);
-                    buf.put_slice(text);
-                }
-                Field::Flag(number) => {
-                    put_key(buf, number, VARINT);
-                    buf.put_u8(1);
-                }
-            });
+            put_varint(buf, len as u64);
+            buf.put_slice(&body[..len]);
         }
         // The head has no moves, so it writes fields 2 and up only; its
         // encoded length is reserved by the caller, so this cannot fail.
@@ -166,15 +161,31 @@ fn fields(d: &MoveDescription, mut emit: impl FnMut(Field<'_>)) {
     }
 }
 
-/// The encoded length of `d` as a `Move` message, without its own key and
-/// length.
-fn wire_len(d: &MoveDescription) -> usize {
+/// Longest `Move` encoding: five notations and three piece letters (up to
+/// 4 bytes) with a key and a length each, and four flags.
+const MAX_MOVE_LEN: usize = 5 * (2 + MoveText::CAPACITY) + 3 * (2 + 4) + 4 * 2;
+
+/// The key of `Move`'s last field, 12.
+const LAST_KEY: u32 = 12 << 3 | LENGTH_DELIMITED;
+// Every key and every text length fits one varint byte.
+const _: () = assert!(LAST_KEY < 0x80 && MoveText::CAPACITY < 0x80);
+
+/// Writes `d` as a `Move` message, without its own key and length, to the
+/// start of `body`; returns its length.
+fn encode_move(d: &MoveDescription, body: &mut [u8; MAX_MOVE_LEN]) -> usize {
     let mut len = 0;
-    fields(d, |field| {
-        len += match field {
-            Field::Text(number, text) => field_len(number, text.len()),
-            Field::Flag(number) => varint_len(u64::from(number << 3)) + 1,
+    let mut put = |bytes: &[u8]| {
+        if let Some(slot) = body.get_mut(len..len + bytes.len()) {
+            slot.copy_from_slice(bytes);
+            len += bytes.len();
         }
+    };
+    fields(d, |field| match field {
+        Field::Text(number, text) => {
+            put(&[(number << 3 | LENGTH_DELIMITED) as u8, text.len() as u8]);
+            put(text);
+        }
+        Field::Flag(number) => put(&[(number << 3 | VARINT) as u8, 1]),
     });
     len
 }
