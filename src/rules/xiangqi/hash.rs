@@ -11,7 +11,7 @@ use super::{
 use crate::rules::Side;
 
 /// splitmix64, for compile-time random keys.
-const fn splitmix(state: u64) -> (u64, u64) {
+pub(super) const fn splitmix(state: u64) -> (u64, u64) {
     let state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
     let mut z = state;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -76,31 +76,25 @@ pub(super) fn next_key(pos: &Xiangqi, key: u64, m: Move) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{super::along_random_games, *};
     use crate::rules::Game;
 
     /// Along pseudo-random games (captures included), the updated key equals
     /// the key hashed from scratch at every ply.
     #[test]
     fn next_key_equals_key_after_the_move() {
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
         let mut captures = 0;
-        for _ in 0..20 {
-            let mut pos = Xiangqi::start();
-            for _ in 0..150 {
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                let (next_state, random) = splitmix(state);
-                state = next_state;
-                let m = moves[(random % moves.len() as u64) as usize];
-                captures += usize::from(pos.piece_at(m.to()).is_some());
-                let expected = next_key(&pos, key(&pos), m);
-                pos.play_move(m);
-                assert_eq!(expected, key(&pos), "after {m} at {}", pos.fen());
-            }
-        }
+        along_random_games(|pos, m| {
+            captures += usize::from(pos.piece_at(m.to()).is_some());
+            let mut next = pos.clone();
+            next.play_move(m);
+            assert_eq!(
+                next_key(pos, key(pos), m),
+                key(&next),
+                "{m} at {}",
+                pos.fen()
+            );
+        });
         assert!(captures > 100, "only {captures} captures");
     }
 }

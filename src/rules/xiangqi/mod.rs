@@ -258,6 +258,28 @@ impl Game for Xiangqi {
     }
 }
 
+/// Calls `visit` with each position and the move played from it along 20
+/// pseudo-random games of up to 150 plies from the start (with many
+/// captures): for tests that compare a shortcut with playing the move.
+#[cfg(test)]
+fn along_random_games(mut visit: impl FnMut(&Xiangqi, Move)) {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    for _ in 0..20 {
+        let mut pos = Xiangqi::start();
+        for _ in 0..150 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let (next_state, random) = hash::splitmix(state);
+            state = next_state;
+            let m = moves[(random % moves.len() as u64) as usize];
+            visit(&pos, m);
+            pos.play_move(m);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -69,6 +69,53 @@ const NON_GENERALS: [Kind; 6] = [
     Kind::Soldier,
 ];
 
+/// Where each kind of piece must stand to attack a point.
+struct Sources {
+    /// Chariots, and a general along an open file (the flying-general rule).
+    chariot: Bitboard,
+    cannon: Bitboard,
+    horse: Bitboard,
+    soldier: Bitboard,
+}
+
+impl Sources {
+    /// For `by` pieces attacking `sq` with the board occupied as in
+    /// `occupied`.
+    #[inline]
+    fn new(sq: Square, by: Side, occupied: Occupied) -> Sources {
+        let lines = attacks::lines(sq, occupied);
+        Sources {
+            chariot: lines.chariot,
+            cannon: lines.cannon_captures,
+            horse: attacks::leap(&HORSE_ATTACKERS[sq.index()], occupied.bits()),
+            soldier: SOLDIER_ATTACKERS[side_index(by)][sq.index()],
+        }
+    }
+
+    /// The points for a piece of `kind`.
+    #[inline]
+    fn of(&self, kind: Kind) -> Bitboard {
+        match kind {
+            Kind::Chariot | Kind::General => self.chariot,
+            Kind::Cannon => self.cannon,
+            Kind::Horse => self.horse,
+            Kind::Soldier => self.soldier,
+            Kind::Advisor | Kind::Elephant => Bitboard::EMPTY,
+        }
+    }
+
+    /// The pieces among `pieces` (whose kinds `kinds` tells) on those
+    /// points.
+    #[inline]
+    fn attackers(&self, kinds: &[Bitboard; 7], pieces: Bitboard) -> Bitboard {
+        ((self.chariot & (kinds[Kind::Chariot.index()] | kinds[Kind::General.index()]))
+            | (self.cannon & kinds[Kind::Cannon.index()])
+            | (self.horse & kinds[Kind::Horse.index()])
+            | (self.soldier & kinds[Kind::Soldier.index()]))
+            & pieces
+    }
+}
+
 impl Xiangqi {
     /// Every legal move.
     pub(super) fn generate_legal(&self) -> MoveList {
@@ -105,7 +152,6 @@ impl Xiangqi {
 
     /// The `by` pieces attacking `sq` with the board occupied as in
     /// `occupied`, ignoring the `by` pieces on `removed` (captured ones).
-    /// A general "attacks" along an open file (the flying-general rule).
     #[inline]
     pub(super) fn attackers(
         &self,
@@ -114,15 +160,25 @@ impl Xiangqi {
         occupied: Occupied,
         removed: Bitboard,
     ) -> Bitboard {
-        let theirs = self.sides[side_index(by)] & !removed;
-        let lines = attacks::lines(sq, occupied);
-        let kinds = &self.kinds;
-        ((lines.chariot & (kinds[Kind::Chariot.index()] | kinds[Kind::General.index()]))
-            | (lines.cannon_captures & kinds[Kind::Cannon.index()])
-            | (attacks::leap(&HORSE_ATTACKERS[sq.index()], occupied.bits())
-                & kinds[Kind::Horse.index()])
-            | (SOLDIER_ATTACKERS[side_index(by)][sq.index()] & kinds[Kind::Soldier.index()]))
-            & theirs
+        Sources::new(sq, by, occupied).attackers(&self.kinds, self.sides[side_index(by)] & !removed)
+    }
+
+    /// Whether the legal move `m` checks the opponent's general. Found
+    /// without playing `m` (describing every legal move asks it of each):
+    /// the mover's other pieces attack through the lines and horse legs as
+    /// `m` leaves them, the moved piece from its new point.
+    pub(super) fn gives_check(&self, m: Move) -> bool {
+        let (from, to) = (m.from(), m.to());
+        let Some(moved) = self.kind_at(from) else {
+            return false;
+        };
+        let sources = Sources::new(
+            self.general(!self.turn),
+            self.turn,
+            self.occupied.moved(from, to),
+        );
+        let others = self.sides[side_index(self.turn)] & !Bitboard::from_square(from);
+        sources.attackers(&self.kinds, others).any() || sources.of(moved).contains(to)
     }
 
     /// The pieces giving check to `side`'s general.
@@ -192,5 +248,42 @@ impl Xiangqi {
             }
         }
         tested(general, GENERAL[general.index()] & !own, sink);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{super::along_random_games, *};
+    use crate::rules::Game;
+
+    /// For every legal move of every position along random games, and of
+    /// positions built for discovered and cannon-screen checks, the
+    /// shortcut agrees with playing the move and looking for checkers.
+    #[test]
+    fn gives_check_equals_check_after_the_move() {
+        let mut checks = 0;
+        let mut compare = |pos: &Xiangqi| {
+            for &m in pos.legal_moves().iter() {
+                let mut after = pos.clone();
+                after.play_move(m);
+                let expected = after.checkers(after.turn).any();
+                assert_eq!(pos.gives_check(m), expected, "{m} at {}", pos.fen());
+                checks += usize::from(expected);
+            }
+        };
+        along_random_games(|pos, _| compare(pos));
+        for fen in [
+            // A horse on the chariot's file: moving it off discovers check.
+            "4k4/9/9/9/4N4/9/9/9/9/3KR4 w - - 0 1",
+            // A cannon behind two pieces: moving either off leaves a screen.
+            "4k4/9/9/4p4/4P4/9/9/4C4/9/3K5 w - - 0 1",
+            // A horse whose leg a move blocks or opens.
+            "3k5/9/4H4/4p4/9/9/9/9/9/4K4 b - - 0 1",
+            // Soldiers across the river beside the palace.
+            "4k4/3P5/5P3/9/9/9/9/9/9/3K5 w - - 0 1",
+        ] {
+            compare(&Xiangqi::from_fen(fen).expect("valid FEN"));
+        }
+        assert!(checks > 200, "only {checks} checking moves");
     }
 }

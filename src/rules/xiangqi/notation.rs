@@ -584,8 +584,6 @@ pub(super) fn describe(pos: &Xiangqi, m: Move) -> MoveDescription {
     let (direction, number) = direction_and_number(side, kind, from, to);
     let origin = origin_of(pos, kind, from);
     let n = file_count(pos, side, kind, from.file());
-    let mut after = pos.clone();
-    after.play_move(m);
     MoveDescription {
         uci: {
             let ([a, b], [c, d]) = (from.name_chars(), to.name_chars());
@@ -608,7 +606,7 @@ pub(super) fn describe(pos: &Xiangqi, m: Move) -> MoveDescription {
             .filter(|p| p.side != side)
             .map(|p| p.fen_char()),
         promotion: None,
-        is_check: after.checkers(after.turn).any(),
+        is_check: pos.gives_check(m),
         is_castling: false,
         is_en_passant: false,
     }
