@@ -28,11 +28,11 @@ use tower_service::Service;
 
 use super::{
     convert,
-    error::{invalid_argument, invalid_position},
+    error::invalid_argument,
     proto::{self as pb, rules_server::RulesServer},
-    rules::RulesService,
+    rules::{RulesService, record},
 };
-use crate::rules::{MoveDescription, MoveText, referee::referee};
+use crate::rules::{MoveDescription, MoveText};
 
 /// A `LegalMoves` answer: the generated message without its moves, and the
 /// moves as the rules describe them.
@@ -45,9 +45,7 @@ pub struct LegalMovesAnswer {
 impl LegalMovesAnswer {
     /// Answers `request`: INVALID_ARGUMENT for a bad position or detail.
     pub fn of(request: &pb::LegalMovesRequest) -> Result<LegalMovesAnswer, Status> {
-        let (variant, position) = convert::position(request.position.as_ref())?;
-        let r = referee(variant, Some(&position.fen), &position.moves)
-            .map_err(|e| invalid_position("position", &e))?;
+        let r = record(request.position.as_ref())?;
         let Ok(detail) = pb::MoveDetail::try_from(request.detail) else {
             return Err(invalid_argument(
                 "detail",
@@ -110,8 +108,9 @@ impl LegalMovesAnswer {
             put_varint(buf, len as u64);
             buf.put_slice(&body[..len]);
         }
-        // The head has no moves, so it writes fields 2 and up only; its
-        // encoded length is reserved by the caller, so this cannot fail.
+        // The head has no moves, so it writes fields 2 and up only. It
+        // fails only for a buffer that cannot grow, and ours (a `Vec`,
+        // tonic's `BytesMut`) grow.
         let _ = self.head.encode(buf);
     }
 }
@@ -237,8 +236,9 @@ impl Encoder for AnswerEncoder {
     type Item = LegalMovesAnswer;
     type Error = Status;
 
+    /// Encodes once: tonic's buffer (8 KiB to start) grows as needed, so
+    /// measuring the answer first would only describe it twice.
     fn encode(&mut self, item: LegalMovesAnswer, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        dst.reserve(item.encoded_len());
         item.encode(dst);
         Ok(())
     }

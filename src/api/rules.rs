@@ -23,7 +23,9 @@ fn setup(
     Ok(referee(variant, Some(&position.fen), &position.moves))
 }
 
-fn record(position: Option<&pb::Position>) -> Result<Box<dyn Referee>, Status> {
+/// The referee of `position`; INVALID_ARGUMENT with every problem if it is
+/// not a valid position.
+pub(super) fn record(position: Option<&pb::Position>) -> Result<Box<dyn Referee>, Status> {
     setup(position)?.map_err(|e| invalid_position("position", &e))
 }
 

@@ -586,8 +586,9 @@ pub(super) fn describe(pos: &Xiangqi, m: Move) -> MoveDescription {
     let n = file_count(pos, side, kind, from.file());
     MoveDescription {
         uci: {
-            let ([a, b], [c, d]) = (from.name_chars(), to.name_chars());
-            MoveText::from_chars([a, b, c, d])
+            let mut uci = MoveText::default();
+            m.push_iccs(&mut uci);
+            uci
         },
         san: wxf_text(
             kind,

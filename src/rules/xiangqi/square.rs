@@ -95,7 +95,7 @@ impl Square {
     }
 
     /// File letter and rank digit.
-    pub(super) fn name_chars(self) -> [char; 2] {
+    fn name_chars(self) -> [char; 2] {
         [
             char::from(b'a' + self.file()),
             char::from(b'0' + self.rank()),
