@@ -169,13 +169,57 @@ impl Origins {
     }
 }
 
+/// Does the legal move `m` check the opponent? Worked out on a copy of the
+/// board alone, with the pieces `m` moves, takes and promotes, rather than
+/// by playing it on a copy of the whole position (castling rights, counters):
+/// describing the legal moves asks this of every one.
+fn gives_check(pos: &shakmaty::Chess, m: Move) -> bool {
+    let us = pos.turn();
+    let Some(king) = pos.board().king_of(!us) else {
+        return false;
+    };
+    let mut board = pos.board().clone();
+    match m {
+        Move::Normal {
+            role,
+            from,
+            to,
+            promotion,
+            ..
+        } => {
+            board.discard_piece_at(from);
+            let role = promotion.unwrap_or(role);
+            board.set_piece_at(to, Piece { color: us, role });
+        }
+        Move::EnPassant { from, to } => {
+            board.discard_piece_at(from);
+            // The captured pawn stands beside the origin, on the target's file.
+            board.discard_piece_at(Square::from_coords(to.file(), from.rank()));
+            let pawn = Piece {
+                color: us,
+                role: Role::Pawn,
+            };
+            board.set_piece_at(to, pawn);
+        }
+        Move::Castle { king: from, rook } => {
+            let side = CastlingSide::from_king_side(from < rook);
+            board.discard_piece_at(from);
+            board.discard_piece_at(rook);
+            board.set_piece_at(side.king_to(us), us.king());
+            board.set_piece_at(side.rook_to(us), us.rook());
+        }
+        Move::Put { .. } => return false,
+    }
+    board.attacks_to(king, us, board.occupied()).any()
+}
+
 fn describe_as(pos: &shakmaty::Chess, m: Move, san: San) -> MoveDescription {
     let turn = pos.turn();
-    let mut after = pos.clone();
-    after.play_unchecked(m);
+    let is_check = gives_check(pos, m);
     // Only a check can be a mate, so the replies are generated only then.
-    let is_check = after.is_check();
     let suffix = is_check.then(|| {
+        let mut after = pos.clone();
+        after.play_unchecked(m);
         if after.legal_moves().is_empty() {
             Suffix::Checkmate
         } else {
@@ -313,5 +357,46 @@ mod tests {
             }
             assert!(named > 0, "no origin named at {pos:?}");
         }
+    }
+
+    /// Every move and every reply from positions with checks of every kind
+    /// (direct, discovered, by promotion, castling and en passant, double):
+    /// `gives_check` agrees with playing the move.
+    #[test]
+    fn gives_check_agrees_with_playing_the_move() {
+        let mut checks = 0;
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+            // Castling that checks: the rook lands on the king's file.
+            "5k2/8/8/8/8/8/8/4K2R w K - 0 1",
+            "3k4/8/8/8/8/8/8/R3K3 w Q - 0 1",
+            // En passant opening the queen's diagonal; and removing both
+            // pawns from the rook's rank.
+            "7k/8/8/3pP3/8/8/8/Q3K3 w - d6 0 1",
+            "8/8/8/R2pP2k/8/8/8/4K3 w - d6 0 1",
+            // Promotions that check, and a knight and bishop discovering.
+            "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1",
+            "4k3/8/8/4N3/8/4R3/2B5/4K3 w - - 0 1",
+        ] {
+            let fen: Fen = fen.parse().expect("valid FEN");
+            let start: Chess = fen
+                .into_position(CastlingMode::Standard)
+                .expect("legal position");
+            for &m in &start.legal_moves() {
+                let mut next = start.clone();
+                next.play_unchecked(m);
+                assert_eq!(gives_check(&start, m), next.is_check(), "{m} in {start:?}");
+                checks += usize::from(next.is_check());
+                for &reply in &next.legal_moves() {
+                    let mut last = next.clone();
+                    last.play_unchecked(reply);
+                    assert_eq!(gives_check(&next, reply), last.is_check(), "{reply}");
+                    checks += usize::from(last.is_check());
+                }
+            }
+        }
+        assert!(checks > 80, "only {checks} checking moves seen");
     }
 }
