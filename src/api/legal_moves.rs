@@ -32,14 +32,14 @@ use super::{
     proto::{self as pb, rules_server::RulesServer},
     rules::{RulesService, record},
 };
-use crate::rules::{MoveDescription, MoveText};
+use crate::rules::{MoveDescription, MoveText, referee::Referee};
 
 /// A `LegalMoves` answer: the generated message without its moves, and the
-/// moves as the rules describe them.
-#[derive(Debug)]
+/// position whose legal moves the answer describes (the default detail).
+/// They are described as the answer is encoded, one at a time.
 pub struct LegalMovesAnswer {
     head: pb::LegalMovesResponse,
-    moves: Vec<MoveDescription>,
+    described: Option<Box<dyn Referee>>,
 }
 
 impl LegalMovesAnswer {
@@ -60,25 +60,22 @@ impl LegalMovesAnswer {
             turn: convert::side(r.turn()),
             ..Default::default()
         };
-        let mut moves = Vec::new();
+        let mut described = None;
         if !verdict.is_over() {
             match detail {
-                pb::MoveDetail::Unspecified | pb::MoveDetail::Full => moves = r.legal_moves(),
+                pb::MoveDetail::Unspecified | pb::MoveDetail::Full => described = Some(r),
                 pb::MoveDetail::Uci => head.uci_moves = r.legal_moves_coordinates(),
                 pb::MoveDetail::UciText => head.uci_text = r.legal_moves_coordinates_text(),
             }
         }
-        Ok(LegalMovesAnswer { head, moves })
+        Ok(LegalMovesAnswer { head, described })
     }
 
     /// The answer as the generated message.
     pub fn into_message(self) -> pb::LegalMovesResponse {
+        let moves = self.described.map_or_else(Vec::new, |r| r.legal_moves());
         pb::LegalMovesResponse {
-            moves: self
-                .moves
-                .into_iter()
-                .map(convert::move_description)
-                .collect(),
+            moves: moves.into_iter().map(convert::move_description).collect(),
             ..self.head
         }
     }
@@ -86,12 +83,15 @@ impl LegalMovesAnswer {
     /// The encoded length in bytes.
     pub fn encoded_len(&self) -> usize {
         let mut body = [0; MAX_MOVE_LEN];
-        let moves: usize = self
-            .moves
-            .iter()
-            .map(|d| field_len(MOVES, encode_move(d, &mut body)))
-            .sum();
+        let mut moves = 0;
+        self.each_move(&mut |d| moves += field_len(MOVES, encode_move(d, &mut body)));
         moves + self.head.encoded_len()
+    }
+
+    fn each_move(&self, each: &mut dyn FnMut(&MoveDescription)) {
+        if let Some(r) = &self.described {
+            r.describe_legal_moves(each);
+        }
     }
 
     /// Writes the protobuf encoding: the moves (field 1) as prost would,
@@ -102,12 +102,12 @@ impl LegalMovesAnswer {
         // Each move is written on the stack, then copied in one piece: the
         // buffer's own writes check its capacity at every byte.
         let mut body = [0; MAX_MOVE_LEN];
-        for d in &self.moves {
+        self.each_move(&mut |d| {
             let len = encode_move(d, &mut body);
             put_key(buf, MOVES, LENGTH_DELIMITED);
             put_varint(buf, len as u64);
             buf.put_slice(&body[..len]);
-        }
+        });
         // The head has no moves, so it writes fields 2 and up only. It
         // fails only for a buffer that cannot grow, and ours (a `Vec`,
         // tonic's `BytesMut`) grow.
@@ -345,12 +345,12 @@ mod tests {
         let mut described = 0;
         for request in cases {
             let answer = LegalMovesAnswer::of(&request).expect("valid position");
-            described += answer.moves.len();
             let mut ours = Vec::new();
             answer.encode(&mut ours);
             assert_eq!(ours.len(), answer.encoded_len(), "{request:?}");
-            let prost = answer.into_message().encode_to_vec();
-            assert_eq!(ours, prost, "{request:?}");
+            let message = answer.into_message();
+            described += message.moves.len();
+            assert_eq!(ours, message.encode_to_vec(), "{request:?}");
         }
         assert!(described > 200, "{described} moves described");
     }

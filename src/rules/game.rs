@@ -100,10 +100,21 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     /// Describes `m` (played from this position) in every notation.
     fn describe(&self, m: Self::Move) -> MoveDescription;
 
-    /// Describes every move of `moves`, the legal moves of this position (a
-    /// game may share work across the list, such as disambiguation).
+    /// Describes every move of `moves`, the legal moves of this position, to
+    /// `each` in turn (a game may share work across the list, such as
+    /// disambiguation). One description at a time: an answer can write each
+    /// out as it comes instead of collecting some 40 of them first.
+    fn describe_each(&self, moves: &Self::MoveList, mut each: impl FnMut(&MoveDescription)) {
+        for &m in moves.iter() {
+            each(&self.describe(m));
+        }
+    }
+
+    /// Every move of `moves`, the legal moves of this position, described.
     fn describe_all(&self, moves: &Self::MoveList) -> Vec<MoveDescription> {
-        moves.iter().map(|&m| self.describe(m)).collect()
+        let mut described = Vec::with_capacity(moves.len());
+        self.describe_each(moves, |d| described.push(d.clone()));
+        described
     }
 
     /// Judges the game that led to the record's current position, under the

@@ -55,6 +55,9 @@ pub trait Referee: Send + Sync {
     fn has_insufficient_material(&self, side: Side) -> bool;
     /// Every legal move of the current position.
     fn legal_moves(&self) -> Vec<MoveDescription>;
+    /// Describes every legal move of the current position to `each`, in the
+    /// order of [`Referee::legal_moves`], without collecting them.
+    fn describe_legal_moves(&self, each: &mut dyn FnMut(&MoveDescription));
     /// Every legal move of the current position in coordinate notation.
     fn legal_moves_coordinates(&self) -> Vec<String>;
     /// Every legal move of the current position in coordinate notation, in
@@ -112,6 +115,10 @@ impl<G: Game> Referee for Record<G> {
     fn legal_moves(&self) -> Vec<MoveDescription> {
         let pos = self.current();
         pos.describe_all(&pos.legal_moves())
+    }
+    fn describe_legal_moves(&self, each: &mut dyn FnMut(&MoveDescription)) {
+        let pos = self.current();
+        pos.describe_each(&pos.legal_moves(), each);
     }
     fn legal_moves_coordinates(&self) -> Vec<String> {
         let pos = self.current();

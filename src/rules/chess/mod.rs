@@ -154,8 +154,8 @@ impl Game for Chess {
         notation::describe(&self.pos, m)
     }
 
-    fn describe_all(&self, moves: &shakmaty::MoveList) -> Vec<MoveDescription> {
-        notation::describe_all(&self.pos, moves)
+    fn describe_each(&self, moves: &shakmaty::MoveList, each: impl FnMut(&MoveDescription)) {
+        notation::describe_each(&self.pos, moves, each);
     }
 
     fn adjudicate(record: &Record<Chess>, has_moves: bool) -> Verdict {

@@ -106,15 +106,18 @@ pub(super) fn describe(pos: &shakmaty::Chess, m: Move) -> MoveDescription {
     describe_as(pos, m, San::from_move(pos, m))
 }
 
-/// Every move of `legal` (all the legal moves of `pos`) in every notation:
-/// each SAN's origin comes from one table built from the list ([`Origins`])
-/// instead of generating the candidates again per move.
-pub(super) fn describe_all(pos: &shakmaty::Chess, legal: &MoveList) -> Vec<MoveDescription> {
+/// Every move of `legal` (all the legal moves of `pos`) in every notation,
+/// to `each`: each SAN's origin comes from one table built from the list
+/// ([`Origins`]) instead of generating the candidates again per move.
+pub(super) fn describe_each(
+    pos: &shakmaty::Chess,
+    legal: &MoveList,
+    mut each: impl FnMut(&MoveDescription),
+) {
     let origins = Origins::of(legal);
-    legal
-        .iter()
-        .map(|&m| describe_as(pos, m, origins.san(m)))
-        .collect()
+    for &m in legal {
+        each(&describe_as(pos, m, origins.san(m)));
+    }
 }
 
 /// For each square, where the knights, bishops, rooks and queens that can
