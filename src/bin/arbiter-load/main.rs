@@ -12,10 +12,17 @@
 //! * `health`: `grpc.health.v1.Health/Check` for the whole server, i.e. the
 //!   cost of the transport alone (the baseline for the others);
 //! * `legal-moves`: `arbiter.v1.Rules/LegalMoves` on a fixed middlegame with
-//!   five moves of history (`--variant chess` or `xiangqi`), no database;
-//! * `legal-moves-uci`: the same with `MOVE_DETAIL_UCI` (coordinates only);
-//! * `legal-moves-uci-text`: the same with `MOVE_DETAIL_UCI_TEXT` (coordinates
-//!   in one space-separated string);
+//!   five moves of history (`--variant chess` or `xiangqi`), no database. The
+//!   request is encoded once; each answer is checked on the wire (field
+//!   types, UTF-8, lengths; see `wire.rs`) and its moves counted, without
+//!   building the generated messages;
+//! * `legal-moves-decoded`: the same, each answer decoded into the generated
+//!   messages as a typical client does (some 200 strings for chess, 260 for
+//!   xiangqi: client work that a shared machine counts against the server);
+//! * `legal-moves-uci`: `legal-moves` with `MOVE_DETAIL_UCI` (coordinates
+//!   only);
+//! * `legal-moves-uci-text`: `legal-moves` with `MOVE_DETAIL_UCI_TEXT`
+//!   (coordinates in one space-separated string);
 //! * `make-move`: `arbiter.v1.Games/MakeMove`, a durable SQLite write. Every
 //!   task plays its own games: it moves the knights (horses) out and back from
 //!   the start position, alternating the seat tokens and passing
@@ -67,15 +74,21 @@ use std::{
     time::{Duration, Instant},
 };
 
+mod wire;
+
 use arbiter::api::proto::{self as pb, games_client::GamesClient, rules_client::RulesClient};
 use clap::{Parser, ValueEnum};
+use http::uri::PathAndQuery;
+use prost::{Message, bytes::Bytes};
 use tonic::{
-    Status,
+    Request, Status,
+    client::Grpc,
     transport::{Channel, Endpoint},
 };
 use tonic_health::pb::{
     HealthCheckRequest, health_check_response::ServingStatus, health_client::HealthClient,
 };
+use wire::WireCodec;
 
 // The same allocator as the server, so that decoding answers steals as little
 // of the shared machine from the server as it can.
@@ -92,6 +105,9 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Pause after a failed `CreateGame`, so a failing server is not hammered.
 const SETUP_BACKOFF: Duration = Duration::from_millis(10);
+
+/// The `LegalMoves` method, for the client that checks answers on the wire.
+const LEGAL_MOVES_PATH: &str = "/arbiter.v1.Rules/LegalMoves";
 
 /// The chess middlegame of the `chess_legal_moves/middlegame` bench.
 const CHESS_FEN: &str = "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10";
@@ -154,8 +170,11 @@ struct Args {
 enum Rpc {
     /// grpc.health.v1.Health/Check.
     Health,
-    /// arbiter.v1.Rules/LegalMoves on a fixed middlegame.
+    /// arbiter.v1.Rules/LegalMoves on a fixed middlegame, answers checked on
+    /// the wire.
     LegalMoves,
+    /// The same, answers decoded into the generated messages.
+    LegalMovesDecoded,
     /// arbiter.v1.Rules/LegalMoves with MOVE_DETAIL_UCI (coordinates only).
     LegalMovesUci,
     /// arbiter.v1.Rules/LegalMoves with MOVE_DETAIL_UCI_TEXT (coordinates in
@@ -166,9 +185,10 @@ enum Rpc {
 }
 
 impl Rpc {
-    const ALL: [Rpc; 5] = [
+    const ALL: [Rpc; 6] = [
         Rpc::Health,
         Rpc::LegalMoves,
+        Rpc::LegalMovesDecoded,
         Rpc::LegalMovesUci,
         Rpc::LegalMovesUciText,
         Rpc::MakeMove,
@@ -190,16 +210,20 @@ impl GameVariant {
         }
     }
 
-    /// The fixed position asked about by `legal-moves`.
-    fn middlegame(self) -> pb::Position {
+    /// The `legal-moves` request: a fixed middlegame with history.
+    fn legal_moves_request(self, detail: pb::MoveDetail) -> pb::LegalMovesRequest {
         let (fen, moves) = match self {
             GameVariant::Chess => (CHESS_FEN, CHESS_MOVES),
             GameVariant::Xiangqi => (XIANGQI_FEN, XIANGQI_MOVES),
         };
-        pb::Position {
+        let position = pb::Position {
             variant: self.proto() as i32,
             fen: fen.into(),
             moves: moves.iter().map(|m| (*m).into()).collect(),
+        };
+        pb::LegalMovesRequest {
+            position: Some(position),
+            detail: detail as i32,
         }
     }
 
@@ -263,6 +287,7 @@ fn rpc_label(rpc: Rpc, variant: GameVariant) -> String {
     match rpc {
         Rpc::Health => "health".into(),
         Rpc::LegalMoves => format!("legal-moves ({variant})"),
+        Rpc::LegalMovesDecoded => format!("legal-moves-decoded ({variant})"),
         Rpc::LegalMovesUci => format!("legal-moves-uci ({variant})"),
         Rpc::LegalMovesUciText => format!("legal-moves-uci-text ({variant})"),
         Rpc::MakeMove => format!("make-move ({variant})"),
@@ -279,7 +304,13 @@ struct Window {
 /// One task's client and state.
 enum Worker {
     Health(HealthClient<Channel>),
+    /// Answers checked on the wire.
     LegalMoves {
+        client: Grpc<Channel>,
+        request: Bytes,
+    },
+    /// Answers decoded into the generated messages.
+    LegalMovesDecoded {
         client: RulesClient<Channel>,
         request: pb::LegalMovesRequest,
     },
@@ -290,16 +321,20 @@ impl Worker {
     fn new(rpc: Rpc, variant: GameVariant, channel: Channel) -> Worker {
         match rpc {
             Rpc::Health => Worker::Health(HealthClient::new(channel)),
-            Rpc::LegalMoves | Rpc::LegalMovesUci | Rpc::LegalMovesUciText => Worker::LegalMoves {
+            Rpc::LegalMoves | Rpc::LegalMovesUci | Rpc::LegalMovesUciText => {
+                let detail = match rpc {
+                    Rpc::LegalMovesUci => pb::MoveDetail::Uci,
+                    Rpc::LegalMovesUciText => pb::MoveDetail::UciText,
+                    _ => pb::MoveDetail::Full,
+                };
+                Worker::LegalMoves {
+                    client: Grpc::new(channel),
+                    request: variant.legal_moves_request(detail).encode_to_vec().into(),
+                }
+            }
+            Rpc::LegalMovesDecoded => Worker::LegalMovesDecoded {
                 client: RulesClient::new(channel),
-                request: pb::LegalMovesRequest {
-                    position: Some(variant.middlegame()),
-                    detail: match rpc {
-                        Rpc::LegalMovesUci => pb::MoveDetail::Uci,
-                        Rpc::LegalMovesUciText => pb::MoveDetail::UciText,
-                        _ => pb::MoveDetail::Full,
-                    } as i32,
-                },
+                request: variant.legal_moves_request(pb::MoveDetail::Full),
             },
             Rpc::MakeMove => Worker::MakeMove(Player {
                 client: GamesClient::new(channel),
@@ -313,7 +348,9 @@ impl Worker {
     async fn prepare(&mut self) -> Result<(), Status> {
         match self {
             Worker::MakeMove(player) => player.ensure_game().await,
-            Worker::Health(_) | Worker::LegalMoves { .. } => Ok(()),
+            Worker::Health(_) | Worker::LegalMoves { .. } | Worker::LegalMovesDecoded { .. } => {
+                Ok(())
+            }
         }
     }
 
@@ -334,18 +371,29 @@ impl Worker {
                 }
             }
             Worker::LegalMoves { client, request } => {
+                client.ready().await.map_err(|err| {
+                    Status::unavailable(format!("connection not ready: {}", describe(&err)))
+                })?;
+                let path = PathAndQuery::from_static(LEGAL_MOVES_PATH);
+                let request = Request::new(request.clone());
+                let moves = client.unary(request, path, WireCodec).await?.into_inner();
+                some_moves(moves)
+            }
+            Worker::LegalMovesDecoded { client, request } => {
                 let response = client.legal_moves(request.clone()).await?.into_inner();
-                if response.moves.is_empty()
-                    && response.uci_moves.is_empty()
-                    && response.uci_text.is_empty()
-                {
-                    Err(Status::internal("LegalMoves answered no moves"))
-                } else {
-                    Ok(())
-                }
+                some_moves(response.moves.len())
             }
             Worker::MakeMove(player) => player.play().await,
         }
+    }
+}
+
+/// Every answer about the middlegame lists moves: none is an error.
+fn some_moves(count: usize) -> Result<(), Status> {
+    if count == 0 {
+        Err(Status::internal("LegalMoves answered no moves"))
+    } else {
+        Ok(())
     }
 }
 

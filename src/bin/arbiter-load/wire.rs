@@ -1,0 +1,253 @@
+//! `LegalMoves` answers checked on the wire instead of decoded into the
+//! generated messages.
+//!
+//! Decoding the default answer builds some 200 (chess) or 260 (xiangqi)
+//! strings: client work that, with server and load generator sharing two
+//! cores, is counted against the server. The check here walks the protobuf
+//! encoding without allocating: every field the schema knows has its wire
+//! type, every string is UTF-8, every length fits, and the moves are
+//! counted. `--rpc legal-moves-decoded` measures the decoding client.
+
+use prost::bytes::{Buf, BufMut, Bytes};
+use tonic::{
+    Status,
+    codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder},
+};
+
+/// Sends a request encoded once, and checks the answer: its `Decode` is the
+/// number of legal moves the answer lists, in whichever form.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WireCodec;
+
+impl Codec for WireCodec {
+    type Encode = Bytes;
+    type Decode = usize;
+    type Encoder = WireCodec;
+    type Decoder = WireCodec;
+
+    fn encoder(&mut self) -> WireCodec {
+        WireCodec
+    }
+
+    fn decoder(&mut self) -> WireCodec {
+        WireCodec
+    }
+}
+
+impl Encoder for WireCodec {
+    type Item = Bytes;
+    type Error = Status;
+
+    fn encode(&mut self, request: Bytes, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        dst.put_slice(&request);
+        Ok(())
+    }
+}
+
+impl Decoder for WireCodec {
+    type Item = usize;
+    type Error = Status;
+
+    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<usize>, Status> {
+        // Takes the message out of tonic's buffer without copying it.
+        let answer = src.copy_to_bytes(src.remaining());
+        count_moves(&answer)
+            .map(Some)
+            .map_err(|problem| Status::internal(format!("malformed LegalMoves answer: {problem}")))
+    }
+}
+
+/// A field's value as the wire gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Value<'a> {
+    Varint,
+    Fixed,
+    Bytes(&'a [u8]),
+}
+
+/// Checks `answer` as a `LegalMovesResponse` and counts its moves: the
+/// described moves (field 1), the coordinate list (6) or the words of the
+/// coordinate text (7).
+pub fn count_moves(answer: &[u8]) -> Result<usize, String> {
+    let mut moves = 0;
+    for field in fields(answer) {
+        match field? {
+            (1, Value::Bytes(m)) => {
+                check_move(m)?;
+                moves += 1;
+            }
+            (3, Value::Bytes(outcome)) => fields(outcome).try_for_each(|f| f.map(drop))?,
+            (4, Value::Bytes(text)) => utf8(4, text).map(drop)?,
+            (6, Value::Bytes(text)) => {
+                utf8(6, text)?;
+                moves += 1;
+            }
+            (7, Value::Bytes(text)) => moves += utf8(7, text)?.split(' ').count(),
+            (2 | 5, Value::Varint) => {}
+            (number @ 1..=7, value) => return Err(wrong_type("LegalMovesResponse", number, value)),
+            _ => {}
+        }
+    }
+    Ok(moves)
+}
+
+/// Checks a `Move`: notations and piece letters (1-8) are strings, the
+/// flags (9-12) varints.
+fn check_move(m: &[u8]) -> Result<(), String> {
+    for field in fields(m) {
+        match field? {
+            (number @ 1..=8, Value::Bytes(text)) => utf8(number, text).map(drop)?,
+            (9..=12, Value::Varint) => {}
+            (number @ 1..=12, value) => return Err(wrong_type("Move", number, value)),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn utf8(number: u32, text: &[u8]) -> Result<&str, String> {
+    std::str::from_utf8(text).map_err(|err| format!("field {number} is not UTF-8: {err}"))
+}
+
+fn wrong_type(message: &str, number: u32, value: Value<'_>) -> String {
+    format!("field {number} of {message} has the wrong wire type ({value:?})")
+}
+
+/// The fields of a message, in wire order.
+fn fields(mut message: &[u8]) -> impl Iterator<Item = Result<(u32, Value<'_>), String>> {
+    std::iter::from_fn(move || {
+        if message.is_empty() {
+            return None;
+        }
+        let field = next_field(&mut message);
+        if field.is_err() {
+            // Nothing after a broken field can be read.
+            message = &[];
+        }
+        Some(field)
+    })
+}
+
+fn next_field<'a>(message: &mut &'a [u8]) -> Result<(u32, Value<'a>), String> {
+    let key = varint(message)?;
+    let number = u32::try_from(key >> 3)
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("invalid field number {}", key >> 3))?;
+    let value = match key & 7 {
+        0 => varint(message).map(|_| Value::Varint)?,
+        1 => take(message, 8).map(|_| Value::Fixed)?,
+        2 => {
+            let len = usize::try_from(varint(message)?).map_err(|_| "a length overflows")?;
+            Value::Bytes(take(message, len)?)
+        }
+        5 => take(message, 4).map(|_| Value::Fixed)?,
+        wire_type => return Err(format!("field {number} has wire type {wire_type}")),
+    };
+    Ok((number, value))
+}
+
+fn varint(message: &mut &[u8]) -> Result<u64, String> {
+    let mut value = 0;
+    for shift in (0..64).step_by(7) {
+        let Some((&byte, rest)) = message.split_first() else {
+            return Err("the message ends inside a varint".into());
+        };
+        *message = rest;
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            return Ok(value);
+        }
+    }
+    Err("a varint is longer than 10 bytes".into())
+}
+
+fn take<'a>(message: &mut &'a [u8], len: usize) -> Result<&'a [u8], String> {
+    if message.len() < len {
+        return Err(format!(
+            "a field of {len} bytes overruns the message ({} left)",
+            message.len()
+        ));
+    }
+    let (head, rest) = message.split_at(len);
+    *message = rest;
+    Ok(head)
+}
+
+#[cfg(test)]
+mod tests {
+    use arbiter::api::proto as pb;
+    use prost::Message;
+
+    use super::*;
+
+    fn answer(moves: usize, uci: &[&str], text: &str) -> Vec<u8> {
+        let described = pb::Move {
+            uci: "e7e8q".into(),
+            san: "e8=Q+".into(),
+            chinese: "炮二平五".into(),
+            from: "e7".into(),
+            to: "e8".into(),
+            piece: "P".into(),
+            captured: "r".into(),
+            promotion: "Q".into(),
+            is_check: true,
+            is_capture: true,
+            is_castling: false,
+            is_en_passant: true,
+        };
+        pb::LegalMovesResponse {
+            moves: vec![described; moves],
+            is_check: true,
+            outcome: Some(pb::Outcome {
+                status: pb::OutcomeStatus::Ongoing as i32,
+                ..Default::default()
+            }),
+            fen: "8/4P3/8/8/8/8/8/4K2k w - - 0 1".into(),
+            turn: pb::Side::White as i32,
+            uci_moves: uci.iter().map(|&m| m.to_owned()).collect(),
+            uci_text: text.into(),
+        }
+        .encode_to_vec()
+    }
+
+    #[test]
+    fn counts_the_moves_in_every_form() {
+        assert_eq!(count_moves(&answer(3, &[], "")), Ok(3));
+        assert_eq!(count_moves(&answer(0, &["e2e4", "d2d4"], "")), Ok(2));
+        assert_eq!(count_moves(&answer(0, &[], "e2e4 d2d4 g1f3")), Ok(3));
+        assert_eq!(count_moves(&answer(0, &[], "")), Ok(0));
+    }
+
+    #[test]
+    fn refuses_what_the_schema_does_not_allow() {
+        // Cut anywhere inside the first move: a length overruns the message.
+        let whole = answer(2, &[], "");
+        let first_move = 2 + usize::from(whole[1]);
+        for cut in 1..first_move {
+            assert!(count_moves(&whole[..cut]).is_err(), "cut at {cut}");
+        }
+        // A string that is not UTF-8: the FEN's side to move.
+        let mut bad = answer(0, &[], "");
+        let turn = bad.windows(3).position(|w| w == b" w ").expect("FEN") + 1;
+        bad[turn] = 0xff;
+        assert!(count_moves(&bad).unwrap_err().contains("not UTF-8"));
+        // `is_check` (field 2) sent as a string.
+        assert!(
+            count_moves(&[2 << 3 | 2, 1, b'x'])
+                .unwrap_err()
+                .contains("wrong wire type")
+        );
+        // A field number 0 and an unknown wire type.
+        assert!(count_moves(&[0, 1]).is_err());
+        assert!(count_moves(&[1 << 3 | 3]).is_err());
+    }
+
+    #[test]
+    fn skips_fields_it_does_not_know() {
+        let mut newer = answer(1, &[], "");
+        // Field 99 (key 99 << 3 = 792, a two-byte varint), the varint 5.
+        newer.extend([0x98, 0x06, 5]);
+        assert_eq!(count_moves(&newer), Ok(1));
+    }
+}
