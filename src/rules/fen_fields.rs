@@ -134,11 +134,11 @@ pub fn read_placement(
     ranks: u8,
     mut put: impl FnMut(u8, u8, char) -> bool,
 ) -> Result<(), PlacementError> {
-    let rows: Vec<&str> = placement.split('/').collect();
-    if rows.len() != usize::from(ranks) {
-        return Err(PlacementError::WrongRankCount { found: rows.len() });
+    let found = placement.bytes().filter(|&b| b == b'/').count() + 1;
+    if found != usize::from(ranks) {
+        return Err(PlacementError::WrongRankCount { found });
     }
-    for (rank, text) in (0..ranks).rev().zip(rows) {
+    for (rank, text) in (0..ranks).rev().zip(placement.split('/')) {
         // Count on past the edge, so that a long rank is reported as such.
         let mut squares = 0u32;
         let mut digits_from = None;

@@ -57,19 +57,15 @@ fn resolve_san(pos: &shakmaty::Chess, san: San, text: &str) -> Result<Move, Move
         San::Castle(side) => pos.castling_moves(side),
         San::Put { .. } | San::Null => MoveList::new(),
     };
-    let matching: Vec<Move> = candidates
-        .iter()
-        .copied()
-        .filter(|&m| denotes(san, m))
-        .collect();
-    match matching[..] {
-        [m] => Ok(m),
-        [] => Err(explain::san(pos, san).into()),
-        _ => Err(MoveError::Ambiguous {
+    let matching = || candidates.iter().copied().filter(|&m| denotes(san, m));
+    let mut found = matching();
+    match (found.next(), found.next()) {
+        (Some(m), None) => Ok(m),
+        (None, _) => Err(explain::san(pos, san).into()),
+        (Some(_), Some(_)) => Err(MoveError::Ambiguous {
             text: text.to_owned(),
-            candidates: matching
-                .iter()
-                .map(|&m| SanPlus::from_move(pos.clone(), m).to_string())
+            candidates: matching()
+                .map(|m| SanPlus::from_move(pos.clone(), m).to_string())
                 .collect(),
         }),
     }
