@@ -42,11 +42,21 @@ impl<G: Game> Record<G> {
 
     /// A record with no moves yet, under the given rule options.
     pub fn with_options(start: G, options: G::Options) -> Record<G> {
+        Record::with_room(start, options, 0)
+    }
+
+    /// A record with no moves yet, with room for `plies` of them: one
+    /// allocation per list for a whole history.
+    fn with_room(start: G, options: G::Options, plies: usize) -> Record<G> {
+        let mut keys = Vec::with_capacity(plies + 1);
+        keys.push(start.repetition_key());
+        let mut positions = Vec::with_capacity(plies + 1);
+        positions.push(start);
         Record {
             options,
-            keys: vec![start.repetition_key()],
-            positions: vec![start],
-            moves: Vec::new(),
+            keys,
+            positions,
+            moves: Vec::with_capacity(plies),
         }
     }
 
@@ -60,11 +70,7 @@ impl<G: Game> Record<G> {
         moves: impl IntoIterator<Item = S>,
     ) -> Result<Record<G>, ReplayError> {
         let moves = moves.into_iter();
-        let mut record = Record::new(start);
-        let plies = moves.size_hint().0;
-        record.positions.reserve(plies);
-        record.keys.reserve(plies);
-        record.moves.reserve(plies);
+        let mut record = Record::with_room(start, G::Options::default(), moves.size_hint().0);
         for (ply, text) in moves.enumerate() {
             let text = text.as_ref();
             record.play_text(text).map_err(|error| ReplayError {

@@ -396,7 +396,10 @@ fn checkers_of(board: &Board, turn: Color) -> Vec<Square> {
 /// The FEN of a position in standard form (en-passant square only when a
 /// capture is legal, as python-chess and most tools write it).
 pub(super) fn write(pos: &shakmaty::Chess) -> String {
-    shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal).to_string()
+    // Room for the longest FEN, so that writing it allocates once.
+    let mut fen = String::with_capacity(MAX_FEN_LEN);
+    shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal).append_to_string(&mut fen);
+    fen
 }
 
 #[cfg(test)]

@@ -184,13 +184,13 @@ pub(super) fn parse(pos: &Xiangqi, text: &str) -> Result<Move, MoveError> {
 
 /// `h2e2`, `H2-E2`.
 fn iccs(text: &str) -> Option<(Square, Square)> {
-    let text = match text.as_bytes() {
-        [_, _, b'-', _, _] => text.get(..2)?.to_owned() + text.get(3..)?,
-        _ => text.to_owned(),
+    let to = match text.as_bytes() {
+        [_, _, b'-', _, _] => 3,
+        _ => 2,
     };
     Some((
         Square::from_iccs(text.get(..2)?)?,
-        Square::from_iccs(text.get(2..)?)?,
+        Square::from_iccs(text.get(to..)?)?,
     ))
 }
 
