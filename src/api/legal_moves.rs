@@ -4,8 +4,9 @@
 //! generated `Move` messages, that meant some 250 small strings allocated,
 //! copied, encoded and freed per answer: as much work as the rules
 //! themselves. This route writes each move's protobuf fields straight from
-//! the domain [`MoveDescription`]; the rest of the answer is the generated
-//! message, encoded by prost. The bytes are prost's own (the tests compare
+//! the domain [`MoveDescription`], and the coordinates-only list
+//! (`MOVE_DETAIL_UCI`, some 40 strings) straight from the moves; the rest of
+//! the answer is the generated message, encoded by prost. The bytes are prost's own (the tests compare
 //! them), so clients see no difference. Every other `Rules` method goes to
 //! the generated service.
 
@@ -34,12 +35,22 @@ use super::{
 };
 use crate::rules::{MoveDescription, MoveText, referee::Referee};
 
-/// A `LegalMoves` answer: the generated message without its moves, and the
-/// position whose legal moves the answer describes (the default detail).
-/// They are described as the answer is encoded, one at a time.
+/// A `LegalMoves` answer: the generated message without its list of moves,
+/// and the position whose legal moves the answer lists. The moves are
+/// written as the answer is encoded, one at a time.
 pub struct LegalMovesAnswer {
     head: pb::LegalMovesResponse,
-    described: Option<Box<dyn Referee>>,
+    listed: Option<(Box<dyn Referee>, Listing)>,
+}
+
+/// How an answer lists the legal moves (`uci_text`, one string, is in the
+/// head).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Listing {
+    /// `moves`: every notation (the default detail).
+    Described,
+    /// `uci_moves`: coordinates only.
+    Coordinates,
 }
 
 impl LegalMovesAnswer {
@@ -60,63 +71,83 @@ impl LegalMovesAnswer {
             turn: convert::side(r.turn()),
             ..Default::default()
         };
-        let mut described = None;
+        let mut listed = None;
         if !verdict.is_over() {
             match detail {
-                pb::MoveDetail::Unspecified | pb::MoveDetail::Full => described = Some(r),
-                pb::MoveDetail::Uci => head.uci_moves = r.legal_moves_coordinates(),
+                pb::MoveDetail::Unspecified | pb::MoveDetail::Full => {
+                    listed = Some((r, Listing::Described));
+                }
+                pb::MoveDetail::Uci => listed = Some((r, Listing::Coordinates)),
                 pb::MoveDetail::UciText => head.uci_text = r.legal_moves_coordinates_text(),
             }
         }
-        Ok(LegalMovesAnswer { head, described })
+        Ok(LegalMovesAnswer { head, listed })
     }
 
     /// The answer as the generated message.
     pub fn into_message(self) -> pb::LegalMovesResponse {
-        let moves = self.described.map_or_else(Vec::new, |r| r.legal_moves());
-        pb::LegalMovesResponse {
-            moves: moves.into_iter().map(convert::move_description).collect(),
-            ..self.head
+        let mut message = self.head;
+        match self.listed {
+            Some((r, Listing::Described)) => {
+                let moves = r.legal_moves().into_iter();
+                message.moves = moves.map(convert::move_description).collect();
+            }
+            Some((r, Listing::Coordinates)) => message.uci_moves = r.legal_moves_coordinates(),
+            None => {}
         }
+        message
     }
 
     /// The encoded length in bytes.
     pub fn encoded_len(&self) -> usize {
         let mut body = [0; MAX_MOVE_LEN];
-        let mut moves = 0;
-        self.each_move(&mut |d| moves += field_len(MOVES, encode_move(d, &mut body)));
-        moves + self.head.encoded_len()
-    }
-
-    fn each_move(&self, each: &mut dyn FnMut(&MoveDescription)) {
-        if let Some(r) = &self.described {
-            r.describe_legal_moves(each);
+        let mut len = self.head.encoded_len();
+        match &self.listed {
+            Some((r, Listing::Described)) => r.describe_legal_moves(&mut |d| {
+                len += field_len(MOVES, encode_move(d, &mut body));
+            }),
+            Some((r, Listing::Coordinates)) => r.coordinates_of_legal_moves(&mut |text| {
+                len += field_len(UCI_MOVES, text.len());
+            }),
+            None => {}
         }
+        len
     }
 
-    /// Writes the protobuf encoding: the moves (field 1) as prost would,
-    /// then the head's fields, all numbered above 1 and written by prost.
-    /// A message is the concatenation of its fields, so this is the whole
-    /// message in field order.
+    /// Writes the protobuf encoding as prost would: the described moves
+    /// (field 1), then the head's fields (2 to 5, and 7 for the text), then
+    /// the coordinates (field 6; the head has no text then). A message is
+    /// the concatenation of its fields, so this is the whole message, in
+    /// field order.
     pub fn encode(&self, buf: &mut impl BufMut) {
-        // Each move is written on the stack, then copied in one piece: the
-        // buffer's own writes check its capacity at every byte.
-        let mut body = [0; MAX_MOVE_LEN];
-        self.each_move(&mut |d| {
-            let len = encode_move(d, &mut body);
-            put_key(buf, MOVES, LENGTH_DELIMITED);
-            put_varint(buf, len as u64);
-            buf.put_slice(&body[..len]);
-        });
-        // The head has no moves, so it writes fields 2 and up only. It
-        // fails only for a buffer that cannot grow, and ours (a `Vec`,
+        if let Some((r, Listing::Described)) = &self.listed {
+            // Each move is written on the stack, then copied in one piece:
+            // the buffer's own writes check its capacity at every byte.
+            let mut body = [0; MAX_MOVE_LEN];
+            r.describe_legal_moves(&mut |d| {
+                let len = encode_move(d, &mut body);
+                put_key(buf, MOVES, LENGTH_DELIMITED);
+                put_varint(buf, len as u64);
+                buf.put_slice(&body[..len]);
+            });
+        }
+        // It fails only for a buffer that cannot grow, and ours (a `Vec`,
         // tonic's `BytesMut`) grow.
         let _ = self.head.encode(buf);
+        if let Some((r, Listing::Coordinates)) = &self.listed {
+            r.coordinates_of_legal_moves(&mut |text| {
+                put_key(buf, UCI_MOVES, LENGTH_DELIMITED);
+                put_varint(buf, text.len() as u64);
+                buf.put_slice(text.as_bytes());
+            });
+        }
     }
 }
 
 /// `LegalMovesResponse.moves`.
 const MOVES: u32 = 1;
+/// `LegalMovesResponse.uci_moves`.
+const UCI_MOVES: u32 = 6;
 const VARINT: u32 = 0;
 const LENGTH_DELIMITED: u32 = 2;
 
@@ -331,28 +362,36 @@ mod tests {
         (Xiangqi, "3k5/9/9/9/9/9/9/9/9/3RK4 b - - 0 1", &[]),
     ];
 
-    /// The hand-written encoding is byte for byte prost's.
+    /// The hand-written encoding is byte for byte prost's, at every detail.
     #[test]
     fn encoding_equals_prost() {
-        let cases = CASES.map(|(variant, fen, moves)| pb::LegalMovesRequest {
-            position: Some(pb::Position {
-                variant: variant as i32,
-                fen: fen.to_owned(),
-                moves: moves.iter().map(|&m| m.to_owned()).collect(),
-            }),
-            detail: pb::MoveDetail::Full as i32,
-        });
-        let mut described = 0;
-        for request in cases {
-            let answer = LegalMovesAnswer::of(&request).expect("valid position");
-            let mut ours = Vec::new();
-            answer.encode(&mut ours);
-            assert_eq!(ours.len(), answer.encoded_len(), "{request:?}");
-            let message = answer.into_message();
-            described += message.moves.len();
-            assert_eq!(ours, message.encode_to_vec(), "{request:?}");
+        let (mut described, mut coordinates) = (0, 0);
+        for (variant, fen, moves) in CASES {
+            for detail in [
+                pb::MoveDetail::Full,
+                pb::MoveDetail::Uci,
+                pb::MoveDetail::UciText,
+            ] {
+                let request = pb::LegalMovesRequest {
+                    position: Some(pb::Position {
+                        variant: variant as i32,
+                        fen: fen.to_owned(),
+                        moves: moves.iter().map(|&m| m.to_owned()).collect(),
+                    }),
+                    detail: detail as i32,
+                };
+                let answer = LegalMovesAnswer::of(&request).expect("valid position");
+                let mut ours = Vec::new();
+                answer.encode(&mut ours);
+                assert_eq!(ours.len(), answer.encoded_len(), "{request:?}");
+                let message = answer.into_message();
+                described += message.moves.len();
+                coordinates += message.uci_moves.len();
+                assert_eq!(ours, message.encode_to_vec(), "{request:?}");
+            }
         }
         assert!(described > 200, "{described} moves described");
+        assert_eq!(coordinates, described);
     }
 
     #[test]

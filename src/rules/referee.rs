@@ -3,7 +3,8 @@
 //! [`Variant`] meets the generic rules, once.
 
 use super::{
-    FenProblem, Game, MoveDescription, MoveError, Record, ReplayError, Side, Variant, Verdict,
+    FenProblem, Game, MoveDescription, MoveError, MoveText, Record, ReplayError, Side, Variant,
+    Verdict,
 };
 use crate::with_game;
 
@@ -60,6 +61,9 @@ pub trait Referee: Send + Sync {
     fn describe_legal_moves(&self, each: &mut dyn FnMut(&MoveDescription));
     /// Every legal move of the current position in coordinate notation.
     fn legal_moves_coordinates(&self) -> Vec<String>;
+    /// Writes every legal move of the current position in coordinate
+    /// notation to `each`, in the same order, without collecting them.
+    fn coordinates_of_legal_moves(&self, each: &mut dyn FnMut(&str));
     /// Every legal move of the current position in coordinate notation, in
     /// one string, separated by single spaces.
     fn legal_moves_coordinates_text(&self) -> String;
@@ -121,11 +125,17 @@ impl<G: Game> Referee for Record<G> {
         pos.describe_each(&pos.legal_moves(), each);
     }
     fn legal_moves_coordinates(&self) -> Vec<String> {
+        let mut coordinates = Vec::new();
+        self.coordinates_of_legal_moves(&mut |text| coordinates.push(text.into()));
+        coordinates
+    }
+    fn coordinates_of_legal_moves(&self, each: &mut dyn FnMut(&str)) {
         let pos = self.current();
-        pos.legal_moves()
-            .into_iter()
-            .map(|m| pos.coordinate_notation(m))
-            .collect()
+        for m in pos.legal_moves() {
+            let mut text = MoveText::default();
+            pos.push_coordinate_notation(m, &mut text);
+            each(&text);
+        }
     }
     fn legal_moves_coordinates_text(&self) -> String {
         let pos = self.current();
