@@ -323,6 +323,12 @@ mod tests {
 
     use super::*;
 
+    fn position(fen: &str) -> Chess {
+        let fen: Fen = fen.parse().expect("valid FEN");
+        fen.into_position(CastlingMode::Standard)
+            .expect("legal position")
+    }
+
     /// Every move of positions where SAN needs the origin's file, rank or
     /// both is written as shakmaty's `San::disambiguate` writes it.
     #[test]
@@ -337,10 +343,7 @@ mod tests {
             // Black's four knights, and rooks next to castling.
             "r3k2r/8/3n1n2/8/3n1n2/8/8/R3K2R b KQkq - 0 1",
         ] {
-            let fen: Fen = fen.parse().expect("valid FEN");
-            let pos: Chess = fen
-                .into_position(CastlingMode::Standard)
-                .expect("legal position");
+            let pos = position(fen);
             let legal = pos.legal_moves();
             let origins = Origins::of(&legal);
             let mut named = 0;
@@ -379,10 +382,7 @@ mod tests {
             "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1",
             "4k3/8/8/4N3/8/4R3/2B5/4K3 w - - 0 1",
         ] {
-            let fen: Fen = fen.parse().expect("valid FEN");
-            let start: Chess = fen
-                .into_position(CastlingMode::Standard)
-                .expect("legal position");
+            let start = position(fen);
             for &m in &start.legal_moves() {
                 let mut next = start.clone();
                 next.play_unchecked(m);
