@@ -6,9 +6,9 @@
 //! themselves. This route writes each move's protobuf fields straight from
 //! the domain [`MoveDescription`], and the coordinates-only list
 //! (`MOVE_DETAIL_UCI`, some 40 strings) straight from the moves; the rest of
-//! the answer is the generated message, encoded by prost. The bytes are prost's own (the tests compare
-//! them), so clients see no difference. Every other `Rules` method goes to
-//! the generated service.
+//! the answer is the generated message, encoded by prost. The bytes are
+//! prost's own (the tests compare them), so clients see no difference. Every
+//! other `Rules` method goes to the generated service.
 
 use std::{
     convert::Infallible,
@@ -126,9 +126,7 @@ impl LegalMovesAnswer {
             let mut body = [0; MAX_MOVE_LEN];
             r.describe_legal_moves(&mut |d| {
                 let len = encode_move(d, &mut body);
-                put_key(buf, MOVES, LENGTH_DELIMITED);
-                put_varint(buf, len as u64);
-                buf.put_slice(&body[..len]);
+                put_bytes_field(buf, MOVES, &body[..len]);
             });
         }
         // It fails only for a buffer that cannot grow, and ours (a `Vec`,
@@ -136,9 +134,7 @@ impl LegalMovesAnswer {
         let _ = self.head.encode(buf);
         if let Some((r, Listing::Coordinates)) = &self.listed {
             r.coordinates_of_legal_moves(&mut |text| {
-                put_key(buf, UCI_MOVES, LENGTH_DELIMITED);
-                put_varint(buf, text.len() as u64);
-                buf.put_slice(text.as_bytes());
+                put_bytes_field(buf, UCI_MOVES, text.as_bytes());
             });
         }
     }
@@ -225,8 +221,11 @@ fn field_len(number: u32, payload: usize) -> usize {
     varint_len(u64::from(number << 3)) + varint_len(payload as u64) + payload
 }
 
-fn put_key(buf: &mut impl BufMut, number: u32, wire_type: u32) {
-    put_varint(buf, u64::from(number << 3 | wire_type));
+/// Writes a length-delimited field: key, length, payload.
+fn put_bytes_field(buf: &mut impl BufMut, number: u32, payload: &[u8]) {
+    put_varint(buf, u64::from(number << 3 | LENGTH_DELIMITED));
+    put_varint(buf, payload.len() as u64);
+    buf.put_slice(payload);
 }
 
 fn put_varint(buf: &mut impl BufMut, mut value: u64) {

@@ -595,17 +595,24 @@ impl Report {
         })
     }
 
+    /// The run's counts after its label, named, as both outputs show them.
+    fn counts(&self) -> [(&'static str, String); 5] {
+        [
+            ("concurrency", self.concurrency.to_string()),
+            ("connections", self.connections.to_string()),
+            ("requests", self.requests().to_string()),
+            ("errors", self.errors.to_string()),
+            ("rps", format!("{:.0}", self.per_second())),
+        ]
+    }
+
     fn line(&self) -> String {
         let [p50, p90, p99, max] = self.latency_columns();
+        let counts = self.counts().map(|(name, value)| format!("{name}={value}"));
         format!(
-            "{} concurrency={} connections={} requests={} errors={} rps={:.0} \
-             p50={p50}ms p90={p90}ms p99={p99}ms max={max}ms",
+            "{} {} p50={p50}ms p90={p90}ms p99={p99}ms max={max}ms",
             self.label,
-            self.concurrency,
-            self.connections,
-            self.requests(),
-            self.errors,
-            self.per_second(),
+            counts.join(" "),
         )
     }
 
@@ -616,14 +623,11 @@ impl Report {
     /// A table row; `share` is req/s as a share of the health run just before.
     fn table_row(&self, round: u32, share: f64) -> String {
         let [p50, p90, p99, max] = self.latency_columns();
+        let counts = self.counts().map(|(_, value)| value);
         format!(
-            "| {round} | {} | {} | {} | {} | {} | {:.0} | {:.0}% | {p50} | {p90} | {p99} | {max} |",
+            "| {round} | {} | {} | {:.0}% | {p50} | {p90} | {p99} | {max} |",
             self.label,
-            self.concurrency,
-            self.connections,
-            self.requests(),
-            self.errors,
-            self.per_second(),
+            counts.join(" | "),
             share * 100.0,
         )
     }
