@@ -200,20 +200,49 @@ const _: () = assert!(LAST_KEY < 0x80 && MoveText::CAPACITY < 0x80);
 /// start of `body`; returns its length.
 fn encode_move(d: &MoveDescription, body: &mut [u8; MAX_MOVE_LEN]) -> usize {
     let mut len = 0;
-    let mut put = |bytes: &[u8]| {
-        if let Some(slot) = body.get_mut(len..len + bytes.len()) {
-            slot.copy_from_slice(bytes);
-            len += bytes.len();
+    // A key and a value that fit one byte each: a text's length, or true.
+    let mut put = |key: u32, value: u8, text: &[u8]| {
+        if let Some(slot) = body.get_mut(len..len + 2 + text.len()) {
+            slot[0] = key as u8;
+            slot[1] = value;
+            copy_short(&mut slot[2..], text);
+            len += 2 + text.len();
         }
     };
     fields(d, |field| match field {
-        Field::Text(number, text) => {
-            put(&[(number << 3 | LENGTH_DELIMITED) as u8, text.len() as u8]);
-            put(text);
-        }
-        Field::Flag(number) => put(&[(number << 3 | VARINT) as u8, 1]),
+        Field::Text(number, text) => put(number << 3 | LENGTH_DELIMITED, text.len() as u8, text),
+        Field::Flag(number) => put(number << 3 | VARINT, 1, &[]),
     });
     len
+}
+
+/// `dst.copy_from_slice(src)` for the few bytes of a notation, inline: as a
+/// call to `memcpy`, some 300 copies per answer cost more than the rest of
+/// the encoding. Each size class is two fixed-size copies that overlap in
+/// the middle.
+#[inline]
+fn copy_short(dst: &mut [u8], src: &[u8]) {
+    fn ends<const N: usize>(dst: &mut [u8], src: &[u8]) {
+        let (head, tail) = (src.len() - N, dst.len() - N);
+        if let (Ok(a), Ok(b)) = (<[u8; N]>::try_from(&src[..N]), <[u8; N]>::try_from(&src[head..])) {
+            dst[..N].copy_from_slice(&a);
+            dst[tail..].copy_from_slice(&b);
+        }
+    }
+    debug_assert_eq!(dst.len(), src.len());
+    match src.len() {
+        0 => {}
+        // First, middle and last: one, two or three bytes.
+        1..4 => {
+            let (last, middle) = (src.len() - 1, src.len() / 2);
+            dst[0] = src[0];
+            dst[middle] = src[middle];
+            dst[last] = src[last];
+        }
+        4..8 => ends::<4>(dst, src),
+        8..16 => ends::<8>(dst, src),
+        _ => dst.copy_from_slice(src),
+    }
 }
 
 /// Key, length and payload of a length-delimited field.
@@ -391,6 +420,16 @@ mod tests {
         }
         assert!(described > 200, "{described} moves described");
         assert_eq!(coordinates, described);
+    }
+
+    #[test]
+    fn short_copies_copy_every_byte() {
+        let src: Vec<u8> = (1..=MoveText::CAPACITY as u8 + 2).collect();
+        for len in 0..=src.len() {
+            let mut dst = vec![0; len];
+            copy_short(&mut dst, &src[..len]);
+            assert_eq!(dst, src[..len], "{len} bytes");
+        }
     }
 
     #[test]

@@ -126,7 +126,7 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
 }
 
 /// A move, described in every notation for clients.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MoveDescription {
     /// Coordinate notation: chess UCI (`e1g1` for castling), xiangqi ICCS.
     pub uci: MoveText,

@@ -49,6 +49,11 @@ impl MoveText {
         text
     }
 
+    /// Empties the text, to write another in its place.
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
     /// Appends `c`, unless it does not fit.
     pub fn push(&mut self, c: char) {
         self.extend([c]);

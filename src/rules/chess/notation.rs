@@ -99,7 +99,9 @@ pub(super) fn denotes(san: San, m: Move) -> bool {
 
 /// The move in every notation.
 pub(super) fn describe(pos: &shakmaty::Chess, m: Move) -> MoveDescription {
-    describe_as(pos, m, San::from_move(pos, m))
+    let mut d = MoveDescription::default();
+    describe_as(pos, m, San::from_move(pos, m), &mut d);
+    d
 }
 
 /// Every move of `legal` (all the legal moves of `pos`) in every notation,
@@ -111,8 +113,12 @@ pub(super) fn describe_each(
     mut each: impl FnMut(&MoveDescription),
 ) {
     let origins = Origins::of(legal);
+    // One description, rewritten in place for each move: built in locals
+    // and copied, the texts cost more to move than to write.
+    let mut d = MoveDescription::default();
     for &m in legal {
-        each(&describe_as(pos, m, origins.san(m)));
+        describe_as(pos, m, origins.san(m), &mut d);
+        each(&d);
     }
 }
 
@@ -212,7 +218,8 @@ fn gives_check(pos: &shakmaty::Chess, m: Move) -> bool {
     board.attacks_to(king, us, board.occupied()).any()
 }
 
-fn describe_as(pos: &shakmaty::Chess, m: Move, san: San) -> MoveDescription {
+/// Writes `m` (legal in `pos`, written `san`) over `d`.
+fn describe_as(pos: &shakmaty::Chess, m: Move, san: San, d: &mut MoveDescription) {
     let turn = pos.turn();
     let is_check = gives_check(pos, m);
     // Only a check can be a mate, so the replies are generated only then.
@@ -226,33 +233,28 @@ fn describe_as(pos: &shakmaty::Chess, m: Move, san: San) -> MoveDescription {
         }
     });
     let (from, to) = uci_squares(m);
-    MoveDescription {
-        uci: coordinates(m),
-        san: san_text(san, suffix),
-        chinese: None,
-        from: square_text(from),
-        to: square_text(to),
-        piece: Piece {
-            color: turn,
-            role: m.role(),
-        }
-        .char(),
-        captured: m.capture().map(|role| Piece { color: !turn, role }.char()),
-        promotion: m.promotion().map(|role| Piece { color: turn, role }.char()),
-        is_check,
-        is_castling: m.is_castle(),
-        is_en_passant: m.is_en_passant(),
+    for text in [&mut d.uci, &mut d.san, &mut d.from, &mut d.to] {
+        text.clear();
     }
+    push_coordinates(m, &mut d.uci);
+    push_san(&mut d.san, san, suffix);
+    d.chinese = None;
+    push_square(&mut d.from, from);
+    push_square(&mut d.to, to);
+    d.piece = Piece {
+        color: turn,
+        role: m.role(),
+    }
+    .char();
+    d.captured = m.capture().map(|role| Piece { color: !turn, role }.char());
+    d.promotion = m.promotion().map(|role| Piece { color: turn, role }.char());
+    d.is_check = is_check;
+    d.is_castling = m.is_castle();
+    d.is_en_passant = m.is_en_passant();
 }
 
 // The writers below build the strings directly rather than through
 // `Display`: LegalMoves writes about 200 of them per answer.
-
-fn coordinates(m: Move) -> MoveText {
-    let mut text = MoveText::default();
-    push_coordinates(m, &mut text);
-    text
-}
 
 /// Appends `m` in UCI (castling as the king's move, `e1g1`).
 pub(super) fn push_coordinates(m: Move, text: &mut impl Extend<char>) {
@@ -273,9 +275,8 @@ fn uci_squares(m: Move) -> (Square, Square) {
     (from, to)
 }
 
-/// SAN with its check or mate mark, as `SanPlus` displays it.
-fn san_text(san: San, suffix: Option<Suffix>) -> MoveText {
-    let mut text = MoveText::default();
+/// Appends SAN with its check or mate mark, as `SanPlus` displays it.
+fn push_san(text: &mut MoveText, san: San, suffix: Option<Suffix>) {
     match san {
         San::Normal {
             role,
@@ -293,7 +294,7 @@ fn san_text(san: San, suffix: Option<Suffix>) -> MoveText {
             if capture {
                 text.push('x');
             }
-            push_square(&mut text, to);
+            push_square(text, to);
             if let Some(role) = promotion {
                 text.push('=');
                 text.push(role.upper_char());
@@ -304,13 +305,6 @@ fn san_text(san: San, suffix: Option<Suffix>) -> MoveText {
         San::Put { .. } | San::Null => text.extend(san.to_string().chars()),
     }
     text.extend(suffix.map(Suffix::char));
-    text
-}
-
-fn square_text(square: Square) -> MoveText {
-    let mut text = MoveText::default();
-    push_square(&mut text, square);
-    text
 }
 
 fn push_square(text: &mut impl Extend<char>, square: Square) {

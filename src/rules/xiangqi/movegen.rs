@@ -116,6 +116,21 @@ impl Sources {
     }
 }
 
+/// The points through which a piece can attack a general on `general`:
+/// its rank and file (chariots, cannons and their screens, soldiers, the
+/// other general), and the horses' points and legs. Only a move from or to
+/// one of them can change whether the general is attacked.
+#[inline]
+fn check_lines(general: Square) -> Bitboard {
+    let mut points = rank_mask(general.rank()) | file_mask(general.file());
+    for leg in &HORSE_ATTACKERS[general.index()] {
+        if leg.targets.any() {
+            points |= leg.targets | Bitboard::from_square(leg.block);
+        }
+    }
+    points
+}
+
 impl Xiangqi {
     /// Every legal move.
     pub(super) fn generate_legal(&self) -> MoveList {
@@ -169,14 +184,19 @@ impl Xiangqi {
     /// `m` leaves them, the moved piece from its new point.
     pub(super) fn gives_check(&self, m: Move) -> bool {
         let (from, to) = (m.from(), m.to());
+        let target = self.general(!self.turn);
+        // The opponent is not in check before the move (a position where
+        // the side not to move is in check is rejected), so a move that
+        // neither leaves nor enters a point through which a piece could
+        // attack the general cannot check: most moves stop here.
+        let lines = check_lines(target);
+        if !(lines.contains(from) || lines.contains(to)) {
+            return false;
+        }
         let Some(moved) = self.kind_at(from) else {
             return false;
         };
-        let sources = Sources::new(
-            self.general(!self.turn),
-            self.turn,
-            self.occupied.moved(from, to),
-        );
+        let sources = Sources::new(target, self.turn, self.occupied.moved(from, to));
         let others = self.sides[side_index(self.turn)] & !Bitboard::from_square(from);
         sources.attackers(&self.kinds, others).any() || sources.of(moved).contains(to)
     }
@@ -279,6 +299,9 @@ mod tests {
             "4k4/9/9/4p4/4P4/9/9/4C4/9/3K5 w - - 0 1",
             // A horse whose leg a move blocks or opens.
             "3k5/9/4H4/4p4/9/9/9/9/9/4K4 b - - 0 1",
+            // A chariot on the leg of its own horse: moving it off along the
+            // rank (off the general's lines) discovers check.
+            "3k5/4R4/4N4/9/9/9/9/9/9/4K4 w - - 0 1",
             // Soldiers across the river beside the palace.
             "4k4/3P5/5P3/9/9/9/9/9/9/3K5 w - - 0 1",
         ] {
