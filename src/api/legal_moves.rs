@@ -224,7 +224,10 @@ fn encode_move(d: &MoveDescription, body: &mut [u8; MAX_MOVE_LEN]) -> usize {
 fn copy_short(dst: &mut [u8], src: &[u8]) {
     fn ends<const N: usize>(dst: &mut [u8], src: &[u8]) {
         let (head, tail) = (src.len() - N, dst.len() - N);
-        if let (Ok(a), Ok(b)) = (<[u8; N]>::try_from(&src[..N]), <[u8; N]>::try_from(&src[head..])) {
+        if let (Ok(a), Ok(b)) = (
+            <[u8; N]>::try_from(&src[..N]),
+            <[u8; N]>::try_from(&src[head..]),
+        ) {
             dst[..N].copy_from_slice(&a);
             dst[tail..].copy_from_slice(&b);
         }

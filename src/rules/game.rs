@@ -98,15 +98,27 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     }
 
     /// Describes `m` (played from this position) in every notation.
-    fn describe(&self, m: Self::Move) -> MoveDescription;
+    fn describe(&self, m: Self::Move) -> MoveDescription {
+        let mut d = MoveDescription::default();
+        self.describe_into(m, &mut d);
+        d
+    }
+
+    /// Writes the description of `m` (played from this position) over `d`,
+    /// in place: built in locals and then moved, the texts of some 40
+    /// descriptions per answer cost more to copy than to write.
+    fn describe_into(&self, m: Self::Move, d: &mut MoveDescription);
 
     /// Describes every move of `moves`, the legal moves of this position, to
     /// `each` in turn (a game may share work across the list, such as
-    /// disambiguation). One description at a time: an answer can write each
-    /// out as it comes instead of collecting some 40 of them first.
+    /// disambiguation). One description at a time, rewritten in place: an
+    /// answer can write each out as it comes instead of collecting some 40
+    /// of them first.
     fn describe_each(&self, moves: &Self::MoveList, mut each: impl FnMut(&MoveDescription)) {
+        let mut d = MoveDescription::default();
         for &m in moves.iter() {
-            each(&self.describe(m));
+            self.describe_into(m, &mut d);
+            each(&d);
         }
     }
 

@@ -1,6 +1,10 @@
 //! [`MoveText`]: a move's notation or a square's name, stored inline.
 
-use std::{fmt, ops::Deref};
+use std::{
+    fmt,
+    hash::{Hash, Hasher},
+    ops::Deref,
+};
 
 /// A short text stored inline rather than on the heap: a move in one
 /// notation, or a square's name. Describing every legal move writes five of
@@ -20,7 +24,10 @@ use std::{fmt, ops::Deref};
 /// assert_eq!(san.len(), 5);
 /// assert_eq!(MoveText::from("炮二平五").as_bytes().len(), 12);
 /// ```
-#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+///
+/// Bytes past the length are not part of the text (a cleared text keeps
+/// them), so equality and hashing look at [`MoveText::as_bytes`] only.
+#[derive(Clone, Copy, Default)]
 pub struct MoveText {
     len: u8,
     bytes: [u8; MoveText::CAPACITY],
@@ -114,6 +121,20 @@ impl AsRef<str> for MoveText {
     }
 }
 
+impl PartialEq for MoveText {
+    fn eq(&self, other: &MoveText) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for MoveText {}
+
+impl Hash for MoveText {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state);
+    }
+}
+
 impl PartialEq<str> for MoveText {
     fn eq(&self, other: &str) -> bool {
         self.as_bytes() == other.as_bytes()
@@ -146,7 +167,19 @@ impl fmt::Debug for MoveText {
 
 #[cfg(test)]
 mod tests {
+    use std::hash::{BuildHasher, RandomState};
+
     use super::*;
+
+    #[test]
+    fn a_cleared_text_equals_a_new_one() {
+        let mut text = MoveText::from("Nbd7+");
+        text.clear();
+        text.extend("e4".chars());
+        assert_eq!(text, MoveText::from("e4"));
+        let state = RandomState::new();
+        assert_eq!(state.hash_one(text), state.hash_one(MoveText::from("e4")));
+    }
 
     #[test]
     fn fills_up_with_whole_characters_only() {

@@ -150,8 +150,8 @@ impl Game for Chess {
         notation::push_coordinates(m, text);
     }
 
-    fn describe(&self, m: shakmaty::Move) -> MoveDescription {
-        notation::describe(&self.pos, m)
+    fn describe_into(&self, m: shakmaty::Move, d: &mut MoveDescription) {
+        notation::describe_into(&self.pos, m, d);
     }
 
     fn describe_each(&self, moves: &shakmaty::MoveList, each: impl FnMut(&MoveDescription)) {

@@ -97,11 +97,9 @@ pub(super) fn denotes(san: San, m: Move) -> bool {
     }
 }
 
-/// The move in every notation.
-pub(super) fn describe(pos: &shakmaty::Chess, m: Move) -> MoveDescription {
-    let mut d = MoveDescription::default();
-    describe_as(pos, m, San::from_move(pos, m), &mut d);
-    d
+/// Writes the move in every notation over `d`.
+pub(super) fn describe_into(pos: &shakmaty::Chess, m: Move, d: &mut MoveDescription) {
+    describe_as(pos, m, San::from_move(pos, m), d);
 }
 
 /// Every move of `legal` (all the legal moves of `pos`) in every notation,
@@ -113,8 +111,6 @@ pub(super) fn describe_each(
     mut each: impl FnMut(&MoveDescription),
 ) {
     let origins = Origins::of(legal);
-    // One description, rewritten in place for each move: built in locals
-    // and copied, the texts cost more to move than to write.
     let mut d = MoveDescription::default();
     for &m in legal {
         describe_as(pos, m, origins.san(m), &mut d);

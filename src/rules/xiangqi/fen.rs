@@ -12,8 +12,6 @@
 //! The halfmove clock counts half-moves since the last capture (soldier
 //! moves do not reset it in xiangqi).
 
-use std::fmt::Write as _;
-
 use super::{
     Xiangqi,
     attacks::{in_palace, side_index},
@@ -280,33 +278,87 @@ fn position_problems(pos: &Xiangqi) -> Vec<FenError> {
 
 /// The FEN in standard six-field form.
 pub(super) fn write(pos: &Xiangqi) -> String {
-    let mut fen = String::with_capacity(100);
-    for rank in (0..Square::RANKS).rev() {
-        let mut empty = 0u8;
-        for file in 0..Square::FILES {
-            match Square::new(file, rank).and_then(|sq| pos.piece_at(sq)) {
-                Some(piece) => {
-                    if empty > 0 {
-                        fen.push(char::from(b'0' + empty));
-                        empty = 0;
-                    }
-                    fen.push(piece.fen_char());
-                }
-                None => empty += 1,
+    // The board as letters first, from some 32 pieces, rather than asking
+    // each of the 90 points which piece stands there.
+    let mut letters = [0u8; Square::COUNT];
+    for side in [Side::White, Side::Black] {
+        for kind in Kind::ALL {
+            // FEN letters are ASCII.
+            let letter = Piece { side, kind }.fen_char() as u8;
+            for sq in pos.pieces_of(side, kind) {
+                letters[sq.index()] = letter;
             }
         }
-        if empty > 0 {
-            fen.push(char::from(b'0' + empty));
+    }
+    let mut fen = Vec::with_capacity(100);
+    for rank in letters.chunks_exact(usize::from(Square::FILES)).rev() {
+        let mut empty = 0u8;
+        for &letter in rank {
+            if letter == 0 {
+                empty += 1;
+                continue;
+            }
+            if empty > 0 {
+                fen.push(b'0' + empty);
+                empty = 0;
+            }
+            fen.push(letter);
         }
-        if rank > 0 {
-            fen.push('/');
+        if empty > 0 {
+            fen.push(b'0' + empty);
+        }
+        fen.push(b'/');
+    }
+    // The last rank has no slash after it.
+    fen.pop();
+    fen.extend_from_slice(match pos.turn {
+        Side::White => b" w - - ",
+        Side::Black => b" b - - ",
+    });
+    push_number(&mut fen, pos.halfmoves);
+    fen.push(b' ');
+    push_number(&mut fen, pos.fullmoves);
+    // Only ASCII was written.
+    String::from_utf8(fen).unwrap_or_default()
+}
+
+/// Appends `n` in decimal, without the formatting machinery.
+fn push_number(text: &mut Vec<u8>, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut start = digits.len();
+    let mut rest = n;
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
         }
     }
-    let turn = match pos.turn {
-        Side::White => 'w',
-        Side::Black => 'b',
-    };
-    // Writing to a String cannot fail.
-    let _ = write!(fen, " {turn} - - {} {}", pos.halfmoves, pos.fullmoves);
-    fen
+    text.extend_from_slice(&digits[start..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_in_decimal() {
+        for n in [0, 7, 10, 99, 100, 4_096, u32::MAX] {
+            let mut text = Vec::new();
+            push_number(&mut text, n);
+            assert_eq!(text, n.to_string().as_bytes());
+        }
+    }
+
+    #[test]
+    fn written_as_read() {
+        for fen in [
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
+            "r1b1kabnr/4a4/1cn4c1/p1p1p1pCp/9/9/P1P1P1P1P/NC7/R8/R1BAKABN1 b - - 20 117",
+            "3k5/9/9/9/9/9/9/9/9/3RK4 b - - 0 1",
+        ] {
+            assert_eq!(write(&parse(fen).expect("valid FEN")), fen);
+        }
+    }
 }

@@ -249,8 +249,8 @@ impl Game for Xiangqi {
         m.push_iccs(text);
     }
 
-    fn describe(&self, m: Move) -> MoveDescription {
-        notation::describe(self, m)
+    fn describe_into(&self, m: Move, d: &mut MoveDescription) {
+        notation::describe_into(self, m, d);
     }
 
     fn adjudicate(record: &Record<Xiangqi>, has_moves: bool) -> Verdict {

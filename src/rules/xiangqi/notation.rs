@@ -26,7 +26,7 @@
 
 use super::{
     Xiangqi,
-    attacks::forward,
+    attacks::{file_mask, forward},
     explain,
     moves::Move,
     piece::{Kind, side_name},
@@ -147,10 +147,7 @@ fn file_mates(pos: &Xiangqi, side: Side, kind: Kind, file: u8) -> Vec<Square> {
 /// [`file_mates`] lists, counted without a list: describing the legal moves
 /// asks this for every move).
 fn file_count(pos: &Xiangqi, side: Side, kind: Kind, file: u8) -> usize {
-    pos.pieces_of(side, kind)
-        .into_iter()
-        .filter(|sq| sq.file() == file)
-        .count()
+    (pos.pieces_of(side, kind) & file_mask(file)).count() as usize
 }
 
 /// Files holding two or more of the mover's soldiers.
@@ -485,16 +482,17 @@ fn wxf_letter(kind: Kind) -> char {
     }
 }
 
-/// WXF text; `file` is the origin's file number, `n` the number of
-/// same-kind pieces on it.
-fn wxf_text(
+/// Writes WXF over `text`; `file` is the origin's file number, `n` the
+/// number of same-kind pieces on it.
+fn write_wxf(
+    text: &mut MoveText,
     kind: Kind,
     origin: Origin,
     file: u8,
     n: usize,
     direction: Direction,
     number: u8,
-) -> MoveText {
+) {
     let letter = wxf_letter(kind);
     let file = digit(file);
     let origin = match origin {
@@ -518,7 +516,8 @@ fn wxf_text(
     };
     // Built char by char: LegalMoves writes one per legal move.
     let [first, second] = origin;
-    MoveText::from_chars([first, second, dir, digit(number)])
+    text.clear();
+    text.extend([first, second, dir, digit(number)]);
 }
 
 /// A file number or distance (1-9) as its digit.
@@ -548,13 +547,15 @@ fn chinese_number(side: Side, n: u8) -> char {
     }
 }
 
-fn chinese_text(
+/// Writes Chinese notation over `text`.
+fn write_chinese(
+    text: &mut MoveText,
     side: Side,
     kind: Kind,
     origin: Origin,
     direction: Direction,
     number: u8,
-) -> MoveText {
+) {
     let piece = chinese_piece(side, kind);
     let position = |tandem: Tandem| match tandem {
         Tandem::Front => '前',
@@ -572,11 +573,12 @@ fn chinese_text(
         Direction::Backward => '退',
         Direction::Sideways => '平',
     };
-    MoveText::from_chars([a, b, dir, chinese_number(side, number)])
+    text.clear();
+    text.extend([a, b, dir, chinese_number(side, number)]);
 }
 
-/// The move in every notation.
-pub(super) fn describe(pos: &Xiangqi, m: Move) -> MoveDescription {
+/// Writes the move in every notation over `d`.
+pub(super) fn describe_into(pos: &Xiangqi, m: Move, d: &mut MoveDescription) {
     let side = pos.turn;
     let (from, to) = (m.from(), m.to());
     let piece = pos.piece_at(from);
@@ -584,31 +586,30 @@ pub(super) fn describe(pos: &Xiangqi, m: Move) -> MoveDescription {
     let (direction, number) = direction_and_number(side, kind, from, to);
     let origin = origin_of(pos, kind, from);
     let n = file_count(pos, side, kind, from.file());
-    MoveDescription {
-        uci: {
-            let mut uci = MoveText::default();
-            m.push_iccs(&mut uci);
-            uci
-        },
-        san: wxf_text(
-            kind,
-            origin,
-            file_number(side, from.file()),
-            n,
-            direction,
-            number,
-        ),
-        chinese: Some(chinese_text(side, kind, origin, direction, number)),
-        from: from.name(),
-        to: to.name(),
-        piece: piece.map_or('?', |p| p.fen_char()),
-        captured: pos
-            .piece_at(to)
-            .filter(|p| p.side != side)
-            .map(|p| p.fen_char()),
-        promotion: None,
-        is_check: pos.gives_check(m),
-        is_castling: false,
-        is_en_passant: false,
-    }
+    d.uci.clear();
+    m.push_iccs(&mut d.uci);
+    write_wxf(
+        &mut d.san,
+        kind,
+        origin,
+        file_number(side, from.file()),
+        n,
+        direction,
+        number,
+    );
+    let chinese = d.chinese.get_or_insert_default();
+    write_chinese(chinese, side, kind, origin, direction, number);
+    d.from.clear();
+    from.push_name(&mut d.from);
+    d.to.clear();
+    to.push_name(&mut d.to);
+    d.piece = piece.map_or('?', |p| p.fen_char());
+    d.captured = pos
+        .piece_at(to)
+        .filter(|p| p.side != side)
+        .map(|p| p.fen_char());
+    d.promotion = None;
+    d.is_check = pos.gives_check(m);
+    d.is_castling = false;
+    d.is_en_passant = false;
 }
