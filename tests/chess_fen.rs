@@ -60,6 +60,11 @@ const BAD: &[(&str, &[&str], &str)] = &[
         "7 field",
     ),
     (
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 x y z",
+        &["WRONG_FIELD_COUNT"],
+        "9 field",
+    ),
+    (
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 0",
         &["BAD_FULLMOVE_NUMBER"],
         "from 1",

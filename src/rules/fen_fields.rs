@@ -45,9 +45,33 @@ impl FenProblem for FieldsError {
     }
 }
 
+/// The fields of a FEN, as [`split`] finds them.
+#[derive(Clone, Copy, Debug)]
+pub struct Fields<'a> {
+    /// The first fields: one more than any game has, so that a FEN with too
+    /// many never matches a pattern of the right count.
+    first: [&'a str; Fields::KEPT],
+    count: usize,
+}
+
+impl<'a> Fields<'a> {
+    const KEPT: usize = 7;
+
+    /// The fields, in order (only the first seven of a longer list).
+    pub fn all(&self) -> &[&'a str] {
+        &self.first[..self.count.min(Fields::KEPT)]
+    }
+
+    /// How many fields there are.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+}
+
 /// Splits a FEN (surrounding whitespace forgiven) into its fields: ASCII
-/// letters, digits, `/` and `-` only, separated by single spaces.
-pub fn split(fen: &str, max_len: usize) -> Result<Vec<&str>, FieldsError> {
+/// letters, digits, `/` and `-` only, separated by single spaces. Every
+/// request with a position reads one, so this allocates nothing.
+pub fn split(fen: &str, max_len: usize) -> Result<Fields<'_>, FieldsError> {
     let fen = fen.trim();
     if fen.is_empty() {
         return Err(FieldsError::Empty);
@@ -68,9 +92,18 @@ pub fn split(fen: &str, max_len: usize) -> Result<Vec<&str>, FieldsError> {
             FieldsError::BadCharacter { found }
         });
     }
-    let fields: Vec<&str> = fen.split(' ').collect();
-    if fields.iter().any(|f| f.is_empty()) {
-        return Err(FieldsError::BadSeparator);
+    let mut fields = Fields {
+        first: [""; Fields::KEPT],
+        count: 0,
+    };
+    for field in fen.split(' ') {
+        if field.is_empty() {
+            return Err(FieldsError::BadSeparator);
+        }
+        if let Some(slot) = fields.first.get_mut(fields.count) {
+            *slot = field;
+        }
+        fields.count += 1;
     }
     Ok(fields)
 }

@@ -157,9 +157,9 @@ pub(super) fn parse(fen: &str) -> Result<Chess> {
 /// read reliably once one is wrong.
 fn parse_setup(fen: &str) -> std::result::Result<Setup, FenError> {
     let fields = fen_fields::split(fen, MAX_FEN_LEN)?;
-    let [placement, turn, castling, ep, halfmoves, fullmoves] = fields[..] else {
+    let [placement, turn, castling, ep, halfmoves, fullmoves] = *fields.all() else {
         return Err(FenError::WrongFieldCount {
-            found: fields.len(),
+            found: fields.count(),
         });
     };
     let board = parse_placement(placement)?;

@@ -1,7 +1,7 @@
 //! Move text in (UCI, SAN) and out (UCI, SAN with check marks).
 
 use shakmaty::{
-    Bitboard, CastlingSide, Move, MoveList, Piece, Position, Role, Square,
+    Bitboard, CastlingSide, Move, MoveList, Piece, Position, Role, Square, attacks,
     san::{San, SanPlus, Suffix},
     uci::UciMove,
 };
@@ -99,21 +99,23 @@ pub(super) fn denotes(san: San, m: Move) -> bool {
 
 /// Writes the move in every notation over `d`.
 pub(super) fn describe_into(pos: &shakmaty::Chess, m: Move, d: &mut MoveDescription) {
-    describe_as(pos, m, San::from_move(pos, m), d);
+    describe_as(pos, &Checks::of(pos), m, San::from_move(pos, m), d);
 }
 
 /// Every move of `legal` (all the legal moves of `pos`) in every notation,
 /// to `each`: each SAN's origin comes from one table built from the list
-/// ([`Origins`]) instead of generating the candidates again per move.
+/// ([`Origins`]) instead of generating the candidates again per move, and
+/// each check from what the position says about checks ([`Checks`]).
 pub(super) fn describe_each(
     pos: &shakmaty::Chess,
     legal: &MoveList,
     mut each: impl FnMut(&MoveDescription),
 ) {
     let origins = Origins::of(legal);
+    let checks = Checks::of(pos);
     let mut d = MoveDescription::default();
     for &m in legal {
-        describe_as(pos, m, origins.san(m), &mut d);
+        describe_as(pos, &checks, m, origins.san(m), &mut d);
         each(&d);
     }
 }
@@ -170,6 +172,81 @@ impl Origins {
     }
 }
 
+/// Where the mover's pieces would check the opponent's king from, worked out
+/// once per position, as engines do: an ordinary move checks when its piece
+/// lands on a checking square of its kind, or when it leaves a line between
+/// one of the mover's sliders and the king ("discovered"). The opponent is
+/// never in check already, so nothing else about the board can change.
+struct Checks {
+    king: Square,
+    /// By role: the squares from which a piece of the mover's attacks the
+    /// king on the current board.
+    squares: [Bitboard; 6],
+    /// The mover's pieces that alone block one of its sliders from the king.
+    blockers: Bitboard,
+}
+
+impl Checks {
+    fn of(pos: &shakmaty::Chess) -> Checks {
+        let board = pos.board();
+        let us = pos.turn();
+        // Without a king (never in a valid position) nothing checks.
+        let Some(king) = board.king_of(!us) else {
+            return Checks {
+                king: Square::A1,
+                squares: [Bitboard::EMPTY; 6],
+                blockers: Bitboard::EMPTY,
+            };
+        };
+        let occupied = board.occupied();
+        let ours = board.by_color(us);
+        let bishop = attacks::bishop_attacks(king, occupied);
+        let rook = attacks::rook_attacks(king, occupied);
+        let snipers = ((attacks::rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens())
+            | (attacks::bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens()))
+            & ours;
+        let mut blockers = Bitboard::EMPTY;
+        for sniper in snipers {
+            let between = attacks::between(king, sniper) & occupied;
+            if !between.more_than_one() {
+                blockers |= between & ours;
+            }
+        }
+        Checks {
+            king,
+            squares: [
+                attacks::pawn_attacks(!us, king),
+                attacks::knight_attacks(king),
+                bishop,
+                rook,
+                bishop | rook,
+                Bitboard::EMPTY,
+            ],
+            blockers,
+        }
+    }
+
+    /// Does the legal move `m` check the opponent?
+    fn given_by(&self, pos: &shakmaty::Chess, m: Move) -> bool {
+        match m {
+            Move::Normal {
+                role,
+                from,
+                to,
+                promotion: None,
+                ..
+            } => {
+                // Roles count from 1 (pawn) to 6 (king).
+                self.squares[usize::from(role) - 1].contains(to)
+                    || (self.blockers.contains(from) && !attacks::aligned(from, to, self.king))
+            }
+            // Promotions (the pawn's square opens a line for the new piece),
+            // castling and en passant move or take two pieces.
+            _ => gives_check(pos, m),
+        }
+    }
+}
+
 /// Does the legal move `m` check the opponent? Worked out on a copy of the
 /// board alone, with the pieces `m` moves, takes and promotes, rather than
 /// by playing it on a copy of the whole position (castling rights, counters):
@@ -215,9 +292,9 @@ fn gives_check(pos: &shakmaty::Chess, m: Move) -> bool {
 }
 
 /// Writes `m` (legal in `pos`, written `san`) over `d`.
-fn describe_as(pos: &shakmaty::Chess, m: Move, san: San, d: &mut MoveDescription) {
+fn describe_as(pos: &shakmaty::Chess, checks: &Checks, m: Move, san: San, d: &mut MoveDescription) {
     let turn = pos.turn();
-    let is_check = gives_check(pos, m);
+    let is_check = checks.given_by(pos, m);
     // Only a check can be a mate, so the replies are generated only then.
     let suffix = is_check.then(|| {
         let mut after = pos.clone();
@@ -371,17 +448,29 @@ mod tests {
             // Promotions that check, and a knight and bishop discovering.
             "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1",
             "4k3/8/8/4N3/8/4R3/2B5/4K3 w - - 0 1",
+            // Pawns blocking a rook and a bishop, moving along their lines
+            // (no check) or off them (check).
+            "4k3/8/8/8/4P3/8/8/4R1K1 w - - 0 1",
+            "7k/8/8/8/3p4/2P5/8/B5K1 w - - 0 1",
         ] {
             let start = position(fen);
             for &m in &start.legal_moves() {
                 let mut next = start.clone();
                 next.play_unchecked(m);
                 assert_eq!(gives_check(&start, m), next.is_check(), "{m} in {start:?}");
+                let lines = Checks::of(&start);
+                assert_eq!(
+                    lines.given_by(&start, m),
+                    next.is_check(),
+                    "{m} in {start:?}"
+                );
                 checks += usize::from(next.is_check());
                 for &reply in &next.legal_moves() {
                     let mut last = next.clone();
                     last.play_unchecked(reply);
                     assert_eq!(gives_check(&next, reply), last.is_check(), "{reply}");
+                    let lines = Checks::of(&next);
+                    assert_eq!(lines.given_by(&next, reply), last.is_check(), "{reply}");
                     checks += usize::from(last.is_check());
                 }
             }

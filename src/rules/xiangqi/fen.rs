@@ -128,7 +128,7 @@ pub(super) fn parse(fen: &str) -> Result<Xiangqi> {
 /// read reliably once one is wrong.
 fn parse_fields(fen: &str) -> std::result::Result<Xiangqi, FenError> {
     let fields = fen_fields::split(fen, MAX_FEN_LEN)?;
-    let (placement, turn, counters) = match fields[..] {
+    let (placement, turn, counters) = match *fields.all() {
         [placement, turn] => (placement, turn, None),
         [placement, turn, castling, ep, halfmoves, fullmoves] => {
             if castling != "-" {
@@ -145,7 +145,7 @@ fn parse_fields(fen: &str) -> std::result::Result<Xiangqi, FenError> {
         }
         _ => {
             return Err(FenError::WrongFieldCount {
-                found: fields.len(),
+                found: fields.count(),
             });
         }
     };
