@@ -47,6 +47,12 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
         self.legal_moves().len()
     }
 
+    /// Is there a legal move (not mate, not stalemate)? A game may answer
+    /// at the first move it finds.
+    fn has_legal_moves(&self) -> bool {
+        self.count_legal_moves() > 0
+    }
+
     /// Plays `m`, which must be one of [`Game::legal_moves`].
     fn play(&mut self, m: Self::Move);
 

@@ -190,6 +190,6 @@ impl<G: Game> Record<G> {
 
     /// The rules' judgement of the current position.
     pub fn verdict(&self) -> Verdict {
-        G::adjudicate(self, self.current().count_legal_moves() > 0)
+        G::adjudicate(self, self.current().has_legal_moves())
     }
 }

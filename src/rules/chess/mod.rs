@@ -89,6 +89,25 @@ impl Game for Chess {
         self.pos.legal_moves()
     }
 
+    fn has_legal_moves(&self) -> bool {
+        // A king step to a square nobody attacks (with the king gone from its
+        // own square, so that it cannot hide behind itself) is legal: most
+        // positions answer here, without generating every move.
+        let board = self.pos.board();
+        let us = self.pos.turn();
+        if let Some(king) = board.king_of(us) {
+            let occupied = board.occupied().without(king);
+            let steps = shakmaty::attacks::king_attacks(king) & !board.by_color(us);
+            if steps
+                .into_iter()
+                .any(|to| board.attacks_to(to, !us, occupied).is_empty())
+            {
+                return true;
+            }
+        }
+        !self.pos.legal_moves().is_empty()
+    }
+
     fn play(&mut self, m: shakmaty::Move) {
         self.pos.play_unchecked(m);
     }
@@ -166,6 +185,44 @@ impl Game for Chess {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether a position has a legal move agrees with listing them, two
+    /// plies deep from positions with checks, pins, captures by the king,
+    /// and positions that have none (mates, stalemates).
+    #[test]
+    fn has_legal_moves_agrees_with_the_list() {
+        let mut without = 0;
+        let mut compare = |pos: &Chess| {
+            let none = pos.legal_moves().is_empty();
+            assert_eq!(pos.has_legal_moves(), !none, "{}", pos.fen());
+            without += usize::from(none);
+        };
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+            // Back-rank mates one move away, and a stalemate one move away.
+            "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1",
+            "k7/8/1Q6/8/8/8/8/6K1 w - - 0 1",
+            // Already stalemated; already mated.
+            "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+            "R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1",
+        ] {
+            let start = Chess::from_fen(fen).expect("valid FEN");
+            compare(&start);
+            for &m in &start.legal_moves() {
+                let mut next = start.clone();
+                next.play(m);
+                compare(&next);
+                for &reply in &next.legal_moves() {
+                    let mut last = next.clone();
+                    last.play(reply);
+                    compare(&last);
+                }
+            }
+        }
+        assert!(without > 5, "only {without} positions without a move");
+    }
 
     /// Two plies from positions with castling, rook captures, promotions,
     /// and en-passant squares that are and are not capturable: the updated

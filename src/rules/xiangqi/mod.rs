@@ -213,6 +213,10 @@ impl Game for Xiangqi {
         self.count_legal()
     }
 
+    fn has_legal_moves(&self) -> bool {
+        self.has_legal()
+    }
+
     fn play(&mut self, m: Move) {
         self.play_move(m);
     }

@@ -29,6 +29,10 @@ trait Sink {
     fn all(&mut self, from: Square, to: Bitboard);
     /// One legal move.
     fn one(&mut self, from: Square, to: Square);
+    /// Has it seen enough? Generation stops after the piece it is on.
+    fn done(&self) -> bool {
+        false
+    }
 }
 
 impl Sink for MoveList {
@@ -56,6 +60,25 @@ impl Sink for Counter {
     #[inline]
     fn one(&mut self, _: Square, _: Square) {
         self.0 += 1;
+    }
+}
+
+/// Stops at the first legal move.
+struct Any(bool);
+
+impl Sink for Any {
+    #[inline]
+    fn all(&mut self, _: Square, to: Bitboard) {
+        self.0 |= to.any();
+    }
+
+    #[inline]
+    fn one(&mut self, _: Square, _: Square) {
+        self.0 = true;
+    }
+
+    fn done(&self) -> bool {
+        self.0
     }
 }
 
@@ -144,6 +167,13 @@ impl Xiangqi {
         let mut counter = Counter(0);
         self.generate(&mut counter);
         counter.0
+    }
+
+    /// Is there a legal move? Stops at the first piece that has one.
+    pub(super) fn has_legal(&self) -> bool {
+        let mut any = Any(false);
+        self.generate(&mut any);
+        any.0
     }
 
     /// The points a `side` piece of `kind` on `from` could move to on this
@@ -265,6 +295,9 @@ impl Xiangqi {
                 };
                 sink.all(from, safe);
                 tested(from, targets ^ safe, sink);
+                if sink.done() {
+                    return;
+                }
             }
         }
         tested(general, GENERAL[general.index()] & !own, sink);
@@ -275,6 +308,31 @@ impl Xiangqi {
 mod tests {
     use super::{super::along_random_games, *};
     use crate::rules::Game;
+
+    /// Whether a position has a legal move agrees with counting them, along
+    /// random games and in positions without one (mate, stalemate).
+    #[test]
+    fn has_legal_agrees_with_the_count() {
+        let mut without = 0;
+        let mut compare = |pos: &Xiangqi| {
+            assert_eq!(pos.has_legal(), pos.count_legal() > 0, "{}", pos.fen());
+            without += usize::from(pos.count_legal() == 0);
+        };
+        along_random_games(|pos, m| {
+            compare(pos);
+            let mut after = pos.clone();
+            after.play_move(m);
+            compare(&after);
+        });
+        for fen in [
+            "4k4/9/9/9/9/9/9/9/4A4/3AK4 w - - 0 1",
+            "3k5/9/9/9/9/9/9/9/9/3RK4 b - - 0 1",
+            "3k5/4R4/9/9/9/9/9/9/9/4K4 b - - 0 1",
+        ] {
+            compare(&Xiangqi::from_fen(fen).expect("valid FEN"));
+        }
+        assert!(without >= 2, "only {without} positions without a move");
+    }
 
     /// For every legal move of every position along random games, and of
     /// positions built for discovered and cannon-screen checks, the
