@@ -65,18 +65,82 @@ enum Value<'a> {
     Bytes(&'a [u8]),
 }
 
+/// What is wrong with an answer. Small and `Copy`: the walk returns one
+/// per field, and a larger result (a `String`) cost the client more than
+/// the rest of the check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Malformed {
+    EndsInVarint,
+    LongVarint,
+    LengthOverflows,
+    Overrun {
+        len: usize,
+        left: usize,
+    },
+    FieldNumber(u64),
+    WireType {
+        number: u32,
+        wire_type: u64,
+    },
+    NotUtf8 {
+        number: u32,
+    },
+    WrongType {
+        message: &'static str,
+        number: u32,
+        value: &'static str,
+    },
+}
+
+impl std::fmt::Display for Malformed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Malformed::EndsInVarint => write!(f, "the message ends inside a varint"),
+            Malformed::LongVarint => write!(f, "a varint is longer than 10 bytes"),
+            Malformed::LengthOverflows => write!(f, "a length overflows"),
+            Malformed::Overrun { len, left } => {
+                write!(
+                    f,
+                    "a field of {len} bytes overruns the message ({left} left)"
+                )
+            }
+            Malformed::FieldNumber(n) => write!(f, "invalid field number {n}"),
+            Malformed::WireType { number, wire_type } => {
+                write!(f, "field {number} has wire type {wire_type}")
+            }
+            Malformed::NotUtf8 { number } => write!(f, "field {number} is not UTF-8"),
+            Malformed::WrongType {
+                message,
+                number,
+                value,
+            } => write!(
+                f,
+                "field {number} of {message} has the wrong wire type ({value})"
+            ),
+        }
+    }
+}
+
 /// Checks `answer` as a `LegalMovesResponse` and counts its moves: the
 /// described moves (field 1), the coordinate list (6) or the words of the
 /// coordinate text (7).
 pub fn count_moves(answer: &[u8]) -> Result<usize, String> {
+    walk(answer).map_err(|problem| problem.to_string())
+}
+
+fn walk(mut answer: &[u8]) -> Result<usize, Malformed> {
     let mut moves = 0;
-    for field in fields(answer) {
-        match field? {
+    while !answer.is_empty() {
+        match next_field(&mut answer)? {
             (1, Value::Bytes(m)) => {
                 check_move(m)?;
                 moves += 1;
             }
-            (3, Value::Bytes(outcome)) => fields(outcome).try_for_each(|f| f.map(drop))?,
+            (3, Value::Bytes(mut outcome)) => {
+                while !outcome.is_empty() {
+                    next_field(&mut outcome)?;
+                }
+            }
             (4, Value::Bytes(text)) => utf8(4, text).map(drop)?,
             (6, Value::Bytes(text)) => {
                 utf8(6, text)?;
@@ -93,9 +157,9 @@ pub fn count_moves(answer: &[u8]) -> Result<usize, String> {
 
 /// Checks a `Move`: notations and piece letters (1-8) are strings, the
 /// flags (9-12) varints.
-fn check_move(m: &[u8]) -> Result<(), String> {
-    for field in fields(m) {
-        match field? {
+fn check_move(mut m: &[u8]) -> Result<(), Malformed> {
+    while !m.is_empty() {
+        match next_field(&mut m)? {
             (number @ 1..=8, Value::Bytes(text)) => utf8(number, text).map(drop)?,
             (9..=12, Value::Varint) => {}
             (number @ 1..=12, value) => return Err(wrong_type("Move", number, value)),
@@ -105,53 +169,57 @@ fn check_move(m: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-fn utf8(number: u32, text: &[u8]) -> Result<&str, String> {
-    std::str::from_utf8(text).map_err(|err| format!("field {number} is not UTF-8: {err}"))
+#[inline]
+fn utf8(number: u32, text: &[u8]) -> Result<&str, Malformed> {
+    std::str::from_utf8(text).map_err(|_| Malformed::NotUtf8 { number })
 }
 
-fn wrong_type(message: &str, number: u32, value: Value<'_>) -> String {
-    format!("field {number} of {message} has the wrong wire type ({value:?})")
+fn wrong_type(message: &'static str, number: u32, value: Value<'_>) -> Malformed {
+    let value = match value {
+        Value::Varint => "varint",
+        Value::Fixed => "fixed",
+        Value::Bytes(_) => "length-delimited",
+    };
+    Malformed::WrongType {
+        message,
+        number,
+        value,
+    }
 }
 
-/// The fields of a message, in wire order.
-fn fields(mut message: &[u8]) -> impl Iterator<Item = Result<(u32, Value<'_>), String>> {
-    std::iter::from_fn(move || {
-        if message.is_empty() {
-            return None;
-        }
-        let field = next_field(&mut message);
-        if field.is_err() {
-            // Nothing after a broken field can be read.
-            message = &[];
-        }
-        Some(field)
-    })
-}
-
-fn next_field<'a>(message: &mut &'a [u8]) -> Result<(u32, Value<'a>), String> {
+#[inline]
+fn next_field<'a>(message: &mut &'a [u8]) -> Result<(u32, Value<'a>), Malformed> {
     let key = varint(message)?;
     let number = u32::try_from(key >> 3)
         .ok()
         .filter(|&n| n > 0)
-        .ok_or_else(|| format!("invalid field number {}", key >> 3))?;
+        .ok_or(Malformed::FieldNumber(key >> 3))?;
     let value = match key & 7 {
         0 => varint(message).map(|_| Value::Varint)?,
         1 => take(message, 8).map(|_| Value::Fixed)?,
         2 => {
-            let len = usize::try_from(varint(message)?).map_err(|_| "a length overflows")?;
+            let len = usize::try_from(varint(message)?).map_err(|_| Malformed::LengthOverflows)?;
             Value::Bytes(take(message, len)?)
         }
         5 => take(message, 4).map(|_| Value::Fixed)?,
-        wire_type => return Err(format!("field {number} has wire type {wire_type}")),
+        wire_type => return Err(Malformed::WireType { number, wire_type }),
     };
     Ok((number, value))
 }
 
-fn varint(message: &mut &[u8]) -> Result<u64, String> {
+#[inline]
+fn varint(message: &mut &[u8]) -> Result<u64, Malformed> {
+    // Keys and short lengths: one byte.
+    if let Some((&byte, rest)) = message.split_first()
+        && byte < 0x80
+    {
+        *message = rest;
+        return Ok(u64::from(byte));
+    }
     let mut value = 0;
     for shift in (0..64).step_by(7) {
         let Some((&byte, rest)) = message.split_first() else {
-            return Err("the message ends inside a varint".into());
+            return Err(Malformed::EndsInVarint);
         };
         *message = rest;
         value |= u64::from(byte & 0x7f) << shift;
@@ -159,15 +227,16 @@ fn varint(message: &mut &[u8]) -> Result<u64, String> {
             return Ok(value);
         }
     }
-    Err("a varint is longer than 10 bytes".into())
+    Err(Malformed::LongVarint)
 }
 
-fn take<'a>(message: &mut &'a [u8], len: usize) -> Result<&'a [u8], String> {
+#[inline]
+fn take<'a>(message: &mut &'a [u8], len: usize) -> Result<&'a [u8], Malformed> {
     if message.len() < len {
-        return Err(format!(
-            "a field of {len} bytes overruns the message ({} left)",
-            message.len()
-        ));
+        return Err(Malformed::Overrun {
+            len,
+            left: message.len(),
+        });
     }
     let (head, rest) = message.split_at(len);
     *message = rest;

@@ -90,22 +90,7 @@ impl Game for Chess {
     }
 
     fn has_legal_moves(&self) -> bool {
-        // A king step to a square nobody attacks (with the king gone from its
-        // own square, so that it cannot hide behind itself) is legal: most
-        // positions answer here, without generating every move.
-        let board = self.pos.board();
-        let us = self.pos.turn();
-        if let Some(king) = board.king_of(us) {
-            let occupied = board.occupied().without(king);
-            let steps = shakmaty::attacks::king_attacks(king) & !board.by_color(us);
-            if steps
-                .into_iter()
-                .any(|to| board.attacks_to(to, !us, occupied).is_empty())
-            {
-                return true;
-            }
-        }
-        !self.pos.legal_moves().is_empty()
+        has_legal_moves(&self.pos)
     }
 
     fn play(&mut self, m: shakmaty::Move) {
@@ -180,6 +165,26 @@ impl Game for Chess {
     fn adjudicate(record: &Record<Chess>, has_moves: bool) -> Verdict {
         outcome::adjudicate(record, has_moves)
     }
+}
+
+/// Is there a legal move in `pos`? A king step to a square nobody attacks
+/// (with the king gone from its own square, so that it cannot hide behind
+/// itself) is legal: most positions answer here, without generating every
+/// move.
+fn has_legal_moves(pos: &shakmaty::Chess) -> bool {
+    let board = pos.board();
+    let us = pos.turn();
+    if let Some(king) = board.king_of(us) {
+        let occupied = board.occupied().without(king);
+        let steps = shakmaty::attacks::king_attacks(king) & !board.by_color(us);
+        if steps
+            .into_iter()
+            .any(|to| board.attacks_to(to, !us, occupied).is_empty())
+        {
+            return true;
+        }
+    }
+    !pos.legal_moves().is_empty()
 }
 
 #[cfg(test)]

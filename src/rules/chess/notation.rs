@@ -299,10 +299,10 @@ fn describe_as(pos: &shakmaty::Chess, checks: &Checks, m: Move, san: San, d: &mu
     let suffix = is_check.then(|| {
         let mut after = pos.clone();
         after.play_unchecked(m);
-        if after.legal_moves().is_empty() {
-            Suffix::Checkmate
-        } else {
+        if super::has_legal_moves(&after) {
             Suffix::Check
+        } else {
+            Suffix::Checkmate
         }
     });
     let (from, to) = uci_squares(m);
