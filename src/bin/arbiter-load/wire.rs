@@ -141,12 +141,15 @@ fn walk(mut answer: &[u8]) -> Result<usize, Malformed> {
                     next_field(&mut outcome)?;
                 }
             }
-            (4, Value::Bytes(text)) => utf8(4, text).map(drop)?,
+            (4, Value::Bytes(text)) => utf8(4, text)?,
             (6, Value::Bytes(text)) => {
                 utf8(6, text)?;
                 moves += 1;
             }
-            (7, Value::Bytes(text)) => moves += utf8(7, text)?.split(' ').count(),
+            (7, Value::Bytes(text)) => {
+                utf8(7, text)?;
+                moves += text.split(|&b| b == b' ').count();
+            }
             (2 | 5, Value::Varint) => {}
             (number @ 1..=7, value) => return Err(wrong_type("LegalMovesResponse", number, value)),
             _ => {}
@@ -160,7 +163,7 @@ fn walk(mut answer: &[u8]) -> Result<usize, Malformed> {
 fn check_move(mut m: &[u8]) -> Result<(), Malformed> {
     while !m.is_empty() {
         match next_field(&mut m)? {
-            (number @ 1..=8, Value::Bytes(text)) => utf8(number, text).map(drop)?,
+            (number @ 1..=8, Value::Bytes(text)) => utf8(number, text)?,
             (9..=12, Value::Varint) => {}
             (number @ 1..=12, value) => return Err(wrong_type("Move", number, value)),
             _ => {}
@@ -170,8 +173,13 @@ fn check_move(mut m: &[u8]) -> Result<(), Malformed> {
 }
 
 #[inline]
-fn utf8(number: u32, text: &[u8]) -> Result<&str, Malformed> {
-    std::str::from_utf8(text).map_err(|_| Malformed::NotUtf8 { number })
+fn utf8(number: u32, text: &[u8]) -> Result<(), Malformed> {
+    // Most notations are a few ASCII bytes: checked inline, without a call.
+    if text.is_ascii() || std::str::from_utf8(text).is_ok() {
+        Ok(())
+    } else {
+        Err(Malformed::NotUtf8 { number })
+    }
 }
 
 fn wrong_type(message: &'static str, number: u32, value: Value<'_>) -> Malformed {
