@@ -218,6 +218,31 @@ pub(super) static HORSE_ATTACKERS: [[Leg; 4]; 90] = legs_table(Leaper::HorseAtta
 /// Elephant moves from each point (never across the river).
 pub(super) static ELEPHANT: [[Leg; 4]; 90] = legs_table(Leaper::Elephant);
 
+/// For a general on each point, the points through which a piece can attack
+/// it: its rank and file (chariots, cannons and their screens, soldiers, the
+/// other general), and the horses' points and legs. Only a move from or to
+/// one of them can change whether the general is attacked.
+pub(super) static CHECK_LINES: [Bitboard; 90] = {
+    let horses = legs_table(Leaper::HorseAttackers);
+    let mut table = [Bitboard::EMPTY; 90];
+    let mut i = 0;
+    while i < Square::COUNT {
+        let sq = Square::from_index(i);
+        let mut points = rank_mask(sq.rank()).0 | file_mask(sq.file()).0;
+        let mut d = 0;
+        while d < 4 {
+            let leg = &horses[i][d];
+            if leg.targets.any() {
+                points |= leg.targets.0 | Bitboard::from_square(leg.block).0;
+            }
+            d += 1;
+        }
+        table[i] = Bitboard(points);
+        i += 1;
+    }
+    table
+};
+
 /// One step in `dirs` from each point, staying inside a palace.
 const fn palace_steps(dirs: [(i8, i8); 4]) -> [Bitboard; 90] {
     let mut table = [Bitboard::EMPTY; 90];

@@ -13,7 +13,7 @@
 use super::{
     Xiangqi,
     attacks::{
-        self, ADVISOR, ELEPHANT, GENERAL, HORSE, HORSE_ATTACKERS, Occupied, SOLDIER,
+        self, ADVISOR, CHECK_LINES, ELEPHANT, GENERAL, HORSE, HORSE_ATTACKERS, Occupied, SOLDIER,
         SOLDIER_ATTACKERS, file_mask, rank_mask, side_index,
     },
     bitboard::Bitboard,
@@ -139,21 +139,6 @@ impl Sources {
     }
 }
 
-/// The points through which a piece can attack a general on `general`:
-/// its rank and file (chariots, cannons and their screens, soldiers, the
-/// other general), and the horses' points and legs. Only a move from or to
-/// one of them can change whether the general is attacked.
-#[inline]
-fn check_lines(general: Square) -> Bitboard {
-    let mut points = rank_mask(general.rank()) | file_mask(general.file());
-    for leg in &HORSE_ATTACKERS[general.index()] {
-        if leg.targets.any() {
-            points |= leg.targets | Bitboard::from_square(leg.block);
-        }
-    }
-    points
-}
-
 impl Xiangqi {
     /// Every legal move.
     pub(super) fn generate_legal(&self) -> MoveList {
@@ -219,7 +204,7 @@ impl Xiangqi {
         // the side not to move is in check is rejected), so a move that
         // neither leaves nor enters a point through which a piece could
         // attack the general cannot check: most moves stop here.
-        let lines = check_lines(target);
+        let lines = CHECK_LINES[target.index()];
         if !(lines.contains(from) || lines.contains(to)) {
             return false;
         }
