@@ -171,6 +171,17 @@ pub struct MoveDescription {
 }
 
 impl MoveDescription {
+    /// Empties every notation, to write another move's in its place
+    /// ([`Game::describe_into`]).
+    pub fn clear_texts(&mut self) {
+        for text in [&mut self.uci, &mut self.san, &mut self.from, &mut self.to] {
+            text.clear();
+        }
+        if let Some(chinese) = &mut self.chinese {
+            chinese.clear();
+        }
+    }
+
     /// Does the move capture a piece?
     pub fn is_capture(&self) -> bool {
         self.captured.is_some()

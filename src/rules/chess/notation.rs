@@ -306,9 +306,7 @@ fn describe_as(pos: &shakmaty::Chess, checks: &Checks, m: Move, san: San, d: &mu
         }
     });
     let (from, to) = uci_squares(m);
-    for text in [&mut d.uci, &mut d.san, &mut d.from, &mut d.to] {
-        text.clear();
-    }
+    d.clear_texts();
     push_coordinates(m, &mut d.uci);
     push_san(&mut d.san, san, suffix);
     d.chinese = None;
@@ -454,23 +452,27 @@ mod tests {
             "7k/8/8/8/3p4/2P5/8/B5K1 w - - 0 1",
         ] {
             let start = position(fen);
+            let lines = Checks::of(&start);
             for &m in &start.legal_moves() {
                 let mut next = start.clone();
                 next.play_unchecked(m);
                 assert_eq!(gives_check(&start, m), next.is_check(), "{m} in {start:?}");
-                let lines = Checks::of(&start);
                 assert_eq!(
                     lines.given_by(&start, m),
                     next.is_check(),
                     "{m} in {start:?}"
                 );
                 checks += usize::from(next.is_check());
+                let next_lines = Checks::of(&next);
                 for &reply in &next.legal_moves() {
                     let mut last = next.clone();
                     last.play_unchecked(reply);
                     assert_eq!(gives_check(&next, reply), last.is_check(), "{reply}");
-                    let lines = Checks::of(&next);
-                    assert_eq!(lines.given_by(&next, reply), last.is_check(), "{reply}");
+                    assert_eq!(
+                        next_lines.given_by(&next, reply),
+                        last.is_check(),
+                        "{reply}"
+                    );
                     checks += usize::from(last.is_check());
                 }
             }

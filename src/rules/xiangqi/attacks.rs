@@ -223,7 +223,7 @@ pub(super) static ELEPHANT: [[Leg; 4]; 90] = legs_table(Leaper::Elephant);
 /// other general), and the horses' points and legs. Only a move from or to
 /// one of them can change whether the general is attacked.
 pub(super) static CHECK_LINES: [Bitboard; 90] = {
-    let horses = legs_table(Leaper::HorseAttackers);
+    let horses = &HORSE_ATTACKERS;
     let mut table = [Bitboard::EMPTY; 90];
     let mut i = 0;
     while i < Square::COUNT {

@@ -482,9 +482,9 @@ fn wxf_letter(kind: Kind) -> char {
     }
 }
 
-/// Writes WXF over `text`; `file` is the origin's file number, `n` the
-/// number of same-kind pieces on it.
-fn write_wxf(
+/// Appends WXF; `file` is the origin's file number, `n` the number of
+/// same-kind pieces on it.
+fn push_wxf(
     text: &mut MoveText,
     kind: Kind,
     origin: Origin,
@@ -516,7 +516,6 @@ fn write_wxf(
     };
     // Built char by char: LegalMoves writes one per legal move.
     let [first, second] = origin;
-    text.clear();
     text.extend([first, second, dir, digit(number)]);
 }
 
@@ -547,8 +546,8 @@ fn chinese_number(side: Side, n: u8) -> char {
     }
 }
 
-/// Writes Chinese notation over `text`.
-fn write_chinese(
+/// Appends Chinese notation.
+fn push_chinese(
     text: &mut MoveText,
     side: Side,
     kind: Kind,
@@ -573,7 +572,6 @@ fn write_chinese(
         Direction::Backward => '退',
         Direction::Sideways => '平',
     };
-    text.clear();
     text.extend([a, b, dir, chinese_number(side, number)]);
 }
 
@@ -586,9 +584,9 @@ pub(super) fn describe_into(pos: &Xiangqi, m: Move, d: &mut MoveDescription) {
     let (direction, number) = direction_and_number(side, kind, from, to);
     let origin = origin_of(pos, kind, from);
     let n = file_count(pos, side, kind, from.file());
-    d.uci.clear();
+    d.clear_texts();
     m.push_iccs(&mut d.uci);
-    write_wxf(
+    push_wxf(
         &mut d.san,
         kind,
         origin,
@@ -598,10 +596,8 @@ pub(super) fn describe_into(pos: &Xiangqi, m: Move, d: &mut MoveDescription) {
         number,
     );
     let chinese = d.chinese.get_or_insert_default();
-    write_chinese(chinese, side, kind, origin, direction, number);
-    d.from.clear();
+    push_chinese(chinese, side, kind, origin, direction, number);
     from.push_name(&mut d.from);
-    d.to.clear();
     to.push_name(&mut d.to);
     d.piece = piece.map_or('?', |p| p.fen_char());
     d.captured = pos
