@@ -1,7 +1,7 @@
 //! What a `Rules.LegalMoves` request costs the server beyond the transport:
 //! set up the position from FEN plus history, list and describe every legal
 //! move, judge the outcome; and the whole answer as the service builds and
-//! encodes it (`answer/*`). Same positions as `arbiter-load --rpc legal-moves`,
+//! encodes it (`answer/*`); reading the FEN alone is `read_fen`. Same positions as `arbiter-load --rpc legal-moves`,
 //! plus the replay of a 100-ply history (`setup_100_plies`).
 //!
 //! `cargo bench --bench rules_service`
@@ -63,6 +63,9 @@ fn random_game(variant: Variant, seed: u64, plies: usize) -> Option<Vec<String>>
 fn bench(c: &mut Criterion) {
     for (variant, fen, moves) in POSITIONS {
         let mut group = c.benchmark_group(format!("rules_service/{variant}"));
+        group.bench_function("read_fen", |b| {
+            b.iter(|| referee::<&str>(variant, Some(black_box(fen)), &[]).expect("valid"));
+        });
         group.bench_function("setup", |b| {
             b.iter(|| referee(variant, Some(black_box(fen)), &moves).expect("valid"));
         });

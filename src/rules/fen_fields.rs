@@ -66,11 +66,19 @@ impl<'a> Fields<'a> {
     pub fn count(&self) -> usize {
         self.count
     }
+
+    fn push(&mut self, field: &'a str) {
+        if let Some(slot) = self.first.get_mut(self.count) {
+            *slot = field;
+        }
+        self.count += 1;
+    }
 }
 
 /// Splits a FEN (surrounding whitespace forgiven) into its fields: ASCII
 /// letters, digits, `/` and `-` only, separated by single spaces. Every
-/// request with a position reads one, so this allocates nothing.
+/// request with a position reads one, so this allocates nothing and reads
+/// each byte once.
 pub fn split(fen: &str, max_len: usize) -> Result<Fields<'_>, FieldsError> {
     let fen = fen.trim();
     if fen.is_empty() {
@@ -82,30 +90,40 @@ pub fn split(fen: &str, max_len: usize) -> Result<Fields<'_>, FieldsError> {
             max: max_len,
         });
     }
-    if let Some(found) = fen
-        .chars()
-        .find(|&c| !(c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | ' ')))
-    {
-        return Err(if found == '_' || found.is_whitespace() {
-            FieldsError::BadSeparator
-        } else {
-            FieldsError::BadCharacter { found }
-        });
-    }
     let mut fields = Fields {
         first: [""; Fields::KEPT],
         count: 0,
     };
-    for field in fen.split(' ') {
-        if field.is_empty() {
-            return Err(FieldsError::BadSeparator);
+    // A character that is not allowed is reported before an empty field,
+    // wherever each is.
+    let mut empty_field = false;
+    let mut start = 0;
+    for (i, &b) in fen.as_bytes().iter().enumerate() {
+        match b {
+            b' ' => {
+                empty_field |= i == start;
+                fields.push(&fen[start..i]);
+                start = i + 1;
+            }
+            b'/' | b'-' => {}
+            _ if b.is_ascii_alphanumeric() => {}
+            // Every byte before this one is ASCII: a character starts here.
+            _ => return Err(bad_character(fen[i..].chars().next().unwrap_or('\u{fffd}'))),
         }
-        if let Some(slot) = fields.first.get_mut(fields.count) {
-            *slot = field;
-        }
-        fields.count += 1;
+    }
+    fields.push(&fen[start..]);
+    if empty_field {
+        return Err(FieldsError::BadSeparator);
     }
     Ok(fields)
+}
+
+fn bad_character(found: char) -> FieldsError {
+    if found == '_' || found.is_whitespace() {
+        FieldsError::BadSeparator
+    } else {
+        FieldsError::BadCharacter { found }
+    }
 }
 
 /// Reads the halfmove clock and fullmove number: digits only, fullmove at
@@ -160,49 +178,176 @@ pub enum PlacementError {
 /// Reads a placement of `ranks` ranks of `files` squares, top rank first.
 /// `put(file, rank, letter)` places a piece and returns false for a letter
 /// that is not a piece; it is called only for squares on the board. Runs of
-/// empty squares are one digit from 1 to `files`.
+/// empty squares are one digit from 1 to `files`. One pass over the bytes:
+/// only a character beyond ASCII (never a piece) is decoded.
 pub fn read_placement(
     placement: &str,
     files: u8,
     ranks: u8,
     mut put: impl FnMut(u8, u8, char) -> bool,
 ) -> Result<(), PlacementError> {
-    let found = placement.bytes().filter(|&b| b == b'/').count() + 1;
+    let bytes = placement.as_bytes();
+    let found = bytes.iter().filter(|&&b| b == b'/').count() + 1;
     if found != usize::from(ranks) {
         return Err(PlacementError::WrongRankCount { found });
     }
-    for (rank, text) in (0..ranks).rev().zip(placement.split('/')) {
-        // Count on past the edge, so that a long rank is reported as such.
-        let mut squares = 0u32;
-        let mut digits_from = None;
-        for (j, c) in text.char_indices() {
-            if let Some(n) = c.to_digit(10) {
-                if let Some(start) = digits_from {
-                    let end = text[j..]
-                        .find(|c: char| !c.is_ascii_digit())
-                        .map_or(text.len(), |k| j + k);
-                    return Err(PlacementError::ConsecutiveDigits {
-                        rank,
-                        digits: text[start..end].to_owned(),
-                    });
-                }
-                if n == 0 || n > u32::from(files) {
-                    return Err(PlacementError::BadPieceLetter { rank, found: c });
-                }
-                squares += n;
-                digits_from = Some(j);
-            } else {
-                let on_board = u8::try_from(squares).ok().filter(|&f| f < files);
-                if !on_board.is_none_or(|file| put(file, rank, c)) {
-                    return Err(PlacementError::BadPieceLetter { rank, found: c });
-                }
-                squares += 1;
-                digits_from = None;
+    let mut rank = ranks - 1;
+    // Count on past the edge, so that a long rank is reported as such.
+    let mut squares = 0u32;
+    let mut digits_from = None;
+    let mut j = 0;
+    while let Some(&b) = bytes.get(j) {
+        let c = if b.is_ascii() {
+            char::from(b)
+        } else {
+            placement[j..].chars().next().unwrap_or('\u{fffd}')
+        };
+        if c == '/' {
+            if squares != u32::from(files) {
+                return Err(PlacementError::WrongRankLength { rank, squares });
             }
+            rank -= 1;
+            squares = 0;
+            digits_from = None;
+        } else if let Some(n) = c.to_digit(10) {
+            if let Some(start) = digits_from {
+                let run = &placement[start..];
+                let end = run.bytes().position(|b| !b.is_ascii_digit());
+                return Err(PlacementError::ConsecutiveDigits {
+                    rank,
+                    digits: run[..end.unwrap_or(run.len())].to_owned(),
+                });
+            }
+            if n == 0 || n > u32::from(files) {
+                return Err(PlacementError::BadPieceLetter { rank, found: c });
+            }
+            squares += n;
+            digits_from = Some(j);
+        } else {
+            let on_board = u8::try_from(squares).ok().filter(|&f| f < files);
+            if !on_board.is_none_or(|file| put(file, rank, c)) {
+                return Err(PlacementError::BadPieceLetter { rank, found: c });
+            }
+            squares += 1;
+            digits_from = None;
         }
-        if squares != u32::from(files) {
-            return Err(PlacementError::WrongRankLength { rank, squares });
-        }
+        j += c.len_utf8();
+    }
+    if squares != u32::from(files) {
+        return Err(PlacementError::WrongRankLength { rank, squares });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The letters `put` accepts in these tests.
+    fn pieces(
+        placement: &str,
+        files: u8,
+        ranks: u8,
+    ) -> Result<Vec<(u8, u8, char)>, PlacementError> {
+        let mut placed = Vec::new();
+        read_placement(placement, files, ranks, |file, rank, c| {
+            placed.push((file, rank, c));
+            c.is_ascii_alphabetic()
+        })
+        .map(|()| placed)
+    }
+
+    #[test]
+    fn placement_read_top_rank_first() {
+        assert_eq!(pieces("k2/3/1Q1", 3, 3), Ok(vec![(0, 2, 'k'), (1, 0, 'Q')]));
+    }
+
+    #[test]
+    fn placement_problems_name_the_rank() {
+        let bad = |placement| pieces(placement, 3, 3).unwrap_err();
+        assert_eq!(bad("3/3"), PlacementError::WrongRankCount { found: 2 });
+        assert_eq!(
+            bad("3/2/3"),
+            PlacementError::WrongRankLength {
+                rank: 1,
+                squares: 2
+            }
+        );
+        assert_eq!(
+            bad("3/3/kkkk"),
+            PlacementError::WrongRankLength {
+                rank: 0,
+                squares: 4
+            }
+        );
+        assert_eq!(
+            bad("3/k11/3"),
+            PlacementError::ConsecutiveDigits {
+                rank: 1,
+                digits: "11".into()
+            }
+        );
+        assert_eq!(
+            bad("3/0k2/3"),
+            PlacementError::BadPieceLetter {
+                rank: 1,
+                found: '0'
+            }
+        );
+        assert_eq!(
+            bad("3/4/3"),
+            PlacementError::BadPieceLetter {
+                rank: 1,
+                found: '4'
+            }
+        );
+        assert_eq!(
+            bad("3/3/k*1"),
+            PlacementError::BadPieceLetter {
+                rank: 0,
+                found: '*'
+            }
+        );
+        // Beyond ASCII: one character, reported whole; past the edge it
+        // counts as a square.
+        assert_eq!(
+            bad("3/k車1/3"),
+            PlacementError::BadPieceLetter {
+                rank: 1,
+                found: '車'
+            }
+        );
+        assert_eq!(
+            bad("3/3車/3"),
+            PlacementError::WrongRankLength {
+                rank: 1,
+                squares: 4
+            }
+        );
+    }
+
+    #[test]
+    fn fields_split_at_single_spaces() {
+        let fields = split("  8/8 w - -  ", 100).unwrap();
+        assert_eq!(fields.all(), ["8/8", "w", "-", "-"]);
+        let many = split("a b c d e f g h i", 100).unwrap();
+        assert_eq!((many.count(), many.all().len()), (9, Fields::KEPT));
+        assert_eq!(split(" ", 100).unwrap_err(), FieldsError::Empty);
+        assert_eq!(
+            split("8/8 w", 4).unwrap_err(),
+            FieldsError::TooLong { len: 5, max: 4 }
+        );
+        assert_eq!(split("8/8  w", 100).unwrap_err(), FieldsError::BadSeparator);
+        assert_eq!(split("8/8\tw", 100).unwrap_err(), FieldsError::BadSeparator);
+        assert_eq!(split("8/8_w", 100).unwrap_err(), FieldsError::BadSeparator);
+        // A character that is not allowed wins over an empty field before it.
+        assert_eq!(
+            split("8/8  w é", 100).unwrap_err(),
+            FieldsError::BadCharacter { found: 'é' }
+        );
+        assert_eq!(
+            split("8/8 w+", 100).unwrap_err(),
+            FieldsError::BadCharacter { found: '+' }
+        );
+    }
 }

@@ -6,7 +6,7 @@
 //! problem of the position itself is reported, not just the first.
 
 use shakmaty::{
-    Bitboard, Board, CastlingMode, Color, EnPassantMode, File, FromSetup, Piece,
+    Bitboard, Board, ByColor, ByRole, CastlingMode, Color, EnPassantMode, File, FromSetup, Piece,
     PositionErrorKinds, Rank, Setup, Square,
 };
 
@@ -195,11 +195,15 @@ fn parse_setup(fen: &str) -> std::result::Result<Setup, FenError> {
 }
 
 fn parse_placement(placement: &str) -> std::result::Result<Board, FenError> {
-    let mut board = Board::empty();
+    // The sets are filled and the board made from them once: setting each
+    // piece on a board clears the square from all eight sets first.
+    let mut by_role = ByRole::<Bitboard>::default();
+    let mut by_color = ByColor::<Bitboard>::default();
     fen_fields::read_placement(placement, 8, 8, |file, rank, c| {
         Piece::from_char(c).is_some_and(|piece| {
             let square = Square::from_coords(File::new(file.into()), Rank::new(rank.into()));
-            board.set_piece_at(square, piece);
+            by_role.get_mut(piece.role).add(square);
+            by_color.get_mut(piece.color).add(square);
             true
         })
     })
@@ -221,7 +225,10 @@ fn parse_placement(placement: &str) -> std::result::Result<Board, FenError> {
             },
         }
     })?;
-    Ok(board)
+    // Each square is read once, so the sets cannot overlap.
+    Board::try_from_bitboards(by_role, by_color).map_err(|err| FenError::IllegalPosition {
+        detail: err.to_string(),
+    })
 }
 
 fn parse_castling(castling: &str) -> std::result::Result<Bitboard, FenError> {

@@ -30,6 +30,19 @@ const fn file_major_bit(sq: Square) -> u128 {
 }
 
 impl Occupied {
+    /// The occupancy of the points in `bits`, turned file-major rank by
+    /// rank rather than point by point.
+    pub(super) fn of(bits: Bitboard) -> Occupied {
+        let mut by_file = 0;
+        for rank in 0..u32::from(Square::RANKS) {
+            by_file |= RANK_SPREAD[(bits.0 >> (9 * rank)) as usize & 0x1ff] << rank;
+        }
+        Occupied {
+            by_rank: bits.0,
+            by_file,
+        }
+    }
+
     /// Adds `sq` if empty, removes it if occupied.
     pub(super) fn toggle(&mut self, sq: Square) {
         self.by_rank ^= Bitboard::from_square(sq).0;
@@ -350,6 +363,24 @@ const fn slide_table<const LEN: usize, const OCC: usize>() -> [[u32; OCC]; LEN] 
 static RANK_SLIDES: [[u32; 512]; 9] = slide_table::<9, 512>();
 static FILE_SLIDES: [[u32; 1024]; 10] = slide_table::<10, 1024>();
 
+/// Bit `i` of the index spread to bit `10 * i`: the points of a rank in
+/// the file-major order, for rank 0.
+static RANK_SPREAD: [u128; 512] = {
+    let mut table = [0; 512];
+    let mut bits = 0;
+    while bits < 512 {
+        let mut i = 0;
+        while i < 9 {
+            if bits >> i & 1 != 0 {
+                table[bits] |= 1 << (10 * i);
+            }
+            i += 1;
+        }
+        bits += 1;
+    }
+    table
+};
+
 /// Bit `i` of the index spread to bit `9 * i`: a file-major file mask back
 /// to the board's rank-major bits, for file a.
 static FILE_SPREAD: [u128; 1024] = {
@@ -367,3 +398,32 @@ static FILE_SPREAD: [u128; 1024] = {
     }
     table
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The occupancy made rank by rank is the one made point by point.
+    #[test]
+    fn occupancy_of_a_set_matches_point_by_point() {
+        let mut state = 1u64;
+        let mut sets = vec![Bitboard::EMPTY, Bitboard::ALL];
+        for _ in 0..200 {
+            let mut bits = 0u128;
+            for _ in 0..32 {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                bits |= 1 << ((state >> 33) % Square::COUNT as u64);
+            }
+            sets.push(Bitboard(bits));
+        }
+        for set in sets {
+            let mut expected = Occupied::default();
+            for sq in set {
+                expected.toggle(sq);
+            }
+            assert_eq!(Occupied::of(set), expected, "{:#x}", set.0);
+        }
+    }
+}

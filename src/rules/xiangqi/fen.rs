@@ -13,7 +13,7 @@
 //! moves do not reset it in xiangqi).
 
 use super::{
-    Xiangqi,
+    Placement, Xiangqi,
     attacks::{in_palace, side_index},
     bitboard::Bitboard,
     piece::{Kind, Piece, side_name},
@@ -168,7 +168,7 @@ fn parse_fields(fen: &str) -> std::result::Result<Xiangqi, FenError> {
 }
 
 fn parse_placement(placement: &str) -> std::result::Result<Xiangqi, FenError> {
-    let mut pos = Xiangqi::empty();
+    let mut pieces = Placement::default();
     fen_fields::read_placement(placement, Square::FILES, Square::RANKS, |file, rank, c| {
         let (Some(kind), Some(sq)) = (Kind::from_fen_letter(c), Square::new(file, rank)) else {
             return false;
@@ -178,7 +178,7 @@ fn parse_placement(placement: &str) -> std::result::Result<Xiangqi, FenError> {
         } else {
             Side::Black
         };
-        pos.put(sq, Piece { side, kind });
+        pieces.put(sq, Piece { side, kind });
         true
     })
     .map_err(|e| {
@@ -197,7 +197,7 @@ fn parse_placement(placement: &str) -> std::result::Result<Xiangqi, FenError> {
             }
         }
     })?;
-    Ok(pos)
+    Ok(pieces.into_position())
 }
 
 /// Rank counted from `side`'s own back rank (0) forward.
@@ -209,7 +209,7 @@ const fn relative_rank(side: Side, sq: Square) -> u8 {
 }
 
 /// Can a piece ever stand on `sq`?
-pub(super) const fn can_stand(piece: Piece, sq: Square) -> bool {
+const fn can_stand(piece: Piece, sq: Square) -> bool {
     let rank = relative_rank(piece.side, sq);
     let file = sq.file();
     match piece.kind {
@@ -225,6 +225,33 @@ pub(super) const fn can_stand(piece: Piece, sq: Square) -> bool {
         Kind::Horse | Kind::Chariot | Kind::Cannon => true,
     }
 }
+
+/// The points each piece can ever stand on, by side and kind: a position
+/// is checked with one mask per piece set, not point by point.
+const STANDING: [[Bitboard; Kind::ALL.len()]; 2] = {
+    let mut table = [[Bitboard::EMPTY; Kind::ALL.len()]; 2];
+    let sides = [Side::White, Side::Black];
+    let mut s = 0;
+    while s < sides.len() {
+        let mut k = 0;
+        while k < Kind::ALL.len() {
+            let piece = Piece {
+                side: sides[s],
+                kind: Kind::ALL[k],
+            };
+            let mut i = 0;
+            while i < Square::COUNT {
+                if can_stand(piece, Square::from_index(i)) {
+                    table[side_index(piece.side)][piece.kind.index()].0 |= 1 << i;
+                }
+                i += 1;
+            }
+            k += 1;
+        }
+        s += 1;
+    }
+    table
+};
 
 /// Every problem of the position itself.
 fn position_problems(pos: &Xiangqi) -> Vec<FenError> {
@@ -244,10 +271,10 @@ fn position_problems(pos: &Xiangqi) -> Vec<FenError> {
                 problems.push(FenError::TooManyPieces { side, kind, count });
             }
             let piece = Piece { side, kind };
+            let stranded = pieces & !STANDING[side_index(side)][kind.index()];
             problems.extend(
-                pieces
+                stranded
                     .into_iter()
-                    .filter(|&sq| !can_stand(piece, sq))
                     .map(|square| FenError::UnreachablePoint { piece, square }),
             );
         }
@@ -341,6 +368,24 @@ fn push_number(text: &mut Vec<u8>, n: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 9 palace points for the general, 5 for an advisor, 7 for an
+    /// elephant, 55 for a soldier (10 before the river, 45 beyond), all 90
+    /// for the others; Black's are Red's turned around.
+    #[test]
+    fn standing_points_per_piece() {
+        let expected = [9, 5, 7, 90, 90, 90, 55];
+        for kind in Kind::ALL {
+            let [red, black] = STANDING.map(|by_kind| by_kind[kind.index()]);
+            assert_eq!(red.count(), expected[kind.index()], "{kind:?}");
+            assert_eq!(black.count(), red.count(), "{kind:?}");
+            assert!(
+                red.into_iter()
+                    .all(|sq| black.contains(Square::from_index(Square::COUNT - 1 - sq.index()))),
+                "{kind:?}"
+            );
+        }
+    }
 
     #[test]
     fn numbers_in_decimal() {

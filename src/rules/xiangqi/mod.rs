@@ -54,18 +54,6 @@ pub struct Xiangqi {
 }
 
 impl Xiangqi {
-    /// An empty board, Red to move (the FEN reader fills it).
-    fn empty() -> Xiangqi {
-        Xiangqi {
-            kinds: [Bitboard::EMPTY; 7],
-            sides: [Bitboard::EMPTY; 2],
-            occupied: Occupied::default(),
-            turn: Side::White,
-            halfmoves: 0,
-            fullmoves: 1,
-        }
-    }
-
     /// The piece on `sq`, if any.
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
         let side = if self.sides[0].contains(sq) {
@@ -127,16 +115,6 @@ impl Xiangqi {
         Square::from_index(generals.trailing_zeros() as usize % Square::COUNT)
     }
 
-    /// Puts `piece` on the empty point `sq`.
-    fn put(&mut self, sq: Square, piece: Piece) {
-        let bit = Bitboard::from_square(sq);
-        if (self.occupied.bits() & bit).is_empty() {
-            self.kinds[piece.kind.index()] |= bit;
-            self.sides[side_index(piece.side)] |= bit;
-            self.occupied.toggle(sq);
-        }
-    }
-
     fn play_move(&mut self, m: Move) {
         let (from, to) = (m.from(), m.to());
         let Some(moved) = self.kind_at(from) else {
@@ -164,6 +142,37 @@ impl Xiangqi {
     }
 }
 
+/// Pieces being placed (the start position, a FEN's board): the piece sets
+/// only, the occupancy derived once at the end.
+#[derive(Default)]
+struct Placement {
+    kinds: [Bitboard; 7],
+    sides: [Bitboard; 2],
+}
+
+impl Placement {
+    /// Puts `piece` on `sq` if it is empty.
+    fn put(&mut self, sq: Square, piece: Piece) {
+        let bit = Bitboard::from_square(sq);
+        if ((self.sides[0] | self.sides[1]) & bit).is_empty() {
+            self.kinds[piece.kind.index()] |= bit;
+            self.sides[side_index(piece.side)] |= bit;
+        }
+    }
+
+    /// The position with these pieces, Red to move, move 1.
+    fn into_position(self) -> Xiangqi {
+        Xiangqi {
+            kinds: self.kinds,
+            sides: self.sides,
+            occupied: Occupied::of(self.sides[0] | self.sides[1]),
+            turn: Side::White,
+            halfmoves: 0,
+            fullmoves: 1,
+        }
+    }
+}
+
 impl Game for Xiangqi {
     type Move = Move;
     type MoveList = MoveList;
@@ -177,7 +186,7 @@ impl Game for Xiangqi {
         const BACK_RANK: [Kind; 9] = [
             Chariot, Horse, Elephant, Advisor, General, Advisor, Elephant, Horse, Chariot,
         ];
-        let mut pos = Xiangqi::empty();
+        let mut placement = Placement::default();
         for side in [Side::White, Side::Black] {
             let rank = |r: u8| if side == Side::White { r } else { 9 - r };
             let placed = (0..9)
@@ -186,11 +195,11 @@ impl Game for Xiangqi {
                 .chain((0..9).step_by(2).map(|f| (f, 3, Soldier)));
             for (file, r, kind) in placed {
                 if let Some(sq) = Square::new(file, rank(r)) {
-                    pos.put(sq, Piece { side, kind });
+                    placement.put(sq, Piece { side, kind });
                 }
             }
         }
-        pos
+        placement.into_position()
     }
 
     fn from_fen(fen: &str) -> Result<Xiangqi, InvalidFen<FenError>> {
