@@ -162,6 +162,26 @@ fn walk(mut answer: &[u8]) -> Result<usize, Malformed> {
 /// flags (9-12) varints.
 fn check_move(mut m: &[u8]) -> Result<(), Malformed> {
     while !m.is_empty() {
+        // The fields as the server writes them, a one-byte key and a
+        // one-byte length or value, are checked here without building a
+        // `Value`; anything else (and every error) goes the general way.
+        if let [key @ 0..0x80, value @ 0..0x80, rest @ ..] = m {
+            let number = u32::from(key >> 3);
+            match (number, key & 7) {
+                (1..=8, 2) => {
+                    if let Some((text, after)) = rest.split_at_checked(usize::from(*value)) {
+                        utf8(number, text)?;
+                        m = after;
+                        continue;
+                    }
+                }
+                (9..=12, 0) => {
+                    m = rest;
+                    continue;
+                }
+                _ => {}
+            }
+        }
         match next_field(&mut m)? {
             (number @ 1..=8, Value::Bytes(text)) => utf8(number, text)?,
             (9..=12, Value::Varint) => {}
@@ -314,6 +334,30 @@ mod tests {
             count_moves(&[2 << 3 | 2, 1, b'x'])
                 .unwrap_err()
                 .contains("wrong wire type")
+        );
+        // Inside a move: a notation that is not UTF-8, a flag sent as a
+        // string, a notation sent as a varint, a notation that overruns.
+        let in_move = |m: &[u8]| count_moves(&[&[1 << 3 | 2, m.len() as u8], m].concat());
+        assert_eq!(in_move(&[1 << 3 | 2, 2, b'e', 2]), Ok(1));
+        assert!(
+            in_move(&[1 << 3 | 2, 2, b'e', 0xff])
+                .unwrap_err()
+                .contains("field 1 is not UTF-8")
+        );
+        assert!(
+            in_move(&[9 << 3 | 2, 1, 1])
+                .unwrap_err()
+                .contains("field 9 of Move")
+        );
+        assert!(
+            in_move(&[2 << 3, 1])
+                .unwrap_err()
+                .contains("field 2 of Move")
+        );
+        assert!(
+            in_move(&[1 << 3 | 2, 3, b'e'])
+                .unwrap_err()
+                .contains("overruns")
         );
         // A field number 0 and an unknown wire type.
         assert!(count_moves(&[0, 1]).is_err());
