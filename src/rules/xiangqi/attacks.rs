@@ -363,41 +363,30 @@ const fn slide_table<const LEN: usize, const OCC: usize>() -> [[u32; OCC]; LEN] 
 static RANK_SLIDES: [[u32; 512]; 9] = slide_table::<9, 512>();
 static FILE_SLIDES: [[u32; 1024]; 10] = slide_table::<10, 1024>();
 
-/// Bit `i` of the index spread to bit `10 * i`: the points of a rank in
-/// the file-major order, for rank 0.
-static RANK_SPREAD: [u128; 512] = {
-    let mut table = [0; 512];
+/// Bit `i` of the index spread to bit `stride * i`, for every index below
+/// `N` (a power of two).
+const fn spread<const N: usize>(stride: u32) -> [u128; N] {
+    let mut table = [0; N];
     let mut bits = 0;
-    while bits < 512 {
+    while bits < N {
         let mut i = 0;
-        while i < 9 {
+        while 1 << i < N {
             if bits >> i & 1 != 0 {
-                table[bits] |= 1 << (10 * i);
+                table[bits] |= 1 << (stride * i);
             }
             i += 1;
         }
         bits += 1;
     }
     table
-};
+}
 
-/// Bit `i` of the index spread to bit `9 * i`: a file-major file mask back
-/// to the board's rank-major bits, for file a.
-static FILE_SPREAD: [u128; 1024] = {
-    let mut table = [0; 1024];
-    let mut bits = 0;
-    while bits < 1024 {
-        let mut i = 0;
-        while i < 10 {
-            if bits >> i & 1 != 0 {
-                table[bits] |= 1 << (9 * i);
-            }
-            i += 1;
-        }
-        bits += 1;
-    }
-    table
-};
+/// The points of rank 0 in the file-major order (bit `i` to bit `10 * i`).
+static RANK_SPREAD: [u128; 512] = spread(10);
+
+/// A file-major file mask back to the board's rank-major bits, for file a
+/// (bit `i` to bit `9 * i`).
+static FILE_SPREAD: [u128; 1024] = spread(9);
 
 #[cfg(test)]
 mod tests {
