@@ -304,4 +304,24 @@ mod tests {
             "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
         );
     }
+
+    /// `pieces` lists what asking every point finds, Red's sets first, each
+    /// kind in `Kind::ALL` order, lowest point first.
+    #[test]
+    fn pieces_are_the_pieces_on_the_board() {
+        let mut positions = 0;
+        along_random_games(|pos, _| {
+            let listed: Vec<_> = pos.pieces().collect();
+            let mut on_board: Vec<_> = (0..Square::COUNT)
+                .map(Square::from_index)
+                .filter_map(|sq| pos.piece_at(sq).map(|piece| (sq, piece)))
+                .collect();
+            on_board.sort_by_key(|&(sq, piece)| {
+                (side_index(piece.side), piece.kind.index(), sq.index())
+            });
+            assert_eq!(listed, on_board, "{}", pos.fen());
+            positions += 1;
+        });
+        assert!(positions > 1000);
+    }
 }
