@@ -1,8 +1,9 @@
 //! What a `Rules.LegalMoves` request costs the server beyond the transport:
 //! set up the position from FEN plus history, list and describe every legal
 //! move, judge the outcome; and the whole answer as the service builds and
-//! encodes it (`answer/*`); reading the FEN alone is `read_fen`. Same positions as `arbiter-load --rpc legal-moves`,
-//! plus the replay of a 100-ply history (`setup_100_plies`).
+//! encodes it (`answer/*`); reading the FEN alone (`read_fen`). Same
+//! positions as `arbiter-load --rpc legal-moves`, plus the replay of a
+//! 100-ply history (`setup_100_plies`).
 //!
 //! `cargo bench --bench rules_service`
 
