@@ -4,7 +4,7 @@
 use crate::{
     games::GameError,
     rules::{
-        Side, Variant,
+        Quoted, Side, Variant,
         placement::{Extras, fen_from_pieces},
         referee::{InvalidPosition, referee},
     },
@@ -61,14 +61,28 @@ impl Positions {
         let mut tags: Vec<String> = tags.iter().map(|t| t.trim().to_owned()).collect();
         tags.sort();
         tags.dedup();
-        if tags.len() > MAX_TAGS
-            || tags
-                .iter()
-                .any(|t| t.is_empty() || t.chars().count() > MAX_TAG)
-        {
+        let tag_problem = |tag: &String| match tag.chars().count() {
+            0 => Some(format!(
+                "a tag is empty: tags have 1 to {MAX_TAG} characters"
+            )),
+            n if n > MAX_TAG => Some(format!(
+                "tag {} has {n} characters: at most {MAX_TAG}",
+                Quoted(tag)
+            )),
+            _ => None,
+        };
+        let problem = if tags.len() > MAX_TAGS {
+            Some(format!(
+                "at most {MAX_TAGS} different tags, not {}",
+                tags.len()
+            ))
+        } else {
+            tags.iter().find_map(tag_problem)
+        };
+        if let Some(message) = problem {
             return Err(GameError::InvalidArgument {
                 field: "tags",
-                message: format!("at most {MAX_TAGS} tags of 1 to {MAX_TAG} characters"),
+                message,
             });
         }
         let fen = match source {
@@ -109,7 +123,7 @@ impl Positions {
         self.store
             .position(id)
             .await?
-            .ok_or_else(|| GameError::NotFound(format!("position {id:?}")))
+            .ok_or_else(|| GameError::NotFound(format!("position {}", Quoted(id))))
     }
 
     /// Saved positions, newest first.
@@ -130,7 +144,7 @@ impl Positions {
         if self.store.delete_position(id).await? {
             Ok(())
         } else {
-            Err(GameError::NotFound(format!("position {id:?}")))
+            Err(GameError::NotFound(format!("position {}", Quoted(id))))
         }
     }
 }

@@ -285,8 +285,11 @@ async fn requests_over_the_limits_are_refused() {
         })
         .await
         .unwrap_err();
-    assert_eq!(status.code(), Code::OutOfRange, "{status:?}");
-    assert!(status.message().contains("too large"), "{status:?}");
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert!(
+        status.message().contains("at most 1048576 bytes"),
+        "{status:?}"
+    );
     let generated = rules
         .validate_move(pb::ValidateMoveRequest {
             position: chess(&huge, &[]),

@@ -7,7 +7,6 @@ use arbiter::api::proto::{
 };
 use common::TestServer;
 use prost::Message;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_stream::StreamExt;
 use tonic::Code;
 
@@ -205,22 +204,13 @@ async fn grpc_web_over_http1_with_cors() {
         }),
         ..Default::default()
     };
-    let payload = request.encode_to_vec();
-    let mut body = vec![0u8];
-    body.extend_from_slice(&u32::try_from(payload.len()).unwrap().to_be_bytes());
-    body.extend_from_slice(&payload);
-    let head = format!(
-        "POST /arbiter.v1.Rules/LegalMoves HTTP/1.1\r\nHost: {}\r\nContent-Type: application/grpc-web+proto\r\n\
-         X-Grpc-Web: 1\r\nOrigin: http://example.test\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+    let text = common::http1_post(
         server.addr,
-        body.len()
-    );
-    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
-    stream.write_all(head.as_bytes()).await.unwrap();
-    stream.write_all(&body).await.unwrap();
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).await.unwrap();
-    let text = String::from_utf8_lossy(&response).to_lowercase();
+        "/arbiter.v1.Rules/LegalMoves",
+        "application/grpc-web+proto",
+        &common::grpc_frame(&request.encode_to_vec()),
+    )
+    .await;
     assert!(text.starts_with("http/1.1 200"), "{text}");
     assert!(
         text.contains("access-control-allow-origin: http://example.test"),

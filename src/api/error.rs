@@ -15,7 +15,7 @@ use crate::{
     },
 };
 
-const DOMAIN: &str = "arbiter.dev";
+pub(super) const DOMAIN: &str = "arbiter.dev";
 
 /// INVALID_ARGUMENT for one field.
 pub fn invalid_argument(field: &str, message: impl Into<String>) -> Status {

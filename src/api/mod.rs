@@ -8,6 +8,7 @@ mod games;
 mod legal_moves;
 mod positions;
 pub mod proto;
+mod request_errors;
 mod rules;
 mod server;
 mod small_frames;

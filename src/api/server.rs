@@ -6,6 +6,7 @@ use http::{HeaderName, Method};
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
 use tonic::transport::{Server, server::TcpIncoming};
+use tower::util::MapResponseLayer;
 use tower_http::{
     cors::{AllowOrigin, CorsLayer},
     map_response_body::MapResponseBodyLayer,
@@ -20,6 +21,7 @@ use super::{
         self, engine_server::EngineServer, games_server::GamesServer,
         positions_server::PositionsServer, rules_server::RulesServer,
     },
+    request_errors,
     rules::RulesService,
     small_frames::SmallFrames,
     socket::Connection,
@@ -108,6 +110,7 @@ pub async fn serve(
         .layer(cors)
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(MapResponseBodyLayer::new(SmallFrames::new))
+        .layer(MapResponseLayer::new(request_errors::rewrite))
         .concurrency_limit_per_connection(MAX_IN_FLIGHT_PER_CONNECTION)
         // One span per RPC; handlers fill in the game and variant, and the
         // span's close event carries the latency (see `telemetry`).

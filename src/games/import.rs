@@ -7,7 +7,7 @@ use super::{
     pgn::{self, PgnGame},
 };
 use crate::{
-    rules::{Side, Termination, Variant, referee::referee},
+    rules::{Quoted, Side, Termination, Variant, referee::referee},
     store::{NewGame, StoredMove, now_millis},
 };
 
@@ -28,7 +28,8 @@ fn variant(game: &PgnGame, hint: Option<Variant>) -> Result<Variant, GameError> 
         Some("xiangqi" | "chinese chess") => Some(Variant::Xiangqi),
         Some(other) => {
             return Err(invalid(format!(
-                "[Variant \"{other}\"] is not supported: chess or xiangqi"
+                "[Variant {}] is not supported: chess or xiangqi",
+                Quoted(other)
             )));
         }
     }
@@ -78,8 +79,9 @@ impl Games {
         for (ply, (text, line)) in game.moves.iter().enumerate() {
             let played = record.play_recorded(text).map_err(|e| {
                 invalid(format!(
-                    "move {} ({text:?}, line {line}) cannot be played: {e}",
-                    ply + 1
+                    "move {} ({}, line {line}) cannot be played: {e}",
+                    ply + 1,
+                    Quoted(text)
                 ))
             })?;
             moves.push(StoredMove {

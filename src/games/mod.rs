@@ -34,7 +34,7 @@ pub use view::{GameView, MoveView, OutcomeView, Status};
 use crate::{
     analysis::Analyst,
     rules::{
-        DrawClaim, MoveError, Side, Variant,
+        DrawClaim, MoveError, Quoted, Side, Variant,
         referee::{Referee, referee},
     },
     store::{GameFilter, NewGame, Page, Store, StoredGame, StoredMove, Update},
@@ -118,12 +118,13 @@ impl Games {
                     .store
                     .position(&id)
                     .await?
-                    .ok_or_else(|| GameError::NotFound(format!("position {id:?}")))?;
+                    .ok_or_else(|| GameError::NotFound(format!("position {}", Quoted(&id))))?;
                 if saved.variant != variant.name() {
                     return Err(GameError::InvalidArgument {
                         field: "position_id",
                         message: format!(
-                            "position {id:?} is a {} position, not {variant}",
+                            "position {} is a {} position, not {variant}",
+                            Quoted(&id),
                             saved.variant
                         ),
                     });
@@ -183,7 +184,7 @@ impl Games {
         self.store
             .game(id)
             .await?
-            .ok_or_else(|| GameError::NotFound(format!("game {id:?}")))
+            .ok_or_else(|| GameError::NotFound(format!("game {}", Quoted(id))))
     }
 
     /// The game as PGN.

@@ -1,6 +1,6 @@
 use std::{error::Error, fmt, hash::Hash, ops::Deref};
 
-use super::{IllegalMove, MoveText, Record, Side, Variant, Verdict};
+use super::{IllegalMove, MoveText, Quoted, Record, Side, Variant, Verdict};
 
 /// The rules of one game, applied to one of its positions.
 ///
@@ -228,13 +228,13 @@ impl<E: fmt::Debug + fmt::Display> Error for InvalidFen<E> {}
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MoveError {
     /// The text is not a move in any notation of the game.
-    #[error("{text:?} is not a move: expected {expected}")]
+    #[error("{} is not a move: expected {expected}", Quoted(.text))]
     Unparsable {
         text: String,
         expected: &'static str,
     },
     /// The text fits several legal moves.
-    #[error("{text:?} is ambiguous: it could be {}", candidates.join(" or "))]
+    #[error("{} is ambiguous: it could be {}", Quoted(.text), candidates.join(" or "))]
     Ambiguous {
         text: String,
         candidates: Vec<String>,

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Side, Variant, referee::PositionProblem};
+use super::{Quoted, Side, Variant, referee::PositionProblem};
 
 /// The shape of a variant's board and how its squares are named.
 struct Shape {
@@ -70,7 +70,8 @@ pub fn fen_from_pieces(
                 problems.push(problem(
                     "BAD_PIECE_LETTER",
                     format!(
-                        "{piece:?} is not a {variant} piece: use one of {}",
+                        "{} is not a {variant} piece: use one of {}",
+                        Quoted(piece),
                         shape.pieces
                     ),
                 ));
@@ -81,7 +82,8 @@ pub fn fen_from_pieces(
             problems.push(problem(
                 "BAD_SQUARE",
                 format!(
-                    "{square:?} is not a {variant} square: files a-{}, ranks {}-{}",
+                    "{} is not a {variant} square: files a-{}, ranks {}-{}",
+                    Quoted(square),
                     char::from(b'a' + shape.files - 1),
                     shape.first_rank,
                     shape.first_rank + shape.ranks - 1

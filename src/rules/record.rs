@@ -1,4 +1,4 @@
-use super::{Game, IllegalMove, IllegalReason, MoveError, Verdict};
+use super::{Game, IllegalMove, IllegalReason, MoveError, Quoted, Verdict};
 
 /// A game as the rules see it: a start position, the moves played from it,
 /// and every position along the way, so that history rules (repetition,
@@ -25,7 +25,7 @@ pub struct Record<G: Game> {
 
 /// A move of a replayed history that could not be played.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("move {number} ({text:?}): {error}", number = .ply + 1)]
+#[error("move {number} ({}): {error}", Quoted(.text), number = .ply + 1)]
 pub struct ReplayError {
     /// Zero-based index of the offending move in the list.
     pub ply: usize,

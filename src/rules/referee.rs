@@ -3,8 +3,8 @@
 //! [`Variant`] meets the generic rules, once.
 
 use super::{
-    FenProblem, Game, MoveDescription, MoveError, MoveText, Record, ReplayError, Side, Variant,
-    Verdict,
+    FenProblem, Game, MoveDescription, MoveError, MoveText, Quoted, Record, ReplayError, Side,
+    Variant, Verdict,
 };
 use crate::with_game;
 
@@ -224,7 +224,7 @@ pub fn record<G: Game, S: AsRef<str>>(
         |ReplayError { ply, text, error }| InvalidPosition {
             problems: vec![PositionProblem {
                 code: move_error_code(&error),
-                message: format!("move {} ({text:?}): {error}", ply + 1),
+                message: format!("move {} ({}): {error}", ply + 1, Quoted(&text)),
                 move_index: Some(ply),
             }],
         },

@@ -229,3 +229,33 @@ pub async fn export(
         .into_inner()
         .pgn
 }
+
+/// Posts `body` to `path` over plain HTTP/1.1, as a browser's grpc-web
+/// client does (with an `Origin`); the whole response, lower-cased.
+pub async fn http1_post(
+    addr: std::net::SocketAddr,
+    path: &str,
+    content_type: &str,
+    body: &[u8],
+) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {content_type}\r\n\
+         X-Grpc-Web: 1\r\nOrigin: http://example.test\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(body).await.unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.unwrap();
+    String::from_utf8_lossy(&response).to_lowercase()
+}
+
+/// `message` in a gRPC frame: no compression, its length, its bytes.
+pub fn grpc_frame(message: &[u8]) -> Vec<u8> {
+    let mut frame = vec![0u8];
+    frame.extend_from_slice(&u32::try_from(message.len()).unwrap().to_be_bytes());
+    frame.extend_from_slice(message);
+    frame
+}
