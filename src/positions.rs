@@ -123,7 +123,7 @@ impl Positions {
         self.store
             .position(id)
             .await?
-            .ok_or_else(|| GameError::NotFound(format!("position {}", Quoted(id))))
+            .ok_or_else(|| GameError::position_not_found(id))
     }
 
     /// Saved positions, newest first.
@@ -144,7 +144,7 @@ impl Positions {
         if self.store.delete_position(id).await? {
             Ok(())
         } else {
-            Err(GameError::NotFound(format!("position {}", Quoted(id))))
+            Err(GameError::position_not_found(id))
         }
     }
 }

@@ -143,7 +143,10 @@ async fn increments_delays_and_flags() {
         })
         .await
         .unwrap_err();
-    assert_eq!(status.code(), Code::FailedPrecondition);
+    assert_eq!(
+        common::code_and_reason(&status),
+        (Code::FailedPrecondition, "GAME_OVER".to_owned())
+    );
     assert!(status.message().contains("timeout"), "{}", status.message());
 
     // Out of time against a lone king: a draw.

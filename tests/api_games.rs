@@ -4,7 +4,7 @@
 mod common;
 
 use arbiter::api::proto::{self as pb, games_client::GamesClient};
-use common::TestServer;
+use common::{TestServer, code_and_reason};
 use tokio_stream::StreamExt;
 use tonic::{Code, transport::Channel};
 
@@ -59,24 +59,31 @@ async fn a_whole_game_with_errors_watchers_and_restart() {
         .make_move(mv(&created, true, "e5", None))
         .await
         .unwrap_err();
-    assert_eq!(err.code(), Code::PermissionDenied, "{err:?}");
+    let reason = |code, reason: &str| (code, reason.to_owned());
+    assert_eq!(
+        code_and_reason(&err),
+        reason(Code::PermissionDenied, "NOT_YOUR_TURN")
+    );
     let mut no_token = mv(&created, false, "e5", None);
     no_token.seat_token.clear();
     assert_eq!(
-        games.make_move(no_token).await.unwrap_err().code(),
-        Code::Unauthenticated
+        code_and_reason(&games.make_move(no_token).await.unwrap_err()),
+        reason(Code::Unauthenticated, "SEAT_TOKEN_MISSING")
     );
     let mut wrong = mv(&created, false, "e5", None);
     wrong.seat_token = "not-a-token".into();
     assert_eq!(
-        games.make_move(wrong).await.unwrap_err().code(),
-        Code::Unauthenticated
+        code_and_reason(&games.make_move(wrong).await.unwrap_err()),
+        reason(Code::Unauthenticated, "SEAT_TOKEN_UNKNOWN")
     );
     let err = games
         .make_move(mv(&created, false, "e4", None))
         .await
         .unwrap_err();
-    assert_eq!(err.code(), Code::FailedPrecondition);
+    assert_eq!(
+        code_and_reason(&err),
+        reason(Code::FailedPrecondition, "NO_PIECE_CAN_REACH")
+    );
     let err = games
         .make_move(mv(&created, false, "Ke7e5", None))
         .await
@@ -103,10 +110,12 @@ async fn a_whole_game_with_errors_watchers_and_restart() {
     );
     let mut missing = mv(&created, false, "e5", None);
     missing.game_id = "nope".into();
+    let err = games.make_move(missing).await.unwrap_err();
     assert_eq!(
-        games.make_move(missing).await.unwrap_err().code(),
-        Code::NotFound
+        code_and_reason(&err),
+        reason(Code::NotFound, "GAME_NOT_FOUND")
     );
+    assert_eq!(err.message(), r#"game "nope" not found"#);
 
     games
         .make_move(mv(&created, false, "e5", Some(1)))
@@ -273,7 +282,10 @@ async fn draws_resignation_and_abort() {
         })
         .await
         .unwrap_err();
-    assert_eq!(err.code(), Code::FailedPrecondition);
+    assert_eq!(
+        code_and_reason(&err),
+        (Code::FailedPrecondition, "NO_DRAW_TO_CLAIM".to_owned())
+    );
     for (white, m) in [
         (true, "Nf3"),
         (false, "Nf6"),
@@ -321,7 +333,10 @@ async fn draws_resignation_and_abort() {
         })
         .await
         .unwrap_err();
-    assert_eq!(err.code(), Code::FailedPrecondition);
+    assert_eq!(
+        code_and_reason(&err),
+        (Code::FailedPrecondition, "TOO_LATE_TO_ABORT".to_owned())
+    );
     let g = new_game(&mut games).await;
     let aborted = games
         .abort(pb::AbortRequest {

@@ -126,7 +126,10 @@ async fn positions_are_validated_saved_listed_and_deleted() {
         .get_position(pb::GetPositionRequest { id: a.id })
         .await
         .unwrap_err();
-    assert_eq!(err.code(), Code::NotFound);
+    assert_eq!(
+        common::code_and_reason(&err),
+        (Code::NotFound, "POSITION_NOT_FOUND".to_owned())
+    );
     server.stop().await;
 }
 

@@ -49,7 +49,11 @@ async fn takebacks_between_humans() {
 
     // Nothing to take back yet.
     let status = propose(&mut games, &id, &white).await.unwrap_err();
-    assert_eq!(status.code(), Code::FailedPrecondition);
+    let precondition = |reason: &str| (Code::FailedPrecondition, reason.to_owned());
+    assert_eq!(
+        common::code_and_reason(&status),
+        precondition("NO_MOVE_TO_TAKE_BACK")
+    );
 
     let mut watch = common::watch(&mut games, &id).await;
     watch.next().await.unwrap().unwrap(); // snapshot
@@ -62,15 +66,12 @@ async fn takebacks_between_humans() {
     let proposed = propose(&mut games, &id, &white).await.unwrap();
     assert_eq!(proposed.takeback_offer, pb::Side::White as i32);
     assert_eq!(
-        propose(&mut games, &id, &white).await.unwrap_err().code(),
-        Code::FailedPrecondition
+        common::code_and_reason(&propose(&mut games, &id, &white).await.unwrap_err()),
+        precondition("TAKEBACK_ALREADY_PROPOSED")
     );
     assert_eq!(
-        respond(&mut games, &id, &white, true)
-            .await
-            .unwrap_err()
-            .code(),
-        Code::FailedPrecondition,
+        common::code_and_reason(&respond(&mut games, &id, &white, true).await.unwrap_err()),
+        precondition("NOTHING_TO_ANSWER"),
         "the proposer cannot answer its own proposal"
     );
     let declined = respond(&mut games, &id, &black, false).await.unwrap();

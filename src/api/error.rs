@@ -8,9 +8,9 @@ use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
 use crate::{
     analysis::AnalysisError,
-    games::GameError,
+    games::{GameError, Refusal},
     rules::{
-        IllegalMove, MoveError,
+        MoveError,
         referee::{InvalidPosition, move_error_code},
     },
 };
@@ -55,29 +55,32 @@ pub fn bad_move(field: &str, err: &MoveError) -> Status {
     Status::with_error_details(Code::InvalidArgument, err.to_string(), details)
 }
 
-fn illegal(err: &IllegalMove) -> Status {
-    let details = ErrorDetails::with_error_info(err.reason.code(), DOMAIN, HashMap::new());
-    Status::with_error_details(Code::FailedPrecondition, err.to_string(), details)
+/// `code` with `message`, and `reason` as its `ErrorInfo`.
+fn with_reason(code: Code, message: String, reason: &str) -> Status {
+    let details = ErrorDetails::with_error_info(reason, DOMAIN, HashMap::new());
+    Status::with_error_details(code, message, details)
+}
+
+fn refused(code: Code, refusal: &Refusal) -> Status {
+    with_reason(code, refusal.message.clone(), refusal.reason)
 }
 
 impl From<GameError> for Status {
     fn from(err: GameError) -> Status {
         match &err {
-            GameError::NotFound(_) => Status::not_found(err.to_string()),
+            GameError::NotFound(r) => refused(Code::NotFound, r),
             GameError::InvalidArgument { field, message } => {
                 invalid_argument(field, message.clone())
             }
             GameError::InvalidPosition(e) => invalid_position("position", e),
             GameError::BadMove(e) => bad_move("move", e),
-            GameError::Illegal(e) => illegal(e),
-            GameError::GameOver(m) => Status::with_error_details(
-                Code::FailedPrecondition,
-                m.clone(),
-                ErrorDetails::with_error_info("GAME_OVER", DOMAIN, HashMap::new()),
-            ),
-            GameError::Unauthenticated(m) => Status::unauthenticated(m.clone()),
-            GameError::PermissionDenied(m) => Status::permission_denied(m.clone()),
-            GameError::FailedPrecondition(m) => Status::failed_precondition(m.clone()),
+            GameError::Illegal(e) => {
+                with_reason(Code::FailedPrecondition, e.to_string(), e.reason.code())
+            }
+            GameError::GameOver(m) => with_reason(Code::FailedPrecondition, m.clone(), "GAME_OVER"),
+            GameError::Unauthenticated(r) => refused(Code::Unauthenticated, r),
+            GameError::PermissionDenied(r) => refused(Code::PermissionDenied, r),
+            GameError::FailedPrecondition(r) => refused(Code::FailedPrecondition, r),
             GameError::Conflict { current_ply } => Status::with_error_details(
                 Code::Aborted,
                 err.to_string(),
@@ -98,16 +101,14 @@ impl From<GameError> for Status {
 impl From<AnalysisError> for Status {
     fn from(err: AnalysisError) -> Status {
         match &err {
-            AnalysisError::Busy(_) => Status::with_error_details(
-                Code::ResourceExhausted,
-                err.to_string(),
-                ErrorDetails::with_error_info("ENGINE_BUSY", DOMAIN, HashMap::new()),
-            ),
+            AnalysisError::Busy(_) => {
+                with_reason(Code::ResourceExhausted, err.to_string(), "ENGINE_BUSY")
+            }
             AnalysisError::Position(e) => invalid_position("position", e),
-            AnalysisError::GameOver(m) => Status::with_error_details(
+            AnalysisError::GameOver(m) => with_reason(
                 Code::FailedPrecondition,
                 format!("the game is already over ({m}): there is no move to search"),
-                ErrorDetails::with_error_info("GAME_OVER", DOMAIN, HashMap::new()),
+                "GAME_OVER",
             ),
         }
     }

@@ -19,14 +19,14 @@ use super::error::DOMAIN;
 
 /// The status tonic gave a request it could not read, and what it means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Refusal {
+enum Rejection {
     /// The body is not the method's request message (or no message at all).
     Malformed,
     /// The message is longer than the server accepts.
     TooLarge,
 }
 
-/// Rewrites a transport refusal (see the module docs); `response` as it
+/// Rewrites a transport rejection (see the module docs); `response` as it
 /// is otherwise. Used as a `tower::util::MapResponseLayer`.
 pub fn rewrite(response: http::Response<Body>) -> http::Response<Body> {
     // A trailers-only answer carries its status in the headers; a normal
@@ -39,16 +39,16 @@ pub fn rewrite(response: http::Response<Body>) -> http::Response<Body> {
         return response;
     }
     match Status::from_header_map(response.headers()) {
-        Some(status) => match refusal(&status) {
-            Some(refusal) => answer(refusal, status.message()).into_http(),
+        Some(status) => match rejection(&status) {
+            Some(rejection) => answer(rejection, status.message()).into_http(),
             None => response,
         },
         None => response,
     }
 }
 
-/// Which refusal `status` is, from tonic's own codes and wording.
-fn refusal(status: &Status) -> Option<Refusal> {
+/// Which rejection `status` is, from tonic's own codes and wording.
+fn rejection(status: &Status) -> Option<Rejection> {
     const MALFORMED: [&str; 5] = [
         // tonic-prost: the bytes are not the request message.
         "failed to decode Protobuf message",
@@ -62,23 +62,23 @@ fn refusal(status: &Status) -> Option<Refusal> {
     ];
     match status.code() {
         Code::Internal if MALFORMED.iter().any(|m| status.message().starts_with(m)) => {
-            Some(Refusal::Malformed)
+            Some(Rejection::Malformed)
         }
         Code::OutOfRange
             if status
                 .message()
                 .starts_with("Error, decoded message length too large") =>
         {
-            Some(Refusal::TooLarge)
+            Some(Rejection::TooLarge)
         }
         _ => None,
     }
 }
 
-/// The status a caller gets for `refusal`; `reason` is tonic's message.
-fn answer(refusal: Refusal, reason: &str) -> Status {
-    match refusal {
-        Refusal::Malformed => Status::with_error_details(
+/// The status a caller gets for `rejection`; `reason` is tonic's message.
+fn answer(rejection: Rejection, reason: &str) -> Status {
+    match rejection {
+        Rejection::Malformed => Status::with_error_details(
             Code::InvalidArgument,
             format!(
                 "the request is not a valid message of this method's request type \
@@ -86,7 +86,7 @@ fn answer(refusal: Refusal, reason: &str) -> Status {
             ),
             ErrorDetails::with_error_info("MALFORMED_REQUEST", DOMAIN, HashMap::new()),
         ),
-        Refusal::TooLarge => {
+        Rejection::TooLarge => {
             // "found N bytes, the limit is: M bytes"
             let mut numbers = reason
                 .split(|c: char| !c.is_ascii_digit())

@@ -1,5 +1,7 @@
+use std::fmt;
+
 use crate::{
-    rules::{IllegalMove, MoveError, referee::InvalidPosition},
+    rules::{IllegalMove, MoveError, Quoted, referee::InvalidPosition},
     store::{GameNotFound, StoreError},
 };
 
@@ -7,8 +9,8 @@ use crate::{
 /// variant to one gRPC status.
 #[derive(Debug, thiserror::Error)]
 pub enum GameError {
-    #[error("{0} not found")]
-    NotFound(String),
+    #[error("{0}")]
+    NotFound(Refusal),
     #[error("{field}: {message}")]
     InvalidArgument {
         field: &'static str,
@@ -23,11 +25,11 @@ pub enum GameError {
     #[error("{0}")]
     GameOver(String),
     #[error("{0}")]
-    Unauthenticated(String),
+    Unauthenticated(Refusal),
     #[error("{0}")]
-    PermissionDenied(String),
+    PermissionDenied(Refusal),
     #[error("{0}")]
-    FailedPrecondition(String),
+    FailedPrecondition(Refusal),
     #[error("the game has moved on: it is at ply {current_ply}")]
     Conflict { current_ply: u32 },
     #[error("stored data is inconsistent: {0}")]
@@ -36,8 +38,54 @@ pub enum GameError {
     Store(#[from] StoreError),
 }
 
+/// Why a request was refused: a stable code for programs (the API sends it
+/// as `google.rpc.ErrorInfo.reason`) and a sentence for people.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub reason: &'static str,
+    pub message: String,
+}
+
+impl Refusal {
+    pub fn new(reason: &'static str, message: impl Into<String>) -> Refusal {
+        Refusal {
+            reason,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl GameError {
+    /// No game has the id `id`.
+    pub fn game_not_found(id: &str) -> GameError {
+        GameError::NotFound(Refusal::new(
+            "GAME_NOT_FOUND",
+            format!("game {} not found", Quoted(id)),
+        ))
+    }
+
+    /// No saved position has the id `id`.
+    pub fn position_not_found(id: &str) -> GameError {
+        GameError::NotFound(Refusal::new(
+            "POSITION_NOT_FOUND",
+            format!("position {} not found", Quoted(id)),
+        ))
+    }
+
+    /// FAILED_PRECONDITION for `reason`, explained by `message`.
+    pub(crate) fn precondition(reason: &'static str, message: impl Into<String>) -> GameError {
+        GameError::FailedPrecondition(Refusal::new(reason, message))
+    }
+}
+
 impl From<GameNotFound> for GameError {
-    fn from(_: GameNotFound) -> GameError {
-        GameError::NotFound("game".to_owned())
+    fn from(GameNotFound(id): GameNotFound) -> GameError {
+        GameError::game_not_found(&id)
     }
 }

@@ -25,7 +25,7 @@ use tokio::sync::broadcast;
 pub use clock::{FIRST_MOVE_GRACE, GameClock, ManualTime, SystemTime, TimeControl, TimeSource};
 pub use ending::Ending;
 pub use engine_seat::{EngineSeat, SeatSpec};
-pub use error::GameError;
+pub use error::{GameError, Refusal};
 pub use hub::{EventKind, GameEvent};
 pub use ids::new_id;
 pub use pgn::PgnNotation;
@@ -118,7 +118,7 @@ impl Games {
                     .store
                     .position(&id)
                     .await?
-                    .ok_or_else(|| GameError::NotFound(format!("position {}", Quoted(&id))))?;
+                    .ok_or_else(|| GameError::position_not_found(&id))?;
                 if saved.variant != variant.name() {
                     return Err(GameError::InvalidArgument {
                         field: "position_id",
@@ -134,9 +134,10 @@ impl Games {
         };
         let record = referee::<&str>(variant, fen.as_deref(), &[])?;
         if let Some(end) = record.verdict().end {
-            return Err(GameError::FailedPrecondition(format!(
-                "the start position is already decided: {end}"
-            )));
+            return Err(GameError::precondition(
+                "START_POSITION_DECIDED",
+                format!("the start position is already decided: {end}"),
+            ));
         }
         let (new, [white_token, black_token]) =
             new_game(variant, record.as_ref(), white_name, black_name);
@@ -184,7 +185,7 @@ impl Games {
         self.store
             .game(id)
             .await?
-            .ok_or_else(|| GameError::NotFound(format!("game {}", Quoted(id))))
+            .ok_or_else(|| GameError::game_not_found(id))
     }
 
     /// The game as PGN.
@@ -316,8 +317,9 @@ impl Games {
         self.act(id, token, EventKind::DrawOffered, |game, side, _| {
             match game.draw_offer.as_deref() {
                 Some(s) if s == side.name() => {
-                    return Err(GameError::FailedPrecondition(
-                        "you already offered a draw; wait for the answer".to_owned(),
+                    return Err(GameError::precondition(
+                        "DRAW_ALREADY_OFFERED",
+                        "you already offered a draw; wait for the answer",
                     ));
                 }
                 // Offering while the opponent's offer stands is accepting it.
@@ -392,10 +394,10 @@ impl Games {
                 play(&mut trial_game, trial.as_mut(), text, now)?;
             }
             let claim = trial.verdict().claimable.first().copied().ok_or_else(|| {
-                GameError::FailedPrecondition(
+                GameError::precondition(
+                    "NO_DRAW_TO_CLAIM",
                     "no draw can be claimed: the position has not occurred three times and \
-                     fifty moves have not passed without capture or pawn move"
-                        .to_owned(),
+                     fifty moves have not passed without capture or pawn move",
                 )
             })?;
             *game = trial_game;
@@ -419,9 +421,9 @@ impl Games {
     pub async fn abort(&self, id: &str, token: &str) -> Result<GameView, GameError> {
         self.act(id, token, EventKind::Aborted, |game, _, _| {
             if game.moves.len() >= 2 {
-                return Err(GameError::FailedPrecondition(
-                    "both sides have moved: the game can no longer be aborted (resign or offer a draw)"
-                        .to_owned(),
+                return Err(GameError::precondition(
+                    "TOO_LATE_TO_ABORT",
+                    "both sides have moved: the game can no longer be aborted (resign or offer a draw)",
                 ));
             }
             abort(game);
@@ -492,9 +494,10 @@ fn seat_name(field: &'static str, seat: &SeatSpec) -> Result<String, GameError> 
 /// The side whose token this is.
 fn seat(game: &StoredGame, token: &str) -> Result<Side, GameError> {
     if token.is_empty() {
-        return Err(GameError::Unauthenticated(
-            "seat_token is required: use the token CreateGame returned for your seat".to_owned(),
-        ));
+        return Err(GameError::Unauthenticated(Refusal::new(
+            "SEAT_TOKEN_MISSING",
+            "seat_token is required: use the token CreateGame returned for your seat",
+        )));
     }
     let hash = ids::hash_token(token);
     if hash == game.white_token_hash {
@@ -502,9 +505,10 @@ fn seat(game: &StoredGame, token: &str) -> Result<Side, GameError> {
     } else if hash == game.black_token_hash {
         Ok(Side::Black)
     } else {
-        Err(GameError::Unauthenticated(
-            "seat_token does not belong to either seat of this game".to_owned(),
-        ))
+        Err(GameError::Unauthenticated(Refusal::new(
+            "SEAT_TOKEN_UNKNOWN",
+            "seat_token does not belong to either seat of this game",
+        )))
     }
 }
 
@@ -513,9 +517,10 @@ fn offered_by_opponent(offer: Option<&str>, side: Side, what: &str) -> Result<()
     if offer == Some(side.other().name()) {
         Ok(())
     } else {
-        Err(GameError::FailedPrecondition(format!(
-            "there is no {what} from your opponent to answer"
-        )))
+        Err(GameError::precondition(
+            "NOTHING_TO_ANSWER",
+            format!("there is no {what} from your opponent to answer"),
+        ))
     }
 }
 
@@ -534,9 +539,9 @@ fn ensure_turn(record: &dyn Referee, side: Side) -> Result<(), GameError> {
     if record.turn() == side {
         Ok(())
     } else {
-        Err(GameError::PermissionDenied(format!(
-            "it is {}'s turn, not {side}'s",
-            record.turn()
+        Err(GameError::PermissionDenied(Refusal::new(
+            "NOT_YOUR_TURN",
+            format!("it is {}'s turn, not {side}'s", record.turn()),
         )))
     }
 }

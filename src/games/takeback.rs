@@ -17,8 +17,9 @@ fn plies_to_undo(game: &StoredGame, side: Side) -> Result<usize, GameError> {
     let to_move = replay(game)?.turn();
     let plies = if to_move == side { 2 } else { 1 };
     if game.moves.len() < plies {
-        return Err(GameError::FailedPrecondition(
-            "you have no move to take back".to_owned(),
+        return Err(GameError::precondition(
+            "NO_MOVE_TO_TAKE_BACK",
+            "you have no move to take back",
         ));
     }
     Ok(plies)
@@ -56,15 +57,17 @@ impl Games {
                 let side = seat(game, token)?;
                 ensure_ongoing(game)?;
                 if game.takeback_offer.as_deref() == Some(side.name()) {
-                    return Err(GameError::FailedPrecondition(
-                        "you already proposed a takeback; wait for the answer".to_owned(),
+                    return Err(GameError::precondition(
+                        "TAKEBACK_ALREADY_PROPOSED",
+                        "you already proposed a takeback; wait for the answer",
                     ));
                 }
                 let plies = plies_to_undo(game, side)?;
                 let event = if engine_of(game, side.other()).is_some() {
                     if !game.engine_grants_takebacks {
-                        return Err(GameError::FailedPrecondition(
-                            "the engine in this game does not grant takebacks".to_owned(),
+                        return Err(GameError::precondition(
+                            "ENGINE_DECLINES_TAKEBACKS",
+                            "the engine in this game does not grant takebacks",
                         ));
                     }
                     take_back(game, plies, now);

@@ -126,9 +126,9 @@ pub struct Update<T> {
     pub side: Option<String>,
 }
 
-/// The game asked for does not exist.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GameNotFound;
+/// The game asked for (by this id) does not exist.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameNotFound(pub String);
 
 const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, black_name, white_token_hash, \
      black_token_hash, status, winner, termination, draw_offer, version, created_at, updated_at, \
@@ -319,7 +319,9 @@ impl Store {
             .begin_with("BEGIN IMMEDIATE")
             .await
             .map_err(StoreError::from)?;
-        let mut game = load_game(&mut tx, id).await?.ok_or(GameNotFound)?;
+        let mut game = load_game(&mut tx, id)
+            .await?
+            .ok_or_else(|| GameNotFound(id.to_owned()))?;
         let known_moves = game.moves.len();
         let update = change(&mut game)?;
         let now = now_millis();

@@ -259,3 +259,10 @@ pub fn grpc_frame(message: &[u8]) -> Vec<u8> {
     frame.extend_from_slice(message);
     frame
 }
+
+/// The status's code and its `google.rpc.ErrorInfo` reason ("" without one).
+pub fn code_and_reason(status: &tonic::Status) -> (tonic::Code, String) {
+    use tonic_types::StatusExt;
+    let reason = status.get_details_error_info().map(|info| info.reason);
+    (status.code(), reason.unwrap_or_default())
+}
