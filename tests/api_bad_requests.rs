@@ -135,6 +135,25 @@ async fn bytes_that_are_not_the_message_are_invalid_arguments() {
 }
 
 #[tokio::test]
+async fn unknown_methods_say_where_to_look() {
+    let server = TestServer::start().await;
+    let channel = server.channel().await;
+    for path in [
+        "/arbiter.v1.Rules/NoSuchMethod",
+        "/arbiter.v1.NoSuchService/Get",
+    ] {
+        let status = refused(&channel, path, Vec::new()).await;
+        assert_eq!(
+            common::code_and_reason(&status),
+            (Code::Unimplemented, "UNKNOWN_METHOD".to_owned()),
+            "{path}"
+        );
+        assert!(status.message().contains("reflection"), "{status:?}");
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn messages_over_the_limit_exhaust_resources() {
     let server = TestServer::start().await;
     let channel = server.channel().await;

@@ -317,3 +317,24 @@ async fn requests_over_the_limits_are_refused() {
     assert_eq!(legal.moves.len(), 20);
     server.stop().await;
 }
+
+/// Clients that compress their requests with gzip are served, on
+/// `LegalMoves`' own route as on the generated methods.
+#[tokio::test]
+async fn gzip_compressed_requests_are_served() {
+    let server = TestServer::start().await;
+    let mut rules = RulesClient::new(server.channel().await)
+        .send_compressed(tonic::codec::CompressionEncoding::Gzip);
+    let legal = legal_moves(&mut rules, chess("", &["e4"]), pb::MoveDetail::Full).await;
+    assert_eq!(legal.moves.len(), 20);
+    let valid = rules
+        .validate_move(pb::ValidateMoveRequest {
+            position: chess("", &[]),
+            r#move: "e4".to_owned(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(valid.legal);
+    server.stop().await;
+}

@@ -32,6 +32,7 @@ use super::{
     error::invalid_argument,
     proto::{self as pb, rules_server::RulesServer},
     rules::{RulesService, record},
+    server::REQUEST_COMPRESSION,
 };
 use crate::rules::{MoveDescription, MoveText, referee::Referee};
 
@@ -330,7 +331,8 @@ impl RulesRoutes {
     pub fn new(max_decoding_message_size: usize) -> RulesRoutes {
         RulesRoutes {
             generated: RulesServer::new(RulesService)
-                .max_decoding_message_size(max_decoding_message_size),
+                .max_decoding_message_size(max_decoding_message_size)
+                .accept_compressed(REQUEST_COMPRESSION),
             max_decoding_message_size,
         }
     }
@@ -358,7 +360,9 @@ impl Service<http::Request<Body>> for RulesRoutes {
         }
         let limit = self.max_decoding_message_size;
         Box::pin(async move {
-            let mut grpc = Grpc::new(LegalMovesCodec).max_decoding_message_size(limit);
+            let mut grpc = Grpc::new(LegalMovesCodec)
+                .max_decoding_message_size(limit)
+                .accept_compressed(REQUEST_COMPRESSION);
             Ok(grpc.unary(LegalMovesMethod, request).await)
         })
     }

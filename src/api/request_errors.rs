@@ -7,8 +7,9 @@
 //! and OUT_OF_RANGE is not what any other gRPC implementation answers for an
 //! oversized message; so these trailers-only answers are rewritten here to
 //! INVALID_ARGUMENT and RESOURCE_EXHAUSTED, with the reason in an
-//! `ErrorInfo` like every other error of the API. Any other answer passes
-//! through untouched.
+//! `ErrorInfo` like every other error of the API. An unknown method's
+//! UNIMPLEMENTED, which tonic sends without a message, gets one. Any other
+//! answer passes through untouched.
 
 use std::collections::HashMap;
 
@@ -24,6 +25,8 @@ enum Rejection {
     Malformed,
     /// The message is longer than the server accepts.
     TooLarge,
+    /// No service here has the method (tonic says nothing more).
+    UnknownMethod,
 }
 
 /// Rewrites a transport rejection (see the module docs); `response` as it
@@ -71,6 +74,7 @@ fn rejection(status: &Status) -> Option<Rejection> {
         {
             Some(Rejection::TooLarge)
         }
+        Code::Unimplemented if status.message().is_empty() => Some(Rejection::UnknownMethod),
         _ => None,
     }
 }
@@ -109,6 +113,12 @@ fn answer(rejection: Rejection, reason: &str) -> Status {
                 ErrorDetails::with_error_info("REQUEST_TOO_LARGE", DOMAIN, metadata),
             )
         }
+        Rejection::UnknownMethod => Status::with_error_details(
+            Code::Unimplemented,
+            "this server has no such method: it serves arbiter.v1.Rules, Positions, Games and \
+             Engine, and grpc.health.v1.Health; server reflection lists every method",
+            ErrorDetails::with_error_info("UNKNOWN_METHOD", DOMAIN, HashMap::new()),
+        ),
     }
 }
 
@@ -160,6 +170,7 @@ mod tests {
         for status in [
             Status::internal("internal error; it has been logged"),
             Status::out_of_range("something else"),
+            Status::unimplemented("not in this build"),
             Status::invalid_argument("failed to decode Protobuf message: ours"),
             Status::ok(""),
         ] {

@@ -5,7 +5,10 @@ use std::{net::SocketAddr, sync::Arc, time::Duration};
 use http::{HeaderName, Method};
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
-use tonic::transport::{Server, server::TcpIncoming};
+use tonic::{
+    codec::CompressionEncoding,
+    transport::{Server, server::TcpIncoming},
+};
 use tower::util::MapResponseLayer;
 use tower_http::{
     cors::{AllowOrigin, CorsLayer},
@@ -35,6 +38,9 @@ use crate::{
 
 /// Largest request accepted.
 const MAX_MESSAGE: usize = 1024 * 1024;
+/// Compressed requests accepted (answers go uncompressed: they are small,
+/// and compressing them would cost more CPU than the bytes it saves).
+pub(super) const REQUEST_COMPRESSION: CompressionEncoding = CompressionEncoding::Gzip;
 /// Requests served at once on one connection; more wait.
 const MAX_IN_FLIGHT_PER_CONNECTION: usize = 256;
 
@@ -130,17 +136,21 @@ pub async fn serve(
             PositionsServer::new(PositionsService {
                 positions: Positions::new(store.clone()),
             })
-            .max_decoding_message_size(MAX_MESSAGE),
+            .max_decoding_message_size(MAX_MESSAGE)
+            .accept_compressed(REQUEST_COMPRESSION),
         )
         .add_service(
             GamesServer::new(GamesService {
                 games,
                 shutdown: shutdown_watch,
             })
-            .max_decoding_message_size(MAX_MESSAGE),
+            .max_decoding_message_size(MAX_MESSAGE)
+            .accept_compressed(REQUEST_COMPRESSION),
         )
         .add_service(
-            EngineServer::new(EngineService { analyst }).max_decoding_message_size(MAX_MESSAGE),
+            EngineServer::new(EngineService { analyst })
+                .max_decoding_message_size(MAX_MESSAGE)
+                .accept_compressed(REQUEST_COMPRESSION),
         )
         .serve_with_incoming_shutdown(incoming, shutdown)
         .await?;
