@@ -4,7 +4,7 @@
 use crate::{
     games::GameError,
     rules::{
-        Quoted, Side, Variant,
+        Side, Variant,
         placement::{Extras, fen_from_pieces},
         referee::{InvalidPosition, referee},
     },
@@ -58,33 +58,7 @@ impl Positions {
                 message: format!("at most {MAX_NAME} characters"),
             });
         }
-        let mut tags: Vec<String> = tags.iter().map(|t| t.trim().to_owned()).collect();
-        tags.sort();
-        tags.dedup();
-        let tag_problem = |tag: &String| match tag.chars().count() {
-            0 => Some(format!(
-                "a tag is empty: tags have 1 to {MAX_TAG} characters"
-            )),
-            n if n > MAX_TAG => Some(format!(
-                "tag {} has {n} characters: at most {MAX_TAG}",
-                Quoted(tag)
-            )),
-            _ => None,
-        };
-        let problem = if tags.len() > MAX_TAGS {
-            Some(format!(
-                "at most {MAX_TAGS} different tags, not {}",
-                tags.len()
-            ))
-        } else {
-            tags.iter().find_map(tag_problem)
-        };
-        if let Some(message) = problem {
-            return Err(GameError::InvalidArgument {
-                field: "tags",
-                message,
-            });
-        }
+        let tags = clean_tags(tags)?;
         let fen = match source {
             Source::Fen(fen) => fen,
             Source::Board {
@@ -146,5 +120,80 @@ impl Positions {
         } else {
             Err(GameError::position_not_found(id))
         }
+    }
+}
+
+/// The tags trimmed, sorted and without repeats; INVALID_ARGUMENT naming
+/// the bad ones (by index: a tag may be long) otherwise.
+fn clean_tags(tags: &[String]) -> Result<Vec<String>, GameError> {
+    const LISTED: usize = 3;
+    let problems: Vec<String> = tags
+        .iter()
+        .enumerate()
+        .filter_map(|(i, tag)| match tag.trim().chars().count() {
+            0 => Some(format!("tags[{i}] is empty")),
+            n if n > MAX_TAG => Some(format!("tags[{i}] has {n} characters")),
+            _ => None,
+        })
+        .collect();
+    let mut clean: Vec<String> = tags.iter().map(|t| t.trim().to_owned()).collect();
+    clean.sort();
+    clean.dedup();
+    let message = if !problems.is_empty() {
+        let listed = problems[..problems.len().min(LISTED)].join("; ");
+        let more = match problems.len().checked_sub(LISTED) {
+            Some(more @ 1..) => format!(" (and {more} more)"),
+            _ => String::new(),
+        };
+        format!("{listed}{more}: a tag has 1 to {MAX_TAG} characters")
+    } else if clean.len() > MAX_TAGS {
+        format!("at most {MAX_TAGS} different tags, not {}", clean.len())
+    } else {
+        return Ok(clean);
+    };
+    Err(GameError::InvalidArgument {
+        field: "tags",
+        message,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tags(tags: &[&str]) -> Result<Vec<String>, String> {
+        let tags: Vec<String> = tags.iter().map(|&t| t.to_owned()).collect();
+        clean_tags(&tags).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn tags_are_trimmed_sorted_and_unique() {
+        assert_eq!(tags(&[" b", "a ", "b"]), Ok(vec!["a".into(), "b".into()]));
+    }
+
+    #[test]
+    fn every_bad_tag_is_named_by_index() {
+        let long = "x".repeat(65);
+        assert_eq!(
+            tags(&["ok", "", &long]),
+            Err(
+                "tags: tags[1] is empty; tags[2] has 65 characters: a tag has 1 to 64 characters"
+                    .into()
+            )
+        );
+        assert_eq!(
+            tags(&["", " ", "", "  ", "ok"]),
+            Err(
+                "tags: tags[0] is empty; tags[1] is empty; tags[2] is empty (and 1 more): \
+                 a tag has 1 to 64 characters"
+                    .into()
+            )
+        );
+        let many: Vec<String> = (0..33).map(|i| i.to_string()).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert_eq!(
+            tags(&many),
+            Err("tags: at most 32 different tags, not 33".into())
+        );
     }
 }

@@ -166,7 +166,7 @@ async fn messages_over_the_limit_exhaust_resources() {
         detail: 0,
     };
     let body = request.encode_to_vec();
-    for path in &METHODS[..7] {
+    for path in METHODS {
         let status = refused(&channel, path, body.clone()).await;
         assert_eq!(status.code(), Code::ResourceExhausted, "{path}: {status:?}");
         assert_eq!(
@@ -194,6 +194,7 @@ async fn grpc_web_bodies_that_are_not_messages_are_invalid_arguments() {
         ),
         // `base64` ends its output with a newline, which is not base64.
         ("application/grpc-web-text", b"AAAAAAA=\n".to_vec()),
+        ("application/grpc-web-text", b"!!!not base64***".to_vec()),
     ] {
         for path in [
             "/arbiter.v1.Rules/LegalMoves",
@@ -221,7 +222,17 @@ async fn errors_quote_long_inputs_cut_short() {
     let mut games = GamesClient::new(channel.clone());
     let mut positions = PositionsClient::new(channel.clone());
     let mut rules = RulesClient::new(channel);
+    let created = common::new_chess_game(&mut games, None).await;
     let statuses = [
+        games
+            .make_move(pb::MakeMoveRequest {
+                game_id: created.game.unwrap().id,
+                seat_token: created.white_token,
+                r#move: long.clone(),
+                expected_ply: None,
+            })
+            .await
+            .unwrap_err(),
         games
             .get_game(pb::GetGameRequest {
                 game_id: long.clone(),
@@ -261,12 +272,13 @@ async fn errors_quote_long_inputs_cut_short() {
             })
             .await
             .unwrap_err(),
-        positions
-            .create_position(pb::CreatePositionRequest {
-                variant: pb::Variant::Chess as i32,
-                source: Some(pb::create_position_request::Source::Fen(String::new())),
-                tags: vec![long.clone()],
-                ..Default::default()
+        rules
+            .validate_move(pb::ValidateMoveRequest {
+                position: Some(pb::Position {
+                    variant: pb::Variant::Xiangqi as i32,
+                    ..Default::default()
+                }),
+                r#move: long.clone(),
             })
             .await
             .unwrap_err(),
@@ -282,6 +294,20 @@ async fn errors_quote_long_inputs_cut_short() {
             .await
             .unwrap_err(),
     ];
+    // A tag is named by its index.
+    let tags = positions
+        .create_position(pb::CreatePositionRequest {
+            variant: pb::Variant::Chess as i32,
+            source: Some(pb::create_position_request::Source::Fen(String::new())),
+            tags: vec![long.clone()],
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        tags.message(),
+        "tags: tags[0] has 20000 characters: a tag has 1 to 64 characters"
+    );
     let cut = format!("{:?}... (20000 characters)", &long[..32]);
     for status in statuses {
         assert!(

@@ -136,7 +136,10 @@ async fn positions_are_validated_saved_listed_and_deleted() {
 #[tokio::test]
 async fn health_and_reflection_v1_and_v1alpha() {
     let server = TestServer::start().await;
-    let mut health = tonic_health::pb::health_client::HealthClient::new(server.channel().await);
+    // Requests compressed with gzip, as every service accepts them.
+    let gzip = tonic::codec::CompressionEncoding::Gzip;
+    let mut health = tonic_health::pb::health_client::HealthClient::new(server.channel().await)
+        .send_compressed(gzip);
     let status = health
         .check(tonic_health::pb::HealthCheckRequest {
             service: "arbiter.v1.Games".into(),
@@ -152,7 +155,8 @@ async fn health_and_reflection_v1_and_v1alpha() {
 
     use tonic_reflection::pb::{v1, v1alpha};
     let mut client =
-        v1::server_reflection_client::ServerReflectionClient::new(server.channel().await);
+        v1::server_reflection_client::ServerReflectionClient::new(server.channel().await)
+            .send_compressed(gzip);
     let request = v1::ServerReflectionRequest {
         host: String::new(),
         message_request: Some(v1::server_reflection_request::MessageRequest::ListServices(

@@ -7,9 +7,12 @@
 //! and OUT_OF_RANGE is not what any other gRPC implementation answers for an
 //! oversized message; so these trailers-only answers are rewritten here to
 //! INVALID_ARGUMENT and RESOURCE_EXHAUSTED, with the reason in an
-//! `ErrorInfo` like every other error of the API. An unknown method's
-//! UNIMPLEMENTED, which tonic sends without a message, gets one. Any other
-//! answer passes through untouched.
+//! `ErrorInfo` like every other error of the API. The same goes for the
+//! other ways a body can be unreadable (a frame cut short, a compression
+//! flag without a compression, gzip that does not decompress), a message
+//! that decompresses beyond the limit, and an unsupported compression. An
+//! unknown method's UNIMPLEMENTED, which tonic sends without a message, gets
+//! one. Any other answer passes through untouched.
 
 use std::collections::HashMap;
 
@@ -23,8 +26,11 @@ use super::error::DOMAIN;
 enum Rejection {
     /// The body is not the method's request message (or no message at all).
     Malformed,
-    /// The message is longer than the server accepts.
-    TooLarge,
+    /// The message is longer than the server accepts: `found` bytes (when
+    /// tonic says) against `limit`.
+    TooLarge { found: Option<u64>, limit: u64 },
+    /// The request is compressed in a way the server does not read.
+    UnsupportedCompression,
     /// No service here has the method (tonic says nothing more).
     UnknownMethod,
 }
@@ -52,74 +58,104 @@ pub fn rewrite(response: http::Response<Body>) -> http::Response<Body> {
 
 /// Which rejection `status` is, from tonic's own codes and wording.
 fn rejection(status: &Status) -> Option<Rejection> {
-    const MALFORMED: [&str; 5] = [
+    const MALFORMED: [&str; 6] = [
         // tonic-prost: the bytes are not the request message.
         "failed to decode Protobuf message",
         // tonic: a gRPC frame cut short, or none at all.
         "Unexpected EOF decoding stream",
         "Missing request message",
-        // tonic: a frame whose compression flag is neither 0 nor 1.
-        "protocol error: received message with invalid compression flag",
-        // tonic-web: a grpc-web-text body that is not base64.
-        "tonic-web: malformed base64 request",
+        // tonic: a frame's compression flag is neither 0 nor 1, or is 1
+        // without a `grpc-encoding` (gRPC's spec says INTERNAL for that
+        // too; the fault is still the caller's).
+        "protocol error: received message with",
+        // tonic: a compressed message that does not decompress.
+        "Error decompressing",
+        // tonic-web: a grpc-web(-text) body that cannot be read (not
+        // base64, trailers inside it, ...).
+        "tonic-web: ",
     ];
+    let message = status.message();
+    // The numbers in tonic's message, in order.
+    let numbers = || {
+        message
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|n| n.parse::<u64>().ok())
+    };
     match status.code() {
-        Code::Internal if MALFORMED.iter().any(|m| status.message().starts_with(m)) => {
+        Code::Internal if MALFORMED.iter().any(|m| message.starts_with(m)) => {
             Some(Rejection::Malformed)
         }
-        Code::OutOfRange
-            if status
-                .message()
-                .starts_with("Error, decoded message length too large") =>
-        {
-            Some(Rejection::TooLarge)
+        // "found N bytes, the limit is: M bytes"
+        Code::OutOfRange if message.starts_with("Error, decoded message length too large") => {
+            let mut numbers = numbers();
+            let (found, limit) = (numbers.next(), numbers.next()?);
+            Some(Rejection::TooLarge { found, limit })
         }
-        Code::Unimplemented if status.message().is_empty() => Some(Rejection::UnknownMethod),
+        // "size limit, of M bytes, exceeded while decompressing message"
+        Code::ResourceExhausted if message.starts_with("Error decompressing: size limit") => {
+            Some(Rejection::TooLarge {
+                found: None,
+                limit: numbers().next()?,
+            })
+        }
+        Code::Unimplemented if message.starts_with("Content is compressed with") => {
+            Some(Rejection::UnsupportedCompression)
+        }
+        Code::Unimplemented if message.is_empty() => Some(Rejection::UnknownMethod),
         _ => None,
     }
 }
 
 /// The status a caller gets for `rejection`; `reason` is tonic's message.
 fn answer(rejection: Rejection, reason: &str) -> Status {
-    match rejection {
-        Rejection::Malformed => Status::with_error_details(
+    let (code, message, info) = match rejection {
+        Rejection::Malformed => (
             Code::InvalidArgument,
             format!(
                 "the request is not a valid message of this method's request type \
                  (check the client was generated from arbiter's .proto files): {reason}"
             ),
-            ErrorDetails::with_error_info("MALFORMED_REQUEST", DOMAIN, HashMap::new()),
+            ("MALFORMED_REQUEST", HashMap::new()),
         ),
-        Rejection::TooLarge => {
-            // "found N bytes, the limit is: M bytes"
-            let mut numbers = reason
-                .split(|c: char| !c.is_ascii_digit())
-                .filter_map(|n| n.parse::<u64>().ok());
-            let (found, limit) = (numbers.next(), numbers.next());
-            let message = match (found, limit) {
-                (Some(found), Some(limit)) => format!(
-                    "the request message is {found} bytes; the server accepts at most {limit} bytes"
+        Rejection::TooLarge { found, limit } => {
+            let mut metadata = HashMap::from([("limit_bytes".to_owned(), limit.to_string())]);
+            let message = match found {
+                Some(found) => {
+                    metadata.insert("found_bytes".to_owned(), found.to_string());
+                    format!(
+                        "the request message is {found} bytes; the server accepts at most {limit} bytes"
+                    )
+                }
+                None => format!(
+                    "the request message decompresses to more than {limit} bytes, \
+                     the most the server accepts"
                 ),
-                _ => format!("the request message is too large: {reason}"),
             };
-            let metadata: HashMap<String, String> =
-                [("found_bytes", found), ("limit_bytes", limit)]
-                    .into_iter()
-                    .filter_map(|(key, n)| Some((key.to_owned(), n?.to_string())))
-                    .collect();
-            Status::with_error_details(
+            (
                 Code::ResourceExhausted,
                 message,
-                ErrorDetails::with_error_info("REQUEST_TOO_LARGE", DOMAIN, metadata),
+                ("REQUEST_TOO_LARGE", metadata),
             )
         }
-        Rejection::UnknownMethod => Status::with_error_details(
+        Rejection::UnsupportedCompression => (
+            Code::Unimplemented,
+            format!("{reason}: send requests uncompressed or compressed with gzip"),
+            ("UNSUPPORTED_COMPRESSION", HashMap::new()),
+        ),
+        Rejection::UnknownMethod => (
             Code::Unimplemented,
             "this server has no such method: it serves arbiter.v1.Rules, Positions, Games and \
-             Engine, and grpc.health.v1.Health; server reflection lists every method",
-            ErrorDetails::with_error_info("UNKNOWN_METHOD", DOMAIN, HashMap::new()),
+             Engine, and grpc.health.v1.Health; server reflection lists every method"
+                .to_owned(),
+            ("UNKNOWN_METHOD", HashMap::new()),
         ),
-    }
+    };
+    let (reason, metadata) = info;
+    Status::with_error_details(
+        code,
+        message,
+        ErrorDetails::with_error_info(reason, DOMAIN, metadata),
+    )
 }
 
 #[cfg(test)]
@@ -136,7 +172,10 @@ mod tests {
             "failed to decode Protobuf message: invalid varint",
             "Unexpected EOF decoding stream.",
             "Missing request message.",
+            "protocol error: received message with compressed-flag but no grpc-encoding was specified",
+            "Error decompressing: unexpected end of file, while sending request",
             "tonic-web: malformed base64 request",
+            "tonic-web: Invalid symbol 33, offset 0.",
         ] {
             let status =
                 Status::from_header_map(refused(Status::internal(message)).headers()).unwrap();
@@ -163,6 +202,36 @@ mod tests {
         let info = status.get_details_error_info().unwrap();
         assert_eq!(info.reason, "REQUEST_TOO_LARGE");
         assert_eq!(info.metadata["limit_bytes"], "1048576");
+        assert_eq!(info.metadata["found_bytes"], "2097164");
+
+        let tonic = Status::resource_exhausted(
+            "Error decompressing: size limit, of 1048576 bytes, exceeded while decompressing message",
+        );
+        let status = Status::from_header_map(refused(tonic).headers()).unwrap();
+        assert_eq!(status.code(), Code::ResourceExhausted);
+        assert_eq!(
+            status.message(),
+            "the request message decompresses to more than 1048576 bytes, the most the server accepts"
+        );
+        let info = status.get_details_error_info().unwrap();
+        assert_eq!(info.reason, "REQUEST_TOO_LARGE");
+        assert_eq!(info.metadata["limit_bytes"], "1048576");
+    }
+
+    #[test]
+    fn unknown_compression_keeps_its_code_and_gains_a_reason() {
+        let tonic =
+            Status::unimplemented("Content is compressed with `deflate` which isn't supported");
+        let status = Status::from_header_map(refused(tonic).headers()).unwrap();
+        assert_eq!(status.code(), Code::Unimplemented);
+        assert!(
+            status.message().ends_with("compressed with gzip"),
+            "{status:?}"
+        );
+        assert_eq!(
+            status.get_details_error_info().unwrap().reason,
+            "UNSUPPORTED_COMPRESSION"
+        );
     }
 
     #[test]

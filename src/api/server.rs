@@ -44,6 +44,16 @@ pub(super) const REQUEST_COMPRESSION: CompressionEncoding = CompressionEncoding:
 /// Requests served at once on one connection; more wait.
 const MAX_IN_FLIGHT_PER_CONNECTION: usize = 256;
 
+/// A generated service taking the requests every service takes: up to
+/// [`MAX_MESSAGE`] bytes, plain or gzip (`RulesRoutes` sets the same).
+macro_rules! requests {
+    ($service:expr) => {
+        $service
+            .max_decoding_message_size(MAX_MESSAGE)
+            .accept_compressed(REQUEST_COMPRESSION)
+    };
+}
+
 /// What `serve` needs.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
@@ -128,30 +138,18 @@ pub async fn serve(
                 variant = tracing::field::Empty,
             )
         })
-        .add_service(health)
-        .add_service(reflection_v1)
-        .add_service(reflection_v1alpha)
+        .add_service(requests!(health))
+        .add_service(requests!(reflection_v1))
+        .add_service(requests!(reflection_v1alpha))
         .add_service(RulesRoutes::new(MAX_MESSAGE))
-        .add_service(
-            PositionsServer::new(PositionsService {
-                positions: Positions::new(store.clone()),
-            })
-            .max_decoding_message_size(MAX_MESSAGE)
-            .accept_compressed(REQUEST_COMPRESSION),
-        )
-        .add_service(
-            GamesServer::new(GamesService {
-                games,
-                shutdown: shutdown_watch,
-            })
-            .max_decoding_message_size(MAX_MESSAGE)
-            .accept_compressed(REQUEST_COMPRESSION),
-        )
-        .add_service(
-            EngineServer::new(EngineService { analyst })
-                .max_decoding_message_size(MAX_MESSAGE)
-                .accept_compressed(REQUEST_COMPRESSION),
-        )
+        .add_service(requests!(PositionsServer::new(PositionsService {
+            positions: Positions::new(store.clone()),
+        })))
+        .add_service(requests!(GamesServer::new(GamesService {
+            games,
+            shutdown: shutdown_watch,
+        })))
+        .add_service(requests!(EngineServer::new(EngineService { analyst })))
         .serve_with_incoming_shutdown(incoming, shutdown)
         .await?;
     store.close().await;

@@ -18,7 +18,7 @@ const MAX_MOVE_TEXT: usize = 16;
 pub(super) fn parse(pos: &shakmaty::Chess, text: &str) -> Result<Move, MoveError> {
     let text = text.trim();
     let unparsable = || MoveError::Unparsable {
-        text: text.chars().take(32).collect(),
+        text: text.to_owned(),
         expected: EXPECTED,
     };
     if text.is_empty() || text.len() > MAX_MOVE_TEXT || !text.is_ascii() {

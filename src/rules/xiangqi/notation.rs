@@ -161,7 +161,7 @@ fn tandem_soldier_files(pos: &Xiangqi, side: Side) -> usize {
 pub(super) fn parse(pos: &Xiangqi, text: &str) -> Result<Move, MoveError> {
     let text = text.trim();
     let unparsable = || MoveError::Unparsable {
-        text: text.chars().take(MAX_MOVE_TEXT).collect(),
+        text: text.to_owned(),
         expected: EXPECTED,
     };
     if text.is_empty() || text.len() > MAX_MOVE_TEXT {
