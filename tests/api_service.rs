@@ -94,7 +94,7 @@ async fn positions_are_validated_saved_listed_and_deleted() {
         .list_positions(pb::ListPositionsRequest {
             tag: "endgame".into(),
             page_size: 1,
-            page_token: page.next_page_token,
+            page_token: page.next_page_token.clone(),
             ..Default::default()
         })
         .await
@@ -102,6 +102,15 @@ async fn positions_are_validated_saved_listed_and_deleted() {
         .into_inner();
     assert_eq!(next.positions[0].id, a.id);
     assert!(next.next_page_token.is_empty());
+    // A page token of positions is not one of games.
+    let err = GamesClient::new(server.channel().await)
+        .list_games(pb::ListGamesRequest {
+            page_token: page.next_page_token,
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
     let only_chess = positions
         .list_positions(pb::ListPositionsRequest {
             variant: pb::Variant::Chess as i32,

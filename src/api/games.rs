@@ -26,8 +26,9 @@ pub struct GamesService {
     pub shutdown: tokio::sync::watch::Receiver<bool>,
 }
 
-/// Page size and cursor from a request.
-pub fn paging(page_size: i32, token: &str) -> Result<(u32, Option<i64>), Status> {
+/// Page size and cursor from a request to the list whose tokens start with
+/// `list` (a token of another list is refused, not read as this one's).
+pub fn paging(page_size: i32, token: &str, list: char) -> Result<(u32, Option<i64>), Status> {
     let limit = match page_size {
         0 => DEFAULT_PAGE,
         n if n < 0 => return Err(invalid_argument("page_size", "must not be negative")),
@@ -38,7 +39,7 @@ pub fn paging(page_size: i32, token: &str) -> Result<(u32, Option<i64>), Status>
     } else {
         Some(
             token
-                .strip_prefix("p")
+                .strip_prefix(list)
                 .and_then(|n| n.parse::<i64>().ok())
                 .ok_or_else(|| {
                     invalid_argument("page_token", "not a token from a previous page")
@@ -48,9 +49,14 @@ pub fn paging(page_size: i32, token: &str) -> Result<(u32, Option<i64>), Status>
     Ok((limit, before))
 }
 
-pub fn next_token(next: Option<i64>) -> String {
-    next.map(|n| format!("p{n}")).unwrap_or_default()
+/// The token of the page after the one ending before `next`, in the list
+/// whose tokens start with `list`.
+pub fn next_token(next: Option<i64>, list: char) -> String {
+    next.map(|n| format!("{list}{n}")).unwrap_or_default()
 }
+
+/// The first character of `ListGames` page tokens.
+const GAMES_PAGES: char = 'g';
 
 /// Notes the game in the RPC's span.
 fn trace_game(game_id: &str) {
@@ -118,7 +124,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::ListGamesRequest>,
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
         let r = request.get_ref();
-        let (limit, before) = paging(r.page_size, &r.page_token)?;
+        let (limit, before) = paging(r.page_size, &r.page_token, GAMES_PAGES)?;
         let finished = match pb::GameStatusFilter::try_from(r.status) {
             Ok(pb::GameStatusFilter::Ongoing) => Some(false),
             Ok(pb::GameStatusFilter::Finished) => Some(true),
@@ -148,7 +154,7 @@ impl games_server::Games for GamesService {
             .await?;
         Ok(Response::new(pb::ListGamesResponse {
             games: page.items.iter().map(convert::game).collect(),
-            next_page_token: next_token(page.next),
+            next_page_token: next_token(page.next, GAMES_PAGES),
         }))
     }
 

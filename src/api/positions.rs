@@ -14,6 +14,9 @@ use crate::{
     store::{PositionFilter, StoredPosition},
 };
 
+/// The first character of `ListPositions` page tokens.
+const POSITIONS_PAGES: char = 'p';
+
 pub struct PositionsService {
     pub positions: Positions,
 }
@@ -89,7 +92,7 @@ impl positions_server::Positions for PositionsService {
         request: Request<pb::ListPositionsRequest>,
     ) -> Result<Response<pb::ListPositionsResponse>, Status> {
         let r = request.get_ref();
-        let (limit, before) = paging(r.page_size, &r.page_token)?;
+        let (limit, before) = paging(r.page_size, &r.page_token, POSITIONS_PAGES)?;
         let variant = match r.variant {
             0 => None,
             v => Some(convert::variant("variant", v)?.name().to_owned()),
@@ -106,7 +109,7 @@ impl positions_server::Positions for PositionsService {
             .await?;
         Ok(Response::new(pb::ListPositionsResponse {
             positions: page.items.iter().map(saved).collect(),
-            next_page_token: next_token(page.next),
+            next_page_token: next_token(page.next, POSITIONS_PAGES),
         }))
     }
 
