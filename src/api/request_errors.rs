@@ -190,32 +190,32 @@ mod tests {
 
     #[test]
     fn oversized_messages_exhaust_resources() {
-        let tonic = Status::out_of_range(
-            "Error, decoded message length too large: found 2097164 bytes, the limit is: 1048576 bytes",
-        );
-        let status = Status::from_header_map(refused(tonic).headers()).unwrap();
-        assert_eq!(status.code(), Code::ResourceExhausted);
-        assert_eq!(
-            status.message(),
-            "the request message is 2097164 bytes; the server accepts at most 1048576 bytes"
-        );
-        let info = status.get_details_error_info().unwrap();
-        assert_eq!(info.reason, "REQUEST_TOO_LARGE");
-        assert_eq!(info.metadata["limit_bytes"], "1048576");
-        assert_eq!(info.metadata["found_bytes"], "2097164");
-
-        let tonic = Status::resource_exhausted(
-            "Error decompressing: size limit, of 1048576 bytes, exceeded while decompressing message",
-        );
-        let status = Status::from_header_map(refused(tonic).headers()).unwrap();
-        assert_eq!(status.code(), Code::ResourceExhausted);
-        assert_eq!(
-            status.message(),
-            "the request message decompresses to more than 1048576 bytes, the most the server accepts"
-        );
-        let info = status.get_details_error_info().unwrap();
-        assert_eq!(info.reason, "REQUEST_TOO_LARGE");
-        assert_eq!(info.metadata["limit_bytes"], "1048576");
+        for (tonic, message, found) in [
+            (
+                Status::out_of_range(
+                    "Error, decoded message length too large: found 2097164 bytes, the limit is: 1048576 bytes",
+                ),
+                "the request message is 2097164 bytes; the server accepts at most 1048576 bytes",
+                Some("2097164"),
+            ),
+            (
+                Status::resource_exhausted(
+                    "Error decompressing: size limit, of 1048576 bytes, exceeded while decompressing message",
+                ),
+                "the request message decompresses to more than 1048576 bytes, the most the server accepts",
+                None,
+            ),
+        ] {
+            let status = Status::from_header_map(refused(tonic).headers()).unwrap();
+            assert_eq!(
+                (status.code(), status.message()),
+                (Code::ResourceExhausted, message)
+            );
+            let info = status.get_details_error_info().unwrap();
+            assert_eq!(info.reason, "REQUEST_TOO_LARGE");
+            assert_eq!(info.metadata["limit_bytes"], "1048576");
+            assert_eq!(info.metadata.get("found_bytes").map(String::as_str), found);
+        }
     }
 
     #[test]
