@@ -127,25 +127,33 @@ impl Positions {
 /// the bad ones (by index: a tag may be long) otherwise.
 fn clean_tags(tags: &[String]) -> Result<Vec<String>, GameError> {
     const LISTED: usize = 3;
-    let problems: Vec<String> = tags
+    // Bad tags by index and length; only the listed ones are written out.
+    let mut bad = tags
         .iter()
+        .map(|tag| tag.trim().chars().count())
         .enumerate()
-        .filter_map(|(i, tag)| match tag.trim().chars().count() {
-            0 => Some(format!("tags[{i}] is empty")),
-            n if n > MAX_TAG => Some(format!("tags[{i}] has {n} characters")),
-            _ => None,
+        .filter(|&(_, n)| n == 0 || n > MAX_TAG);
+    let listed: Vec<String> = bad
+        .by_ref()
+        .take(LISTED)
+        .map(|(i, n)| match n {
+            0 => format!("tags[{i}] is empty"),
+            n => format!("tags[{i}] has {n} characters"),
         })
         .collect();
+    let unlisted = bad.count();
     let mut clean: Vec<String> = tags.iter().map(|t| t.trim().to_owned()).collect();
     clean.sort();
     clean.dedup();
-    let message = if !problems.is_empty() {
-        let listed = problems[..problems.len().min(LISTED)].join("; ");
-        let more = match problems.len().checked_sub(LISTED) {
-            Some(more @ 1..) => format!(" (and {more} more)"),
-            _ => String::new(),
+    let message = if !listed.is_empty() {
+        let more = match unlisted {
+            0 => String::new(),
+            more => format!(" (and {more} more)"),
         };
-        format!("{listed}{more}: a tag has 1 to {MAX_TAG} characters")
+        format!(
+            "{}{more}: a tag has 1 to {MAX_TAG} characters",
+            listed.join("; ")
+        )
     } else if clean.len() > MAX_TAGS {
         format!("at most {MAX_TAGS} different tags, not {}", clean.len())
     } else {
