@@ -266,6 +266,10 @@ impl Game for Xiangqi {
         notation::describe_into(self, m, d);
     }
 
+    fn describe_each(&self, moves: &MoveList, each: impl FnMut(&MoveDescription)) {
+        notation::describe_each(self, moves, each);
+    }
+
     fn adjudicate(record: &Record<Xiangqi>, has_moves: bool) -> Verdict {
         outcome::adjudicate(record, has_moves)
     }

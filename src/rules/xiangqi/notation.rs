@@ -28,11 +28,11 @@ use super::{
     Xiangqi,
     attacks::{file_mask, forward},
     explain,
-    moves::Move,
+    moves::{Move, MoveList},
     piece::{Kind, side_name},
     square::Square,
 };
-use crate::rules::{IllegalMove, IllegalReason, MoveDescription, MoveError, MoveText, Side};
+use crate::rules::{IllegalMove, IllegalReason, MoveDescription, MoveError, Side};
 
 const EXPECTED: &str =
     "ICCS coordinates (h2e2), WXF (C2.5, H8+7, R+.3) or Chinese notation (炮二平五, 马8进7)";
@@ -482,20 +482,13 @@ fn wxf_letter(kind: Kind) -> char {
     }
 }
 
-/// Appends WXF; `file` is the origin's file number, `n` the number of
-/// same-kind pieces on it.
-fn push_wxf(
-    text: &mut MoveText,
-    kind: Kind,
-    origin: Origin,
-    file: u8,
-    n: usize,
-    direction: Direction,
-    number: u8,
-) {
+/// The first two characters of WXF, which name the piece and its origin;
+/// `file` is the origin's file number, `n` the number of same-kind pieces
+/// on it.
+fn wxf_origin(kind: Kind, origin: Origin, file: u8, n: usize) -> [char; 2] {
     let letter = wxf_letter(kind);
     let file = digit(file);
-    let origin = match origin {
+    match origin {
         Origin::File(_) | Origin::Tandem(Tandem::Middle) => [letter, file],
         Origin::FileTandem(_, Tandem::Front) => [file, '+'],
         Origin::FileTandem(_, Tandem::Rear) => [file, '-'],
@@ -508,15 +501,7 @@ fn push_wxf(
         // The middle one of five is written with its file.
         Origin::Tandem(Tandem::Ordinal(_)) => [letter, file],
         Origin::Tandem(_) => [letter, '-'],
-    };
-    let dir = match direction {
-        Direction::Forward => '+',
-        Direction::Backward => '-',
-        Direction::Sideways => '.',
-    };
-    // Built char by char: LegalMoves writes one per legal move.
-    let [first, second] = origin;
-    text.extend([first, second, dir, digit(number)]);
+    }
 }
 
 /// A file number or distance (1-9) as its digit.
@@ -546,15 +531,9 @@ fn chinese_number(side: Side, n: u8) -> char {
     }
 }
 
-/// Appends Chinese notation.
-fn push_chinese(
-    text: &mut MoveText,
-    side: Side,
-    kind: Kind,
-    origin: Origin,
-    direction: Direction,
-    number: u8,
-) {
+/// The first two characters of Chinese notation, which name the piece and
+/// its origin.
+fn chinese_origin(side: Side, kind: Kind, origin: Origin) -> [char; 2] {
     let piece = chinese_piece(side, kind);
     let position = |tandem: Tandem| match tandem {
         Tandem::Front => '前',
@@ -562,44 +541,89 @@ fn push_chinese(
         Tandem::Ordinal(k) => CHINESE_NUMERALS[usize::from(k.clamp(1, 5) - 1)],
         _ => '中',
     };
-    let (a, b) = match origin {
-        Origin::File(file) => (piece, chinese_number(side, file)),
-        Origin::Tandem(tandem) => (position(tandem), piece),
-        Origin::FileTandem(file, tandem) => (position(tandem), chinese_number(side, file)),
-    };
-    let dir = match direction {
-        Direction::Forward => '进',
-        Direction::Backward => '退',
-        Direction::Sideways => '平',
-    };
-    text.extend([a, b, dir, chinese_number(side, number)]);
+    match origin {
+        Origin::File(file) => [piece, chinese_number(side, file)],
+        Origin::Tandem(tandem) => [position(tandem), piece],
+        Origin::FileTandem(file, tandem) => [position(tandem), chinese_number(side, file)],
+    }
+}
+
+/// What the notations of a move say about the piece that makes it: the
+/// same for every move of one piece, so describing every legal move works
+/// it out once per piece ([`describe_each`]).
+struct Mover {
+    from: Square,
+    kind: Kind,
+    /// The piece as a FEN letter.
+    letter: char,
+    /// WXF's first two characters.
+    wxf: [char; 2],
+    /// Chinese notation's first two characters.
+    chinese: [char; 2],
+}
+
+impl Mover {
+    fn on(pos: &Xiangqi, from: Square) -> Mover {
+        let side = pos.turn;
+        let piece = pos.piece_at(from);
+        let kind = piece.map_or(Kind::Soldier, |p| p.kind);
+        let origin = origin_of(pos, kind, from);
+        let n = file_count(pos, side, kind, from.file());
+        Mover {
+            from,
+            kind,
+            letter: piece.map_or('?', |p| p.fen_char()),
+            wxf: wxf_origin(kind, origin, file_number(side, from.file()), n),
+            chinese: chinese_origin(side, kind, origin),
+        }
+    }
 }
 
 /// Writes the move in every notation over `d`.
 pub(super) fn describe_into(pos: &Xiangqi, m: Move, d: &mut MoveDescription) {
+    describe_as(pos, &Mover::on(pos, m.from()), m, d);
+}
+
+/// Every move of `legal` (all the legal moves of `pos`) in every notation,
+/// to `each`. The generator lists a piece's moves together, so the piece's
+/// part of the notations is worked out when the origin changes.
+pub(super) fn describe_each(
+    pos: &Xiangqi,
+    legal: &MoveList,
+    mut each: impl FnMut(&MoveDescription),
+) {
+    let mut d = MoveDescription::default();
+    let mut mover: Option<Mover> = None;
+    for &m in legal.iter() {
+        let mover = match mover {
+            Some(ref mover) if mover.from == m.from() => mover,
+            _ => mover.insert(Mover::on(pos, m.from())),
+        };
+        describe_as(pos, mover, m, &mut d);
+        each(&d);
+    }
+}
+
+fn describe_as(pos: &Xiangqi, mover: &Mover, m: Move, d: &mut MoveDescription) {
     let side = pos.turn;
     let (from, to) = (m.from(), m.to());
-    let piece = pos.piece_at(from);
-    let kind = piece.map_or(Kind::Soldier, |p| p.kind);
-    let (direction, number) = direction_and_number(side, kind, from, to);
-    let origin = origin_of(pos, kind, from);
-    let n = file_count(pos, side, kind, from.file());
+    let (direction, number) = direction_and_number(side, mover.kind, from, to);
+    let [w1, w2] = mover.wxf;
+    let [c1, c2] = mover.chinese;
     d.clear_texts();
     m.push_iccs(&mut d.uci);
-    push_wxf(
-        &mut d.san,
-        kind,
-        origin,
-        file_number(side, from.file()),
-        n,
-        direction,
-        number,
-    );
+    let (dir, dir_chinese) = match direction {
+        Direction::Forward => ('+', '进'),
+        Direction::Backward => ('-', '退'),
+        Direction::Sideways => ('.', '平'),
+    };
+    // Built char by char: LegalMoves writes one per legal move.
+    d.san.extend([w1, w2, dir, digit(number)]);
     let chinese = d.chinese.get_or_insert_default();
-    push_chinese(chinese, side, kind, origin, direction, number);
+    chinese.extend([c1, c2, dir_chinese, chinese_number(side, number)]);
     from.push_name(&mut d.from);
     to.push_name(&mut d.to);
-    d.piece = piece.map_or('?', |p| p.fen_char());
+    d.piece = mover.letter;
     d.captured = pos
         .piece_at(to)
         .filter(|p| p.side != side)
@@ -608,4 +632,25 @@ pub(super) fn describe_into(pos: &Xiangqi, m: Move, d: &mut MoveDescription) {
     d.is_check = pos.gives_check(m);
     d.is_castling = false;
     d.is_en_passant = false;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Game;
+
+    #[test]
+    fn describing_the_list_equals_describing_each_move() {
+        let mut moves = 0;
+        super::super::along_random_games(|pos, _| {
+            let legal = pos.legal_moves();
+            let mut expected = legal.iter().map(|&m| pos.describe(m));
+            describe_each(pos, &legal, |d| {
+                assert_eq!(Some(d), expected.next().as_ref(), "at {}", pos.fen());
+                moves += 1;
+            });
+            assert!(expected.next().is_none());
+        });
+        assert!(moves > 50_000, "{moves} moves described");
+    }
 }
