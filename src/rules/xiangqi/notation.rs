@@ -443,14 +443,14 @@ fn direction_and_number(side: Side, kind: Kind, from: Square, to: Square) -> (Di
     (direction, number)
 }
 
-/// How the origin of a move is written.
-fn origin_of(pos: &Xiangqi, kind: Kind, from: Square) -> Origin {
+/// How the origin of a move is written; `n` is the number of the mover's
+/// pieces of `kind` on its file.
+fn origin_of(pos: &Xiangqi, kind: Kind, from: Square, n: usize) -> Origin {
     let side = pos.turn;
     let file = file_number(side, from.file());
     if matches!(kind, Kind::General | Kind::Advisor | Kind::Elephant) {
         return Origin::File(file);
     }
-    let n = file_count(pos, side, kind, from.file());
     if n < 2 {
         return Origin::File(file);
     }
@@ -567,8 +567,8 @@ impl Mover {
         let side = pos.turn;
         let piece = pos.piece_at(from);
         let kind = piece.map_or(Kind::Soldier, |p| p.kind);
-        let origin = origin_of(pos, kind, from);
         let n = file_count(pos, side, kind, from.file());
+        let origin = origin_of(pos, kind, from, n);
         Mover {
             from,
             kind,
