@@ -122,13 +122,7 @@ impl LegalMovesAnswer {
     /// field order.
     pub fn encode(&self, buf: &mut impl BufMut) {
         if let Some((r, Listing::Described)) = &self.listed {
-            // Each move is written on the stack, then copied in one piece:
-            // the buffer's own writes check its capacity at every byte.
-            let mut body = [0; MAX_MOVE_LEN];
-            r.describe_legal_moves(&mut |d| {
-                let len = encode_move(d, &mut body);
-                put_bytes_field(buf, MOVES, &body[..len]);
-            });
+            encode_described(r.as_ref(), buf);
         }
         // It fails only for a buffer that cannot grow, and ours (a `Vec`,
         // tonic's `BytesMut`) grow.
@@ -196,6 +190,43 @@ const MAX_MOVE_LEN: usize = 5 * (2 + MoveText::CAPACITY) + 3 * (2 + 4) + 4 * 2;
 const LAST_KEY: u32 = 12 << 3 | LENGTH_DELIMITED;
 // Every key and every text length fits one varint byte.
 const _: () = assert!(LAST_KEY < 0x80 && MoveText::CAPACITY < 0x80);
+
+/// Bytes of described moves gathered on the stack before they are copied
+/// into the buffer: a middlegame's answer (1-1.4 KiB) in one copy.
+const BLOCK: usize = 2048;
+// A move, its key and a length of up to two bytes fit an empty block.
+const _: () = assert!(3 + MAX_MOVE_LEN <= BLOCK && MAX_MOVE_LEN < 1 << 14);
+
+/// Writes every legal move of `r` as a `moves` field (key, length, `Move`).
+/// The moves are encoded into a block on the stack, which goes into `buf`
+/// whole: copied one at a time, each move cost a call to `memcpy` and the
+/// buffer's capacity checks.
+fn encode_described(r: &dyn Referee, buf: &mut impl BufMut) {
+    const KEY: u8 = (MOVES << 3 | LENGTH_DELIMITED) as u8;
+    let mut block = [0; BLOCK];
+    let mut len = 0;
+    r.describe_legal_moves(&mut |d| {
+        if BLOCK - len < 3 + MAX_MOVE_LEN {
+            buf.put_slice(&block[..len]);
+            len = 0;
+        }
+        // The body goes after the key and a one-byte length; in the (never
+        // seen) case that its length needs two bytes, it moves one on.
+        let body = block[len + 2..].first_chunk_mut().expect("room was made");
+        let n = encode_move(d, body);
+        block[len] = KEY;
+        if n < 0x80 {
+            block[len + 1] = n as u8;
+            len += 2 + n;
+        } else {
+            block.copy_within(len + 2..len + 2 + n, len + 3);
+            block[len + 1] = n as u8 | 0x80;
+            block[len + 2] = (n >> 7) as u8;
+            len += 3 + n;
+        }
+    });
+    buf.put_slice(&block[..len]);
+}
 
 /// Writes `d` as a `Move` message, without its own key and length, to the
 /// start of `body`; returns its length.
@@ -375,9 +406,15 @@ mod tests {
     use pb::Variant::{Chess, Xiangqi};
 
     /// Positions with every kind of move field: captures, promotions (with
-    /// check), castling, en passant, checkmates, Chinese notation, no moves.
-    const CASES: [(pb::Variant, &str, &[&str]); 10] = [
+    /// check), castling, en passant, checkmates, Chinese notation, no moves,
+    /// and the most moves known (218, several blocks of `encode_described`).
+    const CASES: [(pb::Variant, &str, &[&str]); 11] = [
         (Chess, "", &[]),
+        (
+            Chess,
+            "R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1",
+            &[],
+        ),
         (
             Chess,
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
