@@ -14,6 +14,17 @@
 //! hand it over in two writes (its buffer, then the payload). The connection
 //! therefore gathers writes and sends them when h2 flushes, which it does
 //! after every chained frame: one system call per big answer, as before.
+//!
+//! Even so, answers rarely shared a write: h2 flushes whenever its
+//! connection task runs out of frames, and tokio runs that task right after
+//! each handler that finishes, so under load nearly every answer went out
+//! alone (0.9 `sendto` per request at 64 in flight). A flush therefore first
+//! lets the worker's other ready tasks run (`yield_now`), and the answers
+//! they finish meanwhile go out with it. A wait that gathers nothing more,
+//! as at one request in flight, only adds latency, so the next
+//! [`PROMPT_FLUSHES`] flushes send at once. At 64 in flight that leaves
+//! 0.7 `sendto` per request (0.15-0.2 if every flush waits) and lifts
+//! `LegalMoves` by 12-20%; one request in flight is as fast as before.
 
 use std::{
     io,
@@ -29,16 +40,40 @@ use tonic::transport::server::{Connected, TcpConnectInfo};
 
 /// Writes gathered before a flush; more waits until they are sent.
 const GATHER_LIMIT: usize = 64 * 1024;
+/// Flushes sent without waiting after a wait that gathered nothing more.
+const PROMPT_FLUSHES: u8 = 8;
+
+/// A flush waiting for the worker's other ready tasks.
+type Wait = Pin<Box<dyn Future<Output = ()> + Send + Sync>>;
 
 /// An accepted connection that reports no vectored writes and sends what it
-/// is given when flushed (see the module documentation).
-#[derive(Debug)]
+/// is given when flushed, after the worker's other ready tasks have run (see
+/// the module documentation).
 pub struct Connection {
     stream: TcpStream,
     /// Bytes accepted but not yet written to the socket.
     gathered: Vec<u8>,
     /// How many of `gathered` have been written.
     sent: usize,
+    /// Bytes accepted since the connection opened.
+    accepted: u64,
+    /// The wait before a flush, and `accepted` when it began.
+    waiting: Option<(Wait, u64)>,
+    /// Flushes still to send without waiting.
+    prompt: u8,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("stream", &self.stream)
+            .field("gathered", &self.gathered.len())
+            .field("sent", &self.sent)
+            .field("accepted", &self.accepted)
+            .field("waiting", &self.waiting.is_some())
+            .field("prompt", &self.prompt)
+            .finish()
+    }
 }
 
 impl Connection {
@@ -47,7 +82,30 @@ impl Connection {
             stream,
             gathered: Vec::new(),
             sent: 0,
+            accepted: 0,
+            waiting: None,
+            prompt: 0,
         }
+    }
+
+    /// Lets the worker's other ready tasks run once before a flush, unless
+    /// the last such wait gathered nothing more.
+    fn poll_wait(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        if self.waiting.is_none() {
+            if self.prompt > 0 {
+                self.prompt -= 1;
+                return Poll::Ready(());
+            }
+            self.waiting = Some((Box::pin(tokio::task::yield_now()), self.accepted));
+        }
+        if let Some((wait, began)) = &mut self.waiting {
+            ready!(wait.as_mut().poll(cx));
+            if self.accepted == *began {
+                self.prompt = PROMPT_FLUSHES;
+            }
+        }
+        self.waiting = None;
+        Poll::Ready(())
     }
 
     /// Writes out everything gathered.
@@ -87,10 +145,14 @@ impl AsyncWrite for Connection {
         // Below the limit now: either it was, or everything was just sent.
         let n = buf.len().min(GATHER_LIMIT - self.gathered.len());
         self.gathered.extend_from_slice(&buf[..n]);
+        self.accepted += n as u64;
         Poll::Ready(Ok(n))
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.sent < self.gathered.len() {
+            ready!(self.poll_wait(cx));
+        }
         ready!(self.poll_send(cx))?;
         Pin::new(&mut self.stream).poll_flush(cx)
     }
@@ -154,5 +216,59 @@ mod tests {
         connection.flush().await.unwrap();
         connection.shutdown().await.unwrap();
         assert!(reader.await.unwrap() == expected);
+    }
+
+    fn write(conn: &mut Connection, byte: u8) {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let written = Pin::new(conn).poll_write(&mut cx, &[byte]);
+        assert!(matches!(written, Poll::Ready(Ok(1))));
+    }
+
+    /// Polls a flush once: has it finished?
+    fn flushed(conn: &mut Connection) -> bool {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        match Pin::new(conn).poll_flush(&mut cx) {
+            Poll::Ready(result) => {
+                result.unwrap();
+                true
+            }
+            Poll::Pending => false,
+        }
+    }
+
+    /// A flush waits one turn; after a wait that gathered nothing more, the
+    /// next `PROMPT_FLUSHES` flushes send at once. Everything arrives.
+    #[tokio::test]
+    async fn a_flush_waits_unless_waiting_gathered_nothing() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let reader = tokio::spawn(async move {
+            let mut peer = TcpStream::connect(addr).await.unwrap();
+            let mut received = Vec::new();
+            peer.read_to_end(&mut received).await.unwrap();
+            received
+        });
+        let (stream, _) = listener.accept().await.unwrap();
+        let mut connection = Connection::new(stream);
+        let conn = &mut connection;
+        // A wait that gathers more: the next flush waits too.
+        write(conn, b'a');
+        assert!(!flushed(conn), "the first flush waits");
+        write(conn, b'b');
+        assert!(flushed(conn));
+        write(conn, b'c');
+        assert!(!flushed(conn), "the last wait gathered more");
+        // A wait that gathers nothing: the next flushes do not wait.
+        assert!(flushed(conn));
+        for byte in b'd'..b'd' + PROMPT_FLUSHES {
+            write(conn, byte);
+            assert!(flushed(conn), "flush of {:?} waited", char::from(byte));
+        }
+        write(conn, b'z');
+        assert!(!flushed(conn), "waits again after the prompt flushes");
+        assert!(flushed(conn));
+        assert!(flushed(conn), "nothing to send: no wait");
+        connection.shutdown().await.unwrap();
+        assert_eq!(reader.await.unwrap(), b"abcdefghijkz");
     }
 }
