@@ -23,11 +23,11 @@
 //! they finish meanwhile go out with it. The wait is short even under load:
 //! tokio resumes a yielded task when its worker runs out of ready tasks, and
 //! at the latest at its next I/O poll, every 61 tasks (`event_interval`).
-//! A wait that gathers nothing more,
-//! as at one request in flight, only adds latency, so the next
-//! [`PROMPT_FLUSHES`] flushes send at once. At 64 in flight that leaves
-//! 0.7 `sendto` per request (0.15-0.2 if every flush waits) and lifts
-//! `LegalMoves` by 12-20%; one request in flight is as fast as before.
+//! A wait that gathers nothing more, as at one request in flight, only adds
+//! latency, so the next [`PROMPT_FLUSHES`] flushes send at once. At 64 in
+//! flight that leaves 0.7 `sendto` per request (0.15-0.2 if every flush
+//! waits) and lifts `LegalMoves` by 12-20%; one request in flight is as fast
+//! as before.
 
 use std::{
     io,
