@@ -78,9 +78,8 @@ impl Cli {
             } => run_server(
                 &listen,
                 ServerConfig {
-                    database_url,
                     engine_slots: engine_slots.map_or_else(Analyst::default_slots, usize::from),
-                    time: std::sync::Arc::new(crate::games::SystemTime),
+                    ..ServerConfig::new(database_url)
                 },
                 log_format,
             ),

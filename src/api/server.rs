@@ -31,7 +31,7 @@ use super::{
 };
 use crate::{
     analysis::Analyst,
-    games::{Games, TimeSource},
+    games::{Games, SystemTime, TimeSource},
     positions::Positions,
     store::Store,
 };
@@ -62,6 +62,17 @@ pub struct ServerConfig {
     pub engine_slots: usize,
     /// The time clocks run on (tests inject a manual one).
     pub time: Arc<dyn TimeSource>,
+}
+
+impl ServerConfig {
+    /// The defaults `arbiter serve` uses, on the database at `database_url`.
+    pub fn new(database_url: impl Into<String>) -> ServerConfig {
+        ServerConfig {
+            database_url: database_url.into(),
+            engine_slots: Analyst::default_slots(),
+            time: Arc::new(SystemTime),
+        }
+    }
 }
 
 /// Serves the API on `listener` until `shutdown` resolves.

@@ -57,9 +57,9 @@ impl TestServer {
         let addr = listener.local_addr().expect("addr");
         let (stop, stopped) = oneshot::channel();
         let config = ServerConfig {
-            database_url: format!("sqlite://{}", db.display()),
             engine_slots: 1,
             time,
+            ..ServerConfig::new(format!("sqlite://{}", db.display()))
         };
         let task = tokio::spawn(async move {
             serve(config, listener, async {
