@@ -13,6 +13,7 @@ use crate::{
         MoveError,
         referee::{InvalidPosition, move_error_code},
     },
+    telemetry::Clipped,
 };
 
 pub(super) const DOMAIN: &str = "arbiter.dev";
@@ -91,7 +92,7 @@ impl From<GameError> for Status {
                 ),
             ),
             GameError::Corrupt(_) | GameError::Store(_) => {
-                tracing::error!(error = %err, "internal error");
+                tracing::error!(error = %Clipped(&err.to_string()), "internal error");
                 Status::internal("internal error; it has been logged")
             }
         }

@@ -12,7 +12,9 @@ use super::{
     proto::{self as pb, games_server},
 };
 use crate::{
-    games::{EventKind, Games, PgnNotation, Start, Status as GameStatus},
+    games::{
+        EventKind, GameError, Games, PgnNotation, Start, Status as GameStatus, is_well_formed_id,
+    },
     store::GameFilter,
 };
 
@@ -58,9 +60,14 @@ pub fn next_token(next: Option<i64>, list: char) -> String {
 /// The first character of `ListGames` page tokens.
 const GAMES_PAGES: char = 'g';
 
-/// Notes the game in the RPC's span.
-fn trace_game(game_id: &str) {
+/// Notes the game in the RPC's span; an id that cannot be a game's is
+/// NOT_FOUND before anything about it is logged.
+fn trace_game(game_id: &str) -> Result<(), Status> {
+    if !is_well_formed_id(game_id) {
+        return Err(GameError::game_not_found(game_id).into());
+    }
     tracing::Span::current().record("game_id", game_id);
+    Ok(())
 }
 
 fn game(view: &crate::games::GameView) -> Option<pb::Game> {
@@ -114,7 +121,7 @@ impl games_server::Games for GamesService {
         &self,
         request: Request<pb::GetGameRequest>,
     ) -> Result<Response<pb::GetGameResponse>, Status> {
-        trace_game(&request.get_ref().game_id);
+        trace_game(&request.get_ref().game_id)?;
         let view = self.games.get(&request.get_ref().game_id).await?;
         Ok(Response::new(pb::GetGameResponse { game: game(&view) }))
     }
@@ -163,7 +170,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::ExportGameRequest>,
     ) -> Result<Response<pb::ExportGameResponse>, Status> {
         let r = request.get_ref();
-        trace_game(&r.game_id);
+        trace_game(&r.game_id)?;
         let notation = match pb::PgnNotation::try_from(r.notation) {
             Ok(pb::PgnNotation::Unspecified | pb::PgnNotation::Standard) => PgnNotation::Standard,
             Ok(pb::PgnNotation::Coordinates) => PgnNotation::Coordinates,
@@ -184,7 +191,7 @@ impl games_server::Games for GamesService {
             v => Some(convert::variant("variant", v)?),
         };
         let imported = self.games.import(&r.pgn, hint).await?;
-        trace_game(&imported.game.id);
+        trace_game(&imported.game.id)?;
         tracing::info!(game_id = %imported.game.id, plies = imported.game.ply, "game imported");
         Ok(Response::new(pb::ImportGameResponse {
             game: game(&imported.game),
@@ -198,7 +205,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::MakeMoveRequest>,
     ) -> Result<Response<pb::MakeMoveResponse>, Status> {
         let r = request.get_ref();
-        trace_game(&r.game_id);
+        trace_game(&r.game_id)?;
         let (view, played) = self
             .games
             .make_move(&r.game_id, &r.seat_token, &r.r#move, r.expected_ply)
@@ -214,7 +221,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::ResignRequest>,
     ) -> Result<Response<pb::ResignResponse>, Status> {
         let r = request.get_ref();
-        trace_game(&r.game_id);
+        trace_game(&r.game_id)?;
         let view = self.games.resign(&r.game_id, &r.seat_token).await?;
         Ok(Response::new(pb::ResignResponse { game: game(&view) }))
     }
@@ -224,7 +231,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::OfferDrawRequest>,
     ) -> Result<Response<pb::OfferDrawResponse>, Status> {
         let r = request.get_ref();
-        trace_game(&r.game_id);
+        trace_game(&r.game_id)?;
         let view = self.games.offer_draw(&r.game_id, &r.seat_token).await?;
         Ok(Response::new(pb::OfferDrawResponse { game: game(&view) }))
     }
@@ -234,7 +241,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::RespondToDrawRequest>,
     ) -> Result<Response<pb::RespondToDrawResponse>, Status> {
         let r = request.get_ref();
-        trace_game(&r.game_id);
+        trace_game(&r.game_id)?;
         let view = self
             .games
             .respond_to_draw(&r.game_id, &r.seat_token, r.accept)
@@ -249,7 +256,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::ProposeTakebackRequest>,
     ) -> Result<Response<pb::ProposeTakebackResponse>, Status> {
         let r = request.get_ref();
-        trace_game(&r.game_id);
+        trace_game(&r.game_id)?;
         let view = self
             .games
             .propose_takeback(&r.game_id, &r.seat_token)
@@ -264,7 +271,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::RespondToTakebackRequest>,
     ) -> Result<Response<pb::RespondToTakebackResponse>, Status> {
         let r = request.get_ref();
-        trace_game(&r.game_id);
+        trace_game(&r.game_id)?;
         let view = self
             .games
             .respond_to_takeback(&r.game_id, &r.seat_token, r.accept)
@@ -279,7 +286,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::ClaimDrawRequest>,
     ) -> Result<Response<pb::ClaimDrawResponse>, Status> {
         let r = request.get_ref();
-        trace_game(&r.game_id);
+        trace_game(&r.game_id)?;
         let view = self
             .games
             .claim_draw(&r.game_id, &r.seat_token, &r.r#move)
@@ -292,7 +299,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::AbortRequest>,
     ) -> Result<Response<pb::AbortResponse>, Status> {
         let r = request.get_ref();
-        trace_game(&r.game_id);
+        trace_game(&r.game_id)?;
         let view = self.games.abort(&r.game_id, &r.seat_token).await?;
         Ok(Response::new(pb::AbortResponse { game: game(&view) }))
     }
@@ -303,7 +310,7 @@ impl games_server::Games for GamesService {
         &self,
         request: Request<pb::WatchGameRequest>,
     ) -> Result<Response<WatchStream>, Status> {
-        trace_game(&request.get_ref().game_id);
+        trace_game(&request.get_ref().game_id)?;
         let (snapshot, mut events) = self.games.watch(&request.get_ref().game_id).await?;
         let mut shutdown = self.shutdown.clone();
         let stream = async_stream(move |tx| async move {

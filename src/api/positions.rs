@@ -9,6 +9,7 @@ use super::{
     proto::{self as pb, positions_server},
 };
 use crate::{
+    games::{GameError, is_well_formed_id},
     positions::{Positions, Source},
     rules::Side,
     store::{PositionFilter, StoredPosition},
@@ -19,6 +20,16 @@ const POSITIONS_PAGES: char = 'p';
 
 pub struct PositionsService {
     pub positions: Positions,
+}
+
+/// Notes the position in the RPC's span; an id that cannot be a position's
+/// is NOT_FOUND before anything about it is logged.
+fn trace_position(id: &str) -> Result<(), Status> {
+    if !is_well_formed_id(id) {
+        return Err(GameError::position_not_found(id).into());
+    }
+    tracing::Span::current().record("position_id", id);
+    Ok(())
 }
 
 fn saved(p: &StoredPosition) -> pb::SavedPosition {
@@ -81,6 +92,7 @@ impl positions_server::Positions for PositionsService {
         &self,
         request: Request<pb::GetPositionRequest>,
     ) -> Result<Response<pb::GetPositionResponse>, Status> {
+        trace_position(&request.get_ref().id)?;
         let position = self.positions.get(&request.get_ref().id).await?;
         Ok(Response::new(pb::GetPositionResponse {
             position: Some(saved(&position)),
@@ -117,6 +129,7 @@ impl positions_server::Positions for PositionsService {
         &self,
         request: Request<pb::DeletePositionRequest>,
     ) -> Result<Response<pb::DeletePositionResponse>, Status> {
+        trace_position(&request.get_ref().id)?;
         self.positions.delete(&request.get_ref().id).await?;
         Ok(Response::new(pb::DeletePositionResponse {}))
     }

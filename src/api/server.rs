@@ -34,6 +34,7 @@ use crate::{
     games::{Games, SystemTime, TimeSource},
     positions::Positions,
     store::Store,
+    telemetry::Clipped,
 };
 
 /// Largest request accepted.
@@ -139,14 +140,16 @@ pub async fn serve(
         .layer(MapResponseBodyLayer::new(SmallFrames::new))
         .layer(MapResponseLayer::new(request_errors::rewrite))
         .concurrency_limit_per_connection(MAX_IN_FLIGHT_PER_CONNECTION)
-        // One span per RPC; handlers fill in the game and variant, and the
-        // span's close event carries the latency (see `telemetry`).
+        // One span per RPC; handlers fill in the game (or position) and
+        // variant, and the span's close event carries the latency (see
+        // `telemetry`). The path is the client's: logged cut short.
         .trace_fn(|request| {
             tracing::info_span!(
                 "rpc",
-                path = %request.uri().path(),
+                path = %Clipped(request.uri().path()),
                 game_id = tracing::field::Empty,
                 variant = tracing::field::Empty,
+                position_id = tracing::field::Empty,
             )
         })
         .add_service(requests!(health))

@@ -11,6 +11,7 @@ use crate::{
     engine::Level,
     rules::{Side, Variant},
     store::{StoredEngine, StoredGame},
+    telemetry::Clipped,
 };
 
 /// Who sits in a seat at creation.
@@ -92,7 +93,10 @@ impl Games {
                 match games.engine_turn(&id).await {
                     Ok(true) => continue,
                     Ok(false) => {}
-                    Err(e) => tracing::error!(game_id = %id, error = %e, "engine seat failed"),
+                    Err(e) => {
+                        let error = e.to_string();
+                        tracing::error!(game_id = %id, error = %Clipped(&error), "engine seat failed");
+                    }
                 }
                 games.release_thinking(&id);
                 // A human move committed between the last check and the

@@ -27,7 +27,7 @@ pub use ending::Ending;
 pub use engine_seat::{EngineSeat, SeatSpec};
 pub use error::{GameError, Refusal};
 pub use hub::{EventKind, GameEvent};
-pub use ids::new_id;
+pub use ids::{is_well_formed_id, new_id};
 pub use pgn::PgnNotation;
 pub use view::{GameView, MoveView, OutcomeView, Status};
 
@@ -114,11 +114,12 @@ impl Games {
             Start::Standard => None,
             Start::Fen(fen) => Some(fen),
             Start::SavedPosition(id) => {
-                let saved = self
-                    .store
-                    .position(&id)
-                    .await?
-                    .ok_or_else(|| GameError::position_not_found(&id))?;
+                let saved = if is_well_formed_id(&id) {
+                    self.store.position(&id).await?
+                } else {
+                    None
+                }
+                .ok_or_else(|| GameError::position_not_found(&id))?;
                 if saved.variant != variant.name() {
                     return Err(GameError::InvalidArgument {
                         field: "position_id",
@@ -182,6 +183,9 @@ impl Games {
     }
 
     async fn load(&self, id: &str) -> Result<StoredGame, GameError> {
+        if !is_well_formed_id(id) {
+            return Err(GameError::game_not_found(id));
+        }
         self.store
             .game(id)
             .await?

@@ -1,0 +1,168 @@
+//! Logs do not amplify input: the real binary, logging JSON at `info`, is
+//! sent ids of a megabyte (plain and gzip-compressed) and request paths of
+//! many kilobytes; the ids are refused as unknown, and no log line grows
+//! with them.
+
+mod common;
+
+use std::{process::Stdio, time::Duration};
+
+use arbiter::api::proto::{
+    self as pb, games_client::GamesClient, positions_client::PositionsClient,
+};
+use http::uri::PathAndQuery;
+use tokio::io::AsyncReadExt;
+use tonic::{Code, Request, codec::CompressionEncoding, transport::Channel};
+
+/// The longest log line accepted: a few KiB, whatever the input.
+const MAX_LINE: usize = 4096;
+
+#[tokio::test]
+async fn long_ids_and_paths_leave_short_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args([
+            "serve",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--database-url",
+            &format!("sqlite://{}", dir.path().join("arbiter.db").display()),
+            "--log-format",
+            "json",
+        ])
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    // Read the logs as they come, so that the server never waits on a full pipe.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let logs = tokio::spawn(async move {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let _ = tokio::join!(stdout.read_to_end(&mut out), stderr.read_to_end(&mut err));
+        out.extend(err);
+        out
+    });
+    let url = format!("http://127.0.0.1:{port}");
+    let mut channel = None;
+    for _ in 0..250 {
+        if let Ok(c) = Channel::from_shared(url.clone()).unwrap().connect().await {
+            channel = Some(c);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let channel = channel.expect("the server came up");
+
+    let long = "q".repeat(1_000_000);
+    let mut games = GamesClient::new(channel.clone());
+    let mut gzipped = GamesClient::new(channel.clone()).send_compressed(CompressionEncoding::Gzip);
+    let mut positions = PositionsClient::new(channel.clone());
+    // An id that is not well-formed is unknown (a megabyte may also be over
+    // a method's message limit).
+    let not_found = |status: tonic::Status, reason: &str| {
+        let (code, found) = common::code_and_reason(&status);
+        assert!(
+            (code, found.as_str()) == (Code::NotFound, reason)
+                || (code, found.as_str()) == (Code::ResourceExhausted, "REQUEST_TOO_LARGE"),
+            "{status:?}"
+        );
+        assert!(status.message().len() < 200, "{}", status.message());
+    };
+    for client in [&mut games, &mut gzipped] {
+        for game_id in [long.clone(), "q".repeat(4_000), "nope".into()] {
+            let status = client
+                .get_game(pb::GetGameRequest {
+                    game_id: game_id.clone(),
+                })
+                .await
+                .unwrap_err();
+            not_found(status, "GAME_NOT_FOUND");
+            let status = client
+                .make_move(pb::MakeMoveRequest {
+                    game_id,
+                    seat_token: "t".repeat(64),
+                    r#move: "e4".into(),
+                    expected_ply: None,
+                })
+                .await
+                .unwrap_err();
+            not_found(status, "GAME_NOT_FOUND");
+        }
+    }
+    let status = games
+        .watch_game(pb::WatchGameRequest {
+            game_id: long.clone(),
+        })
+        .await
+        .unwrap_err();
+    not_found(status, "GAME_NOT_FOUND");
+    for id in [long.clone(), "a".repeat(17), "ABCDEFGHJKMNPQRS".into()] {
+        let status = positions
+            .get_position(pb::GetPositionRequest { id })
+            .await
+            .unwrap_err();
+        not_found(status, "POSITION_NOT_FOUND");
+    }
+    // A long unknown method, over HTTP/2 and over HTTP/1.1 (grpc-web).
+    let mut grpc = tonic::client::Grpc::new(channel.clone());
+    grpc.ready().await.unwrap();
+    let path = format!("/arbiter.v1.Games/{}", "x".repeat(10_000));
+    let status = grpc
+        .unary(
+            Request::new(pb::GetGameRequest::default()),
+            PathAndQuery::from_maybe_shared(path).unwrap(),
+            tonic_prost::ProstCodec::<pb::GetGameRequest, pb::GetGameResponse>::default(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        common::code_and_reason(&status),
+        (Code::Unimplemented, "UNKNOWN_METHOD".to_owned())
+    );
+    let addr = format!("127.0.0.1:{port}").parse().unwrap();
+    let path = format!("/arbiter.v1.Games/{}", "y".repeat(50_000));
+    let answer = common::http1_post(
+        addr,
+        &path,
+        "application/grpc-web+proto",
+        &common::grpc_frame(&[]),
+    )
+    .await;
+    assert!(answer.contains("grpc-status: 12"), "{answer:.300}");
+    // A request that is logged whole, to show that logging is on.
+    let health = tonic_health::pb::health_client::HealthClient::new(channel)
+        .check(tonic_health::pb::HealthCheckRequest::default())
+        .await;
+    assert!(health.is_ok());
+
+    child.start_kill().unwrap();
+    let _ = child.wait().await;
+    let logs = tokio::time::timeout(Duration::from_secs(10), logs)
+        .await
+        .expect("the logs end with the server")
+        .unwrap();
+    let text = String::from_utf8_lossy(&logs);
+    assert!(
+        text.contains("/grpc.health.v1.Health/Check"),
+        "{text:.2000}"
+    );
+    assert!(
+        text.contains("GetGame") && text.contains("WatchGame"),
+        "{text:.2000}"
+    );
+    let longest = text.lines().map(str::len).max().unwrap_or(0);
+    assert!(
+        longest <= MAX_LINE,
+        "a log line of {longest} bytes: {:.300}",
+        text.lines().find(|l| l.len() == longest).unwrap()
+    );
+    assert!(logs.len() < 64 * 1024, "{} bytes of logs", logs.len());
+}
