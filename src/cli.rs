@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use crate::{
     analysis::Analyst,
     api::{ServerConfig, serve},
+    games::AdminToken,
     rules::{Game, Variant, perft},
     telemetry::{self, LogFormat},
     with_game,
@@ -42,6 +43,11 @@ pub enum Command {
         /// default: one fewer than the CPU cores, at least 1.
         #[arg(long, env = "ARBITER_ENGINE_SLOTS", value_parser = clap::value_parser!(u16).range(1..=1024))]
         engine_slots: Option<u16>,
+        /// The operator credential (at least 16 characters): as a seat
+        /// token, Abort ends any ongoing game; as an owner token,
+        /// DeletePosition deletes any position. Default: none.
+        #[arg(long, env = "ARBITER_ADMIN_TOKEN", hide_env_values = true, value_parser = AdminToken::new)]
+        admin_token: Option<AdminToken>,
     },
     /// Speak UCI on stdin/stdout (chess, or xiangqi via
     /// `setoption name UCI_Variant value xiangqi`).
@@ -75,10 +81,12 @@ impl Cli {
                 database_url,
                 log_format,
                 engine_slots,
+                admin_token,
             } => run_server(
                 &listen,
                 ServerConfig {
                     engine_slots: engine_slots.map_or_else(Analyst::default_slots, usize::from),
+                    admin_token,
                     ..ServerConfig::new(database_url)
                 },
                 log_format,

@@ -1,8 +1,11 @@
 //! Saved custom positions: validated once on the way in, stored in standard
-//! FEN.
+//! FEN. Whoever saves a position gets its owner token (shown once, kept
+//! only as its SHA-256), which deleting it requires; the operator
+//! credential deletes any position, also those saved before positions had
+//! owners.
 
 use crate::{
-    games::GameError,
+    games::{AdminToken, GameError, Refusal, hash_token, is_admin, new_token},
     rules::{
         Side, Variant,
         placement::{Extras, fen_from_pieces},
@@ -28,18 +31,33 @@ pub enum Source {
     },
 }
 
+/// A saved position and its owner token (shown once).
+#[derive(Clone, Debug)]
+pub struct CreatedPosition {
+    pub position: StoredPosition,
+    pub owner_token: String,
+}
+
 /// The positions service.
 #[derive(Clone, Debug)]
 pub struct Positions {
     store: Store,
+    admin: Option<AdminToken>,
 }
 
 impl Positions {
     pub fn new(store: Store) -> Positions {
-        Positions { store }
+        Positions { store, admin: None }
     }
 
-    /// Validates and saves a position.
+    /// The service with the operator credential `admin` (deletes any
+    /// position).
+    #[must_use]
+    pub fn with_admin_token(self, admin: Option<AdminToken>) -> Positions {
+        Positions { admin, ..self }
+    }
+
+    /// Validates and saves a position; the answer carries its owner token.
     ///
     /// # Errors
     ///
@@ -50,7 +68,7 @@ impl Positions {
         source: Source,
         name: &str,
         tags: &[String],
-    ) -> Result<StoredPosition, GameError> {
+    ) -> Result<CreatedPosition, GameError> {
         let name = name.trim();
         if name.chars().count() > MAX_NAME {
             return Err(GameError::InvalidArgument {
@@ -76,7 +94,8 @@ impl Positions {
             }
         };
         let record = referee::<&str>(variant, Some(&fen), &[])?;
-        Ok(self
+        let owner_token = new_token();
+        let position = self
             .store
             .insert_position(NewPosition {
                 id: crate::games::new_id(),
@@ -84,8 +103,13 @@ impl Positions {
                 fen: record.fen(),
                 name: name.to_owned(),
                 tags,
+                owner_token_hash: hash_token(&owner_token),
             })
-            .await?)
+            .await?;
+        Ok(CreatedPosition {
+            position,
+            owner_token,
+        })
     }
 
     /// A saved position.
@@ -109,12 +133,35 @@ impl Positions {
         Ok(self.store.positions(filter).await?)
     }
 
-    /// Deletes a saved position.
+    /// Deletes a saved position for the holder of its owner token or of
+    /// the operator credential.
     ///
     /// # Errors
     ///
-    /// Unknown id, or storage.
-    pub async fn delete(&self, id: &str) -> Result<(), GameError> {
+    /// No token (`Unauthenticated`, `OWNER_TOKEN_MISSING`), unknown id, a
+    /// token that is neither (`Unauthenticated`, `OWNER_TOKEN_UNKNOWN`), or
+    /// storage.
+    pub async fn delete(&self, id: &str, token: &str) -> Result<(), GameError> {
+        if token.is_empty() {
+            return Err(GameError::Unauthenticated(Refusal::new(
+                "OWNER_TOKEN_MISSING",
+                "owner_token is required: use the token CreatePosition returned",
+            )));
+        }
+        let owner = self.get(id).await?.owner_token_hash;
+        let owns = owner.as_deref() == Some(hash_token(token).as_str());
+        if !owns && !is_admin(self.admin.as_ref(), token) {
+            let message = if owner.is_some() {
+                "owner_token is not this position's owner token"
+            } else {
+                "this position was saved before positions had owner tokens: \
+                 only the operator credential deletes it"
+            };
+            return Err(GameError::Unauthenticated(Refusal::new(
+                "OWNER_TOKEN_UNKNOWN",
+                message,
+            )));
+        }
         if self.store.delete_position(id).await? {
             Ok(())
         } else {

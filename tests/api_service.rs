@@ -22,7 +22,7 @@ async fn positions_are_validated_saved_listed_and_deleted() {
             tags: tags.iter().map(|t| (*t).to_owned()).collect(),
         };
     let fen = pb::create_position_request::Source::Fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1".into());
-    let a = positions
+    let created = positions
         .create_position(create(
             pb::Variant::Chess,
             fen,
@@ -31,9 +31,8 @@ async fn positions_are_validated_saved_listed_and_deleted() {
         ))
         .await
         .unwrap()
-        .into_inner()
-        .position
-        .unwrap();
+        .into_inner();
+    let a = created.position.unwrap();
     assert_eq!(a.tags, ["endgame", "rook"]);
 
     let piece = |square: &str, piece: &str| pb::PlacedPiece {
@@ -128,7 +127,10 @@ async fn positions_are_validated_saved_listed_and_deleted() {
     assert_eq!(game.game.unwrap().start_fen, a.fen);
 
     positions
-        .delete_position(pb::DeletePositionRequest { id: a.id.clone() })
+        .delete_position(pb::DeletePositionRequest {
+            id: a.id.clone(),
+            owner_token: created.owner_token,
+        })
         .await
         .unwrap();
     let err = positions

@@ -111,6 +111,7 @@ fn ending(e: Ending) -> pb::Termination {
         Ending::Resignation => pb::Termination::Resignation,
         Ending::Agreement => pb::Termination::Agreement,
         Ending::Aborted => pb::Termination::Aborted,
+        Ending::AbortedByOperator => pb::Termination::AbortedByOperator,
         Ending::Timeout => pb::Termination::Timeout,
         Ending::TimeoutVsInsufficientMaterial => pb::Termination::TimeoutVsInsufficientMaterial,
     }

@@ -79,12 +79,13 @@ impl positions_server::Positions for PositionsService {
                 ));
             }
         };
-        let position = self
+        let created = self
             .positions
             .create(variant, source, &r.name, &r.tags)
             .await?;
         Ok(Response::new(pb::CreatePositionResponse {
-            position: Some(saved(&position)),
+            position: Some(saved(&created.position)),
+            owner_token: created.owner_token,
         }))
     }
 
@@ -129,8 +130,9 @@ impl positions_server::Positions for PositionsService {
         &self,
         request: Request<pb::DeletePositionRequest>,
     ) -> Result<Response<pb::DeletePositionResponse>, Status> {
-        trace_position(&request.get_ref().id)?;
-        self.positions.delete(&request.get_ref().id).await?;
+        let r = request.get_ref();
+        trace_position(&r.id)?;
+        self.positions.delete(&r.id, &r.owner_token).await?;
         Ok(Response::new(pb::DeletePositionResponse {}))
     }
 }

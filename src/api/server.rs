@@ -31,7 +31,7 @@ use super::{
 };
 use crate::{
     analysis::Analyst,
-    games::{Games, SystemTime, TimeSource},
+    games::{AdminToken, Games, SystemTime, TimeSource},
     positions::Positions,
     store::Store,
     telemetry::Clipped,
@@ -63,6 +63,9 @@ pub struct ServerConfig {
     pub engine_slots: usize,
     /// The time clocks run on (tests inject a manual one).
     pub time: Arc<dyn TimeSource>,
+    /// The operator credential: aborts any game, deletes any saved position
+    /// (`None`: there is none).
+    pub admin_token: Option<AdminToken>,
 }
 
 impl ServerConfig {
@@ -72,6 +75,7 @@ impl ServerConfig {
             database_url: database_url.into(),
             engine_slots: Analyst::default_slots(),
             time: Arc::new(SystemTime),
+            admin_token: None,
         }
     }
 }
@@ -120,7 +124,8 @@ pub async fn serve(
         ])
         .max_age(Duration::from_secs(3600));
     let analyst = Analyst::new(config.engine_slots);
-    let games = Games::new(store.clone(), analyst.clone(), config.time.clone());
+    let games = Games::new(store.clone(), analyst.clone(), config.time.clone())
+        .with_admin_token(config.admin_token.clone());
     let resumed = games.resume_engines().await?;
     let clocks = games.resume_clocks().await?;
     let (stop_watchers, shutdown_watch) = tokio::sync::watch::channel(false);
@@ -157,7 +162,7 @@ pub async fn serve(
         .add_service(requests!(reflection_v1alpha))
         .add_service(RulesRoutes::new(MAX_MESSAGE))
         .add_service(requests!(PositionsServer::new(PositionsService {
-            positions: Positions::new(store.clone()),
+            positions: Positions::new(store.clone()).with_admin_token(config.admin_token.clone()),
         })))
         .add_service(requests!(GamesServer::new(GamesService {
             games,

@@ -7,6 +7,8 @@ pub enum Ending {
     Resignation,
     Agreement,
     Aborted,
+    /// Aborted by the operator credential, at any point of the game.
+    AbortedByOperator,
     /// The side to move ran out of time.
     Timeout,
     /// The side to move ran out of time, but the opponent could not have
@@ -44,6 +46,7 @@ impl Ending {
             Ending::Resignation => "resignation",
             Ending::Agreement => "agreement",
             Ending::Aborted => "aborted",
+            Ending::AbortedByOperator => "aborted_by_operator",
             Ending::Timeout => "timeout",
             Ending::TimeoutVsInsufficientMaterial => "timeout_vs_insufficient_material",
         }
@@ -55,6 +58,7 @@ impl Ending {
             Ending::Resignation,
             Ending::Agreement,
             Ending::Aborted,
+            Ending::AbortedByOperator,
             Ending::Timeout,
             Ending::TimeoutVsInsufficientMaterial,
         ])
@@ -72,6 +76,7 @@ impl Ending {
             Ending::Resignation => "resignation",
             Ending::Agreement => "agreement",
             Ending::Aborted => "abort",
+            Ending::AbortedByOperator => "abort by the operator",
             Ending::Timeout => "time forfeit",
             Ending::TimeoutVsInsufficientMaterial => "time forfeit against insufficient material",
         }

@@ -3,6 +3,7 @@
 //! and the store (which only persists); the rules are asked through
 //! [`crate::rules::referee`].
 
+mod admin;
 mod clock;
 mod ending;
 mod engine_seat;
@@ -22,11 +23,14 @@ use std::{
 
 use tokio::sync::broadcast;
 
+pub use admin::AdminToken;
+pub(crate) use admin::is_admin;
 pub use clock::{FIRST_MOVE_GRACE, GameClock, ManualTime, SystemTime, TimeControl, TimeSource};
 pub use ending::Ending;
 pub use engine_seat::{EngineSeat, SeatSpec};
 pub use error::{GameError, Refusal};
 pub use hub::{EventKind, GameEvent};
+pub(crate) use ids::{hash_token, new_token};
 pub use ids::{is_well_formed_id, new_id};
 pub use pgn::PgnNotation;
 pub use view::{GameView, MoveView, OutcomeView, Status};
@@ -69,6 +73,8 @@ pub struct Games {
     /// The generation of each timed game's flag timer (a newer one
     /// supersedes the older).
     timers: Arc<Mutex<HashMap<String, u64>>>,
+    /// The operator credential, which aborts any game.
+    admin: Option<AdminToken>,
 }
 
 /// Who makes a move: a seat's holder (by token) or the engine in its seat.
@@ -91,7 +97,14 @@ impl Games {
             thinking: Arc::default(),
             time,
             timers: Arc::default(),
+            admin: None,
         }
+    }
+
+    /// The service with the operator credential `admin` (aborts any game).
+    #[must_use]
+    pub fn with_admin_token(self, admin: Option<AdminToken>) -> Games {
+        Games { admin, ..self }
     }
 
     /// Starts a game.
@@ -417,12 +430,16 @@ impl Games {
         .await
     }
 
-    /// Aborts a game in which not both sides have moved.
+    /// Aborts a game in which not both sides have moved; with the operator
+    /// credential as `token`, any ongoing game.
     ///
     /// # Errors
     ///
     /// See [`GameError`].
     pub async fn abort(&self, id: &str, token: &str) -> Result<GameView, GameError> {
+        if is_admin(self.admin.as_ref(), token) {
+            return self.abort_as_operator(id).await;
+        }
         self.act(id, token, EventKind::Aborted, |game, _, _| {
             if game.moves.len() >= 2 {
                 return Err(GameError::precondition(
@@ -434,6 +451,26 @@ impl Games {
             Ok(())
         })
         .await
+    }
+
+    /// Aborts an ongoing game for the operator, recorded as such (no side
+    /// in the game's history, `aborted_by_operator` as its termination).
+    async fn abort_as_operator(&self, id: &str) -> Result<GameView, GameError> {
+        let (stored, ()) = self
+            .store
+            .update_game(id, |game| {
+                ensure_ongoing(game)?;
+                end_aborted(game, Ending::AbortedByOperator);
+                Ok::<_, GameError>(Update {
+                    value: (),
+                    event: EventKind::Aborted.name(),
+                    side: None,
+                })
+            })
+            .await?;
+        let view = view_of(&stored)?;
+        self.hub.publish(EventKind::Aborted, &view, None);
+        Ok(view)
     }
 
     /// A snapshot of the game and the feed of what happens next.
@@ -627,8 +664,14 @@ fn new_game(
 }
 
 fn abort(game: &mut StoredGame) {
+    end_aborted(game, Ending::Aborted);
+}
+
+/// Ends `game` as aborted, by the players or the server (`Aborted`) or by
+/// the operator.
+fn end_aborted(game: &mut StoredGame, ending: Ending) {
     game.status = "aborted".to_owned();
-    game.termination = Some(Ending::Aborted.code().to_owned());
+    game.termination = Some(ending.code().to_owned());
     game.draw_offer = None;
     game.takeback_offer = None;
 }

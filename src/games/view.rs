@@ -121,6 +121,9 @@ impl GameView {
         let winner = side(game.winner.as_deref());
         let description = match (status, winner, ending) {
             (Status::Ongoing, ..) => "ongoing".to_owned(),
+            (Status::Aborted, _, Some(Ending::AbortedByOperator)) => {
+                "aborted by the operator".to_owned()
+            }
             (Status::Aborted, ..) => "aborted".to_owned(),
             (_, Some(w), Some(e)) => format!("{w} won by {}", e.describe()),
             (_, None, Some(e)) => format!("drawn by {}", e.describe()),

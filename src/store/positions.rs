@@ -10,6 +10,8 @@ pub struct NewPosition {
     pub fen: String,
     pub name: String,
     pub tags: Vec<String>,
+    /// The SHA-256 of the owner's token.
+    pub owner_token_hash: String,
 }
 
 /// A saved position.
@@ -22,6 +24,9 @@ pub struct StoredPosition {
     pub name: String,
     pub tags: Vec<String>,
     pub created_at: i64,
+    /// The SHA-256 of the owner's token (`None`: saved before positions had
+    /// owners).
+    pub owner_token_hash: Option<String>,
 }
 
 /// Which positions to list.
@@ -44,13 +49,15 @@ impl Store {
         let created_at = now_millis();
         let mut tx = self.writer.begin().await?;
         let seq: i64 = sqlx::query(
-            "INSERT INTO positions (id, variant, fen, name, created_at) VALUES (?, ?, ?, ?, ?) RETURNING seq",
+            "INSERT INTO positions (id, variant, fen, name, created_at, owner_token_hash) \
+             VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
         )
         .bind(&new.id)
         .bind(&new.variant)
         .bind(&new.fen)
         .bind(&new.name)
         .bind(created_at)
+        .bind(&new.owner_token_hash)
         .fetch_one(&mut *tx)
         .await?
         .get(0);
@@ -70,6 +77,7 @@ impl Store {
             name: new.name,
             tags: new.tags,
             created_at,
+            owner_token_hash: Some(new.owner_token_hash),
         })
     }
 
@@ -81,8 +89,8 @@ impl Store {
     pub async fn position(&self, id: &str) -> Result<Option<StoredPosition>, StoreError> {
         let row = sqlx::query(
             "SELECT seq, id, variant, fen, name, created_at, \
-             (SELECT group_concat(tag, char(10)) FROM (SELECT tag FROM position_tags WHERE position_seq = seq ORDER BY tag)) \
-             FROM positions WHERE id = ?",
+             (SELECT group_concat(tag, char(10)) FROM (SELECT tag FROM position_tags WHERE position_seq = seq ORDER BY tag)), \
+             owner_token_hash FROM positions WHERE id = ?",
         )
         .bind(id)
         .fetch_optional(&self.pool)
@@ -102,8 +110,8 @@ impl Store {
         let limit = i64::from(filter.limit);
         let rows = sqlx::query(
             "SELECT seq, id, variant, fen, name, created_at, \
-             (SELECT group_concat(tag, char(10)) FROM (SELECT tag FROM position_tags t WHERE t.position_seq = p.seq ORDER BY tag)) \
-             FROM positions p \
+             (SELECT group_concat(tag, char(10)) FROM (SELECT tag FROM position_tags t WHERE t.position_seq = p.seq ORDER BY tag)), \
+             owner_token_hash FROM positions p \
              WHERE (?1 IS NULL OR variant = ?1) \
                AND (?2 IS NULL OR EXISTS (SELECT 1 FROM position_tags t WHERE t.position_seq = p.seq AND t.tag = ?2)) \
                AND (?3 IS NULL OR seq < ?3) \
@@ -146,6 +154,7 @@ fn position_from_row(row: &sqlx::sqlite::SqliteRow) -> StoredPosition {
         fen: row.get(3),
         name: row.get(4),
         created_at: row.get(5),
+        owner_token_hash: row.get(7),
         tags: tags
             .map(|t| t.split('\n').map(str::to_owned).collect())
             .unwrap_or_default(),

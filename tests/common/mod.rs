@@ -53,14 +53,34 @@ impl TestServer {
     }
 
     pub async fn start_on_with(db: &Path, time: Arc<dyn TimeSource>) -> TestServer {
+        TestServer::start_on_configured(db, |config| ServerConfig { time, ..config }).await
+    }
+
+    /// A server with a fresh database and the configuration `configure`
+    /// makes of the tests' default.
+    pub async fn start_with_config(
+        configure: impl FnOnce(ServerConfig) -> ServerConfig,
+    ) -> TestServer {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = dir.path().join("arbiter.db");
+        let mut server = TestServer::start_on_configured(&db, configure).await;
+        server._dir = Some(dir);
+        server
+    }
+
+    /// A server on an existing database file, with the configuration
+    /// `configure` makes of the tests' default.
+    pub async fn start_on_configured(
+        db: &Path,
+        configure: impl FnOnce(ServerConfig) -> ServerConfig,
+    ) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let (stop, stopped) = oneshot::channel();
-        let config = ServerConfig {
+        let config = configure(ServerConfig {
             engine_slots: 1,
-            time,
             ..ServerConfig::new(format!("sqlite://{}", db.display()))
-        };
+        });
         let task = tokio::spawn(async move {
             serve(config, listener, async {
                 let _ = stopped.await;
