@@ -157,14 +157,19 @@ impl GameClock {
         }
     }
 
+    /// `Err` with the expiry when `mover`'s time for move `ply` had run out
+    /// by `now`.
+    fn in_time(&self, mover: Side, ply: usize, now: i64) -> Result<(), Expiry> {
+        match self.deadline(mover, ply) {
+            Some((deadline, expiry)) if now >= deadline => Err(expiry),
+            _ => Ok(()),
+        }
+    }
+
     /// Charges `mover` for its move `ply` made at `now`; `Err` with the
     /// expiry when the time had already run out (the move does not count).
     pub fn charge(&mut self, mover: Side, ply: usize, now: i64) -> Result<(), Expiry> {
-        if let Some((deadline, expiry)) = self.deadline(mover, ply)
-            && now >= deadline
-        {
-            return Err(expiry);
-        }
+        self.in_time(mover, ply, now)?;
         let elapsed = (now - self.turn_started_at).max(0);
         let running = self.runs(ply);
         let left = &mut self.remaining[Self::index(mover)];
@@ -178,6 +183,25 @@ impl GameClock {
                 days_per_move: Some(days),
             } => *left = i64::from(days) * DAY_MS,
             _ => {}
+        }
+        self.turn_started_at = now;
+        Ok(())
+    }
+
+    /// Charges `mover`, to play move `ply`, for the turn a takeback cuts
+    /// short at `now`: the whole time spent, with no increment and no delay
+    /// given back (no move was made, and turns restarted by takebacks must
+    /// not buy time); the next turn starts at `now`. `Err` with the expiry
+    /// when the time had already run out.
+    pub fn charge_interrupted_turn(
+        &mut self,
+        mover: Side,
+        ply: usize,
+        now: i64,
+    ) -> Result<(), Expiry> {
+        self.in_time(mover, ply, now)?;
+        if self.runs(ply) {
+            self.remaining[Self::index(mover)] -= (now - self.turn_started_at).max(0);
         }
         self.turn_started_at = now;
         Ok(())
@@ -310,6 +334,28 @@ mod tests {
             Err(Expiry::Flag(Side::White))
         );
         assert_eq!(c.remaining, [10_000, 10_000]);
+    }
+
+    #[test]
+    fn an_interrupted_turn_costs_its_whole_time() {
+        let mut c = clock(10, 2, 3);
+        c.charge(Side::White, 0, 0).unwrap();
+        c.charge(Side::Black, 1, 0).unwrap();
+        // White thinks 4 s, then a takeback: no increment, no delay back.
+        c.charge_interrupted_turn(Side::White, 2, 4_000).unwrap();
+        assert_eq!((c.remaining, c.turn_started_at), ([6_000, 10_000], 4_000));
+        // Before the clocks run, nothing is charged.
+        let mut first = clock(10, 0, 0);
+        first
+            .charge_interrupted_turn(Side::White, 0, 5_000)
+            .unwrap();
+        assert_eq!(first.remaining, [10_000, 10_000]);
+        // Out of time: the flag, not the takeback.
+        assert_eq!(
+            c.charge_interrupted_turn(Side::Black, 2, 14_000),
+            Err(Expiry::Flag(Side::Black))
+        );
+        assert_eq!(c.remaining, [6_000, 10_000]);
     }
 
     #[test]

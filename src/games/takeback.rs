@@ -2,20 +2,24 @@
 //! accepts or declines; an engine seat grants them unless the game says
 //! otherwise. The undone moves stay in the game's history (the
 //! `undone_moves` table, under the takeback's event), not silently erased.
+//!
+//! On a clock, a takeback is made on the time of the side to move: the turn
+//! it cuts short is charged in full first (no increment), so that taking
+//! back never buys time; if that side's flag has already fallen, the flag
+//! wins and the game ends on time, as it would for a move made too late.
 
 use super::{
-    EventKind, GameError, GameView, Games, engine_seat::engine_of, ensure_ongoing,
+    EventKind, GameClock, GameError, GameView, Games, engine_seat::engine_of, ensure_ongoing, flag,
     offered_by_opponent, replay, seat, view_of,
 };
 use crate::{
-    rules::Side,
+    rules::{Side, referee::Referee},
     store::{StoredGame, Update},
 };
 
 /// Plies to undo so that `side` is to move again before its last move.
-fn plies_to_undo(game: &StoredGame, side: Side) -> Result<usize, GameError> {
-    let to_move = replay(game)?.turn();
-    let plies = if to_move == side { 2 } else { 1 };
+fn plies_to_undo(game: &StoredGame, record: &dyn Referee, side: Side) -> Result<usize, GameError> {
+    let plies = if record.turn() == side { 2 } else { 1 };
     if game.moves.len() < plies {
         return Err(GameError::precondition(
             "NO_MOVE_TO_TAKE_BACK",
@@ -25,11 +29,17 @@ fn plies_to_undo(game: &StoredGame, side: Side) -> Result<usize, GameError> {
     Ok(plies)
 }
 
-/// Takes `plies` moves back at `now`, keeping them as undone; the clocks
-/// keep their times and the turn starts anew.
-fn take_back(game: &mut StoredGame, plies: usize, now: i64) {
-    if let Some(clock) = &mut game.clock {
-        clock.turn_started_at = now;
+/// Takes `plies` moves back at `now`, keeping them as undone, after
+/// charging the side to move the turn it spent; the next turn starts at
+/// `now`. Returns `TakebackAccepted`, or the flag's event when the side to
+/// move was out of time (then the game is over and nothing is undone).
+fn take_back(game: &mut StoredGame, record: &dyn Referee, plies: usize, now: i64) -> EventKind {
+    if let Some(stored) = game.clock {
+        let mut clock = GameClock::from_stored(&stored);
+        if let Err(expiry) = clock.charge_interrupted_turn(record.turn(), game.moves.len(), now) {
+            return flag::expire(game, record, expiry);
+        }
+        game.clock = Some(clock.stored());
     }
     for _ in 0..plies {
         if let Some(m) = game.moves.pop() {
@@ -38,6 +48,17 @@ fn take_back(game: &mut StoredGame, plies: usize, now: i64) {
     }
     game.takeback_offer = None;
     game.draw_offer = None;
+    EventKind::TakebackAccepted
+}
+
+/// The change `event` records: by `side`, or by nobody for the flag.
+fn recorded(event: EventKind, side: Side) -> Update<EventKind> {
+    let by_flag = matches!(event, EventKind::Flagged | EventKind::Aborted);
+    Update {
+        value: event,
+        event: event.name(),
+        side: (!by_flag).then(|| side.name().to_owned()),
+    }
 }
 
 impl Games {
@@ -47,8 +68,9 @@ impl Games {
     ///
     /// # Errors
     ///
-    /// See [`GameError`]; nothing to take back or a pending proposal of
-    /// one's own is `FailedPrecondition`.
+    /// See [`GameError`]; nothing to take back, a pending proposal (one's
+    /// own, or the opponent's, to be answered first) or a flag that has
+    /// fallen (`GameOver`) is `FailedPrecondition`.
     pub async fn propose_takeback(&self, id: &str, token: &str) -> Result<GameView, GameError> {
         let now = self.time.now();
         let (stored, event) = self
@@ -56,13 +78,23 @@ impl Games {
             .update_game(id, |game| {
                 let side = seat(game, token)?;
                 ensure_ongoing(game)?;
-                if game.takeback_offer.as_deref() == Some(side.name()) {
-                    return Err(GameError::precondition(
-                        "TAKEBACK_ALREADY_PROPOSED",
-                        "you already proposed a takeback; wait for the answer",
-                    ));
+                match game.takeback_offer.as_deref() {
+                    Some(s) if s == side.name() => {
+                        return Err(GameError::precondition(
+                            "TAKEBACK_ALREADY_PROPOSED",
+                            "you already proposed a takeback; wait for the answer",
+                        ));
+                    }
+                    Some(_) => {
+                        return Err(GameError::precondition(
+                            "TAKEBACK_PENDING",
+                            "your opponent proposed a takeback: answer it with RespondToTakeback",
+                        ));
+                    }
+                    None => {}
                 }
-                let plies = plies_to_undo(game, side)?;
+                let record = replay(game)?;
+                let plies = plies_to_undo(game, record.as_ref(), side)?;
                 let event = if engine_of(game, side.other()).is_some() {
                     if !game.engine_grants_takebacks {
                         return Err(GameError::precondition(
@@ -70,23 +102,15 @@ impl Games {
                             "the engine in this game does not grant takebacks",
                         ));
                     }
-                    take_back(game, plies, now);
-                    EventKind::TakebackAccepted
+                    take_back(game, record.as_ref(), plies, now)
                 } else {
                     game.takeback_offer = Some(side.name().to_owned());
                     EventKind::TakebackProposed
                 };
-                Ok::<_, GameError>(Update {
-                    value: event,
-                    event: event.name(),
-                    side: Some(side.name().to_owned()),
-                })
+                Ok::<_, GameError>(recorded(event, side))
             })
             .await?;
-        let view = view_of(&stored)?;
-        self.hub.publish(event, &view, None);
-        self.arm_clock(&view);
-        Ok(view)
+        self.published(&stored, event)
     }
 
     /// Accepts (the moves are taken back) or declines the opponent's
@@ -94,35 +118,50 @@ impl Games {
     ///
     /// # Errors
     ///
-    /// See [`GameError`]; no proposal from the opponent is
-    /// `FailedPrecondition`.
+    /// See [`GameError`]; no proposal from the opponent, or a flag that
+    /// has fallen (`GameOver`), is `FailedPrecondition`.
     pub async fn respond_to_takeback(
         &self,
         id: &str,
         token: &str,
         accept: bool,
     ) -> Result<GameView, GameError> {
-        let event = if accept {
-            EventKind::TakebackAccepted
-        } else {
-            EventKind::TakebackDeclined
-        };
         let now = self.time.now();
-        let view = self
-            .act(id, token, event, |game, side, _| {
+        let (stored, event) = self
+            .store
+            .update_game(id, |game| {
+                let side = seat(game, token)?;
+                ensure_ongoing(game)?;
                 offered_by_opponent(game.takeback_offer.as_deref(), side, "takeback proposal")?;
-                if accept {
-                    let plies = plies_to_undo(game, side.other())?;
-                    take_back(game, plies, now);
+                let event = if accept {
+                    let record = replay(game)?;
+                    let plies = plies_to_undo(game, record.as_ref(), side.other())?;
+                    take_back(game, record.as_ref(), plies, now)
                 } else {
                     game.takeback_offer = None;
-                }
-                Ok(())
+                    EventKind::TakebackDeclined
+                };
+                Ok::<_, GameError>(recorded(event, side))
             })
             .await?;
-        if accept {
-            self.arm_clock(&view);
+        self.published(&stored, event)
+    }
+
+    /// Tells watchers of `event`, and re-arms the clock when moves were
+    /// taken back; a takeback the flag beat is refused (the game is over).
+    fn published(&self, stored: &StoredGame, event: EventKind) -> Result<GameView, GameError> {
+        let view = view_of(stored)?;
+        self.hub.publish(event, &view, None);
+        match event {
+            EventKind::Flagged | EventKind::Aborted => Err(GameError::GameOver(format!(
+                "the takeback came too late: {}",
+                view.outcome.description
+            ))),
+            EventKind::TakebackAccepted => {
+                self.arm_clock(&view);
+                Ok(view)
+            }
+            _ => Ok(view),
         }
-        Ok(view)
     }
 }
