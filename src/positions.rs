@@ -5,7 +5,9 @@
 //! owners.
 
 use crate::{
-    games::{AdminToken, GameError, Refusal, hash_token, is_admin, new_token},
+    games::{
+        AdminToken, GameError, Refusal, hash_token, is_admin, new_token, refuse_control_characters,
+    },
     rules::{
         Side, Variant,
         placement::{Extras, fen_from_pieces},
@@ -69,6 +71,7 @@ impl Positions {
         name: &str,
         tags: &[String],
     ) -> Result<CreatedPosition, GameError> {
+        refuse_control_characters("name", name)?;
         let name = name.trim();
         if name.chars().count() > MAX_NAME {
             return Err(GameError::InvalidArgument {
@@ -174,20 +177,12 @@ impl Positions {
 /// the bad ones (by index: a tag may be long) otherwise.
 fn clean_tags(tags: &[String]) -> Result<Vec<String>, GameError> {
     const LISTED: usize = 3;
-    // Bad tags by index and length; only the listed ones are written out.
+    // Only the listed problems are written out.
     let mut bad = tags
         .iter()
-        .map(|tag| tag.trim().chars().count())
         .enumerate()
-        .filter(|&(_, n)| n == 0 || n > MAX_TAG);
-    let listed: Vec<String> = bad
-        .by_ref()
-        .take(LISTED)
-        .map(|(i, n)| match n {
-            0 => format!("tags[{i}] is empty"),
-            n => format!("tags[{i}] has {n} characters"),
-        })
-        .collect();
+        .filter_map(|(i, tag)| tag_problem(tag).map(|problem| format!("tags[{i}] {problem}")));
+    let listed: Vec<String> = bad.by_ref().take(LISTED).collect();
     let unlisted = bad.count();
     let mut clean: Vec<String> = tags.iter().map(|t| t.trim().to_owned()).collect();
     clean.sort();
@@ -198,7 +193,7 @@ fn clean_tags(tags: &[String]) -> Result<Vec<String>, GameError> {
             more => format!(" (and {more} more)"),
         };
         format!(
-            "{}{more}: a tag has 1 to {MAX_TAG} characters",
+            "{}{more}: a tag has 1 to {MAX_TAG} characters, none of them a control character",
             listed.join("; ")
         )
     } else if clean.len() > MAX_TAGS {
@@ -210,6 +205,19 @@ fn clean_tags(tags: &[String]) -> Result<Vec<String>, GameError> {
         field: "tags",
         message,
     })
+}
+
+/// What is wrong with `tag`, if anything. A control character (a newline
+/// above all) would split it when tags are stored and read back.
+fn tag_problem(tag: &str) -> Option<String> {
+    if let Some(c) = tag.chars().find(|c| c.is_control()) {
+        return Some(format!("has a control character (U+{:04X})", u32::from(c)));
+    }
+    match tag.trim().chars().count() {
+        0 => Some("is empty".to_owned()),
+        n if n > MAX_TAG => Some(format!("has {n} characters")),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -232,7 +240,8 @@ mod tests {
         assert_eq!(
             tags(&["ok", "", &long]),
             Err(
-                "tags: tags[1] is empty; tags[2] has 65 characters: a tag has 1 to 64 characters"
+                "tags: tags[1] is empty; tags[2] has 65 characters: a tag has 1 to 64 \
+                 characters, none of them a control character"
                     .into()
             )
         );
@@ -240,7 +249,16 @@ mod tests {
             tags(&["", " ", "", "  ", "ok"]),
             Err(
                 "tags: tags[0] is empty; tags[1] is empty; tags[2] is empty (and 1 more): \
-                 a tag has 1 to 64 characters"
+                 a tag has 1 to 64 characters, none of them a control character"
+                    .into()
+            )
+        );
+        assert_eq!(
+            tags(&["a\nb", "ok", "\u{7}"]),
+            Err(
+                "tags: tags[0] has a control character (U+000A); tags[2] has a control \
+                 character (U+0007): a tag has 1 to 64 characters, none of them a control \
+                 character"
                     .into()
             )
         );

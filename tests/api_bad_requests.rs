@@ -306,7 +306,8 @@ async fn errors_quote_long_inputs_cut_short() {
         .unwrap_err();
     assert_eq!(
         tags.message(),
-        "tags: tags[0] has 20000 characters: a tag has 1 to 64 characters"
+        "tags: tags[0] has 20000 characters: a tag has 1 to 64 characters, none of them a \
+         control character"
     );
     let cut = format!("{:?}... (20000 characters)", &long[..32]);
     for status in statuses {

@@ -73,6 +73,21 @@ impl From<GameError> for Status {
             GameError::InvalidArgument { field, message } => {
                 invalid_argument(field, message.clone())
             }
+            GameError::OverLimit {
+                field,
+                reason,
+                limit,
+                value,
+                message,
+            } => {
+                let mut details = ErrorDetails::with_bad_request(vec![FieldViolation::new(
+                    *field,
+                    message.clone(),
+                )]);
+                let metadata = HashMap::from([((*limit).to_owned(), value.to_string())]);
+                details.set_error_info(*reason, DOMAIN, metadata);
+                Status::with_error_details(Code::InvalidArgument, err.to_string(), details)
+            }
             GameError::InvalidPosition(e) => invalid_position("position", e),
             GameError::BadMove(e) => bad_move("move", e),
             GameError::Illegal(e) => {

@@ -16,6 +16,16 @@ pub enum GameError {
         field: &'static str,
         message: String,
     },
+    /// `field` goes past a cap of the service; the API names the cap
+    /// (`limit`, e.g. `limit_moves`, with its `value`) in the `ErrorInfo`.
+    #[error("{field}: {message}")]
+    OverLimit {
+        field: &'static str,
+        reason: &'static str,
+        limit: &'static str,
+        value: usize,
+        message: String,
+    },
     #[error(transparent)]
     InvalidPosition(#[from] InvalidPosition),
     #[error(transparent)]

@@ -4,15 +4,20 @@
 
 use super::{
     CreatedGame, Ending, GameError, GameView, Games, new_game,
-    pgn::{self, PgnGame},
+    pgn::{self, PgnCap, PgnGame, PgnLimits},
 };
 use crate::{
     rules::{Quoted, Side, Termination, Variant, referee::referee},
     store::{NewGame, StoredMove, now_millis},
 };
 
-/// Most moves an imported game may have.
-const MAX_MOVES: usize = 2_000;
+/// What the reader takes of an imported game: at most 2,000 moves, and ten
+/// tokens for each (move numbers, comments, NAGs, variations' moves...);
+/// it stops reading there.
+const LIMITS: PgnLimits = PgnLimits {
+    moves: 2_000,
+    tokens: 20_000,
+};
 
 fn invalid(message: String) -> GameError {
     GameError::InvalidArgument {
@@ -47,10 +52,13 @@ fn variant(game: &PgnGame, hint: Option<Variant>) -> Result<Variant, GameError> 
 }
 
 /// A display name from a player tag ("?" or missing: the side's name).
-fn player(game: &PgnGame, tag: &str, side: &str) -> String {
+fn player(game: &PgnGame, tag: &str, side: &str) -> Result<String, GameError> {
     match game.tag(tag).map(str::trim) {
-        None | Some("" | "?" | "-") => side.to_owned(),
-        Some(name) => name.chars().take(100).collect(),
+        None | Some("" | "?" | "-") => Ok(side.to_owned()),
+        Some(name) if name.chars().any(char::is_control) => Err(invalid(format!(
+            "[{tag}] must not contain control characters: it is a display name"
+        ))),
+        Some(name) => Ok(name.chars().take(100).collect()),
     }
 }
 
@@ -67,11 +75,27 @@ impl Games {
         text: &str,
         hint: Option<Variant>,
     ) -> Result<CreatedGame, GameError> {
-        let game = pgn::read(text).map_err(|e| invalid(e.to_string()))?;
-        if game.moves.len() > MAX_MOVES {
-            return Err(invalid(format!("at most {MAX_MOVES} moves are accepted")));
-        }
+        let game = pgn::read(text, LIMITS).map_err(|e| match e.cap {
+            None => invalid(e.to_string()),
+            Some(cap) => {
+                let (limit, value) = match cap {
+                    PgnCap::Moves(n) => ("limit_moves", n),
+                    PgnCap::Tokens(n) => ("limit_tokens", n),
+                };
+                GameError::OverLimit {
+                    field: "pgn",
+                    reason: "PGN_TOO_LONG",
+                    limit,
+                    value,
+                    message: e.to_string(),
+                }
+            }
+        })?;
         let variant = variant(&game, hint)?;
+        let (white, black) = (
+            player(&game, "White", "White")?,
+            player(&game, "Black", "Black")?,
+        );
         let mut record = referee::<&str>(variant, game.tag("FEN"), &[])
             .map_err(|e| invalid(format!("[FEN]: {e}")))?;
         let mut moves = Vec::with_capacity(game.moves.len());
@@ -130,12 +154,7 @@ impl Games {
             (None, Some(None)) => ("drawn", None, Some(Ending::Agreement)),
             (None, None) => ("ongoing", None, None),
         };
-        let (new, [white_token, black_token]) = new_game(
-            variant,
-            record.as_ref(),
-            player(&game, "White", "White"),
-            player(&game, "Black", "Black"),
-        );
+        let (new, [white_token, black_token]) = new_game(variant, record.as_ref(), white, black);
         let stored = self
             .store
             .insert_game(NewGame {

@@ -517,8 +517,25 @@ impl Games {
     }
 }
 
+/// INVALID_ARGUMENT for `field` when `text` holds a control character (a
+/// newline, a tab, ...): names and tags are shown, listed and stored as one
+/// line each.
+pub(crate) fn refuse_control_characters(field: &'static str, text: &str) -> Result<(), GameError> {
+    match text.chars().find(|c| c.is_control()) {
+        None => Ok(()),
+        Some(c) => Err(GameError::InvalidArgument {
+            field,
+            message: format!(
+                "must not contain control characters (it has U+{:04X})",
+                u32::from(c)
+            ),
+        }),
+    }
+}
+
 /// The seat's display name; an engine seat may leave it empty.
 fn seat_name(field: &'static str, seat: &SeatSpec) -> Result<String, GameError> {
+    refuse_control_characters(field, &seat.display_name)?;
     let name = seat.display_name.trim();
     if let (true, Some(engine)) = (name.is_empty(), seat.engine) {
         return Ok(engine.default_name());

@@ -256,12 +256,33 @@ impl PgnGame {
     }
 }
 
-/// PGN text that is not one well-formed game.
+/// PGN text that is not one well-formed game, or more of one than the
+/// reader takes.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("PGN line {line}: {message}")]
 pub struct PgnError {
     pub line: usize,
     pub message: String,
+    /// The cap that stopped the reading, when one did.
+    pub cap: Option<PgnCap>,
+}
+
+/// A cap of [`PgnLimits`] the text went past.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PgnCap {
+    Moves(usize),
+    Tokens(usize),
+}
+
+/// How much of a game the reader takes: it stops as soon as the text goes
+/// past either, rather than reading all of it first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PgnLimits {
+    /// Mainline moves.
+    pub moves: usize,
+    /// Tags, move numbers, moves (of variations too), NAGs, comments,
+    /// variation brackets, escape lines and the result, together.
+    pub tokens: usize,
 }
 
 const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
@@ -269,20 +290,34 @@ const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
 /// Reads exactly one game: tag pairs, then movetext with move numbers,
 /// comments (`{...}` and `;` to the end of the line), NAGs (`$1`), move
 /// suffixes (`!`, `?`), recursive variations (skipped: only the mainline
-/// is kept), `%` escape lines, and a result.
+/// is kept), `%` escape lines, and a result; at most `limits`.
 ///
 /// # Errors
 ///
-/// Malformed tags, unbalanced comments or variations, or more than one game.
-pub fn read(text: &str) -> Result<PgnGame, PgnError> {
+/// Malformed tags, unbalanced comments or variations, more than one game,
+/// or more than `limits` (`cap` says which).
+pub fn read(text: &str, limits: PgnLimits) -> Result<PgnGame, PgnError> {
     let mut game = PgnGame::default();
     let mut chars = text.chars().peekable();
     let mut line = 1;
     let mut depth = 0usize;
     let mut at_line_start = true;
+    let mut tokens = 0usize;
     let error = |line, message: &str| PgnError {
         line,
         message: message.to_owned(),
+        cap: None,
+    };
+    let over = |line, cap| PgnError {
+        line,
+        message: match cap {
+            PgnCap::Moves(n) => format!("more than {n} moves: ImportGame accepts at most {n}"),
+            PgnCap::Tokens(n) => format!(
+                "more than {n} tokens (moves, move numbers, comments, NAGs, variations): \
+                 ImportGame reads at most {n}"
+            ),
+        },
+        cap: Some(cap),
     };
     while let Some(c) = chars.next() {
         if c == '\n' {
@@ -292,6 +327,10 @@ pub fn read(text: &str) -> Result<PgnGame, PgnError> {
         }
         if c.is_whitespace() {
             continue;
+        }
+        tokens += 1;
+        if tokens > limits.tokens {
+            return Err(over(line, PgnCap::Tokens(limits.tokens)));
         }
         let line_start = std::mem::replace(&mut at_line_start, false);
         match c {
@@ -392,6 +431,9 @@ pub fn read(text: &str) -> Result<PgnGame, PgnError> {
                 };
                 let m = rest.trim_end_matches(['!', '?']);
                 if !m.is_empty() {
+                    if game.moves.len() == limits.moves {
+                        return Err(over(line, PgnCap::Moves(limits.moves)));
+                    }
                     game.moves.push((m.to_owned(), line));
                 }
             }
@@ -409,6 +451,15 @@ pub fn read(text: &str) -> Result<PgnGame, PgnError> {
 #[cfg(test)]
 mod reader_tests {
     use super::*;
+
+    const LIMITS: PgnLimits = PgnLimits {
+        moves: 2_000,
+        tokens: 20_000,
+    };
+
+    fn read(text: &str) -> Result<PgnGame, PgnError> {
+        super::read(text, LIMITS)
+    }
 
     #[test]
     fn reads_tags_mainline_and_result() {
@@ -442,5 +493,21 @@ mod reader_tests {
             assert_eq!(e.line, line, "{text:?}: {e}");
             assert!(e.message.contains(needle), "{text:?}: {e}");
         }
+    }
+
+    #[test]
+    fn reading_stops_at_the_caps() {
+        let limits = PgnLimits {
+            moves: 3,
+            tokens: 8,
+        };
+        // The fourth move stops the reader: what follows is never read.
+        let e = super::read("1. e4 e5 2. Nf3\nNc6 {never closed", limits).unwrap_err();
+        assert_eq!((e.line, e.cap), (2, Some(PgnCap::Moves(3))));
+        let e = super::read("1. e4 {a} {b} {c} {d} {e} {f} {g", limits).unwrap_err();
+        assert_eq!((e.line, e.cap), (1, Some(PgnCap::Tokens(8))));
+        assert!(e.message.contains("at most 8"), "{e}");
+        let game = super::read("[White \"A\"] 1. e4 e5 2. Nf3 *", limits).unwrap();
+        assert_eq!(game.moves.len(), 3);
     }
 }

@@ -1,0 +1,153 @@
+//! Small inputs that used to slip through: control characters in display
+//! names, position names and tags (a tag with a newline was read back as
+//! two), and PGN that ImportGame read whole before applying its caps.
+
+mod common;
+
+use arbiter::api::proto::{
+    self as pb, games_client::GamesClient, positions_client::PositionsClient,
+};
+use common::TestServer;
+use tonic::{Code, Status, transport::Channel};
+use tonic_types::StatusExt;
+
+/// The field an INVALID_ARGUMENT names.
+fn field(status: &Status) -> String {
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    let bad = status.get_details_bad_request().expect("BadRequest");
+    bad.field_violations[0].field.clone()
+}
+
+async fn create_game(
+    games: &mut GamesClient<Channel>,
+    white: &str,
+    black: &str,
+) -> Result<pb::CreateGameResponse, Status> {
+    games
+        .create_game(pb::CreateGameRequest {
+            variant: pb::Variant::Chess as i32,
+            white: common::seat(white),
+            black: common::seat(black),
+            ..Default::default()
+        })
+        .await
+        .map(tonic::Response::into_inner)
+}
+
+async fn import(
+    games: &mut GamesClient<Channel>,
+    pgn: String,
+) -> Result<pb::ImportGameResponse, Status> {
+    games
+        .import_game(pb::ImportGameRequest {
+            pgn,
+            ..Default::default()
+        })
+        .await
+        .map(tonic::Response::into_inner)
+}
+
+#[tokio::test]
+async fn names_and_tags_refuse_control_characters() {
+    let server = TestServer::start().await;
+    let channel = server.channel().await;
+    let mut games = GamesClient::new(channel.clone());
+    let mut positions = PositionsClient::new(channel);
+
+    for (white, black, named) in [
+        ("Ali\nce", "Bob", "white.display_name"),
+        ("Alice", "Bob\t", "black.display_name"),
+        ("Alice", "\u{7}Bob", "black.display_name"),
+        ("Alice", "Bob\u{85}", "black.display_name"),
+    ] {
+        let status = create_game(&mut games, white, black).await.unwrap_err();
+        assert_eq!(field(&status), named, "{white:?} {black:?}");
+        assert!(
+            status.message().contains("control characters"),
+            "{status:?}"
+        );
+    }
+    create_game(&mut games, "Élodie", "李白").await.unwrap();
+
+    let position = |name: &str, tags: &[&str]| pb::CreatePositionRequest {
+        variant: pb::Variant::Chess as i32,
+        source: Some(pb::create_position_request::Source::Fen(String::new())),
+        name: name.into(),
+        tags: tags.iter().map(|&t| t.to_owned()).collect(),
+    };
+    let status = positions
+        .create_position(position("two\nlines", &[]))
+        .await
+        .unwrap_err();
+    assert_eq!(field(&status), "name");
+    let status = positions
+        .create_position(position("ok", &["fine", "endgame\nrook"]))
+        .await
+        .unwrap_err();
+    assert_eq!(field(&status), "tags");
+    assert!(
+        status
+            .message()
+            .contains("tags[1] has a control character (U+000A)"),
+        "{status:?}"
+    );
+    let saved = positions
+        .create_position(position("ok", &["endgame rook"]))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(saved.position.unwrap().tags, ["endgame rook"]);
+
+    // A PGN's player tags become display names.
+    let status = import(&mut games, "[White \"A\\\tB\"]\n1. e4 *".into())
+        .await
+        .unwrap_err();
+    assert_eq!(field(&status), "pgn");
+    assert!(status.message().contains("[White]"), "{status:?}");
+    server.stop().await;
+}
+
+/// The status's `ErrorInfo` reason and metadata entry `key`.
+fn cap(status: &Status, key: &str) -> (String, Option<String>) {
+    let info = status.get_details_error_info().expect("ErrorInfo");
+    (info.reason, info.metadata.get(key).cloned())
+}
+
+#[tokio::test]
+async fn import_stops_reading_at_its_caps() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    let too_long = || ("PGN_TOO_LONG".to_owned(), Some("2000".to_owned()));
+
+    // 500,000 moves: refused at the 2,001st.
+    let status = import(&mut games, format!("1. {}*", "a ".repeat(500_000)))
+        .await
+        .unwrap_err();
+    assert_eq!(field(&status), "pgn");
+    assert_eq!(cap(&status, "limit_moves"), too_long());
+    assert!(status.message().contains("at most 2000"), "{status:?}");
+    // What follows the cap is not read: here, a comment never closed.
+    let status = import(&mut games, format!("{}{{ never closed", "a ".repeat(2_001)))
+        .await
+        .unwrap_err();
+    assert_eq!(cap(&status, "limit_moves"), too_long());
+    // 500,000 comments: refused at the 20,001st token.
+    let status = import(&mut games, format!("1. e4 {}*", "{}".repeat(500_000)))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        cap(&status, "limit_tokens"),
+        ("PGN_TOO_LONG".to_owned(), Some("20000".to_owned()))
+    );
+    assert!(status.message().contains("at most 20000"), "{status:?}");
+
+    // A game of exactly 2,000 moves, numbered, still imports.
+    let mut pgn = String::new();
+    for n in 0..500 {
+        pgn.push_str(&format!("{}. Nf3 Nf6 {}. Ng1 Ng8 ", 2 * n + 1, 2 * n + 2));
+    }
+    pgn.push_str("1/2-1/2");
+    let imported = import(&mut games, pgn).await.unwrap();
+    assert_eq!(imported.game.unwrap().ply, 2_000);
+    server.stop().await;
+}
