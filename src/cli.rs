@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 use crate::{
     analysis::Analyst,
     api::{ServerConfig, serve},
-    games::AdminToken,
+    games::{AdminToken, PgnLimits},
     rules::{Game, Variant, perft},
     telemetry::{self, LogFormat},
     with_game,
@@ -48,6 +48,14 @@ pub enum Command {
         /// DeletePosition deletes any position. Default: none.
         #[arg(long, env = "ARBITER_ADMIN_TOKEN", hide_env_values = true, value_parser = AdminToken::new)]
         admin_token: Option<AdminToken>,
+        /// Most moves ImportGame reads: a longer game is refused as soon
+        /// as the reader gets past it.
+        #[arg(long, env = "ARBITER_IMPORT_MAX_MOVES", default_value_t = PgnLimits::DEFAULT.moves as u32, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        import_max_moves: u32,
+        /// Most tokens (tags, move numbers, moves of variations too, NAGs,
+        /// comments, brackets) ImportGame reads.
+        #[arg(long, env = "ARBITER_IMPORT_MAX_TOKENS", default_value_t = PgnLimits::DEFAULT.tokens as u32, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        import_max_tokens: u32,
     },
     /// Speak UCI on stdin/stdout (chess, or xiangqi via
     /// `setoption name UCI_Variant value xiangqi`).
@@ -82,11 +90,15 @@ impl Cli {
                 log_format,
                 engine_slots,
                 admin_token,
+                import_max_moves,
+                import_max_tokens,
             } => run_server(
                 &listen,
                 ServerConfig {
                     engine_slots: engine_slots.map_or_else(Analyst::default_slots, usize::from),
                     admin_token,
+                    import_max_moves: import_max_moves as usize,
+                    import_max_tokens: import_max_tokens as usize,
                     ..ServerConfig::new(database_url)
                 },
                 log_format,

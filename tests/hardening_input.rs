@@ -151,3 +151,35 @@ async fn import_stops_reading_at_its_caps() {
     assert_eq!(imported.game.unwrap().ply, 2_000);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn import_caps_are_configurable() {
+    let server = TestServer::start_with_config(|config| arbiter::api::ServerConfig {
+        import_max_moves: 4,
+        import_max_tokens: 12,
+        ..config
+    })
+    .await;
+    let mut games = server.games().await;
+    import(&mut games, "1. e4 e5 2. Nf3 Nc6 *".into())
+        .await
+        .unwrap();
+    let status = import(&mut games, "1. e4 e5 2. Nf3 Nc6 3. Bb5 *".into())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        cap(&status, "limit_moves"),
+        ("PGN_TOO_LONG".to_owned(), Some("4".to_owned()))
+    );
+    let status = import(
+        &mut games,
+        "1. e4 {a} {b} {c} {d} {e} {f} {g} {h} {i} {j} *".into(),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        cap(&status, "limit_tokens"),
+        ("PGN_TOO_LONG".to_owned(), Some("12".to_owned()))
+    );
+    server.stop().await;
+}

@@ -31,7 +31,7 @@ use super::{
 };
 use crate::{
     analysis::Analyst,
-    games::{AdminToken, Games, SystemTime, TimeSource},
+    games::{AdminToken, Games, PgnLimits, SystemTime, TimeSource},
     positions::Positions,
     store::Store,
     telemetry::Clipped,
@@ -66,6 +66,11 @@ pub struct ServerConfig {
     /// The operator credential: aborts any game, deletes any saved position
     /// (`None`: there is none).
     pub admin_token: Option<AdminToken>,
+    /// Most moves ImportGame reads.
+    pub import_max_moves: usize,
+    /// Most tokens (tags, move numbers, moves, comments, ...) ImportGame
+    /// reads.
+    pub import_max_tokens: usize,
 }
 
 impl ServerConfig {
@@ -76,6 +81,8 @@ impl ServerConfig {
             engine_slots: Analyst::default_slots(),
             time: Arc::new(SystemTime),
             admin_token: None,
+            import_max_moves: PgnLimits::DEFAULT.moves,
+            import_max_tokens: PgnLimits::DEFAULT.tokens,
         }
     }
 }
@@ -125,7 +132,11 @@ pub async fn serve(
         .max_age(Duration::from_secs(3600));
     let analyst = Analyst::new(config.engine_slots);
     let games = Games::new(store.clone(), analyst.clone(), config.time.clone())
-        .with_admin_token(config.admin_token.clone());
+        .with_admin_token(config.admin_token.clone())
+        .with_import_limits(PgnLimits {
+            moves: config.import_max_moves,
+            tokens: config.import_max_tokens,
+        });
     let resumed = games.resume_engines().await?;
     let clocks = games.resume_clocks().await?;
     let (stop_watchers, shutdown_watch) = tokio::sync::watch::channel(false);

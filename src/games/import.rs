@@ -11,13 +11,15 @@ use crate::{
     store::{NewGame, StoredMove, now_millis},
 };
 
-/// What the reader takes of an imported game: at most 2,000 moves, and ten
-/// tokens for each (move numbers, comments, NAGs, variations' moves...);
-/// it stops reading there.
-const LIMITS: PgnLimits = PgnLimits {
-    moves: 2_000,
-    tokens: 20_000,
-};
+impl PgnLimits {
+    /// What the reader takes of an imported game by default: 2,000 moves,
+    /// and ten tokens for each (move numbers, comments, NAGs, variations'
+    /// moves...).
+    pub const DEFAULT: PgnLimits = PgnLimits {
+        moves: 2_000,
+        tokens: 20_000,
+    };
+}
 
 fn invalid(message: String) -> GameError {
     GameError::InvalidArgument {
@@ -75,7 +77,7 @@ impl Games {
         text: &str,
         hint: Option<Variant>,
     ) -> Result<CreatedGame, GameError> {
-        let game = pgn::read(text, LIMITS).map_err(|e| match e.cap {
+        let game = pgn::read(text, self.import_limits).map_err(|e| match e.cap {
             None => invalid(e.to_string()),
             Some(cap) => {
                 let (limit, value) = match cap {

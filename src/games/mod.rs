@@ -32,7 +32,7 @@ pub use error::{GameError, Refusal};
 pub use hub::{EventKind, GameEvent};
 pub(crate) use ids::{hash_token, new_token};
 pub use ids::{is_well_formed_id, new_id};
-pub use pgn::PgnNotation;
+pub use pgn::{PgnLimits, PgnNotation};
 pub use view::{GameView, MoveView, OutcomeView, Status};
 
 use crate::{
@@ -75,6 +75,8 @@ pub struct Games {
     timers: Arc<Mutex<HashMap<String, u64>>>,
     /// The operator credential, which aborts any game.
     admin: Option<AdminToken>,
+    /// How much of a PGN text an import reads.
+    import_limits: PgnLimits,
 }
 
 /// Who makes a move: a seat's holder (by token) or the engine in its seat.
@@ -98,6 +100,7 @@ impl Games {
             time,
             timers: Arc::default(),
             admin: None,
+            import_limits: PgnLimits::DEFAULT,
         }
     }
 
@@ -105,6 +108,15 @@ impl Games {
     #[must_use]
     pub fn with_admin_token(self, admin: Option<AdminToken>) -> Games {
         Games { admin, ..self }
+    }
+
+    /// The service reading at most `import_limits` of a PGN to import.
+    #[must_use]
+    pub fn with_import_limits(self, import_limits: PgnLimits) -> Games {
+        Games {
+            import_limits,
+            ..self
+        }
     }
 
     /// Starts a game.
