@@ -42,6 +42,23 @@ pub enum Command {
         /// default: one fewer than the CPU cores, at least 1.
         #[arg(long, env = "ARBITER_ENGINE_SLOTS", value_parser = clap::value_parser!(u16).range(1..=1024))]
         engine_slots: Option<u16>,
+        /// Engine searches run at once for engine seats, beside and apart
+        /// from --engine-slots (the Engine RPCs cannot take these).
+        #[arg(long, env = "ARBITER_ENGINE_SEAT_SLOTS", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        engine_seat_slots: u16,
+        /// BestMove and Analyze calls one peer address may run at once
+        /// (0: no limit).
+        #[arg(long, env = "ARBITER_MAX_ANALYSES_PER_PEER", default_value_t = 1)]
+        max_analyses_per_peer: u16,
+        /// Games and positions (CreateGame, ImportGame, CreatePosition) one
+        /// peer address may create a second, after a burst of
+        /// --create-burst (0: no limit, for trusted deployments).
+        #[arg(long, env = "ARBITER_CREATE_RATE", default_value_t = 20)]
+        create_rate: u32,
+        /// Creating calls one peer address may make at once before
+        /// --create-rate applies.
+        #[arg(long, env = "ARBITER_CREATE_BURST", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+        create_burst: u32,
     },
     /// Speak UCI on stdin/stdout (chess, or xiangqi via
     /// `setoption name UCI_Variant value xiangqi`).
@@ -75,10 +92,18 @@ impl Cli {
                 database_url,
                 log_format,
                 engine_slots,
+                engine_seat_slots,
+                max_analyses_per_peer,
+                create_rate,
+                create_burst,
             } => run_server(
                 &listen,
                 ServerConfig {
                     engine_slots: engine_slots.map_or_else(Analyst::default_slots, usize::from),
+                    engine_seat_slots: usize::from(engine_seat_slots),
+                    max_analyses_per_peer: usize::from(max_analyses_per_peer),
+                    create_rate,
+                    create_burst,
                     ..ServerConfig::new(database_url)
                 },
                 log_format,

@@ -3,6 +3,7 @@
 use tonic::{Request, Response, Status};
 
 use super::{
+    admission::{Creates, admit_create},
     convert,
     error::invalid_argument,
     games::{next_token, paging},
@@ -19,6 +20,8 @@ const POSITIONS_PAGES: char = 'p';
 
 pub struct PositionsService {
     pub positions: Positions,
+    /// The rate limit of CreatePosition.
+    pub creates: Creates,
 }
 
 fn saved(p: &StoredPosition) -> pb::SavedPosition {
@@ -38,6 +41,7 @@ impl positions_server::Positions for PositionsService {
         &self,
         request: Request<pb::CreatePositionRequest>,
     ) -> Result<Response<pb::CreatePositionResponse>, Status> {
+        admit_create(&self.creates, &request)?;
         let r = request.into_inner();
         let variant = convert::variant("variant", r.variant)?;
         let source = match r.source {

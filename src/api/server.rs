@@ -30,8 +30,9 @@ use super::{
     socket::Connection,
 };
 use crate::{
-    analysis::Analyst,
+    analysis::{Analyst, Capacity},
     games::{Games, SystemTime, TimeSource},
+    peers::CreateRate,
     positions::Positions,
     store::Store,
 };
@@ -62,6 +63,15 @@ pub struct ServerConfig {
     pub engine_slots: usize,
     /// The time clocks run on (tests inject a manual one).
     pub time: Arc<dyn TimeSource>,
+    /// Engine searches for engine seats run at once (the Engine RPCs cannot
+    /// take these).
+    pub engine_seat_slots: usize,
+    /// Engine RPCs one peer address may run at once (0: no limit).
+    pub max_analyses_per_peer: usize,
+    /// Games and positions one peer address may create a second, after
+    /// `create_burst` (0: no limit).
+    pub create_rate: u32,
+    pub create_burst: u32,
 }
 
 impl ServerConfig {
@@ -71,6 +81,10 @@ impl ServerConfig {
             database_url: database_url.into(),
             engine_slots: Analyst::default_slots(),
             time: Arc::new(SystemTime),
+            engine_seat_slots: 1,
+            max_analyses_per_peer: 1,
+            create_rate: 20,
+            create_burst: 100,
         }
     }
 }
@@ -118,7 +132,12 @@ pub async fn serve(
             HeaderName::from_static("grpc-status-details-bin"),
         ])
         .max_age(Duration::from_secs(3600));
-    let analyst = Analyst::new(config.engine_slots);
+    let analyst = Analyst::new(Capacity {
+        slots: config.engine_slots,
+        seat_slots: config.engine_seat_slots,
+        per_peer: config.max_analyses_per_peer,
+    });
+    let creates = CreateRate::new(config.create_rate, config.create_burst).map(Arc::new);
     let games = Games::new(store.clone(), analyst.clone(), config.time.clone());
     let resumed = games.resume_engines().await?;
     let clocks = games.resume_clocks().await?;
@@ -155,10 +174,12 @@ pub async fn serve(
         .add_service(RulesRoutes::new(MAX_MESSAGE))
         .add_service(requests!(PositionsServer::new(PositionsService {
             positions: Positions::new(store.clone()),
+            creates: creates.clone(),
         })))
         .add_service(requests!(GamesServer::new(GamesService {
             games,
             shutdown: shutdown_watch,
+            creates,
         })))
         .add_service(requests!(EngineServer::new(EngineService { analyst })))
         .serve_with_incoming_shutdown(incoming, shutdown)

@@ -39,6 +39,9 @@ pub struct StoredClock {
     pub white_ms: i64,
     pub black_ms: i64,
     pub turn_started_at: i64,
+    /// The ply at which an engine seat waits for a search slot (see
+    /// `migrations/0008_engine_seat_waits.sql`).
+    pub engine_waiting_ply: Option<i64>,
 }
 
 /// A seat played by the engine.
@@ -134,7 +137,8 @@ const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, black_name,
      black_token_hash, status, winner, termination, draw_offer, version, created_at, updated_at, \
      white_engine_level, white_engine_movetime_ms, black_engine_level, black_engine_movetime_ms, \
      takeback_offer, engine_grants_takebacks, clock_initial_ms, clock_increment_ms, clock_delay_ms, \
-     clock_days_per_move, clock_white_ms, clock_black_ms, clock_turn_started_at, clock_grace_ms";
+     clock_days_per_move, clock_white_ms, clock_black_ms, clock_turn_started_at, clock_grace_ms, \
+     clock_engine_waiting_ply";
 
 impl Store {
     /// Creates a game (with its moves, for an imported one) in one
@@ -295,6 +299,46 @@ impl Store {
         .iter()
         .map(|r| r.get(0))
         .collect())
+    }
+
+    /// Notes that the engine seat to move at `ply` of game `id` waits for a
+    /// search slot: its clock stops until [`Store::start_engine_clock`].
+    /// Nothing if the game has moved on or has no clock.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn engine_waits(&self, id: &str, ply: usize) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE games SET clock_engine_waiting_ply = ?1 \
+             WHERE id = ?2 AND ply = ?1 AND status = 'ongoing' \
+             AND clock_turn_started_at IS NOT NULL",
+        )
+        .bind(ply as i64)
+        .bind(id)
+        .execute(&self.writer)
+        .await?;
+        Ok(())
+    }
+
+    /// Ends the wait of game `id`'s engine seat: if it still waits at the
+    /// game's ply, its turn starts at `now`; a stale mark is cleared.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn start_engine_clock(&self, id: &str, now: i64) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE games SET clock_turn_started_at = CASE \
+             WHEN clock_engine_waiting_ply = ply THEN ?1 ELSE clock_turn_started_at END, \
+             clock_engine_waiting_ply = NULL \
+             WHERE id = ?2 AND clock_engine_waiting_ply IS NOT NULL",
+        )
+        .bind(now)
+        .bind(id)
+        .execute(&self.writer)
+        .await?;
+        Ok(())
     }
 
     /// Changes a game atomically: reads it under a write lock
@@ -475,6 +519,7 @@ fn clock_from_row(row: &SqliteRow, column: usize) -> Option<StoredClock> {
         delay_ms: get(2).unwrap_or(0),
         days_per_move: get(3),
         grace_ms: get(7),
+        engine_waiting_ply: get(8),
         white_ms: get(4)?,
         black_ms: get(5)?,
         turn_started_at: get(6)?,
