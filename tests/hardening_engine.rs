@@ -1,8 +1,9 @@
 //! One caller cannot take what others need: engine seats have slots of
 //! their own, a seat is not charged for the time it waits for one, each
 //! caller runs at most its share of the Engine RPCs, and creating calls are
-//! rate-limited per caller. Callers are told apart by their address, so a
-//! second caller connects from 127.0.0.2.
+//! rate-limited per caller; ListGames' player filter folds case in Unicode.
+//! Callers are told apart by their address, so a second caller connects
+//! from 127.0.0.2.
 
 mod common;
 
@@ -360,6 +361,59 @@ async fn creating_calls_are_rate_limited_per_caller() {
     let mut games = GamesClient::new(server.channel_from("127.0.0.1").await);
     for _ in 0..5 {
         create(&mut games).await.unwrap();
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_player_filter_folds_unicode_case() {
+    let server = Server::start(|_| {}).await;
+    let mut games = GamesClient::new(server.channel_from("127.0.0.1").await);
+    let mut ids = Vec::new();
+    for (white, black) in [("Élodie", "Bob"), ("Ann", "élodie"), ("ΟΔΥΣΣΕΥΣ", "Zoë")] {
+        let request = pb::CreateGameRequest {
+            variant: pb::Variant::Chess as i32,
+            white: common::seat(white),
+            black: common::seat(black),
+            ..Default::default()
+        };
+        let created = games.create_game(request).await.unwrap().into_inner();
+        ids.push(created.game.unwrap().id);
+    }
+    let list = |player: &str, page_token: String| {
+        let request = pb::ListGamesRequest {
+            player: player.into(),
+            page_size: 1,
+            page_token,
+            ..Default::default()
+        };
+        let mut games = games.clone();
+        async move {
+            let page = games.list_games(request).await.unwrap().into_inner();
+            let ids: Vec<String> = page.games.into_iter().map(|g| g.id).collect();
+            (ids, page.next_page_token)
+        }
+    };
+    // Newest first, one a page, in either seat, whatever the case.
+    for player in ["élodie", "ÉLODIE", "Élodie", "LODI"] {
+        let (first, next) = list(player, String::new()).await;
+        assert_eq!(first, [ids[1].clone()], "{player}");
+        let (second, last) = list(player, next).await;
+        assert_eq!(second, [ids[0].clone()], "{player}");
+        assert_eq!(last, "", "{player}: one page too many");
+    }
+    assert_eq!(list("οδυσσευς", String::new()).await.0, [ids[2].clone()]);
+    assert_eq!(list("ZOË", String::new()).await.0, [ids[2].clone()]);
+    // Shorter than three characters: found without the trigram index.
+    assert_eq!(list("Ë", String::new()).await.0, [ids[2].clone()]);
+    assert_eq!(list("éL", String::new()).await.0, [ids[1].clone()]);
+    // Search syntax is just text.
+    for text in ["\"", "a OR b", "NEAR(x y)", "*"] {
+        assert_eq!(
+            list(text, String::new()).await.0,
+            Vec::<String>::new(),
+            "{text}"
+        );
     }
     server.stop().await;
 }

@@ -1,6 +1,6 @@
 use sqlx::{Row, sqlite::SqliteRow};
 
-use super::{Page, Store, StoreError, now_millis};
+use super::{Store, StoreError, game_search, now_millis};
 
 /// A game to create (validated by the caller; tokens already hashed).
 #[derive(Clone, Debug)]
@@ -104,8 +104,8 @@ pub struct GameFilter {
     /// `Some(false)`: ongoing only; `Some(true)`: finished only.
     pub finished: Option<bool>,
     pub variant: Option<String>,
-    /// Only games with a player whose name contains this (ASCII
-    /// case-insensitive).
+    /// Only games with a player whose name contains this (case-insensitive,
+    /// in Unicode).
     pub player: Option<String>,
     /// Only games that ended this way (stored termination code).
     pub termination: Option<String>,
@@ -133,7 +133,7 @@ pub struct Update<T> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameNotFound(pub String);
 
-const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, black_name, white_token_hash, \
+pub(super) const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, black_name, white_token_hash, \
      black_token_hash, status, winner, termination, draw_offer, version, created_at, updated_at, \
      white_engine_level, white_engine_movetime_ms, black_engine_level, black_engine_movetime_ms, \
      takeback_offer, engine_grants_takebacks, clock_initial_ms, clock_increment_ms, clock_delay_ms, \
@@ -190,6 +190,7 @@ impl Store {
         .await?
         .get(0);
         insert_moves(&mut tx, seq, None, &new.moves).await?;
+        game_search::index_players(&mut tx, seq, &new.white_name, &new.black_name).await?;
         tx.commit().await?;
         Ok(StoredGame {
             seq,
@@ -225,44 +226,6 @@ impl Store {
     pub async fn game(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         let mut conn = self.pool.acquire().await?;
         load_game(&mut conn, id).await
-    }
-
-    /// Games without their moves, newest first.
-    ///
-    /// # Errors
-    ///
-    /// Database failure.
-    pub async fn games(&self, filter: GameFilter) -> Result<Page<StoredGame>, StoreError> {
-        let limit = i64::from(filter.limit);
-        let sql = format!(
-            "SELECT {GAME_COLUMNS} FROM games \
-             WHERE (?1 IS NULL OR (status != 'ongoing') = ?1) \
-               AND (?2 IS NULL OR variant = ?2) \
-               AND (?3 IS NULL OR seq < ?3) \
-               AND (?5 IS NULL OR instr(lower(white_name), lower(?5)) > 0 \
-                    OR instr(lower(black_name), lower(?5)) > 0) \
-               AND (?6 IS NULL OR termination = ?6) \
-               AND (?7 IS NULL OR created_at >= ?7) \
-               AND (?8 IS NULL OR created_at < ?8) \
-             ORDER BY seq DESC LIMIT ?4"
-        );
-        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(filter.finished)
-            .bind(filter.variant)
-            .bind(filter.before)
-            .bind(limit + 1)
-            .bind(filter.player)
-            .bind(filter.termination)
-            .bind(filter.created_from)
-            .bind(filter.created_until)
-            .fetch_all(&self.pool)
-            .await?;
-        let mut items: Vec<StoredGame> = rows.iter().map(game_from_row).collect();
-        let next = (items.len() as i64 > limit).then(|| {
-            items.truncate(filter.limit as usize);
-            items.last().map_or(0, |g| g.seq)
-        });
-        Ok(Page { items, next })
     }
 
     /// Ids of the ongoing games with a clock (to restart their timers after
@@ -484,7 +447,7 @@ async fn load_game(
     Ok(Some(game))
 }
 
-fn game_from_row(row: &SqliteRow) -> StoredGame {
+pub(super) fn game_from_row(row: &SqliteRow) -> StoredGame {
     StoredGame {
         seq: row.get(0),
         id: row.get(1),

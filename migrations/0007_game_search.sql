@@ -1,0 +1,18 @@
+-- ListGames filters, each served by an index that yields games newest first
+-- (in seq order), so that a page costs about its length, not the table's.
+-- `status = 'ongoing'` has games_by_status (status, seq) from 0001.
+CREATE INDEX games_finished ON games(seq) WHERE status != 'ongoing';
+CREATE INDEX games_by_variant ON games(variant, seq);
+CREATE INDEX games_by_termination ON games(termination, seq);
+CREATE INDEX games_by_created ON games(created_at, seq);
+
+-- The players' display names case-folded by the server (Unicode; SQLite's
+-- lower() folds ASCII only), rowid = games.seq, with a trigram index: any
+-- part of 3 or more characters of a name is found through the index. Rows
+-- are written with their game; games from before this migration get theirs
+-- when the server next starts.
+CREATE VIRTUAL TABLE game_players USING fts5(
+    white,
+    black,
+    tokenize = 'trigram case_sensitive 1'
+);

@@ -1,0 +1,267 @@
+//! ListGames' query: only the filters asked for, each served by an index
+//! of `migrations/0007_game_search.sql` in seq order, so a page stays cheap
+//! however many games there are.
+//!
+//! The player filter is a case-insensitive substring search of either
+//! display name. Case is folded here, in Unicode (`to_lowercase`, and a
+//! final sigma as a sigma), for the names stored in `game_players` and for
+//! the search alike. A search of 3 or more characters goes through the
+//! table's trigram index; a shorter one (which matches a large share of all
+//! names) walks the games newest first and compares the folded names, so it
+//! is quick when it matches and reads every game when it matches none.
+
+use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
+
+use super::{
+    GameFilter, Page, Store, StoreError, StoredGame,
+    games::{GAME_COLUMNS, game_from_row},
+};
+
+/// The shortest search the trigram index serves.
+const TRIGRAM: usize = 3;
+
+/// `name` with its case folded, as stored and searched.
+fn fold(name: &str) -> String {
+    name.to_lowercase().replace('ς', "σ")
+}
+
+/// Records game `seq`'s folded player names (in the game's transaction).
+pub(super) async fn index_players(
+    conn: &mut SqliteConnection,
+    seq: i64,
+    white: &str,
+    black: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO game_players (rowid, white, black) VALUES (?, ?, ?)")
+        .bind(seq)
+        .bind(fold(white))
+        .bind(fold(black))
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Indexes the names of the games that have no `game_players` row yet:
+/// those created before the table existed (games get theirs with their own
+/// insert, in seq order, so they are the ones past its last row). Returns
+/// how many.
+pub(super) async fn index_missing_players(conn: &mut SqliteConnection) -> Result<u64, sqlx::Error> {
+    let last: i64 = sqlx::query("SELECT rowid FROM game_players ORDER BY rowid DESC LIMIT 1")
+        .fetch_optional(&mut *conn)
+        .await?
+        .map_or(0, |row| row.get(0));
+    let missing = sqlx::query("SELECT seq, white_name, black_name FROM games WHERE seq > ?")
+        .bind(last)
+        .fetch_all(&mut *conn)
+        .await?;
+    if missing.is_empty() {
+        return Ok(0);
+    }
+    let mut tx = sqlx::Connection::begin(&mut *conn).await?;
+    for row in &missing {
+        index_players(&mut tx, row.get(0), row.get(1), row.get(2)).await?;
+    }
+    tx.commit().await?;
+    Ok(missing.len() as u64)
+}
+
+/// Appends the ListGames query for `filter` (fetching one game more than
+/// the page, to tell whether another page follows).
+fn push_query(query: &mut QueryBuilder<Sqlite>, filter: &GameFilter) {
+    let player = filter.player.as_deref().map(fold);
+    // With a long enough name, the trigram index drives: it yields games in
+    // seq order too.
+    let indexed = player.as_ref().filter(|p| p.chars().count() >= TRIGRAM);
+    let seq = if indexed.is_some() {
+        "game_players.rowid"
+    } else {
+        "seq"
+    };
+    query.push(format_args!("SELECT {GAME_COLUMNS} FROM "));
+    match indexed {
+        Some(name) => {
+            query.push(
+                "game_players JOIN games ON games.seq = game_players.rowid \
+                 WHERE game_players MATCH ",
+            );
+            // One quoted phrase: the name as it is, operators and all.
+            query.push_bind(format!("\"{}\"", name.replace('"', "\"\"")));
+        }
+        None => {
+            query.push("games WHERE 1");
+        }
+    }
+    if let Some(name) = player.filter(|p| p.chars().count() < TRIGRAM) {
+        query.push(
+            " AND EXISTS (SELECT 1 FROM game_players p WHERE p.rowid = games.seq \
+             AND (instr(p.white, ",
+        );
+        query.push_bind(name.clone());
+        query.push(") > 0 OR instr(p.black, ");
+        query.push_bind(name);
+        query.push(") > 0))");
+    }
+    match filter.finished {
+        Some(true) => {
+            query.push(" AND status != 'ongoing'");
+        }
+        Some(false) => {
+            query.push(" AND status = 'ongoing'");
+        }
+        None => {}
+    }
+    if let Some(variant) = &filter.variant {
+        query.push(" AND variant = ").push_bind(variant.clone());
+    }
+    if let Some(termination) = &filter.termination {
+        query
+            .push(" AND termination = ")
+            .push_bind(termination.clone());
+    }
+    if let Some(from) = filter.created_from {
+        query.push(" AND created_at >= ").push_bind(from);
+    }
+    if let Some(until) = filter.created_until {
+        query.push(" AND created_at < ").push_bind(until);
+    }
+    if let Some(before) = filter.before {
+        query.push(format_args!(" AND {seq} < ")).push_bind(before);
+    }
+    query
+        .push(format_args!(" ORDER BY {seq} DESC LIMIT "))
+        .push_bind(i64::from(filter.limit) + 1);
+}
+
+impl Store {
+    /// Games without their moves, newest first.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn games(&self, filter: GameFilter) -> Result<Page<StoredGame>, StoreError> {
+        let mut query = QueryBuilder::new("");
+        push_query(&mut query, &filter);
+        let rows = query.build().fetch_all(&self.pool).await?;
+        let mut items: Vec<StoredGame> = rows.iter().map(game_from_row).collect();
+        let next = (items.len() > filter.limit as usize).then(|| {
+            items.truncate(filter.limit as usize);
+            items.last().map_or(0, |g| g.seq)
+        });
+        Ok(Page { items, next })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_unicode_case() {
+        assert_eq!(fold("Élodie"), "élodie");
+        assert_eq!(fold("ÉLODIE"), fold("élodie"));
+        assert_eq!(fold("ΟΔΥΣΣΕΥΣ"), "οδυσσευσ");
+        assert_eq!(fold("Straße"), "straße");
+    }
+
+    /// SQLite's plan for `filter`, one step a line.
+    async fn plan(store: &Store, filter: &GameFilter) -> String {
+        let mut query = QueryBuilder::new("EXPLAIN QUERY PLAN ");
+        push_query(&mut query, filter);
+        let rows = query.build().fetch_all(&store.pool).await.unwrap();
+        rows.iter()
+            .map(|row| row.get::<String, _>(3))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[tokio::test]
+    async fn every_filter_reads_an_index_in_seq_order() {
+        let store = Store::connect("sqlite::memory:").await.unwrap();
+        let page = GameFilter {
+            limit: 50,
+            before: Some(1_000),
+            ..GameFilter::default()
+        };
+        let cases = [
+            (
+                GameFilter { ..page.clone() },
+                "SEARCH games USING INTEGER PRIMARY KEY",
+            ),
+            (
+                GameFilter {
+                    finished: Some(true),
+                    ..page.clone()
+                },
+                "USING INDEX games_finished",
+            ),
+            (
+                GameFilter {
+                    finished: Some(false),
+                    ..page.clone()
+                },
+                "USING INDEX games_by_status",
+            ),
+            (
+                GameFilter {
+                    variant: Some("chess".into()),
+                    ..page.clone()
+                },
+                "USING INDEX games_by_variant",
+            ),
+            (
+                GameFilter {
+                    termination: Some("checkmate".into()),
+                    ..page.clone()
+                },
+                "USING INDEX games_by_termination",
+            ),
+            (
+                GameFilter {
+                    player: Some("Élodie".into()),
+                    finished: Some(true),
+                    ..page.clone()
+                },
+                "VIRTUAL TABLE INDEX",
+            ),
+        ];
+        for (filter, step) in cases {
+            let plan = plan(&store, &filter).await;
+            assert!(plan.contains(step), "{filter:?}:\n{plan}");
+            assert!(!plan.contains("TEMP B-TREE"), "{filter:?} sorts:\n{plan}");
+            assert!(
+                !plan.starts_with("SCAN games\n") && plan != "SCAN games",
+                "{filter:?} scans:\n{plan}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn games_from_before_the_search_table_are_indexed_at_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("a.db").display());
+        let store = Store::connect(&url).await.unwrap();
+        // A game written as the old schema did: no game_players row.
+        sqlx::query(
+            "INSERT INTO games (id, variant, start_fen, white_name, black_name, \
+             white_token_hash, black_token_hash, status, created_at, updated_at) \
+             VALUES ('old', 'chess', '', 'ÉLODIE', 'Bob', 'w', 'b', 'ongoing', 0, 0)",
+        )
+        .execute(&store.writer)
+        .await
+        .unwrap();
+        let find = |store: Store| async move {
+            let filter = GameFilter {
+                player: Some("élodie".into()),
+                limit: 10,
+                ..GameFilter::default()
+            };
+            let page = store.games(filter).await.unwrap();
+            page.items.iter().map(|g| g.id.clone()).collect::<Vec<_>>()
+        };
+        assert!(find(store.clone()).await.is_empty());
+        store.close().await;
+        let store = Store::connect(&url).await.unwrap();
+        assert_eq!(find(store.clone()).await, ["old"]);
+        store.close().await;
+    }
+}
