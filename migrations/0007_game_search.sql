@@ -7,12 +7,18 @@ CREATE INDEX games_by_termination ON games(termination, seq);
 CREATE INDEX games_by_created ON games(created_at, seq);
 
 -- The players' display names case-folded by the server (Unicode; SQLite's
--- lower() folds ASCII only), rowid = games.seq, with a trigram index: any
--- part of 3 or more characters of a name is found through the index. Rows
--- are written with their game; games from before this migration get theirs
--- when the server next starts.
-CREATE VIRTUAL TABLE game_players USING fts5(
+-- lower() folds ASCII only), one row per game, written with the game (games
+-- from before this migration get theirs when the server next starts).
+CREATE TABLE game_names (
+    game_seq INTEGER PRIMARY KEY REFERENCES games(seq) ON DELETE CASCADE,
+    white    TEXT    NOT NULL,
+    black    TEXT    NOT NULL
+);
+-- Their trigram index (rowid = game_seq; contentless, the text is in
+-- game_names): any part of 3 or more characters is found through it.
+CREATE VIRTUAL TABLE game_names_trigrams USING fts5(
     white,
     black,
+    content = '',
     tokenize = 'trigram case_sensitive 1'
 );

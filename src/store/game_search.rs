@@ -4,11 +4,11 @@
 //!
 //! The player filter is a case-insensitive substring search of either
 //! display name. Case is folded here, in Unicode (`to_lowercase`, and a
-//! final sigma as a sigma), for the names stored in `game_players` and for
-//! the search alike. A search of 3 or more characters goes through the
-//! table's trigram index; a shorter one (which matches a large share of all
-//! names) walks the games newest first and compares the folded names, so it
-//! is quick when it matches and reads every game when it matches none.
+//! final sigma as a sigma), for the names stored in `game_names` and for the
+//! search alike. A search of 3 or more characters goes through their
+//! trigram index; a shorter one (which matches a large share of all names)
+//! reads the folded names newest first, so it is quick when it matches and
+//! reads every name (a compact table) when it matches none.
 
 use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
 
@@ -32,24 +32,31 @@ pub(super) async fn index_players(
     white: &str,
     black: &str,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("INSERT INTO game_players (rowid, white, black) VALUES (?, ?, ?)")
+    let (white, black) = (fold(white), fold(black));
+    for table in ["game_names (game_seq", "game_names_trigrams (rowid"] {
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "INSERT INTO {table}, white, black) VALUES (?, ?, ?)"
+        )))
         .bind(seq)
-        .bind(fold(white))
-        .bind(fold(black))
+        .bind(&white)
+        .bind(&black)
         .execute(&mut *conn)
         .await?;
+    }
     Ok(())
 }
 
-/// Indexes the names of the games that have no `game_players` row yet:
+/// Indexes the names of the games that have no `game_names` row yet:
 /// those created before the table existed (games get theirs with their own
 /// insert, in seq order, so they are the ones past its last row). Returns
 /// how many.
 pub(super) async fn index_missing_players(conn: &mut SqliteConnection) -> Result<u64, sqlx::Error> {
-    let last: i64 = sqlx::query("SELECT rowid FROM game_players ORDER BY rowid DESC LIMIT 1")
-        .fetch_optional(&mut *conn)
+    /// Names written per statement (3 parameters each).
+    const BATCH: usize = 1_000;
+    let last: i64 = sqlx::query("SELECT coalesce(max(game_seq), 0) FROM game_names")
+        .fetch_one(&mut *conn)
         .await?
-        .map_or(0, |row| row.get(0));
+        .get(0);
     let missing = sqlx::query("SELECT seq, white_name, black_name FROM games WHERE seq > ?")
         .bind(last)
         .fetch_all(&mut *conn)
@@ -58,9 +65,24 @@ pub(super) async fn index_missing_players(conn: &mut SqliteConnection) -> Result
         return Ok(0);
     }
     let mut tx = sqlx::Connection::begin(&mut *conn).await?;
-    for row in &missing {
-        index_players(&mut tx, row.get(0), row.get(1), row.get(2)).await?;
+    for rows in missing.chunks(BATCH) {
+        let mut insert =
+            QueryBuilder::<Sqlite>::new("INSERT INTO game_names (game_seq, white, black) ");
+        insert.push_values(rows, |mut values, row| {
+            values
+                .push_bind(row.get::<i64, _>(0))
+                .push_bind(fold(row.get(1)))
+                .push_bind(fold(row.get(2)));
+        });
+        insert.build().execute(&mut *tx).await?;
     }
+    sqlx::query(
+        "INSERT INTO game_names_trigrams (rowid, white, black) \
+         SELECT game_seq, white, black FROM game_names WHERE game_seq > ?",
+    )
+    .bind(last)
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await?;
     Ok(missing.len() as u64)
 }
@@ -68,38 +90,37 @@ pub(super) async fn index_missing_players(conn: &mut SqliteConnection) -> Result
 /// Appends the ListGames query for `filter` (fetching one game more than
 /// the page, to tell whether another page follows).
 fn push_query(query: &mut QueryBuilder<Sqlite>, filter: &GameFilter) {
+    // With a player, the names drive (in seq order too) and the games are
+    // looked up for the names that match.
     let player = filter.player.as_deref().map(fold);
-    // With a long enough name, the trigram index drives: it yields games in
-    // seq order too.
-    let indexed = player.as_ref().filter(|p| p.chars().count() >= TRIGRAM);
-    let seq = if indexed.is_some() {
-        "game_players.rowid"
-    } else {
-        "seq"
+    let seq = match &player {
+        Some(name) if name.chars().count() >= TRIGRAM => "game_names_trigrams.rowid",
+        Some(_) => "game_names.game_seq",
+        None => "games.seq",
     };
     query.push(format_args!("SELECT {GAME_COLUMNS} FROM "));
-    match indexed {
-        Some(name) => {
+    match player {
+        Some(name) if name.chars().count() >= TRIGRAM => {
             query.push(
-                "game_players JOIN games ON games.seq = game_players.rowid \
-                 WHERE game_players MATCH ",
+                "game_names_trigrams JOIN games ON games.seq = game_names_trigrams.rowid \
+                 WHERE game_names_trigrams MATCH ",
             );
             // One quoted phrase: the name as it is, operators and all.
             query.push_bind(format!("\"{}\"", name.replace('"', "\"\"")));
         }
+        Some(name) => {
+            query.push(
+                "game_names JOIN games ON games.seq = game_names.game_seq \
+                 WHERE (instr(game_names.white, ",
+            );
+            query.push_bind(name.clone());
+            query.push(") > 0 OR instr(game_names.black, ");
+            query.push_bind(name);
+            query.push(") > 0)");
+        }
         None => {
             query.push("games WHERE 1");
         }
-    }
-    if let Some(name) = player.filter(|p| p.chars().count() < TRIGRAM) {
-        query.push(
-            " AND EXISTS (SELECT 1 FROM game_players p WHERE p.rowid = games.seq \
-             AND (instr(p.white, ",
-        );
-        query.push_bind(name.clone());
-        query.push(") > 0 OR instr(p.black, ");
-        query.push_bind(name);
-        query.push(") > 0))");
     }
     match filter.finished {
         Some(true) => {
@@ -221,7 +242,14 @@ mod tests {
                     finished: Some(true),
                     ..page.clone()
                 },
-                "VIRTUAL TABLE INDEX",
+                "SCAN game_names_trigrams VIRTUAL TABLE INDEX",
+            ),
+            (
+                GameFilter {
+                    player: Some("Él".into()),
+                    ..page.clone()
+                },
+                "SEARCH game_names USING INTEGER PRIMARY KEY",
             ),
         ];
         for (filter, step) in cases {
