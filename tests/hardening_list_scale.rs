@@ -15,18 +15,20 @@ async fn fill(url: &str) {
     let mut conn = <sqlx::SqliteConnection as sqlx::Connection>::connect(url)
         .await
         .unwrap();
-    // Names from 5,000 players per seat; one game in ten ongoing.
+    // Names from 5,000 players per seat; the newest tenth ongoing (finished
+    // games are older), one game in a hundred xiangqi, one finished game in
+    // fifty ended by checkmate.
     sqlx::query(
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1) \
          INSERT INTO games (id, variant, start_fen, white_name, black_name, white_token_hash, \
          black_token_hash, status, winner, termination, created_at, updated_at) \
-         SELECT printf('g%015d', i), CASE WHEN i % 3 = 0 THEN 'xiangqi' ELSE 'chess' END, \
+         SELECT printf('g%015d', i), CASE WHEN i % 100 = 0 THEN 'xiangqi' ELSE 'chess' END, \
          'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', \
          'Player ' || (i % 5000), 'Joueur ' || ((i * 7) % 5000), 'w' || i, 'b' || i, \
-         CASE WHEN i % 10 = 0 THEN 'ongoing' WHEN i % 4 = 0 THEN 'drawn' ELSE 'decisive' END, \
-         CASE WHEN i % 10 = 0 OR i % 4 = 0 THEN NULL ELSE 'white' END, \
-         CASE WHEN i % 10 = 0 THEN NULL WHEN i % 4 = 0 THEN 'agreement' \
-              WHEN i % 7 = 0 THEN 'checkmate' ELSE 'resignation' END, \
+         CASE WHEN i > ?1 * 9 / 10 THEN 'ongoing' WHEN i % 4 = 0 THEN 'drawn' ELSE 'decisive' END, \
+         CASE WHEN i > ?1 * 9 / 10 OR i % 4 = 0 THEN NULL ELSE 'white' END, \
+         CASE WHEN i > ?1 * 9 / 10 THEN NULL WHEN i % 4 = 0 THEN 'agreement' \
+              WHEN i % 50 = 1 THEN 'checkmate' ELSE 'resignation' END, \
          1700000000000 + i * 60000, 1700000000000 + i * 60000 FROM n",
     )
     .bind(GAMES)
