@@ -6,6 +6,20 @@ CREATE INDEX games_by_variant ON games(variant, seq);
 CREATE INDEX games_by_termination ON games(termination, seq);
 CREATE INDEX games_by_created ON games(created_at, seq);
 
+-- Creation times never go backwards in seq order (a clock set back does not
+-- make a newer game look older), so a time range is a range of seq that
+-- games_by_created finds in two look-ups. Older rows are made so once.
+UPDATE games SET created_at = earlier.latest
+FROM (SELECT seq, max(created_at) OVER (ORDER BY seq) AS latest FROM games) AS earlier
+WHERE earlier.seq = games.seq AND games.created_at < earlier.latest;
+CREATE TRIGGER games_created_in_order AFTER INSERT ON games
+WHEN NEW.created_at < (SELECT created_at FROM games WHERE seq < NEW.seq ORDER BY seq DESC LIMIT 1)
+BEGIN
+    UPDATE games
+    SET created_at = (SELECT created_at FROM games WHERE seq < NEW.seq ORDER BY seq DESC LIMIT 1)
+    WHERE seq = NEW.seq;
+END;
+
 -- The players' display names case-folded by the server (Unicode; SQLite's
 -- lower() folds ASCII only), one row per game, written with the game (games
 -- from before this migration get theirs when the server next starts).

@@ -139,11 +139,26 @@ fn push_query(query: &mut QueryBuilder<Sqlite>, filter: &GameFilter) {
             .push(" AND termination = ")
             .push_bind(termination.clone());
     }
+    // Creation times follow seq (see the migration): a time range is the
+    // range of seq between the first games created at or after each bound,
+    // which the driving index then reads in order. The times are compared
+    // too, but (`+`) never through an index of their own.
+    let first_created = |query: &mut QueryBuilder<Sqlite>, at: i64| {
+        query
+            .push("(SELECT seq FROM games WHERE created_at >= ")
+            .push_bind(at)
+            .push(" ORDER BY created_at, seq LIMIT 1)");
+    };
     if let Some(from) = filter.created_from {
-        query.push(" AND created_at >= ").push_bind(from);
+        query.push(" AND +created_at >= ").push_bind(from);
+        query.push(format_args!(" AND {seq} >= "));
+        first_created(query, from);
     }
     if let Some(until) = filter.created_until {
-        query.push(" AND created_at < ").push_bind(until);
+        query.push(" AND +created_at < ").push_bind(until);
+        query.push(format_args!(" AND {seq} < coalesce("));
+        first_created(query, until);
+        query.push(format_args!(", {})", i64::MAX));
     }
     if let Some(before) = filter.before {
         query.push(format_args!(" AND {seq} < ")).push_bind(before);
@@ -246,6 +261,22 @@ mod tests {
             ),
             (
                 GameFilter {
+                    created_from: Some(5),
+                    created_until: Some(9),
+                    ..page.clone()
+                },
+                "SEARCH games USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)",
+            ),
+            (
+                GameFilter {
+                    created_until: Some(9),
+                    variant: Some("xiangqi".into()),
+                    ..page.clone()
+                },
+                "USING INDEX games_by_variant (variant=? AND seq<?)",
+            ),
+            (
+                GameFilter {
                     player: Some("Él".into()),
                     ..page.clone()
                 },
@@ -291,5 +322,44 @@ mod tests {
         let store = Store::connect(&url).await.unwrap();
         assert_eq!(find(store.clone()).await, ["old"]);
         store.close().await;
+    }
+
+    #[tokio::test]
+    async fn creation_times_never_go_backwards() {
+        let store = Store::connect("sqlite::memory:").await.unwrap();
+        for (id, created_at) in [("a", 1_000), ("b", 900), ("c", 1_100)] {
+            sqlx::query(
+                "INSERT INTO games (id, variant, start_fen, white_name, black_name, \
+                 white_token_hash, black_token_hash, status, created_at, updated_at) \
+                 VALUES (?, 'chess', '', 'W', 'B', 'w', 'b', 'ongoing', ?, 0)",
+            )
+            .bind(id)
+            .bind(created_at)
+            .execute(&store.writer)
+            .await
+            .unwrap();
+        }
+        let times: Vec<i64> = sqlx::query("SELECT created_at FROM games ORDER BY seq")
+            .fetch_all(&store.pool)
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        assert_eq!(times, [1_000, 1_000, 1_100]);
+        // So a time range is exact: "b" counts as created at 1,000.
+        let range = |from, until| GameFilter {
+            created_from: Some(from),
+            created_until: Some(until),
+            limit: 10,
+            ..GameFilter::default()
+        };
+        let ids = |page: Page<StoredGame>| page.items.into_iter().map(|g| g.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(store.games(range(1_000, 1_100)).await.unwrap()),
+            ["b", "a"]
+        );
+        assert_eq!(ids(store.games(range(1_001, 2_000)).await.unwrap()), ["c"]);
+        assert!(ids(store.games(range(2_000, 3_000)).await.unwrap()).is_empty());
     }
 }
