@@ -59,6 +59,9 @@ impl TestServer {
         let config = ServerConfig {
             engine_slots: 1,
             time,
+            // Tests import whole fixture files at once, as a trusted
+            // deployment may.
+            create_rate: 0,
             ..ServerConfig::new(format!("sqlite://{}", db.display()))
         };
         let task = tokio::spawn(async move {
