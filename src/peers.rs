@@ -71,8 +71,8 @@ impl PeerSlots {
         })
     }
 
-    /// Peers holding something (for tests of the table's bound).
-    pub fn peers(&self) -> usize {
+    #[cfg(test)]
+    fn peers(&self) -> usize {
         self.held.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 }
@@ -182,8 +182,8 @@ impl CreateRate {
         }
     }
 
-    /// Peers remembered.
-    pub fn peers(&self) -> usize {
+    #[cfg(test)]
+    fn peers(&self) -> usize {
         self.buckets.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 }
