@@ -203,9 +203,9 @@ async fn an_analysis_does_not_starve_an_engine_seat() {
         ),
     }
 
-    // An engine seat still moves, well within a short first-move grace.
+    // An engine seat still moves, well within a first-move grace of 5 s.
     let mut games = GamesClient::new(server.channel_from("127.0.0.2").await);
-    let (id, _) = engine_game(&mut games, 100, clock(60_000, 2_000)).await;
+    let (id, _) = engine_game(&mut games, 100, clock(60_000, 5_000)).await;
     assert_ongoing_at(&game_at(&mut games, &id, 1).await, 1);
     drop(analysis);
     server.stop().await;
