@@ -1,6 +1,17 @@
 //! The engine as a service: searches of positions given as FEN plus moves,
 //! run on blocking threads (never on the async runtime), a bounded number at
 //! a time, and stopped as soon as nobody waits for them.
+//!
+//! Two pools of slots: one for the Engine RPCs (`--engine-slots`), and one
+//! that only engine seats use (`--engine-seat-slots`). Separate pools rather
+//! than a reserved share of one: the default of one RPC slot on a two-core
+//! machine has no share to carve out, and with pools of their own nothing a
+//! caller sends can ever hold a seat's slot. RPCs never wait: when their
+//! slots are taken they are refused at once ([`AnalysisError::Busy`]), and
+//! one caller runs at most `per_peer` of them at once
+//! ([`AnalysisError::PeerLimit`]), so a single client cannot hold every
+//! slot. Seats wait for theirs in turn (first come, first served); the time
+//! a seat waits is not charged to its clock (see `games::engine_seat`).
 
 use std::{
     sync::{
@@ -17,6 +28,7 @@ use crate::{
         Evaluate, Level, Limits, MATE, MAX_DEPTH, MAX_MULTIPV, SearchResult, TranspositionTable,
         search_with,
     },
+    peers::{Peer, PeerSlot, PeerSlots},
     rules::{
         MoveDescription, Record, Variant,
         referee::{InvalidPosition, record},
@@ -133,6 +145,12 @@ pub enum AnalysisError {
         "all {0} engine slots are busy: retry shortly (with backoff) or ask for shorter searches"
     )]
     Busy(usize),
+    /// The caller already runs the most searches one caller may.
+    #[error(
+        "you already run {0} engine search(es) at once, the most one caller may: wait for it to \
+         finish (or stop your Analyze) before starting another"
+    )]
+    PeerLimit(usize),
     /// The position could not be set up.
     #[error(transparent)]
     Position(#[from] InvalidPosition),
@@ -216,71 +234,134 @@ impl Drop for StopOnDrop {
     }
 }
 
-/// Runs the service's searches, at most `slots` at once.
+/// How many searches run at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capacity {
+    /// Searches for the Engine RPCs (at least 1).
+    pub slots: usize,
+    /// Searches for engine seats, which the RPCs cannot take (at least 1).
+    pub seat_slots: usize,
+    /// Engine RPCs one caller may run at once (0: no limit).
+    pub per_peer: usize,
+}
+
+/// Runs the service's searches within a [`Capacity`].
 #[derive(Clone, Debug)]
 pub struct Analyst {
     permits: Arc<Semaphore>,
     slots: usize,
+    seats: Arc<Semaphore>,
+    callers: Arc<PeerSlots>,
+}
+
+/// What a running search holds: its slot, and its caller's place.
+struct Permit {
+    _slot: OwnedSemaphorePermit,
+    _caller: Option<PeerSlot>,
+}
+
+/// A seat slot, held until the seat's search is done.
+#[derive(Debug)]
+pub struct SeatSlot(OwnedSemaphorePermit);
+
+impl SeatSlot {
+    /// Searches in this slot (freed when the search ends). Dropping the
+    /// future stops the search.
+    pub async fn best_move(self, job: Job, order: SearchOrder) -> Analysis {
+        let permit = Permit {
+            _slot: self.0,
+            _caller: None,
+        };
+        run(permit, job, order, |_| {}).await
+    }
 }
 
 impl Analyst {
-    /// An analyst running at most `slots` searches at once (at least 1).
-    pub fn new(slots: usize) -> Analyst {
-        let slots = slots.max(1);
+    /// An analyst running searches within `capacity`.
+    pub fn new(capacity: Capacity) -> Analyst {
+        let slots = capacity.slots.max(1);
         Analyst {
             permits: Arc::new(Semaphore::new(slots)),
             slots,
+            seats: Arc::new(Semaphore::new(capacity.seat_slots.max(1))),
+            callers: PeerSlots::new(capacity.per_peer),
         }
     }
 
-    /// The default number of slots: one fewer than the cores, so a flood of
-    /// searches always leaves a core to the other RPCs.
+    /// The default number of RPC slots: one fewer than the cores, so a flood
+    /// of searches always leaves a core to the other RPCs.
     pub fn default_slots() -> usize {
         std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1))
     }
 
-    fn try_permit(&self) -> Result<OwnedSemaphorePermit, AnalysisError> {
-        self.permits
+    /// A slot for an RPC from `caller` (`None`: unknown, not counted), or
+    /// why not: the caller's own limit first, then the slots.
+    fn try_permit(&self, caller: Option<Peer>) -> Result<Permit, AnalysisError> {
+        let caller = caller
+            .map(|peer| {
+                self.callers
+                    .try_take(peer)
+                    .ok_or(AnalysisError::PeerLimit(self.callers.limit()))
+            })
+            .transpose()?;
+        let slot = self
+            .permits
             .clone()
             .try_acquire_owned()
-            .map_err(|_| AnalysisError::Busy(self.slots))
+            .map_err(|_| AnalysisError::Busy(self.slots))?;
+        Ok(Permit {
+            _slot: slot,
+            _caller: caller,
+        })
     }
 
-    /// Searches now, or fails with [`AnalysisError::Busy`]. Dropping the
-    /// future stops the search.
+    /// Searches now for `caller`, or fails. Dropping the future stops the
+    /// search.
     ///
     /// # Errors
     ///
+    /// [`AnalysisError::PeerLimit`] when the caller runs its most searches,
     /// [`AnalysisError::Busy`] when every slot is taken.
-    pub async fn best_move(&self, job: Job, order: SearchOrder) -> Result<Analysis, AnalysisError> {
-        let permit = self.try_permit()?;
+    pub async fn best_move(
+        &self,
+        caller: Option<Peer>,
+        job: Job,
+        order: SearchOrder,
+    ) -> Result<Analysis, AnalysisError> {
+        let permit = self.try_permit(caller)?;
         Ok(run(permit, job, order, |_| {}).await)
     }
 
-    /// Waits for a free slot, then searches (engine seats queue rather than
-    /// fail). Dropping the future stops the search.
-    pub async fn best_move_queued(&self, job: Job, order: SearchOrder) -> Analysis {
-        let permit = self
-            .permits
-            .clone()
-            .acquire_owned()
-            .await
-            .expect("the semaphore is never closed");
-        run(permit, job, order, |_| {}).await
+    /// A free seat slot now, if there is one.
+    pub fn try_seat(&self) -> Option<SeatSlot> {
+        self.seats.clone().try_acquire_owned().ok().map(SeatSlot)
     }
 
-    /// Searches now, sending every completed depth and then the final
-    /// result; the search stops when the receiver is dropped.
+    /// Waits for a seat slot (seats queue rather than fail, in turn).
+    pub async fn seat(&self) -> SeatSlot {
+        SeatSlot(
+            self.seats
+                .clone()
+                .acquire_owned()
+                .await
+                .expect("the semaphore is never closed"),
+        )
+    }
+
+    /// Searches now for `caller`, sending every completed depth and then
+    /// the final result; the search stops when the receiver is dropped.
     ///
     /// # Errors
     ///
+    /// [`AnalysisError::PeerLimit`] when the caller runs its most searches,
     /// [`AnalysisError::Busy`] when every slot is taken.
     pub fn analyze(
         &self,
+        caller: Option<Peer>,
         job: Job,
         order: SearchOrder,
     ) -> Result<mpsc::Receiver<(Analysis, bool)>, AnalysisError> {
-        let permit = self.try_permit()?;
+        let permit = self.try_permit(caller)?;
         // Completed depths are few (at most MAX_DEPTH) plus the final one.
         let (sender, receiver) = mpsc::channel(MAX_DEPTH as usize + 2);
         tokio::spawn(async move {
@@ -299,7 +380,7 @@ impl Analyst {
 }
 
 async fn run(
-    permit: OwnedSemaphorePermit,
+    permit: Permit,
     job: Job,
     order: SearchOrder,
     mut report: impl FnMut(&Analysis) + Send + 'static,
@@ -327,16 +408,32 @@ mod tests {
         }
     }
 
+    fn capacity(slots: usize, seat_slots: usize, per_peer: usize) -> Capacity {
+        Capacity {
+            slots,
+            seat_slots,
+            per_peer,
+        }
+    }
+
+    fn peer(n: u8) -> Option<Peer> {
+        Some(Peer::of(std::net::SocketAddr::from(([10, 0, 0, n], 1))))
+    }
+
+    fn start(variant: Variant) -> Job {
+        Job::new::<&str>(variant, None, &[]).unwrap()
+    }
+
     #[tokio::test]
     async fn finds_a_mate_and_refuses_finished_games() {
-        let analyst = Analyst::new(1);
+        let analyst = Analyst::new(capacity(1, 1, 1));
         let job = Job::new::<&str>(
             Variant::Chess,
             Some("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"),
             &[],
         )
         .unwrap();
-        let analysis = analyst.best_move(job, order(3)).await.unwrap();
+        let analysis = analyst.best_move(peer(1), job, order(3)).await.unwrap();
         assert_eq!(analysis.best().unwrap().san, "Ra8#");
         assert_eq!(analysis.score(), Score::Mate(1));
         let over = Job::new(Variant::Chess, None, &["f3", "e5", "g4", "Qh4#"]);
@@ -346,25 +443,73 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_full_analyst_is_busy() {
-        let analyst = Analyst::new(1);
-        let job = Job::new::<&str>(Variant::Xiangqi, None, &[]).unwrap();
+    async fn a_full_analyst_is_busy_but_seats_have_their_own_slots() {
+        let analyst = Analyst::new(capacity(1, 1, 0));
         let mut long = order(MAX_DEPTH);
         long.movetime = Duration::from_secs(30);
-        let stream = analyst.analyze(job, long).unwrap();
-        let job = Job::new::<&str>(Variant::Chess, None, &[]).unwrap();
+        let stream = analyst
+            .analyze(peer(1), start(Variant::Xiangqi), long)
+            .unwrap();
         assert_eq!(
-            analyst.best_move(job, order(1)).await.unwrap_err(),
+            analyst
+                .best_move(peer(2), start(Variant::Chess), order(1))
+                .await
+                .unwrap_err(),
             AnalysisError::Busy(1)
         );
+        // A seat is not behind the RPCs.
+        let seat = analyst.try_seat().expect("the seat slot is free");
+        assert!(analyst.try_seat().is_none());
+        let analysis = tokio::time::timeout(
+            Duration::from_secs(10),
+            seat.best_move(start(Variant::Chess), order(1)),
+        )
+        .await
+        .expect("the seat searched at once");
+        assert!(analysis.best().is_some());
+        assert!(analyst.try_seat().is_some());
         // Leaving stops the search and frees the slot.
         drop(stream);
-        let job = Job::new::<&str>(Variant::Chess, None, &[]).unwrap();
-        let freed = tokio::time::timeout(
-            Duration::from_secs(10),
-            analyst.best_move_queued(job, order(1)),
-        )
+        let freed = tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                match analyst
+                    .best_move(peer(2), start(Variant::Chess), order(1))
+                    .await
+                {
+                    Err(AnalysisError::Busy(_)) => {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                    }
+                    other => return other,
+                }
+            }
+        })
         .await;
-        assert!(freed.is_ok());
+        assert!(matches!(freed, Ok(Ok(_))));
+    }
+
+    #[tokio::test]
+    async fn one_caller_runs_at_most_its_share() {
+        let analyst = Analyst::new(capacity(3, 1, 1));
+        let mut long = order(MAX_DEPTH);
+        long.movetime = Duration::from_secs(30);
+        let first = analyst
+            .analyze(peer(1), start(Variant::Xiangqi), long)
+            .unwrap();
+        assert_eq!(
+            analyst
+                .analyze(peer(1), start(Variant::Chess), long)
+                .unwrap_err(),
+            AnalysisError::PeerLimit(1)
+        );
+        // Others still get the free slots, and an unknown caller is not
+        // counted.
+        let other = analyst
+            .analyze(peer(2), start(Variant::Chess), long)
+            .unwrap();
+        analyst
+            .best_move(None, start(Variant::Chess), order(1))
+            .await
+            .unwrap();
+        drop((first, other));
     }
 }

@@ -56,6 +56,23 @@ pub enum Command {
         /// comments, brackets) ImportGame reads.
         #[arg(long, env = "ARBITER_IMPORT_MAX_TOKENS", default_value_t = PgnLimits::DEFAULT.tokens as u32, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
         import_max_tokens: u32,
+        /// Engine searches run at once for engine seats, beside and apart
+        /// from --engine-slots (the Engine RPCs cannot take these).
+        #[arg(long, env = "ARBITER_ENGINE_SEAT_SLOTS", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        engine_seat_slots: u16,
+        /// BestMove and Analyze calls one peer address may run at once
+        /// (0: no limit).
+        #[arg(long, env = "ARBITER_MAX_ANALYSES_PER_PEER", default_value_t = 1)]
+        max_analyses_per_peer: u16,
+        /// Games and positions (CreateGame, ImportGame, CreatePosition) one
+        /// peer address may create a second, after a burst of
+        /// --create-burst (0: no limit, for trusted deployments).
+        #[arg(long, env = "ARBITER_CREATE_RATE", default_value_t = 20)]
+        create_rate: u32,
+        /// Creating calls one peer address may make at once before
+        /// --create-rate applies.
+        #[arg(long, env = "ARBITER_CREATE_BURST", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+        create_burst: u32,
     },
     /// Speak UCI on stdin/stdout (chess, or xiangqi via
     /// `setoption name UCI_Variant value xiangqi`).
@@ -92,6 +109,10 @@ impl Cli {
                 admin_token,
                 import_max_moves,
                 import_max_tokens,
+                engine_seat_slots,
+                max_analyses_per_peer,
+                create_rate,
+                create_burst,
             } => run_server(
                 &listen,
                 ServerConfig {
@@ -99,6 +120,10 @@ impl Cli {
                     admin_token,
                     import_max_moves: import_max_moves as usize,
                     import_max_tokens: import_max_tokens as usize,
+                    engine_seat_slots: usize::from(engine_seat_slots),
+                    max_analyses_per_peer: usize::from(max_analyses_per_peer),
+                    create_rate,
+                    create_burst,
                     ..ServerConfig::new(database_url)
                 },
                 log_format,

@@ -174,7 +174,8 @@ async fn analysis_streams_every_depth_and_a_full_engine_says_busy() {
         vec![1, 2, 3, 4, 5]
     );
 
-    // A long analysis holds the only slot...
+    // A long analysis holds the only slot, so another caller (from another
+    // address: one caller runs one search at a time) is told it is busy...
     let long = engine
         .analyze(pb::AnalyzeRequest {
             position: position(pb::Variant::Xiangqi, "", &[]),
@@ -184,7 +185,13 @@ async fn analysis_streams_every_depth_and_a_full_engine_says_busy() {
         .await
         .unwrap()
         .into_inner();
-    let status = engine
+    let other = tonic::transport::Endpoint::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .local_address(Some([127, 0, 0, 2].into()))
+        .connect()
+        .await
+        .unwrap();
+    let status = EngineClient::new(other)
         .best_move(best_move(
             position(pb::Variant::Chess, "", &[]),
             limits(1, 0, 0),

@@ -13,6 +13,7 @@ use super::{
 use crate::{
     analysis::{Analysis, Analyst, Job, MAX_MOVETIME, Score, SearchOrder},
     engine::{Level, MAX_DEPTH, MAX_MULTIPV},
+    peers::Peer,
     rules::MoveDescription,
 };
 
@@ -158,7 +159,8 @@ impl engine_server::Engine for EngineService {
             Duration::from_secs(1),
             1,
         )?;
-        let analysis = self.analyst.best_move(job, order).await?;
+        let caller = request.remote_addr().map(Peer::of);
+        let analysis = self.analyst.best_move(caller, job, order).await?;
         // The final analysis, with the move to play pulled out.
         let info = analyze_response(analysis, true);
         Ok(Response::new(pb::BestMoveResponse {
@@ -185,7 +187,8 @@ impl engine_server::Engine for EngineService {
             Duration::from_secs(10),
             request.get_ref().multipv,
         )?;
-        let receiver = self.analyst.analyze(job, order)?;
+        let caller = request.remote_addr().map(Peer::of);
+        let receiver = self.analyst.analyze(caller, job, order)?;
         let stream = ReceiverStream::new(receiver)
             .map(|(analysis, last)| Ok(analyze_response(analysis, last)));
         Ok(Response::new(Box::pin(stream)))

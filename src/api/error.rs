@@ -120,6 +120,15 @@ impl From<AnalysisError> for Status {
             AnalysisError::Busy(_) => {
                 with_reason(Code::ResourceExhausted, err.to_string(), "ENGINE_BUSY")
             }
+            AnalysisError::PeerLimit(limit) => Status::with_error_details(
+                Code::ResourceExhausted,
+                err.to_string(),
+                ErrorDetails::with_error_info(
+                    "ANALYSIS_LIMIT",
+                    DOMAIN,
+                    HashMap::from([("limit".to_owned(), limit.to_string())]),
+                ),
+            ),
             AnalysisError::Position(e) => invalid_position("position", e),
             AnalysisError::GameOver(m) => with_reason(
                 Code::FailedPrecondition,

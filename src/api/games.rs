@@ -7,6 +7,7 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use super::{
+    admission::{Creates, admit_create},
     convert,
     error::invalid_argument,
     proto::{self as pb, games_server},
@@ -26,6 +27,8 @@ pub struct GamesService {
     /// Becomes true when the server shuts down; open watch streams end then,
     /// so that graceful shutdown does not wait on them forever.
     pub shutdown: tokio::sync::watch::Receiver<bool>,
+    /// The rate limit of CreateGame and ImportGame.
+    pub creates: Creates,
 }
 
 /// Page size and cursor from a request to the list whose tokens start with
@@ -82,6 +85,7 @@ impl games_server::Games for GamesService {
         &self,
         request: Request<pb::CreateGameRequest>,
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
+        admit_create(&self.creates, &request)?;
         let r = request.into_inner();
         let variant = convert::variant("variant", r.variant)?;
         tracing::Span::current().record("variant", variant.name());
@@ -185,6 +189,7 @@ impl games_server::Games for GamesService {
         &self,
         request: Request<pb::ImportGameRequest>,
     ) -> Result<Response<pb::ImportGameResponse>, Status> {
+        admit_create(&self.creates, &request)?;
         let r = request.get_ref();
         let hint = match r.variant {
             0 => None,

@@ -1,6 +1,7 @@
 //! The gRPC transport: turns requests into domain calls and domain errors
 //! into statuses. No rules and no SQL here.
 
+mod admission;
 mod convert;
 mod engine;
 mod error;

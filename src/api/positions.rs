@@ -3,6 +3,7 @@
 use tonic::{Request, Response, Status};
 
 use super::{
+    admission::{Creates, admit_create},
     convert,
     error::invalid_argument,
     games::{next_token, paging},
@@ -20,6 +21,8 @@ const POSITIONS_PAGES: char = 'p';
 
 pub struct PositionsService {
     pub positions: Positions,
+    /// The rate limit of CreatePosition.
+    pub creates: Creates,
 }
 
 /// Notes the position in the RPC's span; an id that cannot be a position's
@@ -49,6 +52,7 @@ impl positions_server::Positions for PositionsService {
         &self,
         request: Request<pb::CreatePositionRequest>,
     ) -> Result<Response<pb::CreatePositionResponse>, Status> {
+        admit_create(&self.creates, &request)?;
         let r = request.into_inner();
         let variant = convert::variant("variant", r.variant)?;
         let source = match r.source {

@@ -30,8 +30,9 @@ use super::{
     socket::Connection,
 };
 use crate::{
-    analysis::Analyst,
+    analysis::{Analyst, Capacity},
     games::{AdminToken, Games, PgnLimits, SystemTime, TimeSource},
+    peers::CreateRate,
     positions::Positions,
     store::Store,
     telemetry::Clipped,
@@ -71,6 +72,15 @@ pub struct ServerConfig {
     /// Most tokens (tags, move numbers, moves, comments, ...) ImportGame
     /// reads.
     pub import_max_tokens: usize,
+    /// Engine searches for engine seats run at once (the Engine RPCs cannot
+    /// take these).
+    pub engine_seat_slots: usize,
+    /// Engine RPCs one peer address may run at once (0: no limit).
+    pub max_analyses_per_peer: usize,
+    /// Games and positions one peer address may create a second, after
+    /// `create_burst` (0: no limit).
+    pub create_rate: u32,
+    pub create_burst: u32,
 }
 
 impl ServerConfig {
@@ -83,6 +93,10 @@ impl ServerConfig {
             admin_token: None,
             import_max_moves: PgnLimits::DEFAULT.moves,
             import_max_tokens: PgnLimits::DEFAULT.tokens,
+            engine_seat_slots: 1,
+            max_analyses_per_peer: 1,
+            create_rate: 20,
+            create_burst: 100,
         }
     }
 }
@@ -130,7 +144,12 @@ pub async fn serve(
             HeaderName::from_static("grpc-status-details-bin"),
         ])
         .max_age(Duration::from_secs(3600));
-    let analyst = Analyst::new(config.engine_slots);
+    let analyst = Analyst::new(Capacity {
+        slots: config.engine_slots,
+        seat_slots: config.engine_seat_slots,
+        per_peer: config.max_analyses_per_peer,
+    });
+    let creates = CreateRate::new(config.create_rate, config.create_burst).map(Arc::new);
     let games = Games::new(store.clone(), analyst.clone(), config.time.clone())
         .with_admin_token(config.admin_token.clone())
         .with_import_limits(PgnLimits {
@@ -174,10 +193,12 @@ pub async fn serve(
         .add_service(RulesRoutes::new(MAX_MESSAGE))
         .add_service(requests!(PositionsServer::new(PositionsService {
             positions: Positions::new(store.clone()).with_admin_token(config.admin_token.clone()),
+            creates: creates.clone(),
         })))
         .add_service(requests!(GamesServer::new(GamesService {
             games,
             shutdown: shutdown_watch,
+            creates,
         })))
         .add_service(requests!(EngineServer::new(EngineService { analyst })))
         .serve_with_incoming_shutdown(incoming, shutdown)

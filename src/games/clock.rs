@@ -2,6 +2,11 @@
 //! (clients are never trusted with it), starts a side's clock only after
 //! that side's first move (before, a grace period applies and running out
 //! of it aborts the game), and ends a game the moment a flag falls.
+//!
+//! An engine seat's clock starts when its search can start: while it waits
+//! for a search slot (the service's delay, not the engine's) the game is
+//! marked as waiting at that ply in the store, and its clock neither runs
+//! nor has a deadline, for the first-move grace as for the main time.
 
 use std::{
     sync::{Arc, Mutex},
@@ -21,6 +26,9 @@ pub struct GameClock {
     pub remaining: [i64; 2],
     /// Unix milliseconds.
     pub turn_started_at: i64,
+    /// The ply at which the engine seat to move waits for a search slot
+    /// (its clock has not started); stale once the game is at another ply.
+    pub engine_waiting: Option<usize>,
 }
 
 /// How a game is timed.
@@ -72,6 +80,7 @@ impl TimeControl {
             control: self,
             remaining: [initial, initial],
             turn_started_at: now,
+            engine_waiting: None,
         }
     }
 }
@@ -97,6 +106,9 @@ impl GameClock {
             control,
             remaining: [c.white_ms, c.black_ms],
             turn_started_at: c.turn_started_at,
+            engine_waiting: c
+                .engine_waiting_ply
+                .and_then(|ply| usize::try_from(ply).ok()),
         }
     }
 
@@ -122,6 +134,7 @@ impl GameClock {
             white_ms: self.remaining[0],
             black_ms: self.remaining[1],
             turn_started_at: self.turn_started_at,
+            engine_waiting_ply: self.engine_waiting.and_then(|ply| i64::try_from(ply).ok()),
         }
     }
 
@@ -130,18 +143,30 @@ impl GameClock {
     }
 
     /// Does the clock run for a move at `ply` (0-based)? Not before each
-    /// side has made its first move.
+    /// side has made its first move, nor while an engine seat waits for a
+    /// search slot.
     pub fn runs(&self, ply: usize) -> bool {
+        if self.waits(ply) {
+            return false;
+        }
         match self.control {
             TimeControl::Clock { .. } => ply >= 2,
             TimeControl::Correspondence { days_per_move } => days_per_move.is_some(),
         }
     }
 
+    /// Is the engine seat to move at `ply` waiting for a search slot?
+    pub fn waits(&self, ply: usize) -> bool {
+        self.engine_waiting == Some(ply)
+    }
+
     /// When the side to move (`mover`, about to play move `ply`) runs out,
-    /// and what that means; `None` when nothing can run out.
+    /// and what that means; `None` when nothing can run out (or the clock
+    /// has not started).
     pub fn deadline(&self, mover: Side, ply: usize) -> Option<(i64, Expiry)> {
-        if self.runs(ply) {
+        if self.waits(ply) {
+            None
+        } else if self.runs(ply) {
             let left = self.remaining[Self::index(mover)];
             Some((
                 self.turn_started_at.saturating_add(left),
@@ -356,6 +381,26 @@ mod tests {
             Err(Expiry::Flag(Side::Black))
         );
         assert_eq!(c.remaining, [6_000, 10_000]);
+    }
+
+    #[test]
+    fn a_waiting_engine_has_no_deadline_and_no_running_clock() {
+        let mut c = clock(10, 0, 0);
+        c.charge(Side::White, 0, 1_000).unwrap();
+        c.charge(Side::Black, 1, 2_000).unwrap();
+        c.engine_waiting = Some(2);
+        assert_eq!(c.deadline(Side::White, 2), None);
+        assert!(!c.runs(2));
+        assert_eq!(
+            c.remaining_at(Some(Side::White), 2, 50_000),
+            [10_000, 10_000]
+        );
+        // Stale at any other ply; the grace is stopped too.
+        assert!(c.runs(3));
+        let mut g = clock(10, 0, 0);
+        g.engine_waiting = Some(0);
+        assert_eq!(g.deadline(Side::White, 0), None);
+        assert_eq!(GameClock::from_stored(&g.stored()), g);
     }
 
     #[test]

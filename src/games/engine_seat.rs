@@ -1,11 +1,17 @@
 //! Seats played by Arbiter's engine. When it is an engine seat's turn the
-//! service searches (queued behind other searches, never refused), plays the
-//! move through the same path as a human's, persists it and tells watchers;
-//! a human plays against it with nothing but `MakeMove` and `WatchGame`.
+//! service searches (in a seat slot, which the Engine RPCs cannot take;
+//! queued behind other seats, never refused), plays the move through the
+//! same path as a human's, persists it and tells watchers; a human plays
+//! against it with nothing but `MakeMove` and `WatchGame`.
+//!
+//! A seat that has to wait for a slot is marked as waiting in the store
+//! first, which stops its clock (see `clock`): the flag timer finds no
+//! deadline, and a restart keeps the mark. Once the slot is free its turn
+//! starts then, and the position is read again (it may have changed).
 
 use std::time::Duration;
 
-use super::{GameError, Games, Mover, replay};
+use super::{GameError, Games, Mover, replay, view_of};
 use crate::{
     analysis::{Job, SearchOrder},
     engine::Level,
@@ -140,9 +146,27 @@ impl Games {
     /// Plays one engine move if it is an engine seat's turn; true if it
     /// moved.
     async fn engine_turn(&self, id: &str) -> Result<bool, GameError> {
-        let Some((game, side, engine)) = self.engine_to_move(id).await? else {
+        let Some(mut turn) = self.engine_to_move(id).await? else {
             return Ok(false);
         };
+        let marked = turn.0.clock.is_some_and(|c| c.engine_waiting_ply.is_some());
+        let (slot, waited) = match self.analyst.try_seat() {
+            Some(slot) => (slot, false),
+            None => {
+                self.store.engine_waits(id, turn.0.moves.len()).await?;
+                (self.analyst.seat().await, true)
+            }
+        };
+        if waited || marked {
+            // The turn starts now; the flag timer learns the new deadline.
+            self.store.start_engine_clock(id, self.time.now()).await?;
+            let Some(current) = self.engine_to_move(id).await? else {
+                return Ok(false);
+            };
+            self.arm_clock(&view_of(&current.0)?);
+            turn = current;
+        }
+        let (game, side, engine) = turn;
         let variant: Variant = game
             .variant
             .parse()
@@ -151,7 +175,7 @@ impl Games {
         let job = Job::new(variant, Some(&game.start_fen), &moves)
             .map_err(|e| GameError::Corrupt(format!("game {id}: {e}")))?;
         let order = SearchOrder::best_move(engine.movetime, engine.level);
-        let analysis = self.analyst.best_move_queued(job, order).await;
+        let analysis = slot.best_move(job, order).await;
         let Some(best) = analysis.best() else {
             return Ok(false);
         };

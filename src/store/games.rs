@@ -1,6 +1,6 @@
 use sqlx::{Row, sqlite::SqliteRow};
 
-use super::{Page, Store, StoreError, now_millis};
+use super::{Store, StoreError, game_search, now_millis};
 
 /// A game to create (validated by the caller; tokens already hashed).
 #[derive(Clone, Debug)]
@@ -39,6 +39,9 @@ pub struct StoredClock {
     pub white_ms: i64,
     pub black_ms: i64,
     pub turn_started_at: i64,
+    /// The ply at which an engine seat waits for a search slot (see
+    /// `migrations/0008_engine_seat_waits.sql`).
+    pub engine_waiting_ply: Option<i64>,
 }
 
 /// A seat played by the engine.
@@ -101,8 +104,8 @@ pub struct GameFilter {
     /// `Some(false)`: ongoing only; `Some(true)`: finished only.
     pub finished: Option<bool>,
     pub variant: Option<String>,
-    /// Only games with a player whose name contains this (ASCII
-    /// case-insensitive).
+    /// Only games with a player whose name contains this (case-insensitive,
+    /// in Unicode).
     pub player: Option<String>,
     /// Only games that ended this way (stored termination code).
     pub termination: Option<String>,
@@ -130,11 +133,12 @@ pub struct Update<T> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameNotFound(pub String);
 
-const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, black_name, white_token_hash, \
+pub(super) const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, black_name, white_token_hash, \
      black_token_hash, status, winner, termination, draw_offer, version, created_at, updated_at, \
      white_engine_level, white_engine_movetime_ms, black_engine_level, black_engine_movetime_ms, \
      takeback_offer, engine_grants_takebacks, clock_initial_ms, clock_increment_ms, clock_delay_ms, \
-     clock_days_per_move, clock_white_ms, clock_black_ms, clock_turn_started_at, clock_grace_ms";
+     clock_days_per_move, clock_white_ms, clock_black_ms, clock_turn_started_at, clock_grace_ms, \
+     clock_engine_waiting_ply";
 
 impl Store {
     /// Creates a game (with its moves, for an imported one) in one
@@ -186,6 +190,7 @@ impl Store {
         .await?
         .get(0);
         insert_moves(&mut tx, seq, None, &new.moves).await?;
+        game_search::index_players(&mut tx, seq, &new.white_name, &new.black_name).await?;
         tx.commit().await?;
         Ok(StoredGame {
             seq,
@@ -223,44 +228,6 @@ impl Store {
         load_game(&mut conn, id).await
     }
 
-    /// Games without their moves, newest first.
-    ///
-    /// # Errors
-    ///
-    /// Database failure.
-    pub async fn games(&self, filter: GameFilter) -> Result<Page<StoredGame>, StoreError> {
-        let limit = i64::from(filter.limit);
-        let sql = format!(
-            "SELECT {GAME_COLUMNS} FROM games \
-             WHERE (?1 IS NULL OR (status != 'ongoing') = ?1) \
-               AND (?2 IS NULL OR variant = ?2) \
-               AND (?3 IS NULL OR seq < ?3) \
-               AND (?5 IS NULL OR instr(lower(white_name), lower(?5)) > 0 \
-                    OR instr(lower(black_name), lower(?5)) > 0) \
-               AND (?6 IS NULL OR termination = ?6) \
-               AND (?7 IS NULL OR created_at >= ?7) \
-               AND (?8 IS NULL OR created_at < ?8) \
-             ORDER BY seq DESC LIMIT ?4"
-        );
-        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(filter.finished)
-            .bind(filter.variant)
-            .bind(filter.before)
-            .bind(limit + 1)
-            .bind(filter.player)
-            .bind(filter.termination)
-            .bind(filter.created_from)
-            .bind(filter.created_until)
-            .fetch_all(&self.pool)
-            .await?;
-        let mut items: Vec<StoredGame> = rows.iter().map(game_from_row).collect();
-        let next = (items.len() as i64 > limit).then(|| {
-            items.truncate(filter.limit as usize);
-            items.last().map_or(0, |g| g.seq)
-        });
-        Ok(Page { items, next })
-    }
-
     /// Ids of the ongoing games with a clock (to restart their timers after
     /// a restart).
     ///
@@ -295,6 +262,46 @@ impl Store {
         .iter()
         .map(|r| r.get(0))
         .collect())
+    }
+
+    /// Notes that the engine seat to move at `ply` of game `id` waits for a
+    /// search slot: its clock stops until [`Store::start_engine_clock`].
+    /// Nothing if the game has moved on or has no clock.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn engine_waits(&self, id: &str, ply: usize) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE games SET clock_engine_waiting_ply = ?1 \
+             WHERE id = ?2 AND ply = ?1 AND status = 'ongoing' \
+             AND clock_turn_started_at IS NOT NULL",
+        )
+        .bind(ply as i64)
+        .bind(id)
+        .execute(&self.writer)
+        .await?;
+        Ok(())
+    }
+
+    /// Ends the wait of game `id`'s engine seat: if it still waits at the
+    /// game's ply, its turn starts at `now`; a stale mark is cleared.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn start_engine_clock(&self, id: &str, now: i64) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE games SET clock_turn_started_at = CASE \
+             WHEN clock_engine_waiting_ply = ply THEN ?1 ELSE clock_turn_started_at END, \
+             clock_engine_waiting_ply = NULL \
+             WHERE id = ?2 AND clock_engine_waiting_ply IS NOT NULL",
+        )
+        .bind(now)
+        .bind(id)
+        .execute(&self.writer)
+        .await?;
+        Ok(())
     }
 
     /// Changes a game atomically: reads it under a write lock
@@ -440,7 +447,7 @@ async fn load_game(
     Ok(Some(game))
 }
 
-fn game_from_row(row: &SqliteRow) -> StoredGame {
+pub(super) fn game_from_row(row: &SqliteRow) -> StoredGame {
     StoredGame {
         seq: row.get(0),
         id: row.get(1),
@@ -475,6 +482,7 @@ fn clock_from_row(row: &SqliteRow, column: usize) -> Option<StoredClock> {
         delay_ms: get(2).unwrap_or(0),
         days_per_move: get(3),
         grace_ms: get(7),
+        engine_waiting_ply: get(8),
         white_ms: get(4)?,
         black_ms: get(5)?,
         turn_started_at: get(6)?,

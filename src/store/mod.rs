@@ -1,6 +1,7 @@
 //! Persistence in SQLite through sqlx. Knows SQL and the stored shapes;
 //! nothing of gRPC and nothing of the rules.
 
+mod game_search;
 mod games;
 mod positions;
 
@@ -67,6 +68,10 @@ impl Store {
             .connect_with(options.clone())
             .await?;
         sqlx::migrate!("./migrations").run(&writer).await?;
+        let indexed = game_search::index_missing_players(&mut *writer.acquire().await?).await?;
+        if indexed > 0 {
+            tracing::info!(games = indexed, "player names indexed for search");
+        }
         // An in-memory database exists per connection: share the writer.
         let pool = if url.contains(":memory:") {
             writer.clone()

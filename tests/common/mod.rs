@@ -79,6 +79,9 @@ impl TestServer {
         let (stop, stopped) = oneshot::channel();
         let config = configure(ServerConfig {
             engine_slots: 1,
+            // Tests import whole fixture files at once, as a trusted
+            // deployment may.
+            create_rate: 0,
             ..ServerConfig::new(format!("sqlite://{}", db.display()))
         });
         let task = tokio::spawn(async move {

@@ -1,0 +1,365 @@
+//! ListGames' query: only the filters asked for, each served by an index
+//! of `migrations/0007_game_search.sql` in seq order, so a page stays cheap
+//! however many games there are.
+//!
+//! The player filter is a case-insensitive substring search of either
+//! display name. Case is folded here, in Unicode (`to_lowercase`, and a
+//! final sigma as a sigma), for the names stored in `game_names` and for the
+//! search alike. A search of 3 or more characters goes through their
+//! trigram index; a shorter one (which matches a large share of all names)
+//! reads the folded names newest first, so it is quick when it matches and
+//! reads every name (a compact table) when it matches none.
+
+use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
+
+use super::{
+    GameFilter, Page, Store, StoreError, StoredGame,
+    games::{GAME_COLUMNS, game_from_row},
+};
+
+/// The shortest search the trigram index serves.
+const TRIGRAM: usize = 3;
+
+/// `name` with its case folded, as stored and searched.
+fn fold(name: &str) -> String {
+    name.to_lowercase().replace('ς', "σ")
+}
+
+/// Records game `seq`'s folded player names (in the game's transaction).
+pub(super) async fn index_players(
+    conn: &mut SqliteConnection,
+    seq: i64,
+    white: &str,
+    black: &str,
+) -> Result<(), sqlx::Error> {
+    let (white, black) = (fold(white), fold(black));
+    for table in ["game_names (game_seq", "game_names_trigrams (rowid"] {
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "INSERT INTO {table}, white, black) VALUES (?, ?, ?)"
+        )))
+        .bind(seq)
+        .bind(&white)
+        .bind(&black)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
+}
+
+/// Indexes the names of the games that have no `game_names` row yet:
+/// those created before the table existed (games get theirs with their own
+/// insert, in seq order, so they are the ones past its last row). Returns
+/// how many.
+pub(super) async fn index_missing_players(conn: &mut SqliteConnection) -> Result<u64, sqlx::Error> {
+    /// Names written per statement (3 parameters each).
+    const BATCH: usize = 1_000;
+    let last: i64 = sqlx::query("SELECT coalesce(max(game_seq), 0) FROM game_names")
+        .fetch_one(&mut *conn)
+        .await?
+        .get(0);
+    let missing = sqlx::query("SELECT seq, white_name, black_name FROM games WHERE seq > ?")
+        .bind(last)
+        .fetch_all(&mut *conn)
+        .await?;
+    if missing.is_empty() {
+        return Ok(0);
+    }
+    let mut tx = sqlx::Connection::begin(&mut *conn).await?;
+    for rows in missing.chunks(BATCH) {
+        let mut insert =
+            QueryBuilder::<Sqlite>::new("INSERT INTO game_names (game_seq, white, black) ");
+        insert.push_values(rows, |mut values, row| {
+            values
+                .push_bind(row.get::<i64, _>(0))
+                .push_bind(fold(row.get(1)))
+                .push_bind(fold(row.get(2)));
+        });
+        insert.build().execute(&mut *tx).await?;
+    }
+    sqlx::query(
+        "INSERT INTO game_names_trigrams (rowid, white, black) \
+         SELECT game_seq, white, black FROM game_names WHERE game_seq > ?",
+    )
+    .bind(last)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(missing.len() as u64)
+}
+
+/// Appends the ListGames query for `filter` (fetching one game more than
+/// the page, to tell whether another page follows).
+fn push_query(query: &mut QueryBuilder<Sqlite>, filter: &GameFilter) {
+    // With a player, the names drive (in seq order too) and the games are
+    // looked up for the names that match.
+    let player = filter.player.as_deref().map(fold);
+    let seq = match &player {
+        Some(name) if name.chars().count() >= TRIGRAM => "game_names_trigrams.rowid",
+        Some(_) => "game_names.game_seq",
+        None => "games.seq",
+    };
+    query.push(format_args!("SELECT {GAME_COLUMNS} FROM "));
+    match player {
+        Some(name) if name.chars().count() >= TRIGRAM => {
+            query.push(
+                "game_names_trigrams JOIN games ON games.seq = game_names_trigrams.rowid \
+                 WHERE game_names_trigrams MATCH ",
+            );
+            // One quoted phrase: the name as it is, operators and all.
+            query.push_bind(format!("\"{}\"", name.replace('"', "\"\"")));
+        }
+        Some(name) => {
+            query.push(
+                "game_names JOIN games ON games.seq = game_names.game_seq \
+                 WHERE (instr(game_names.white, ",
+            );
+            query.push_bind(name.clone());
+            query.push(") > 0 OR instr(game_names.black, ");
+            query.push_bind(name);
+            query.push(") > 0)");
+        }
+        None => {
+            query.push("games WHERE 1");
+        }
+    }
+    match filter.finished {
+        Some(true) => {
+            query.push(" AND status != 'ongoing'");
+        }
+        Some(false) => {
+            query.push(" AND status = 'ongoing'");
+        }
+        None => {}
+    }
+    if let Some(variant) = &filter.variant {
+        query.push(" AND variant = ").push_bind(variant.clone());
+    }
+    if let Some(termination) = &filter.termination {
+        query
+            .push(" AND termination = ")
+            .push_bind(termination.clone());
+    }
+    // Creation times follow seq (see the migration): a time range is the
+    // range of seq between the first games created at or after each bound,
+    // which the driving index then reads in order. The times are compared
+    // too, but (`+`) never through an index of their own.
+    let first_created = |query: &mut QueryBuilder<Sqlite>, at: i64| {
+        query
+            .push("(SELECT seq FROM games WHERE created_at >= ")
+            .push_bind(at)
+            .push(" ORDER BY created_at, seq LIMIT 1)");
+    };
+    if let Some(from) = filter.created_from {
+        query.push(" AND +created_at >= ").push_bind(from);
+        query.push(format_args!(" AND {seq} >= "));
+        first_created(query, from);
+    }
+    if let Some(until) = filter.created_until {
+        query.push(" AND +created_at < ").push_bind(until);
+        query.push(format_args!(" AND {seq} < coalesce("));
+        first_created(query, until);
+        query.push(format_args!(", {})", i64::MAX));
+    }
+    if let Some(before) = filter.before {
+        query.push(format_args!(" AND {seq} < ")).push_bind(before);
+    }
+    query
+        .push(format_args!(" ORDER BY {seq} DESC LIMIT "))
+        .push_bind(i64::from(filter.limit) + 1);
+}
+
+impl Store {
+    /// Games without their moves, newest first.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn games(&self, filter: GameFilter) -> Result<Page<StoredGame>, StoreError> {
+        let mut query = QueryBuilder::new("");
+        push_query(&mut query, &filter);
+        let rows = query.build().fetch_all(&self.pool).await?;
+        let mut items: Vec<StoredGame> = rows.iter().map(game_from_row).collect();
+        let next = (items.len() > filter.limit as usize).then(|| {
+            items.truncate(filter.limit as usize);
+            items.last().map_or(0, |g| g.seq)
+        });
+        Ok(Page { items, next })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_unicode_case() {
+        assert_eq!(fold("Élodie"), "élodie");
+        assert_eq!(fold("ÉLODIE"), fold("élodie"));
+        assert_eq!(fold("ΟΔΥΣΣΕΥΣ"), "οδυσσευσ");
+        assert_eq!(fold("Straße"), "straße");
+    }
+
+    /// SQLite's plan for `filter`, one step a line.
+    async fn plan(store: &Store, filter: &GameFilter) -> String {
+        let mut query = QueryBuilder::new("EXPLAIN QUERY PLAN ");
+        push_query(&mut query, filter);
+        let rows = query.build().fetch_all(&store.pool).await.unwrap();
+        rows.iter()
+            .map(|row| row.get::<String, _>(3))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[tokio::test]
+    async fn every_filter_reads_an_index_in_seq_order() {
+        let store = Store::connect("sqlite::memory:").await.unwrap();
+        let page = GameFilter {
+            limit: 50,
+            before: Some(1_000),
+            ..GameFilter::default()
+        };
+        let cases = [
+            (
+                GameFilter { ..page.clone() },
+                "SEARCH games USING INTEGER PRIMARY KEY",
+            ),
+            (
+                GameFilter {
+                    finished: Some(true),
+                    ..page.clone()
+                },
+                "USING INDEX games_finished",
+            ),
+            (
+                GameFilter {
+                    finished: Some(false),
+                    ..page.clone()
+                },
+                "USING INDEX games_by_status",
+            ),
+            (
+                GameFilter {
+                    variant: Some("chess".into()),
+                    ..page.clone()
+                },
+                "USING INDEX games_by_variant",
+            ),
+            (
+                GameFilter {
+                    termination: Some("checkmate".into()),
+                    ..page.clone()
+                },
+                "USING INDEX games_by_termination",
+            ),
+            (
+                GameFilter {
+                    player: Some("Élodie".into()),
+                    finished: Some(true),
+                    ..page.clone()
+                },
+                "SCAN game_names_trigrams VIRTUAL TABLE INDEX",
+            ),
+            (
+                GameFilter {
+                    created_from: Some(5),
+                    created_until: Some(9),
+                    ..page.clone()
+                },
+                "SEARCH games USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)",
+            ),
+            (
+                GameFilter {
+                    created_until: Some(9),
+                    variant: Some("xiangqi".into()),
+                    ..page.clone()
+                },
+                "USING INDEX games_by_variant (variant=? AND seq<?)",
+            ),
+            (
+                GameFilter {
+                    player: Some("Él".into()),
+                    ..page.clone()
+                },
+                "SEARCH game_names USING INTEGER PRIMARY KEY",
+            ),
+        ];
+        for (filter, step) in cases {
+            let plan = plan(&store, &filter).await;
+            assert!(plan.contains(step), "{filter:?}:\n{plan}");
+            assert!(!plan.contains("TEMP B-TREE"), "{filter:?} sorts:\n{plan}");
+            assert!(
+                !plan.starts_with("SCAN games\n") && plan != "SCAN games",
+                "{filter:?} scans:\n{plan}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn games_from_before_the_search_table_are_indexed_at_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("a.db").display());
+        let store = Store::connect(&url).await.unwrap();
+        // A game written as the old schema did: no game_players row.
+        sqlx::query(
+            "INSERT INTO games (id, variant, start_fen, white_name, black_name, \
+             white_token_hash, black_token_hash, status, created_at, updated_at) \
+             VALUES ('old', 'chess', '', 'ÉLODIE', 'Bob', 'w', 'b', 'ongoing', 0, 0)",
+        )
+        .execute(&store.writer)
+        .await
+        .unwrap();
+        let find = |store: Store| async move {
+            let filter = GameFilter {
+                player: Some("élodie".into()),
+                limit: 10,
+                ..GameFilter::default()
+            };
+            let page = store.games(filter).await.unwrap();
+            page.items.iter().map(|g| g.id.clone()).collect::<Vec<_>>()
+        };
+        assert!(find(store.clone()).await.is_empty());
+        store.close().await;
+        let store = Store::connect(&url).await.unwrap();
+        assert_eq!(find(store.clone()).await, ["old"]);
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn creation_times_never_go_backwards() {
+        let store = Store::connect("sqlite::memory:").await.unwrap();
+        for (id, created_at) in [("a", 1_000), ("b", 900), ("c", 1_100)] {
+            sqlx::query(
+                "INSERT INTO games (id, variant, start_fen, white_name, black_name, \
+                 white_token_hash, black_token_hash, status, created_at, updated_at) \
+                 VALUES (?, 'chess', '', 'W', 'B', 'w', 'b', 'ongoing', ?, 0)",
+            )
+            .bind(id)
+            .bind(created_at)
+            .execute(&store.writer)
+            .await
+            .unwrap();
+        }
+        let times: Vec<i64> = sqlx::query("SELECT created_at FROM games ORDER BY seq")
+            .fetch_all(&store.pool)
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        assert_eq!(times, [1_000, 1_000, 1_100]);
+        // So a time range is exact: "b" counts as created at 1,000.
+        let range = |from, until| GameFilter {
+            created_from: Some(from),
+            created_until: Some(until),
+            limit: 10,
+            ..GameFilter::default()
+        };
+        let ids = |page: Page<StoredGame>| page.items.into_iter().map(|g| g.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(store.games(range(1_000, 1_100)).await.unwrap()),
+            ["b", "a"]
+        );
+        assert_eq!(ids(store.games(range(1_001, 2_000)).await.unwrap()), ["c"]);
+        assert!(ids(store.games(range(2_000, 3_000)).await.unwrap()).is_empty());
+    }
+}
