@@ -118,6 +118,7 @@ pub async fn serve(
             HeaderName::from_static("grpc-status-details-bin"),
         ])
         .max_age(Duration::from_secs(3600));
+    let store_health = super::health::follow_store(&store, health_reporter);
     let analyst = Analyst::new(config.engine_slots);
     let games = Games::new(store.clone(), analyst.clone(), config.time.clone());
     let resumed = games.resume_engines().await?;
@@ -163,6 +164,7 @@ pub async fn serve(
         .add_service(requests!(EngineServer::new(EngineService { analyst })))
         .serve_with_incoming_shutdown(incoming, shutdown)
         .await?;
+    store_health.abort();
     store.close().await;
     Ok(())
 }

@@ -182,10 +182,10 @@ impl Store {
         .bind(new.clock.map(|c| c.black_ms))
         .bind(new.clock.map(|c| c.turn_started_at))
         .bind(new.clock.and_then(|c| c.grace_ms))
-        .fetch_one(&mut *tx)
+        .fetch_one(tx.conn())
         .await?
         .get(0);
-        insert_moves(&mut tx, seq, None, &new.moves).await?;
+        insert_moves(tx.conn(), seq, None, &new.moves).await?;
         tx.commit().await?;
         Ok(StoredGame {
             seq,
@@ -314,23 +314,26 @@ impl Store {
     where
         E: From<StoreError> + From<GameNotFound>,
     {
-        let mut tx = self
-            .writer
-            .begin_with("BEGIN IMMEDIATE")
-            .await
-            .map_err(StoreError::from)?;
-        let mut game = load_game(&mut tx, id)
-            .await?
-            .ok_or_else(|| GameNotFound(id.to_owned()))?;
+        let mut tx = self.writer.begin().await?;
+        let Some(mut game) = load_game(tx.conn(), id).await? else {
+            tx.rollback().await?;
+            return Err(GameNotFound(id.to_owned()).into());
+        };
         let known_moves = game.moves.len();
-        let update = change(&mut game)?;
+        let update = match change(&mut game) {
+            Ok(update) => update,
+            Err(refused) => {
+                tx.rollback().await?;
+                return Err(refused);
+            }
+        };
         let now = now_millis();
         game.version += 1;
         game.updated_at = now;
-        write_game(&mut tx, &game, known_moves, &update, now)
+        write_game(tx.conn(), &game, known_moves, &update, now)
             .await
             .map_err(StoreError::from)?;
-        tx.commit().await.map_err(StoreError::from)?;
+        tx.commit().await?;
         Ok((game, update.value))
     }
 }
