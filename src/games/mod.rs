@@ -16,7 +16,7 @@ mod takeback;
 mod view;
 
 use std::{
-    collections::{HashMap, HashSet},
+    collections::HashSet,
     sync::{Arc, Mutex},
 };
 
@@ -66,9 +66,8 @@ pub struct Games {
     thinking: Arc<Mutex<HashSet<String>>>,
     /// The time clocks are run on.
     time: Arc<dyn TimeSource>,
-    /// The generation of each timed game's flag timer (a newer one
-    /// supersedes the older).
-    timers: Arc<Mutex<HashMap<String, u64>>>,
+    /// The flag timers of the timed games.
+    timers: Arc<flag::Timers>,
 }
 
 /// Who makes a move: a seat's holder (by token) or the engine in its seat.
@@ -283,6 +282,7 @@ impl Games {
         let view = view_of(&stored)?;
         if let Some(event) = expired {
             self.hub.publish(event, &view, None);
+            self.arm_clock(&view);
             return Err(GameError::GameOver(format!(
                 "the move came too late: {}",
                 view.outcome.description
@@ -472,6 +472,8 @@ impl Games {
             .await?;
         let view = view_of(&stored)?;
         self.hub.publish(event, &view, None);
+        // A takeback restarts the turn; an ending stops the clock.
+        self.arm_clock(&view);
         Ok(view)
     }
 }

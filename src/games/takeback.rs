@@ -108,21 +108,16 @@ impl Games {
             EventKind::TakebackDeclined
         };
         let now = self.time.now();
-        let view = self
-            .act(id, token, event, |game, side, _| {
-                offered_by_opponent(game.takeback_offer.as_deref(), side, "takeback proposal")?;
-                if accept {
-                    let plies = plies_to_undo(game, side.other())?;
-                    take_back(game, plies, now);
-                } else {
-                    game.takeback_offer = None;
-                }
-                Ok(())
-            })
-            .await?;
-        if accept {
-            self.arm_clock(&view);
-        }
-        Ok(view)
+        self.act(id, token, event, |game, side, _| {
+            offered_by_opponent(game.takeback_offer.as_deref(), side, "takeback proposal")?;
+            if accept {
+                let plies = plies_to_undo(game, side.other())?;
+                take_back(game, plies, now);
+            } else {
+                game.takeback_offer = None;
+            }
+            Ok(())
+        })
+        .await
     }
 }
