@@ -180,7 +180,7 @@ impl Acknowledged {
     async fn play(&mut self, games: &mut GamesClient<Channel>, id: &str) -> bool {
         let (created, played) = self.games.get_mut(id).unwrap();
         let ply = played.len();
-        let token = if ply % 2 == 0 {
+        let token = if ply.is_multiple_of(2) {
             &created.white_token
         } else {
             &created.black_token

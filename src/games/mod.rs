@@ -12,6 +12,7 @@ mod hub;
 mod ids;
 mod import;
 mod pgn;
+mod screen;
 mod takeback;
 mod view;
 
@@ -29,6 +30,7 @@ pub use error::{GameError, Refusal};
 pub use hub::{EventKind, GameEvent};
 pub use ids::new_id;
 pub use pgn::PgnNotation;
+use screen::Needs;
 pub use view::{GameView, MoveView, OutcomeView, Status};
 
 use crate::{
@@ -237,6 +239,9 @@ impl Games {
         text: &str,
         expected_ply: Option<u32>,
     ) -> Result<(GameView, MoveView), GameError> {
+        if let Mover::Token(token) = mover {
+            self.screen(id, token, Needs::Move { expected_ply }).await?;
+        }
         let now = self.time.now();
         let (stored, expired) = self
             .store
@@ -246,13 +251,9 @@ impl Games {
                     Mover::Engine(side) => side,
                 };
                 ensure_ongoing(game)?;
-                if expected_ply.is_some_and(|expected| expected as usize != game.moves.len()) {
-                    return Err(GameError::Conflict {
-                        current_ply: game.moves.len() as u32,
-                    });
-                }
+                ensure_ply(expected_ply, game.moves.len())?;
                 let mut record = replay(game)?;
-                ensure_turn(record.as_ref(), side)?;
+                ensure_turn(record.turn(), side)?;
                 if let Some(stored) = game.clock {
                     let mut clock = GameClock::from_stored(&stored);
                     if let Err(expiry) = clock.charge(side, game.moves.len(), now) {
@@ -372,7 +373,7 @@ impl Games {
     ) -> Result<GameView, GameError> {
         let now = self.time.now();
         self.act(id, token, EventKind::DrawClaimed, |game, side, record| {
-            ensure_turn(record, side)?;
+            ensure_turn(record.turn(), side)?;
             let mut trial = record.boxed_clone();
             let mut trial_game = game.clone();
             let with_move = !text.trim().is_empty();
@@ -456,6 +457,7 @@ impl Games {
         event: EventKind,
         change: impl FnOnce(&mut StoredGame, Side, &dyn Referee) -> Result<(), GameError>,
     ) -> Result<GameView, GameError> {
+        self.screen(id, token, Needs::Seat).await?;
         let (stored, ()) = self
             .store
             .update_game(id, |game| {
@@ -537,14 +539,26 @@ fn ensure_ongoing(game: &StoredGame) -> Result<(), GameError> {
     }
 }
 
-fn ensure_turn(record: &dyn Referee, side: Side) -> Result<(), GameError> {
-    if record.turn() == side {
+/// Checks that `side` is to move (`turn`).
+fn ensure_turn(turn: Side, side: Side) -> Result<(), GameError> {
+    if turn == side {
         Ok(())
     } else {
         Err(GameError::PermissionDenied(Refusal::new(
             "NOT_YOUR_TURN",
-            format!("it is {}'s turn, not {side}'s", record.turn()),
+            format!("it is {turn}'s turn, not {side}'s"),
         )))
+    }
+}
+
+/// Refuses a stale `expected_ply` (`ply` moves have been played).
+fn ensure_ply(expected_ply: Option<u32>, ply: usize) -> Result<(), GameError> {
+    if expected_ply.is_some_and(|expected| expected as usize != ply) {
+        Err(GameError::Conflict {
+            current_ply: ply as u32,
+        })
+    } else {
+        Ok(())
     }
 }
 

@@ -4,7 +4,7 @@
 //! `undone_moves` table, under the takeback's event), not silently erased.
 
 use super::{
-    EventKind, GameError, GameView, Games, engine_seat::engine_of, ensure_ongoing,
+    EventKind, GameError, GameView, Games, Needs, engine_seat::engine_of, ensure_ongoing,
     offered_by_opponent, replay, seat, view_of,
 };
 use crate::{
@@ -50,6 +50,7 @@ impl Games {
     /// See [`GameError`]; nothing to take back or a pending proposal of
     /// one's own is `FailedPrecondition`.
     pub async fn propose_takeback(&self, id: &str, token: &str) -> Result<GameView, GameError> {
+        self.screen(id, token, Needs::Seat).await?;
         let now = self.time.now();
         let (stored, event) = self
             .store

@@ -95,6 +95,15 @@ pub struct StoredGame {
     pub undone: Vec<StoredMove>,
 }
 
+/// A game's row without its moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameHead {
+    /// The game, with `moves` left empty.
+    pub game: StoredGame,
+    /// Moves played.
+    pub ply: usize,
+}
+
 /// Which games to list.
 #[derive(Clone, Debug, Default)]
 pub struct GameFilter {
@@ -221,6 +230,24 @@ impl Store {
     pub async fn game(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         let mut conn = self.pool.acquire().await?;
         load_game(&mut conn, id).await
+    }
+
+    /// A game's row alone, without its moves: one indexed read, never
+    /// waiting for the writer.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn game_head(&self, id: &str) -> Result<Option<GameHead>, StoreError> {
+        let sql = format!("SELECT {GAME_COLUMNS}, ply FROM games WHERE id = ?");
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|row| GameHead {
+            game: game_from_row(&row),
+            ply: usize::try_from(row.get::<i64, _>("ply")).unwrap_or(usize::MAX),
+        }))
     }
 
     /// Games without their moves, newest first.

@@ -14,7 +14,8 @@ use sqlx::{
 use tokio::sync::watch;
 
 pub use games::{
-    GameFilter, GameNotFound, NewGame, StoredClock, StoredEngine, StoredGame, StoredMove, Update,
+    GameFilter, GameHead, GameNotFound, NewGame, StoredClock, StoredEngine, StoredGame, StoredMove,
+    Update,
 };
 pub use positions::{NewPosition, PositionFilter, StoredPosition};
 
