@@ -16,7 +16,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-use arbiter::api::proto::{self as pb, games_client::GamesClient};
+use arbiter::api::proto::{
+    self as pb, games_client::GamesClient, positions_client::PositionsClient,
+};
 use tokio::process::Child;
 use tonic::{Code, transport::Channel};
 use tonic_health::pb::{
@@ -247,6 +249,22 @@ async fn a_full_disk_refuses_writes_as_unavailable_and_recovers_by_itself() {
         refused > 0,
         "the disk is full, yet every write was acknowledged"
     );
+    // Positions write through the same store.
+    let mut positions = PositionsClient::new(channel.clone());
+    let saved = acknowledged(
+        positions
+            .create_position(pb::CreatePositionRequest {
+                variant: pb::Variant::Chess as i32,
+                source: Some(pb::create_position_request::Source::Fen(
+                    "4k3/8/8/8/8/8/8/4K2R w K - 0 1".into(),
+                )),
+                name: "rook ending".into(),
+                tags: vec!["endgame".into()],
+            })
+            .await,
+    )
+    .and_then(|created| created.position)
+    .map(|position| position.id);
     wait_health(&channel, ServingStatus::NotServing, Duration::from_secs(5)).await;
     // Reads go on, and what was acknowledged is there.
     acked.check_stored(&mut games).await;
@@ -271,6 +289,12 @@ async fn a_full_disk_refuses_writes_as_unavailable_and_recovers_by_itself() {
     let (_child, url) = spawn(&db);
     let mut games = GamesClient::new(connect(&url).await);
     acked.check_stored(&mut games).await;
+    if let Some(id) = saved {
+        PositionsClient::new(connect(&url).await)
+            .get_position(pb::GetPositionRequest { id })
+            .await
+            .expect("an acknowledged position is stored");
+    }
     let all = games
         .list_games(pb::ListGamesRequest {
             page_size: 100,

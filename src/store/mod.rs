@@ -165,3 +165,50 @@ pub fn now_millis() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_that_cannot_serve_now_is_unavailable_not_broken() {
+        for e in [sqlx::Error::PoolTimedOut, sqlx::Error::PoolClosed] {
+            assert!(matches!(StoreError::from(e), StoreError::Unavailable(_)));
+        }
+        for e in [sqlx::Error::RowNotFound, sqlx::Error::BeginFailed] {
+            assert!(matches!(StoreError::from(e), StoreError::Database(_)));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_failed_write_leaves_no_transaction_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("w.db").display());
+        let store = Store::connect(&url).await.unwrap();
+        // A statement fails inside the transaction; the transaction is
+        // dropped without COMMIT or ROLLBACK.
+        {
+            let mut tx = store.writer.begin().await.unwrap();
+            assert!(
+                sqlx::query("INSERT INTO no_such_table VALUES (1)")
+                    .execute(tx.conn())
+                    .await
+                    .is_err()
+            );
+        }
+        // The next write starts a transaction of its own (on a connection
+        // still inside the old one, `BEGIN` would fail) and commits it.
+        let mut tx = store.writer.begin().await.unwrap();
+        sqlx::raw_sql("CREATE TABLE scratch (x INTEGER); INSERT INTO scratch VALUES (7)")
+            .execute(tx.conn())
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        let x: i64 = sqlx::query_scalar("SELECT x FROM scratch")
+            .fetch_one(&store.pool)
+            .await
+            .unwrap();
+        assert_eq!(x, 7);
+        store.close().await;
+    }
+}
