@@ -219,6 +219,10 @@ impl Games {
             let error = match self.expire_if_due(id).await {
                 Ok(()) | Err(Unexpired::Untimed) => return Fall::Done,
                 Err(Unexpired::NotDue(deadline)) => return Fall::Later(deadline),
+                // A closed store (the server stops) will not take it.
+                Err(Unexpired::Failed(GameError::Store(_))) if self.store.is_closed() => {
+                    return Fall::Done;
+                }
                 Err(Unexpired::Failed(e @ GameError::Store(_))) => e,
                 Err(Unexpired::Failed(e)) => {
                     tracing::error!(game_id = %id, error = %e, "flag timer failed");

@@ -151,6 +151,11 @@ impl Store {
         self.writer.transactions()
     }
 
+    /// Has [`Store::close`] been called?
+    pub fn is_closed(&self) -> bool {
+        self.writer.pool.is_closed()
+    }
+
     /// Stops the probe and closes every connection.
     pub async fn close(&self) {
         self.writer.stop_probe();
