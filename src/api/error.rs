@@ -13,6 +13,7 @@ use crate::{
         MoveError,
         referee::{InvalidPosition, move_error_code},
     },
+    store::StoreError,
     telemetry::Clipped,
 };
 
@@ -106,6 +107,10 @@ impl From<GameError> for Status {
                     HashMap::from([("current_ply".to_owned(), current_ply.to_string())]),
                 ),
             ),
+            GameError::Store(StoreError::Unavailable(e)) => {
+                tracing::warn!(error = %e, "store unavailable");
+                store_unavailable()
+            }
             GameError::Corrupt(_) | GameError::Store(_) => {
                 tracing::error!(error = %Clipped(&err.to_string()), "internal error");
                 Status::internal("internal error; it has been logged")
@@ -113,6 +118,23 @@ impl From<GameError> for Status {
         }
     }
 }
+
+/// UNAVAILABLE `STORE_UNAVAILABLE`: the database cannot write now (a full
+/// disk, an I/O error, a lock held too long); nothing was stored, and the
+/// same request may succeed in a moment.
+fn store_unavailable() -> Status {
+    let mut details = ErrorDetails::with_error_info("STORE_UNAVAILABLE", DOMAIN, HashMap::new());
+    details.set_retry_info(Some(STORE_RETRY_DELAY));
+    Status::with_error_details(
+        Code::Unavailable,
+        "the database cannot store this now; nothing was stored: retry shortly",
+        details,
+    )
+}
+
+/// When a client should retry after `STORE_UNAVAILABLE`: about when the
+/// store next tries to write.
+const STORE_RETRY_DELAY: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl From<AnalysisError> for Status {
     fn from(err: AnalysisError) -> Status {

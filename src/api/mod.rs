@@ -6,6 +6,7 @@ mod convert;
 mod engine;
 mod error;
 mod games;
+mod health;
 mod legal_moves;
 mod positions;
 pub mod proto;

@@ -144,6 +144,7 @@ pub async fn serve(
             HeaderName::from_static("grpc-status-details-bin"),
         ])
         .max_age(Duration::from_secs(3600));
+    let store_health = super::health::follow_store(&store, health_reporter);
     let analyst = Analyst::new(Capacity {
         slots: config.engine_slots,
         seat_slots: config.engine_seat_slots,
@@ -203,6 +204,7 @@ pub async fn serve(
         .add_service(requests!(EngineServer::new(EngineService { analyst })))
         .serve_with_incoming_shutdown(incoming, shutdown)
         .await?;
+    store_health.abort();
     store.close().await;
     Ok(())
 }

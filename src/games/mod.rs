@@ -13,11 +13,12 @@ mod hub;
 mod ids;
 mod import;
 mod pgn;
+mod screen;
 mod takeback;
 mod view;
 
 use std::{
-    collections::{HashMap, HashSet},
+    collections::HashSet,
     sync::{Arc, Mutex},
 };
 
@@ -33,6 +34,7 @@ pub use hub::{EventKind, GameEvent};
 pub(crate) use ids::{hash_token, new_token};
 pub use ids::{is_well_formed_id, new_id};
 pub use pgn::{PgnLimits, PgnNotation};
+use screen::Needs;
 pub use view::{GameView, MoveView, OutcomeView, Status};
 
 use crate::{
@@ -70,9 +72,8 @@ pub struct Games {
     thinking: Arc<Mutex<HashSet<String>>>,
     /// The time clocks are run on.
     time: Arc<dyn TimeSource>,
-    /// The generation of each timed game's flag timer (a newer one
-    /// supersedes the older).
-    timers: Arc<Mutex<HashMap<String, u64>>>,
+    /// The flag timers of the timed games.
+    timers: Arc<flag::Timers>,
     /// The operator credential, which aborts any game.
     admin: Option<AdminToken>,
     /// How much of a PGN text an import reads.
@@ -267,6 +268,9 @@ impl Games {
         text: &str,
         expected_ply: Option<u32>,
     ) -> Result<(GameView, MoveView), GameError> {
+        if let Mover::Token(token) = mover {
+            self.screen(id, token, Needs::Move { expected_ply }).await?;
+        }
         let now = self.time.now();
         let (stored, expired) = self
             .store
@@ -276,13 +280,9 @@ impl Games {
                     Mover::Engine(side) => side,
                 };
                 ensure_ongoing(game)?;
-                if expected_ply.is_some_and(|expected| expected as usize != game.moves.len()) {
-                    return Err(GameError::Conflict {
-                        current_ply: game.moves.len() as u32,
-                    });
-                }
+                ensure_ply(expected_ply, game.moves.len())?;
                 let mut record = replay(game)?;
-                ensure_turn(record.as_ref(), side)?;
+                ensure_turn(record.turn(), side)?;
                 if let Some(stored) = game.clock {
                     let mut clock = GameClock::from_stored(&stored);
                     if let Err(expiry) = clock.charge(side, game.moves.len(), now) {
@@ -312,6 +312,7 @@ impl Games {
         let view = view_of(&stored)?;
         if let Some(event) = expired {
             self.hub.publish(event, &view, None);
+            self.arm_clock(&view);
             return Err(GameError::GameOver(format!(
                 "the move came too late: {}",
                 view.outcome.description
@@ -401,7 +402,7 @@ impl Games {
     ) -> Result<GameView, GameError> {
         let now = self.time.now();
         self.act(id, token, EventKind::DrawClaimed, |game, side, record| {
-            ensure_turn(record, side)?;
+            ensure_turn(record.turn(), side)?;
             let mut trial = record.boxed_clone();
             let mut trial_game = game.clone();
             let with_move = !text.trim().is_empty();
@@ -482,6 +483,7 @@ impl Games {
             .await?;
         let view = view_of(&stored)?;
         self.hub.publish(EventKind::Aborted, &view, None);
+        self.arm_clock(&view);
         Ok(view)
     }
 
@@ -509,6 +511,7 @@ impl Games {
         event: EventKind,
         change: impl FnOnce(&mut StoredGame, Side, &dyn Referee) -> Result<(), GameError>,
     ) -> Result<GameView, GameError> {
+        self.screen(id, token, Needs::Seat).await?;
         let (stored, ()) = self
             .store
             .update_game(id, |game| {
@@ -525,6 +528,8 @@ impl Games {
             .await?;
         let view = view_of(&stored)?;
         self.hub.publish(event, &view, None);
+        // A takeback restarts the turn; an ending stops the clock.
+        self.arm_clock(&view);
         Ok(view)
     }
 }
@@ -605,14 +610,26 @@ fn ensure_ongoing(game: &StoredGame) -> Result<(), GameError> {
     }
 }
 
-fn ensure_turn(record: &dyn Referee, side: Side) -> Result<(), GameError> {
-    if record.turn() == side {
+/// Checks that `side` is to move (`turn`).
+fn ensure_turn(turn: Side, side: Side) -> Result<(), GameError> {
+    if turn == side {
         Ok(())
     } else {
         Err(GameError::PermissionDenied(Refusal::new(
             "NOT_YOUR_TURN",
-            format!("it is {}'s turn, not {side}'s", record.turn()),
+            format!("it is {turn}'s turn, not {side}'s"),
         )))
+    }
+}
+
+/// Refuses a stale `expected_ply` (`ply` moves have been played).
+fn ensure_ply(expected_ply: Option<u32>, ply: usize) -> Result<(), GameError> {
+    if expected_ply.is_some_and(|expected| expected as usize != ply) {
+        Err(GameError::Conflict {
+            current_ply: ply as u32,
+        })
+    } else {
+        Ok(())
     }
 }
 

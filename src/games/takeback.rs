@@ -9,8 +9,8 @@
 //! wins and the game ends on time, as it would for a move made too late.
 
 use super::{
-    EventKind, GameClock, GameError, GameView, Games, engine_seat::engine_of, ensure_ongoing, flag,
-    offered_by_opponent, replay, seat, view_of,
+    EventKind, GameClock, GameError, GameView, Games, Needs, engine_seat::engine_of,
+    ensure_ongoing, flag, offered_by_opponent, replay, seat, view_of,
 };
 use crate::{
     rules::{Side, referee::Referee},
@@ -72,6 +72,7 @@ impl Games {
     /// own, or the opponent's, to be answered first) or a flag that has
     /// fallen (`GameOver`) is `FailedPrecondition`.
     pub async fn propose_takeback(&self, id: &str, token: &str) -> Result<GameView, GameError> {
+        self.screen(id, token, Needs::Seat).await?;
         let now = self.time.now();
         let (stored, event) = self
             .store
@@ -126,6 +127,7 @@ impl Games {
         token: &str,
         accept: bool,
     ) -> Result<GameView, GameError> {
+        self.screen(id, token, Needs::Seat).await?;
         let now = self.time.now();
         let (stored, event) = self
             .store
@@ -152,15 +154,13 @@ impl Games {
     fn published(&self, stored: &StoredGame, event: EventKind) -> Result<GameView, GameError> {
         let view = view_of(stored)?;
         self.hub.publish(event, &view, None);
+        // A takeback restarts the turn; an ending stops the clock.
+        self.arm_clock(&view);
         match event {
             EventKind::Flagged | EventKind::Aborted => Err(GameError::GameOver(format!(
                 "the takeback came too late: {}",
                 view.outcome.description
             ))),
-            EventKind::TakebackAccepted => {
-                self.arm_clock(&view);
-                Ok(view)
-            }
             _ => Ok(view),
         }
     }

@@ -305,7 +305,7 @@ mod tests {
              white_token_hash, black_token_hash, status, created_at, updated_at) \
              VALUES ('old', 'chess', '', 'ÉLODIE', 'Bob', 'w', 'b', 'ongoing', 0, 0)",
         )
-        .execute(&store.writer)
+        .execute(&store.writer.pool)
         .await
         .unwrap();
         let find = |store: Store| async move {
@@ -335,7 +335,7 @@ mod tests {
             )
             .bind(id)
             .bind(created_at)
-            .execute(&store.writer)
+            .execute(&store.writer.pool)
             .await
             .unwrap();
         }

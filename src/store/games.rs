@@ -98,6 +98,15 @@ pub struct StoredGame {
     pub undone: Vec<StoredMove>,
 }
 
+/// A game's row without its moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameHead {
+    /// The game, with `moves` left empty.
+    pub game: StoredGame,
+    /// Moves played.
+    pub ply: usize,
+}
+
 /// Which games to list.
 #[derive(Clone, Debug, Default)]
 pub struct GameFilter {
@@ -186,11 +195,11 @@ impl Store {
         .bind(new.clock.map(|c| c.black_ms))
         .bind(new.clock.map(|c| c.turn_started_at))
         .bind(new.clock.and_then(|c| c.grace_ms))
-        .fetch_one(&mut *tx)
+        .fetch_one(tx.conn())
         .await?
         .get(0);
-        insert_moves(&mut tx, seq, None, &new.moves).await?;
-        game_search::index_players(&mut tx, seq, &new.white_name, &new.black_name).await?;
+        insert_moves(tx.conn(), seq, None, &new.moves).await?;
+        game_search::index_players(tx.conn(), seq, &new.white_name, &new.black_name).await?;
         tx.commit().await?;
         Ok(StoredGame {
             seq,
@@ -226,6 +235,24 @@ impl Store {
     pub async fn game(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         let mut conn = self.pool.acquire().await?;
         load_game(&mut conn, id).await
+    }
+
+    /// A game's row alone, without its moves: one indexed read, never
+    /// waiting for the writer.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn game_head(&self, id: &str) -> Result<Option<GameHead>, StoreError> {
+        let sql = format!("SELECT {GAME_COLUMNS}, ply FROM games WHERE id = ?");
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|row| GameHead {
+            game: game_from_row(&row),
+            ply: usize::try_from(row.get::<i64, _>("ply")).unwrap_or(usize::MAX),
+        }))
     }
 
     /// Ids of the ongoing games with a clock (to restart their timers after
@@ -272,6 +299,7 @@ impl Store {
     ///
     /// Database failure.
     pub async fn engine_waits(&self, id: &str, ply: usize) -> Result<(), StoreError> {
+        let mut tx = self.writer.begin().await?;
         sqlx::query(
             "UPDATE games SET clock_engine_waiting_ply = ?1 \
              WHERE id = ?2 AND ply = ?1 AND status = 'ongoing' \
@@ -279,9 +307,9 @@ impl Store {
         )
         .bind(ply as i64)
         .bind(id)
-        .execute(&self.writer)
+        .execute(tx.conn())
         .await?;
-        Ok(())
+        tx.commit().await
     }
 
     /// Ends the wait of game `id`'s engine seat: if it still waits at the
@@ -291,6 +319,7 @@ impl Store {
     ///
     /// Database failure.
     pub async fn start_engine_clock(&self, id: &str, now: i64) -> Result<(), StoreError> {
+        let mut tx = self.writer.begin().await?;
         sqlx::query(
             "UPDATE games SET clock_turn_started_at = CASE \
              WHEN clock_engine_waiting_ply = ply THEN ?1 ELSE clock_turn_started_at END, \
@@ -299,9 +328,9 @@ impl Store {
         )
         .bind(now)
         .bind(id)
-        .execute(&self.writer)
+        .execute(tx.conn())
         .await?;
-        Ok(())
+        tx.commit().await
     }
 
     /// Changes a game atomically: reads it under a write lock
@@ -321,23 +350,26 @@ impl Store {
     where
         E: From<StoreError> + From<GameNotFound>,
     {
-        let mut tx = self
-            .writer
-            .begin_with("BEGIN IMMEDIATE")
-            .await
-            .map_err(StoreError::from)?;
-        let mut game = load_game(&mut tx, id)
-            .await?
-            .ok_or_else(|| GameNotFound(id.to_owned()))?;
+        let mut tx = self.writer.begin().await?;
+        let Some(mut game) = load_game(tx.conn(), id).await? else {
+            tx.rollback().await?;
+            return Err(GameNotFound(id.to_owned()).into());
+        };
         let known_moves = game.moves.len();
-        let update = change(&mut game)?;
+        let update = match change(&mut game) {
+            Ok(update) => update,
+            Err(refused) => {
+                tx.rollback().await?;
+                return Err(refused);
+            }
+        };
         let now = now_millis();
         game.version += 1;
         game.updated_at = now;
-        write_game(&mut tx, &game, known_moves, &update, now)
+        write_game(tx.conn(), &game, known_moves, &update, now)
             .await
             .map_err(StoreError::from)?;
-        tx.commit().await.map_err(StoreError::from)?;
+        tx.commit().await?;
         Ok((game, update.value))
     }
 }

@@ -58,14 +58,14 @@ impl Store {
         .bind(&new.name)
         .bind(created_at)
         .bind(&new.owner_token_hash)
-        .fetch_one(&mut *tx)
+        .fetch_one(tx.conn())
         .await?
         .get(0);
         for tag in &new.tags {
             sqlx::query("INSERT OR IGNORE INTO position_tags (position_seq, tag) VALUES (?, ?)")
                 .bind(seq)
                 .bind(tag)
-                .execute(&mut *tx)
+                .execute(tx.conn())
                 .await?;
         }
         tx.commit().await?;
@@ -137,10 +137,12 @@ impl Store {
     ///
     /// Database failure.
     pub async fn delete_position(&self, id: &str) -> Result<bool, StoreError> {
+        let mut tx = self.writer.begin().await?;
         let done = sqlx::query("DELETE FROM positions WHERE id = ?")
             .bind(id)
-            .execute(&self.writer)
+            .execute(tx.conn())
             .await?;
+        tx.commit().await?;
         Ok(done.rows_affected() > 0)
     }
 }

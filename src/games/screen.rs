@@ -1,0 +1,70 @@
+//! Refusing a seat's request from the game's row alone, before it may wait
+//! for the writer: a wrong token, a finished game, a stale `expected_ply` or
+//! a move out of turn costs one indexed read, never the write lock, the move
+//! list or a replay. The write checks everything again: the store stays the
+//! truth, this only keeps refusals off the one writer.
+
+use super::{GameError, Games, ensure_ongoing, ensure_ply, ensure_turn, seat};
+use crate::rules::Side;
+
+/// What a request needs.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Needs {
+    /// A seat in an ongoing game.
+    Seat,
+    /// A seat in an ongoing game, its turn, at `expected_ply` if given.
+    Move { expected_ply: Option<u32> },
+}
+
+impl Games {
+    /// Refuses what the write would refuse for the seat holding `token`,
+    /// with the same error, from the game's row.
+    pub(super) async fn screen(
+        &self,
+        id: &str,
+        token: &str,
+        needs: Needs,
+    ) -> Result<(), GameError> {
+        let head = self
+            .store
+            .game_head(id)
+            .await?
+            .ok_or_else(|| GameError::game_not_found(id))?;
+        let side = seat(&head.game, token)?;
+        ensure_ongoing(&head.game)?;
+        if let Needs::Move { expected_ply } = needs {
+            ensure_ply(expected_ply, head.ply)?;
+            ensure_turn(turn_after(&head.game.start_fen, head.ply), side)?;
+        }
+        Ok(())
+    }
+}
+
+/// The side to move after `ply` moves from `start_fen` (a stored FEN, whose
+/// second field is `w` or `b` in both games).
+fn turn_after(start_fen: &str, ply: usize) -> Side {
+    let first = match start_fen.split_whitespace().nth(1) {
+        Some("b") => Side::Black,
+        _ => Side::White,
+    };
+    if ply.is_multiple_of(2) {
+        first
+    } else {
+        first.other()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_turn_alternates_from_the_start_position() {
+        let chess = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        assert_eq!(turn_after(chess, 0), Side::White);
+        assert_eq!(turn_after(chess, 3), Side::Black);
+        let black_first = "4k3/8/8/8/8/8/8/4K3 b - - 0 1";
+        assert_eq!(turn_after(black_first, 0), Side::Black);
+        assert_eq!(turn_after(black_first, 1), Side::White);
+    }
+}

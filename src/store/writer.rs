@@ -1,0 +1,182 @@
+//! The one writer connection: write transactions that never outlive a
+//! failure, whether the database can write now, and the probe that finds out
+//! when it can again.
+//!
+//! SQLite may or may not roll a transaction back by itself after an error
+//! (`SQLITE_FULL`, `SQLITE_IOERR` and `SQLITE_BUSY` on `COMMIT` leave it
+//! open), so a connection whose transaction did not end cleanly is never
+//! reused: it is detached from the pool and closed (which rolls back), and
+//! the pool opens a fresh one. Handing it on would make the next `BEGIN` fail
+//! or, worse, nest inside the stale transaction and "commit" nothing.
+
+use std::{
+    sync::{
+        Arc, Mutex, Weak,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
+};
+
+use sqlx::{Sqlite, SqliteConnection, SqlitePool, pool::PoolConnection};
+use tokio::{
+    sync::{Notify, watch},
+    task::AbortHandle,
+};
+
+use super::{StoreError, now_millis};
+
+/// How often the probe tries to write while writes fail.
+const PROBE_INTERVAL: Duration = Duration::from_secs(1);
+
+/// The writer pool (one connection) and its health.
+#[derive(Debug)]
+pub(super) struct Writer {
+    pub(super) pool: SqlitePool,
+    /// True while writes succeed.
+    writable: watch::Sender<bool>,
+    /// Wakes the probe: a write failed.
+    failed: Arc<Notify>,
+    /// Write transactions begun.
+    begun: AtomicU64,
+    probe: Mutex<Option<AbortHandle>>,
+}
+
+impl Writer {
+    /// The writer on `pool`, with its probe running in the background until
+    /// [`Writer::stop_probe`] or the writer is dropped.
+    pub(super) fn start(pool: SqlitePool) -> Arc<Writer> {
+        let writer = Arc::new(Writer {
+            pool,
+            writable: watch::Sender::new(true),
+            failed: Arc::default(),
+            begun: AtomicU64::new(0),
+            probe: Mutex::new(None),
+        });
+        let probe = tokio::spawn(probe(Arc::downgrade(&writer), writer.failed.clone()));
+        *writer.probe.lock().unwrap_or_else(|e| e.into_inner()) = Some(probe.abort_handle());
+        writer
+    }
+
+    /// Begins a write transaction (`BEGIN IMMEDIATE`: the write lock is
+    /// taken now, so a read-then-write inside it sees no concurrent change).
+    pub(super) async fn begin(&self) -> Result<WriteTx<'_>, StoreError> {
+        self.begun.fetch_add(1, Ordering::Relaxed);
+        let conn = self.pool.acquire().await.inspect_err(|_| {
+            self.failed.notify_one();
+        })?;
+        let mut tx = WriteTx {
+            conn: Some(conn),
+            writer: self,
+        };
+        // On failure the dropped `tx` discards the connection.
+        sqlx::raw_sql("BEGIN IMMEDIATE").execute(tx.conn()).await?;
+        Ok(tx)
+    }
+
+    pub(super) fn writable(&self) -> watch::Receiver<bool> {
+        self.writable.subscribe()
+    }
+
+    pub(super) fn transactions(&self) -> u64 {
+        self.begun.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn stop_probe(&self) {
+        if let Some(probe) = self.probe.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            probe.abort();
+        }
+    }
+
+    /// The smallest real write: one row rewritten.
+    async fn probe_write(&self) -> Result<(), StoreError> {
+        let mut tx = self.begin().await?;
+        sqlx::query(
+            "INSERT INTO write_probe (id, written_at) VALUES (1, ?) \
+             ON CONFLICT (id) DO UPDATE SET written_at = excluded.written_at",
+        )
+        .bind(now_millis())
+        .execute(tx.conn())
+        .await?;
+        tx.commit().await
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        self.stop_probe();
+    }
+}
+
+/// After a failed write, writes until one succeeds, every
+/// [`PROBE_INTERVAL`]; marks the store unwritable meanwhile. One task per
+/// store; it ends with the writer.
+async fn probe(writer: Weak<Writer>, failed: Arc<Notify>) {
+    loop {
+        failed.notified().await;
+        loop {
+            let Some(writer) = writer.upgrade() else {
+                return;
+            };
+            match writer.probe_write().await {
+                Ok(()) => break,
+                Err(error) => {
+                    if writer.writable.send_replace(false) {
+                        tracing::error!(%error, "the database cannot write; retrying every second");
+                    }
+                }
+            }
+            drop(writer);
+            tokio::time::sleep(PROBE_INTERVAL).await;
+        }
+    }
+}
+
+/// A write transaction on the writer connection. It ends with
+/// [`WriteTx::commit`] or [`WriteTx::rollback`]; dropped otherwise (an
+/// error, a cancelled request), or if either fails, it discards its
+/// connection and wakes the probe.
+#[derive(Debug)]
+pub(super) struct WriteTx<'w> {
+    conn: Option<PoolConnection<Sqlite>>,
+    writer: &'w Writer,
+}
+
+impl WriteTx<'_> {
+    /// The connection, to run the transaction's statements on.
+    pub(super) fn conn(&mut self) -> &mut SqliteConnection {
+        self.conn
+            .as_mut()
+            .expect("a transaction has its connection until it ends")
+    }
+
+    /// Commits; only then is the write acknowledged.
+    pub(super) async fn commit(mut self) -> Result<(), StoreError> {
+        sqlx::raw_sql("COMMIT").execute(self.conn()).await?;
+        self.conn = None; // back to the pool, outside any transaction
+        self.writer.writable.send_if_modified(|writable| {
+            let was = std::mem::replace(writable, true);
+            if !was {
+                tracing::info!("the database writes again");
+            }
+            !was
+        });
+        Ok(())
+    }
+
+    /// Rolls back (a change refused after reading).
+    pub(super) async fn rollback(mut self) -> Result<(), StoreError> {
+        sqlx::raw_sql("ROLLBACK").execute(self.conn()).await?;
+        self.conn = None;
+        Ok(())
+    }
+}
+
+impl Drop for WriteTx<'_> {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            // Closing the detached connection rolls back what it left open.
+            drop(conn.detach());
+            self.writer.failed.notify_one();
+        }
+    }
+}
