@@ -6,7 +6,10 @@ use clap::{Parser, Subcommand};
 
 use crate::{
     analysis::Analyst,
-    api::{ServerConfig, serve},
+    api::{
+        DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
+        DEFAULT_WATCHER_BUFFER_BYTES, ServerConfig, serve,
+    },
     rules::{Game, Variant, perft},
     telemetry::{self, LogFormat},
     with_game,
@@ -42,6 +45,17 @@ pub enum Command {
         /// default: one fewer than the CPU cores, at least 1.
         #[arg(long, env = "ARBITER_ENGINE_SLOTS", value_parser = clap::value_parser!(u16).range(1..=1024))]
         engine_slots: Option<u16>,
+        /// Bytes of events a watcher may fall behind by before its stream
+        /// ends with WATCHER_TOO_SLOW (it may watch again); also the most a
+        /// watched game's backlog holds.
+        #[arg(long, env = "ARBITER_WATCHER_BUFFER_BYTES", default_value_t = DEFAULT_WATCHER_BUFFER_BYTES as u64, value_parser = clap::value_parser!(u64).range(1024..=1 << 30))]
+        watcher_buffer_bytes: u64,
+        /// Watchers one game may have at once.
+        #[arg(long, env = "ARBITER_MAX_WATCHERS_PER_GAME", default_value_t = DEFAULT_MAX_WATCHERS_PER_GAME as u32, value_parser = clap::value_parser!(u32).range(1..))]
+        max_watchers_per_game: u32,
+        /// WatchGame streams one connection may have open at once.
+        #[arg(long, env = "ARBITER_MAX_WATCHERS_PER_CONNECTION", default_value_t = DEFAULT_MAX_WATCHERS_PER_CONNECTION as u32, value_parser = clap::value_parser!(u32).range(1..))]
+        max_watchers_per_connection: u32,
     },
     /// Speak UCI on stdin/stdout (chess, or xiangqi via
     /// `setoption name UCI_Variant value xiangqi`).
@@ -75,10 +89,16 @@ impl Cli {
                 database_url,
                 log_format,
                 engine_slots,
+                watcher_buffer_bytes,
+                max_watchers_per_game,
+                max_watchers_per_connection,
             } => run_server(
                 &listen,
                 ServerConfig {
                     engine_slots: engine_slots.map_or_else(Analyst::default_slots, usize::from),
+                    watcher_buffer_bytes: watcher_buffer_bytes as usize,
+                    max_watchers_per_game: max_watchers_per_game as usize,
+                    max_watchers_per_connection: max_watchers_per_connection as usize,
                     ..ServerConfig::new(database_url)
                 },
                 log_format,

@@ -1,29 +1,29 @@
 //! `arbiter.v1.Games`: games refereed and stored by the server.
 
-use std::pin::Pin;
+use std::{pin::Pin, sync::Arc};
 
-use tokio::sync::broadcast::error::RecvError;
-use tokio_stream::Stream;
+use prost::Message;
+use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use super::{
     convert,
     error::invalid_argument,
     proto::{self as pb, games_server},
+    watch::Watchers,
 };
 use crate::{
-    games::{EventKind, Games, PgnNotation, Start, Status as GameStatus},
+    games::{Games, PgnNotation, Start},
     store::GameFilter,
 };
 
 const DEFAULT_PAGE: u32 = 50;
 const MAX_PAGE: u32 = 100;
 
+#[derive(Debug)]
 pub struct GamesService {
     pub games: Games,
-    /// Becomes true when the server shuts down; open watch streams end then,
-    /// so that graceful shutdown does not wait on them forever.
-    pub shutdown: tokio::sync::watch::Receiver<bool>,
+    pub watchers: Arc<Watchers>,
 }
 
 /// Page size and cursor from a request to the list whose tokens start with
@@ -299,96 +299,18 @@ impl games_server::Games for GamesService {
 
     type WatchGameStream = WatchStream;
 
+    /// Served by [`GamesRoutes`](super::watch::GamesRoutes), which sends the
+    /// hub's encoded messages as they are; this decodes them.
     async fn watch_game(
         &self,
         request: Request<pb::WatchGameRequest>,
     ) -> Result<Response<WatchStream>, Status> {
-        trace_game(&request.get_ref().game_id);
-        let (snapshot, mut events) = self.games.watch(&request.get_ref().game_id).await?;
-        let mut shutdown = self.shutdown.clone();
-        let stream = async_stream(move |tx| async move {
-            let ended = snapshot.outcome.status != GameStatus::Ongoing;
-            let first = pb::WatchGameResponse {
-                kind: pb::GameEventKind::Snapshot as i32,
-                game: game(&snapshot),
-                r#move: None,
-            };
-            if tx.send(Ok(first)).await.is_err() || ended {
-                return;
-            }
-            let mut seen = snapshot.version;
-            loop {
-                let received = tokio::select! {
-                    received = events.recv() => received,
-                    () = async { let _ = shutdown.wait_for(|stop| *stop).await; } => {
-                        let _ = tx.send(Err(Status::unavailable("the server is shutting down; watch again"))).await;
-                        return;
-                    }
-                };
-                let event = match received {
-                    Ok(event) => event,
-                    Err(RecvError::Lagged(_)) => {
-                        let _ = tx
-                            .send(Err(Status::data_loss(
-                                "watcher fell behind; watch again for a fresh snapshot",
-                            )))
-                            .await;
-                        return;
-                    }
-                    Err(RecvError::Closed) => return,
-                };
-                if event.game.version <= seen {
-                    continue;
-                }
-                seen = event.game.version;
-                let kind = match event.kind {
-                    EventKind::Move => pb::GameEventKind::Move,
-                    EventKind::DrawOffered => pb::GameEventKind::DrawOffered,
-                    EventKind::DrawDeclined => pb::GameEventKind::DrawDeclined,
-                    EventKind::TakebackProposed => pb::GameEventKind::TakebackProposed,
-                    EventKind::TakebackAccepted => pb::GameEventKind::TakebackAccepted,
-                    EventKind::TakebackDeclined => pb::GameEventKind::TakebackDeclined,
-                    EventKind::DrawAccepted
-                    | EventKind::DrawClaimed
-                    | EventKind::Resigned
-                    | EventKind::Aborted
-                    | EventKind::Flagged => pb::GameEventKind::GameEnded,
-                };
-                let over = event.game.outcome.status != GameStatus::Ongoing;
-                let message = pb::WatchGameResponse {
-                    kind: kind as i32,
-                    game: game(&event.game),
-                    r#move: event.played.as_ref().map(convert::played_move),
-                };
-                if tx.send(Ok(message)).await.is_err() {
-                    return;
-                }
-                if over {
-                    if kind != pb::GameEventKind::GameEnded {
-                        let end = pb::WatchGameResponse {
-                            kind: pb::GameEventKind::GameEnded as i32,
-                            game: game(&event.game),
-                            r#move: None,
-                        };
-                        let _ = tx.send(Ok(end)).await;
-                    }
-                    return;
-                }
-            }
-        });
-        Ok(Response::new(Box::pin(stream)))
+        let stream = self.watchers.watch(&request).await?;
+        Ok(Response::new(Box::pin(stream.map(|message| {
+            message.and_then(|bytes| {
+                pb::WatchGameResponse::decode(bytes)
+                    .map_err(|e| Status::internal(format!("an encoded event does not decode: {e}")))
+            })
+        }))))
     }
-}
-
-/// A stream fed by a task; the task stops when the client goes away.
-fn async_stream<F, Fut>(
-    f: F,
-) -> tokio_stream::wrappers::ReceiverStream<Result<pb::WatchGameResponse, Status>>
-where
-    F: FnOnce(tokio::sync::mpsc::Sender<Result<pb::WatchGameResponse, Status>>) -> Fut,
-    Fut: std::future::Future<Output = ()> + Send + 'static,
-{
-    let (tx, rx) = tokio::sync::mpsc::channel(16);
-    tokio::spawn(f(tx));
-    tokio_stream::wrappers::ReceiverStream::new(rx)
 }

@@ -28,10 +28,11 @@ use super::{
     rules::RulesService,
     small_frames::SmallFrames,
     socket::Connection,
+    watch::{GamesRoutes, Watchers, encode_event},
 };
 use crate::{
     analysis::Analyst,
-    games::{Games, SystemTime, TimeSource},
+    games::{Games, SystemTime, TimeSource, Watching},
     positions::Positions,
     store::Store,
 };
@@ -43,6 +44,14 @@ const MAX_MESSAGE: usize = 1024 * 1024;
 pub(super) const REQUEST_COMPRESSION: CompressionEncoding = CompressionEncoding::Gzip;
 /// Requests served at once on one connection; more wait.
 const MAX_IN_FLIGHT_PER_CONNECTION: usize = 256;
+
+/// Default [`ServerConfig::watcher_buffer_bytes`]: 1 MiB, some 40 events
+/// of a 200-move game.
+pub const DEFAULT_WATCHER_BUFFER_BYTES: usize = 1024 * 1024;
+/// Default [`ServerConfig::max_watchers_per_game`].
+pub const DEFAULT_MAX_WATCHERS_PER_GAME: usize = 1000;
+/// Default [`ServerConfig::max_watchers_per_connection`].
+pub const DEFAULT_MAX_WATCHERS_PER_CONNECTION: usize = 100;
 
 /// A generated service taking the requests every service takes: up to
 /// [`MAX_MESSAGE`] bytes, plain or gzip (`RulesRoutes` sets the same).
@@ -62,6 +71,13 @@ pub struct ServerConfig {
     pub engine_slots: usize,
     /// The time clocks run on (tests inject a manual one).
     pub time: Arc<dyn TimeSource>,
+    /// Encoded bytes a watcher may fall behind by before it is ended with
+    /// `WATCHER_TOO_SLOW`; also the most a game's backlog holds.
+    pub watcher_buffer_bytes: usize,
+    /// Watchers one game may have at once.
+    pub max_watchers_per_game: usize,
+    /// Watch streams one connection may have open at once.
+    pub max_watchers_per_connection: usize,
 }
 
 impl ServerConfig {
@@ -71,6 +87,9 @@ impl ServerConfig {
             database_url: database_url.into(),
             engine_slots: Analyst::default_slots(),
             time: Arc::new(SystemTime),
+            watcher_buffer_bytes: DEFAULT_WATCHER_BUFFER_BYTES,
+            max_watchers_per_game: DEFAULT_MAX_WATCHERS_PER_GAME,
+            max_watchers_per_connection: DEFAULT_MAX_WATCHERS_PER_CONNECTION,
         }
     }
 }
@@ -119,7 +138,17 @@ pub async fn serve(
         ])
         .max_age(Duration::from_secs(3600));
     let analyst = Analyst::new(config.engine_slots);
-    let games = Games::new(store.clone(), analyst.clone(), config.time.clone());
+    let watching = Watching {
+        buffer_bytes: config.watcher_buffer_bytes,
+        max_per_game: config.max_watchers_per_game,
+        encode: encode_event,
+    };
+    let games = Games::new(
+        store.clone(),
+        analyst.clone(),
+        config.time.clone(),
+        watching,
+    );
     let resumed = games.resume_engines().await?;
     let clocks = games.resume_clocks().await?;
     let (stop_watchers, shutdown_watch) = tokio::sync::watch::channel(false);
@@ -156,10 +185,10 @@ pub async fn serve(
         .add_service(requests!(PositionsServer::new(PositionsService {
             positions: Positions::new(store.clone()),
         })))
-        .add_service(requests!(GamesServer::new(GamesService {
-            games,
-            shutdown: shutdown_watch,
-        })))
+        .add_service(GamesRoutes::new(
+            Watchers::new(games, shutdown_watch, config.max_watchers_per_connection),
+            MAX_MESSAGE,
+        ))
         .add_service(requests!(EngineServer::new(EngineService { analyst })))
         .serve_with_incoming_shutdown(incoming, shutdown)
         .await?;

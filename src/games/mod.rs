@@ -20,13 +20,13 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use tokio::sync::broadcast;
-
 pub use clock::{FIRST_MOVE_GRACE, GameClock, ManualTime, SystemTime, TimeControl, TimeSource};
 pub use ending::Ending;
 pub use engine_seat::{EngineSeat, SeatSpec};
 pub use error::{GameError, Refusal};
-pub use hub::{EventKind, GameEvent};
+pub use hub::{
+    EncodeEvent, EventKind, FellBehind, GameEvent, MAX_BACKLOG, Published, Watcher, Watching,
+};
 pub use ids::new_id;
 pub use pgn::PgnNotation;
 pub use view::{GameView, MoveView, OutcomeView, Status};
@@ -82,11 +82,16 @@ const MAX_NAME: usize = 100;
 
 impl Games {
     /// The games service; engine seats search through `analyst`, clocks
-    /// run on `time`.
-    pub fn new(store: Store, analyst: Analyst, time: Arc<dyn TimeSource>) -> Games {
+    /// run on `time`, watchers are served as `watching` says.
+    pub fn new(
+        store: Store,
+        analyst: Analyst,
+        time: Arc<dyn TimeSource>,
+        watching: Watching,
+    ) -> Games {
         Games {
             store,
-            hub: Arc::default(),
+            hub: Arc::new(hub::Hub::new(watching)),
             analyst,
             thinking: Arc::default(),
             time,
@@ -432,20 +437,26 @@ impl Games {
         .await
     }
 
-    /// A snapshot of the game and the feed of what happens next.
+    /// A snapshot of the game and the feed of what happens next. Nothing
+    /// is kept for an unknown game.
     ///
     /// # Errors
     ///
-    /// Unknown id, or storage.
-    pub async fn watch(
-        &self,
-        id: &str,
-    ) -> Result<(GameView, broadcast::Receiver<GameEvent>), GameError> {
+    /// Unknown id, too many watchers of the game, or storage.
+    pub async fn watch(&self, id: &str) -> Result<(GameView, Watcher), GameError> {
         // Subscribe before reading, so nothing between the two is missed;
-        // the watcher skips events not newer than the snapshot.
-        let receiver = self.hub.subscribe(id);
+        // the watcher skips events not newer than the snapshot. On an
+        // error the watcher is dropped, and with it the channel it opened.
+        let mut watcher = self.hub.subscribe(id)?;
         let view = self.get(id).await?;
-        Ok((view, receiver))
+        watcher.seen(view.version);
+        Ok((view, watcher))
+    }
+
+    /// Games with watchers now (each has a channel in memory): for tests
+    /// and monitoring.
+    pub fn watched_games(&self) -> usize {
+        self.hub.watched_games()
     }
 
     /// A seat action on an ongoing game; publishes the resulting event.

@@ -1,0 +1,339 @@
+//! `Games.WatchGame` on its own route, sending events encoded once.
+//!
+//! Every message of a watched game carries the whole game. Built as a
+//! generated message for each watcher, one event cost each of them the
+//! game's record again, queued until sent. This route instead sends the
+//! protobuf bytes the games' hub encoded once for all watchers
+//! ([`encode_event`]), and its stream reads the hub directly: a watcher that
+//! falls behind is told so (`WATCHER_TOO_SLOW`) rather than queued for. The
+//! bytes are prost's own (the tests compare them), so clients see no
+//! difference. Every other `Games` method goes to the generated service.
+//!
+//! Watchers are capped per game (by the hub) and per connection (here, by
+//! the request's remote address).
+
+use std::{
+    collections::{HashMap, VecDeque},
+    convert::Infallible,
+    net::SocketAddr,
+    pin::Pin,
+    sync::{Arc, Mutex},
+    task::{Context, Poll},
+};
+
+use bytes::{BufMut, Bytes};
+use prost::Message;
+use tokio_stream::Stream;
+use tonic::{
+    Request, Response, Status,
+    body::Body,
+    codec::{Codec, EncodeBuf, Encoder},
+    server::{Grpc, NamedService},
+};
+use tonic_prost::ProstDecoder;
+use tower_service::Service;
+
+use super::{
+    convert,
+    error::{too_many_watchers, watcher_too_slow},
+    games::GamesService,
+    proto::{self as pb, games_server::GamesServer},
+    server::REQUEST_COMPRESSION,
+};
+use crate::games::{
+    EventKind, GameEvent, GameView, Games, Published, Status as GameStatus, Watcher,
+};
+
+/// The messages a watcher receives for `event`: the event, and
+/// `GAME_ENDED` after a move that ended the game.
+pub fn encode_event(event: GameEvent<'_>) -> Vec<Bytes> {
+    let kind = match event.kind {
+        EventKind::Move => pb::GameEventKind::Move,
+        EventKind::DrawOffered => pb::GameEventKind::DrawOffered,
+        EventKind::DrawDeclined => pb::GameEventKind::DrawDeclined,
+        EventKind::TakebackProposed => pb::GameEventKind::TakebackProposed,
+        EventKind::TakebackAccepted => pb::GameEventKind::TakebackAccepted,
+        EventKind::TakebackDeclined => pb::GameEventKind::TakebackDeclined,
+        EventKind::DrawAccepted
+        | EventKind::DrawClaimed
+        | EventKind::Resigned
+        | EventKind::Aborted
+        | EventKind::Flagged => pb::GameEventKind::GameEnded,
+    };
+    let mut message = pb::WatchGameResponse {
+        kind: kind as i32,
+        game: Some(convert::game(event.game)),
+        r#move: event.played.map(convert::played_move),
+    };
+    let mut messages = vec![Bytes::from(message.encode_to_vec())];
+    if event.game.outcome.status != GameStatus::Ongoing && kind != pb::GameEventKind::GameEnded {
+        message.kind = pb::GameEventKind::GameEnded as i32;
+        message.r#move = None;
+        messages.push(Bytes::from(message.encode_to_vec()));
+    }
+    messages
+}
+
+fn snapshot(game: &GameView) -> Bytes {
+    let message = pb::WatchGameResponse {
+        kind: pb::GameEventKind::Snapshot as i32,
+        game: Some(convert::game(game)),
+        r#move: None,
+    };
+    Bytes::from(message.encode_to_vec())
+}
+
+/// Opens watch streams: the games, the server's shutdown, and the
+/// watchers of each connection.
+#[derive(Debug)]
+pub struct Watchers {
+    games: Games,
+    /// Becomes true when the server shuts down; open watch streams end
+    /// then, so that graceful shutdown does not wait on them forever.
+    shutdown: tokio::sync::watch::Receiver<bool>,
+    max_per_connection: usize,
+    /// Open watch streams per connection (by remote address).
+    connections: Arc<Mutex<HashMap<SocketAddr, usize>>>,
+}
+
+impl Watchers {
+    pub fn new(
+        games: Games,
+        shutdown: tokio::sync::watch::Receiver<bool>,
+        max_per_connection: usize,
+    ) -> Watchers {
+        Watchers {
+            games,
+            shutdown,
+            max_per_connection,
+            connections: Arc::default(),
+        }
+    }
+
+    /// The stream of `request`'s game: its snapshot, then its events.
+    pub async fn watch(
+        &self,
+        request: &Request<pb::WatchGameRequest>,
+    ) -> Result<WatchStream, Status> {
+        let id = &request.get_ref().game_id;
+        tracing::Span::current().record("game_id", id.as_str());
+        let place = request
+            .remote_addr()
+            .map(|addr| self.take_place(addr))
+            .transpose()?;
+        let (game, watcher) = self.games.watch(id).await?;
+        let mut shutdown = self.shutdown.clone();
+        Ok(WatchStream {
+            snapshot: Some(snapshot(&game)),
+            over: game.outcome.status != GameStatus::Ongoing,
+            watcher,
+            queued: VecDeque::new(),
+            shutdown: Box::pin(async move {
+                let _ = shutdown.wait_for(|stop| *stop).await;
+            }),
+            done: false,
+            _place: place,
+        })
+    }
+
+    /// A place among the watchers of the connection from `addr`.
+    fn take_place(&self, addr: SocketAddr) -> Result<Place, Status> {
+        let mut connections = self.connections.lock().unwrap_or_else(|e| e.into_inner());
+        let count = connections.entry(addr).or_default();
+        if *count >= self.max_per_connection {
+            if *count == 0 {
+                connections.remove(&addr);
+            }
+            return Err(too_many_watchers("connection", self.max_per_connection));
+        }
+        *count += 1;
+        Ok(Place {
+            connections: Arc::clone(&self.connections),
+            addr,
+        })
+    }
+}
+
+/// A watch stream's place among its connection's watchers, given back when
+/// the stream is dropped.
+#[derive(Debug)]
+struct Place {
+    connections: Arc<Mutex<HashMap<SocketAddr, usize>>>,
+    addr: SocketAddr,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut connections = self.connections.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = connections.get_mut(&self.addr) {
+            *count -= 1;
+            if *count == 0 {
+                connections.remove(&self.addr);
+            }
+        }
+    }
+}
+
+/// A game's snapshot, then its events as encoded messages; ends after the
+/// game's end, with `WATCHER_TOO_SLOW` for a watcher that fell behind, and
+/// with UNAVAILABLE when the server shuts down. Dropping it (the client
+/// went away) leaves the game's channel.
+pub struct WatchStream {
+    snapshot: Option<Bytes>,
+    /// The game is over: nothing follows the messages queued.
+    over: bool,
+    watcher: Watcher,
+    /// Messages of the current event not yet sent.
+    queued: VecDeque<Bytes>,
+    shutdown: Pin<Box<dyn Future<Output = ()> + Send + Sync>>,
+    done: bool,
+    _place: Option<Place>,
+}
+
+impl Stream for WatchStream {
+    type Item = Result<Bytes, Status>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        if this.done {
+            return Poll::Ready(None);
+        }
+        if let Some(message) = this.snapshot.take().or_else(|| this.queued.pop_front()) {
+            return Poll::Ready(Some(Ok(message)));
+        }
+        if this.over {
+            this.done = true;
+            return Poll::Ready(None);
+        }
+        if this.shutdown.as_mut().poll(cx).is_ready() {
+            this.done = true;
+            return Poll::Ready(Some(Err(Status::unavailable(
+                "the server is shutting down; watch again",
+            ))));
+        }
+        match this.watcher.poll_next(cx) {
+            Poll::Ready(Some(Ok(event))) => {
+                let Published { messages, ends, .. } = &*event;
+                this.over = *ends;
+                this.queued.extend(messages.iter().cloned());
+                Poll::Ready(this.queued.pop_front().map(Ok))
+            }
+            Poll::Ready(Some(Err(behind))) => {
+                this.done = true;
+                Poll::Ready(Some(Err(watcher_too_slow(behind))))
+            }
+            Poll::Ready(None) => {
+                this.done = true;
+                Poll::Ready(None)
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+/// Writes the pre-encoded messages as they are and decodes requests with
+/// prost.
+#[derive(Clone, Copy, Debug, Default)]
+struct WatchCodec;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct EncodedEncoder;
+
+impl Codec for WatchCodec {
+    type Encode = Bytes;
+    type Decode = pb::WatchGameRequest;
+    type Encoder = EncodedEncoder;
+    type Decoder = ProstDecoder<pb::WatchGameRequest>;
+
+    fn encoder(&mut self) -> EncodedEncoder {
+        EncodedEncoder
+    }
+
+    fn decoder(&mut self) -> Self::Decoder {
+        ProstDecoder::default()
+    }
+}
+
+impl Encoder for EncodedEncoder {
+    type Item = Bytes;
+    type Error = Status;
+
+    fn encode(&mut self, item: Bytes, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        dst.put_slice(&item);
+        Ok(())
+    }
+}
+
+/// The `WatchGame` method for [`Grpc::server_streaming`].
+struct WatchMethod(Arc<Watchers>);
+
+impl Service<Request<pb::WatchGameRequest>> for WatchMethod {
+    type Response = Response<WatchStream>;
+    type Error = Status;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<WatchStream>, Status>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Status>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<pb::WatchGameRequest>) -> Self::Future {
+        let watchers = Arc::clone(&self.0);
+        Box::pin(async move { watchers.watch(&request).await.map(Response::new) })
+    }
+}
+
+/// The `arbiter.v1.Games` service: `WatchGame` here, the rest generated.
+#[derive(Clone, Debug)]
+pub struct GamesRoutes {
+    generated: GamesServer<GamesService>,
+    watchers: Arc<Watchers>,
+    max_decoding_message_size: usize,
+}
+
+impl GamesRoutes {
+    /// Requests larger than `max_decoding_message_size` bytes are refused.
+    pub fn new(watchers: Watchers, max_decoding_message_size: usize) -> GamesRoutes {
+        let watchers = Arc::new(watchers);
+        GamesRoutes {
+            generated: GamesServer::new(GamesService {
+                games: watchers.games.clone(),
+                watchers: Arc::clone(&watchers),
+            })
+            .max_decoding_message_size(max_decoding_message_size)
+            .accept_compressed(REQUEST_COMPRESSION),
+            watchers,
+            max_decoding_message_size,
+        }
+    }
+}
+
+impl NamedService for GamesRoutes {
+    const NAME: &'static str = <GamesServer<GamesService> as NamedService>::NAME;
+}
+
+type RouteFuture =
+    Pin<Box<dyn Future<Output = Result<http::Response<Body>, Infallible>> + Send + 'static>>;
+
+impl Service<http::Request<Body>> for GamesRoutes {
+    type Response = http::Response<Body>;
+    type Error = Infallible;
+    type Future = RouteFuture;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<Body>) -> RouteFuture {
+        if request.uri().path() != "/arbiter.v1.Games/WatchGame" {
+            return self.generated.call(request);
+        }
+        let limit = self.max_decoding_message_size;
+        let method = WatchMethod(Arc::clone(&self.watchers));
+        Box::pin(async move {
+            let mut grpc = Grpc::new(WatchCodec)
+                .max_decoding_message_size(limit)
+                .accept_compressed(REQUEST_COMPRESSION);
+            Ok(grpc.server_streaming(method, request).await)
+        })
+    }
+}
