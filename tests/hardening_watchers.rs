@@ -6,12 +6,28 @@
 
 mod common;
 
-use std::{collections::HashMap, time::Duration};
+use std::{collections::HashMap, sync::Arc, time::Duration};
 
-use arbiter::api::proto::{self as pb, games_client::GamesClient};
+use arbiter::{
+    analysis::Analyst,
+    api::{
+        DEFAULT_MAX_WATCHERS_PER_GAME, DEFAULT_WATCHER_BUFFER_BYTES, encode_event,
+        proto::{self as pb, games_client::GamesClient},
+    },
+    games::{GameError, Games, SeatSpec, Start, SystemTime, Watching},
+    rules::Variant,
+    store::Store,
+};
+use common::TestServer;
+use http::uri::PathAndQuery;
+use prost::{
+    Message,
+    bytes::{Buf, BufMut},
+};
 use tokio::process::{Child, Command};
 use tonic::{
     Code, Status,
+    codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder},
     transport::{Channel, Endpoint},
 };
 use tonic_types::StatusExt;
@@ -37,7 +53,10 @@ impl Binary {
             .unwrap()
             .port();
         let listen = format!("127.0.0.1:{port}");
-        let child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        // `figures` may measure another build.
+        let binary = std::env::var("ARBITER_BINARY")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_arbiter").to_owned());
+        let child = Command::new(binary)
             .args(["serve", "--listen", &listen, "--database-url", &db])
             .args(args)
             .envs(env.iter().copied())
@@ -298,6 +317,205 @@ async fn stalled_watchers_cost_bounded_memory_and_are_told_they_fell_behind() {
     assert_eq!(snapshot.game.unwrap().version, 24 + 2 * 155);
 }
 
+/// A TCP connection whose reading side can be stopped: a client that stops
+/// reading its socket, as a stalled or malicious one does.
+struct Pausable {
+    stream: tokio::net::TcpStream,
+    paused: Arc<std::sync::Mutex<(bool, Option<std::task::Waker>)>>,
+}
+
+impl tokio::io::AsyncRead for Pausable {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        {
+            let mut paused = self.paused.lock().unwrap();
+            if paused.0 {
+                paused.1 = Some(cx.waker().clone());
+                return std::task::Poll::Pending;
+            }
+        }
+        std::pin::Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Pausable {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+/// An HTTP/2 connection (h2, with windows of 1 GiB: flow control never
+/// stops the server) whose socket can stop being read.
+struct RawConnection {
+    client: h2::client::SendRequest<prost::bytes::Bytes>,
+    paused: Arc<std::sync::Mutex<(bool, Option<std::task::Waker>)>>,
+    authority: String,
+}
+
+impl RawConnection {
+    async fn open(url: &str) -> RawConnection {
+        let authority = url.trim_start_matches("http://").to_owned();
+        let stream = tokio::net::TcpStream::connect(&authority).await.unwrap();
+        let paused = Arc::default();
+        let io = Pausable {
+            stream,
+            paused: Arc::clone(&paused),
+        };
+        let (client, connection) = h2::client::Builder::new()
+            .initial_window_size(1 << 30)
+            .initial_connection_window_size(1 << 30)
+            .handshake(io)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        RawConnection {
+            client,
+            paused,
+            authority,
+        }
+    }
+
+    /// Starts watching `id`; the answer's headers have come.
+    async fn watch(&mut self, id: &str) -> h2::RecvStream {
+        let request = http::Request::post(format!(
+            "http://{}/arbiter.v1.Games/WatchGame",
+            self.authority
+        ))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(())
+        .unwrap();
+        let mut client = self.client.clone().ready().await.unwrap();
+        let (answer, mut body) = client.send_request(request, false).unwrap();
+        let message = watch_request(id).encode_to_vec();
+        let mut frame = vec![0];
+        frame.extend_from_slice(&(message.len() as u32).to_be_bytes());
+        frame.extend_from_slice(&message);
+        body.send_data(frame.into(), true).unwrap();
+        answer.await.unwrap().into_body()
+    }
+
+    /// Stops (or resumes) reading the socket.
+    fn pause(&self, paused: bool) {
+        let mut state = self.paused.lock().unwrap();
+        state.0 = paused;
+        if let Some(waker) = state.1.take() {
+            waker.wake();
+        }
+    }
+}
+
+/// Reads a raw watch stream to its end: the game versions of its messages,
+/// and the status in its trailers (`None` if nothing came for 5 s).
+async fn read_raw(mut body: h2::RecvStream) -> (Vec<i64>, Option<Status>) {
+    let mut bytes = Vec::new();
+    loop {
+        let chunk = match tokio::time::timeout(Duration::from_secs(5), body.data()).await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => break,
+            Err(_) => break,
+        };
+        let chunk = chunk.unwrap();
+        let _ = body.flow_control().release_capacity(chunk.len());
+        bytes.extend_from_slice(&chunk);
+    }
+    let mut versions = Vec::new();
+    let mut rest = &bytes[..];
+    while rest.len() >= 5 {
+        let len = u32::from_be_bytes(rest[1..5].try_into().unwrap()) as usize;
+        let message = pb::WatchGameResponse::decode(&rest[5..5 + len]).unwrap();
+        versions.push(message.game.unwrap().version);
+        rest = &rest[5 + len..];
+    }
+    let trailers = tokio::time::timeout(Duration::from_secs(5), body.trailers()).await;
+    let status = trailers
+        .ok()
+        .and_then(|trailers| Status::from_header_map(&trailers.unwrap()?));
+    (versions, status)
+}
+
+/// The issue's case: clients that stop reading their sockets (with windows
+/// so large that flow control never stops the server) while a long game
+/// goes on. The server's memory stays bounded; a client that reads again
+/// gets what was sent, then `WATCHER_TOO_SLOW` with the version of the last
+/// event it received.
+#[tokio::test]
+async fn watchers_that_stop_reading_their_sockets_cost_bounded_memory() {
+    const BUDGET: &str = "65536";
+    let server = Binary::start(&["--watcher-buffer-bytes", BUDGET]).await;
+    let (before, [half, during], versions, status) = stop_reading(&server).await;
+    // What hyper's HTTP/2 keeps for each stream (its send buffer of
+    // 400 KB, and the connection's) is bounded: it stops growing once the
+    // sockets are full.
+    assert!(
+        during < before + 80 * 1024 && during < half + 8 * 1024,
+        "50 watchers that stopped reading grew RSS from {before} KiB to {half} KiB after 600 \
+         events, to {during} KiB after 1,200"
+    );
+    let status = status.expect("the reader is told");
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert_eq!(reason(&status), "WATCHER_TOO_SLOW");
+    let last = versions.last().expect("the snapshot at least");
+    assert_eq!(metadata(&status)["last_version"], last.to_string());
+    assert_eq!(metadata(&status)["limit_bytes"], BUDGET);
+    assert!(
+        versions.windows(2).all(|w| w[0] < w[1]),
+        "each message is newer: {versions:?}"
+    );
+}
+
+/// 50 watchers of a 24-move game over 10 connections that stop reading,
+/// then 600 events (3.6 MB for each watcher, were it queued; the sockets'
+/// buffers hold a few MB) and 600 more; then one connection reads again.
+/// RSS before, after 600 and after 1,200 events, the versions the reader
+/// got and its status.
+async fn stop_reading(server: &Binary) -> (u64, [u64; 2], Vec<i64>, Option<Status>) {
+    let mut games = GamesClient::new(server.channel().await);
+    let (id, white, black) = long_game(&mut games).await;
+    let before = server.settled_rss_kib().await;
+    let mut connections = Vec::new();
+    let mut streams = Vec::new();
+    for _ in 0..10 {
+        let mut connection = RawConnection::open(&server.url).await;
+        for _ in 0..5 {
+            streams.push(connection.watch(&id).await);
+        }
+        connection.pause(true);
+        connections.push(connection);
+    }
+    offer_and_decline(&mut games, &id, &white, &black, 300).await;
+    let half = server.settled_rss_kib().await;
+    offer_and_decline(&mut games, &id, &white, &black, 300).await;
+    let during = [half, server.settled_rss_kib().await];
+    connections[0].pause(false);
+    let (versions, status) =
+        tokio::time::timeout(Duration::from_secs(30), read_raw(streams.remove(0)))
+            .await
+            .expect("read within 30 s");
+    (before, during, versions, status)
+}
+
 /// Watchers per game and per connection are capped; a watcher that leaves
 /// frees its place.
 #[tokio::test]
@@ -356,10 +574,12 @@ async fn watchers_per_connection_are_capped() {
 }
 
 /// The issue's figures, printed (`cargo test --test hardening_watchers
-/// figures -- --ignored --nocapture`): RSS after 20,000 WatchGame calls on
-/// random ids, and with 50 stalled watchers (a stream window of 64 KiB
-/// never read) on a game after 24 moves and after 300 more events, then
-/// once they are gone.
+/// figures -- --ignored --nocapture`; `ARBITER_BINARY` measures another
+/// build): RSS after 20,000 WatchGame calls on random ids (and 20,000
+/// more); with 50 stalled watchers (a stream window of 64 KiB never read)
+/// on a game after 24 moves and after 300 more events, then once they are
+/// gone, three times; and with 50 watchers that stop reading their sockets
+/// ([`stop_reading`]).
 #[tokio::test]
 #[ignore = "a measurement, not a test"]
 async fn figures() {
@@ -368,8 +588,12 @@ async fn figures() {
     let start = server.settled_rss_kib().await;
     watch_random_ids(&channel, 20_000).await;
     let after_unknown = server.settled_rss_kib().await;
-    println!("RSS {start} KiB -> {after_unknown} KiB after 20,000 WatchGame on random ids");
-
+    watch_random_ids(&channel, 20_000).await;
+    let after_more = server.settled_rss_kib().await;
+    println!(
+        "RSS {start} KiB -> {after_unknown} KiB after 20,000 WatchGame on random ids, \
+         {after_more} KiB after 20,000 more"
+    );
     drop(server);
 
     // A fresh server, so that the first figure does not hide the second.
@@ -378,39 +602,253 @@ async fn figures() {
     let created = common::new_chess_game(&mut games, None).await;
     let id = created.game.unwrap().id;
     let before = server.settled_rss_kib().await;
-    let mut stalled = Vec::new();
-    for _ in 0..5 {
-        let endpoint = Endpoint::from_shared(server.url.clone())
-            .unwrap()
-            .initial_stream_window_size(Some(64 * 1024));
-        let channel = server.channel_with(endpoint).await;
-        for _ in 0..10 {
-            let mut client = GamesClient::new(channel.clone());
-            stalled.push(client.watch_game(watch_request(&id)).await.unwrap());
+    let (white, black) = (&created.white_token, &created.black_token);
+    for round in 0..3 {
+        let mut stalled = Vec::new();
+        for _ in 0..5 {
+            let endpoint = Endpoint::from_shared(server.url.clone())
+                .unwrap()
+                .initial_stream_window_size(Some(64 * 1024));
+            let channel = server.channel_with(endpoint).await;
+            for _ in 0..10 {
+                let mut client = GamesClient::new(channel.clone());
+                stalled.push(client.watch_game(watch_request(&id)).await.unwrap());
+            }
+        }
+        if round == 0 {
+            for (ply, text) in OPENING.into_iter().enumerate() {
+                let token = if ply % 2 == 0 { white } else { black };
+                common::play(&mut games, &id, token, text).await;
+            }
+            let after_moves = server.settled_rss_kib().await;
+            println!(
+                "RSS {before} KiB -> {after_moves} KiB with 50 stalled watchers after 24 moves"
+            );
+        }
+        offer_and_decline(&mut games, &id, white, black, 150).await;
+        let after_events = server.settled_rss_kib().await;
+        println!(
+            "round {round}: RSS {after_events} KiB with 50 stalled watchers after 300 more events"
+        );
+        drop(stalled);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let after_close = server.settled_rss_kib().await;
+        println!("round {round}: RSS {after_close} KiB once they closed");
+    }
+    drop(server);
+
+    let server = Binary::start(&[]).await;
+    let (before, [half, during], versions, status) = stop_reading(&server).await;
+    println!(
+        "RSS {before} KiB -> {half} KiB -> {during} KiB with 50 watchers that stopped reading \
+         their sockets, after 600 and 1,200 events; one that read again got {} messages, then \
+         {status:?}",
+        versions.len()
+    );
+}
+
+/// The games service on its own, with serve's watcher defaults.
+async fn games_service() -> (Games, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("hub.db").display());
+    let store = Store::connect(&url).await.unwrap();
+    let watching = Watching {
+        buffer_bytes: DEFAULT_WATCHER_BUFFER_BYTES,
+        max_per_game: DEFAULT_MAX_WATCHERS_PER_GAME,
+        encode: encode_event,
+    };
+    let games = Games::new(store, Analyst::new(1), Arc::new(SystemTime), watching);
+    (games, dir)
+}
+
+fn human(name: &str) -> SeatSpec {
+    SeatSpec {
+        display_name: name.into(),
+        engine: None,
+    }
+}
+
+/// Unknown ids, a game that ends and watchers that leave: no channel is
+/// left behind.
+#[tokio::test]
+async fn no_channel_outlives_its_watchers_or_its_game() {
+    let (games, _dir) = games_service().await;
+    for _ in 0..100 {
+        let watches = (0..50).map(|_| {
+            let games = games.clone();
+            async move { games.watch(&arbiter::games::new_id()).await.map(drop) }
+        });
+        for answer in futures_join(watches).await {
+            let err = answer.expect_err("an unknown game");
+            assert!(matches!(err, GameError::NotFound(_)), "{err:?}");
         }
     }
-    for (ply, text) in OPENING.into_iter().enumerate() {
+    assert_eq!(games.watched_games(), 0, "5,000 unknown ids");
+
+    let created = games
+        .create(
+            Variant::Chess,
+            Start::Standard,
+            human("Alice"),
+            human("Bob"),
+            true,
+            None,
+        )
+        .await
+        .unwrap();
+    let id = created.game.id.clone();
+    let (_, first) = games.watch(&id).await.unwrap();
+    let (_, second) = games.watch(&id).await.unwrap();
+    assert_eq!(games.watched_games(), 1);
+    drop(first);
+    assert_eq!(games.watched_games(), 1);
+    drop(second);
+    assert_eq!(games.watched_games(), 0, "the last watcher left");
+
+    let (_, mut watcher) = games.watch(&id).await.unwrap();
+    games.resign(&id, &created.white_token).await.unwrap();
+    assert_eq!(games.watched_games(), 0, "the game ended");
+    // The watcher still reads the end.
+    let end = std::future::poll_fn(|cx| watcher.poll_next(cx)).await;
+    assert!(end.expect("the end").expect("in time").ends);
+    assert!(
+        std::future::poll_fn(|cx| watcher.poll_next(cx))
+            .await
+            .is_none()
+    );
+}
+
+/// A raw client: request and answer messages as bytes.
+#[derive(Clone, Copy, Debug, Default)]
+struct Raw;
+
+impl Codec for Raw {
+    type Encode = Vec<u8>;
+    type Decode = Vec<u8>;
+    type Encoder = Raw;
+    type Decoder = Raw;
+
+    fn encoder(&mut self) -> Raw {
+        Raw
+    }
+
+    fn decoder(&mut self) -> Raw {
+        Raw
+    }
+}
+
+impl Encoder for Raw {
+    type Item = Vec<u8>;
+    type Error = Status;
+
+    fn encode(&mut self, item: Vec<u8>, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        dst.put_slice(&item);
+        Ok(())
+    }
+}
+
+impl Decoder for Raw {
+    type Item = Vec<u8>;
+    type Error = Status;
+
+    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Vec<u8>>, Status> {
+        Ok(Some(src.copy_to_bytes(src.remaining()).to_vec()))
+    }
+}
+
+/// The messages on the wire are byte for byte what prost encodes for the
+/// generated messages: the snapshot, a move, and a mate's move and end.
+#[tokio::test]
+async fn watch_messages_on_the_wire_are_prosts_encoding() {
+    let server = TestServer::start().await;
+    let channel = server.channel().await;
+    let mut games = GamesClient::new(channel.clone());
+    let created = common::new_chess_game(&mut games, None).await;
+    let id = created.game.unwrap().id;
+    let mut grpc = tonic::client::Grpc::new(channel);
+    grpc.ready().await.unwrap();
+    let mut raw = grpc
+        .server_streaming(
+            tonic::Request::new(watch_request(&id).encode_to_vec()),
+            PathAndQuery::from_static("/arbiter.v1.Games/WatchGame"),
+            Raw,
+        )
+        .await
+        .unwrap()
+        .into_inner();
+    let game = games
+        .get_game(pb::GetGameRequest {
+            game_id: id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .game;
+    let expected = pb::WatchGameResponse {
+        kind: pb::GameEventKind::Snapshot as i32,
+        game,
+        r#move: None,
+    };
+    assert_eq!(raw.message().await.unwrap(), Some(expected.encode_to_vec()));
+    for (ply, text) in ["f3", "e5", "g4", "Qh4#"].into_iter().enumerate() {
         let token = if ply % 2 == 0 {
             &created.white_token
         } else {
             &created.black_token
         };
-        common::play(&mut games, &id, token, text).await;
+        let played = games
+            .make_move(pb::MakeMoveRequest {
+                game_id: id.clone(),
+                seat_token: token.clone(),
+                r#move: text.into(),
+                expected_ply: None,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let event = pb::WatchGameResponse {
+            kind: pb::GameEventKind::Move as i32,
+            game: played.game.clone(),
+            r#move: played.r#move,
+        };
+        assert_eq!(
+            raw.message().await.unwrap(),
+            Some(event.encode_to_vec()),
+            "{text}"
+        );
+        if text == "Qh4#" {
+            let end = pb::WatchGameResponse {
+                kind: pb::GameEventKind::GameEnded as i32,
+                game: played.game,
+                r#move: None,
+            };
+            assert_eq!(raw.message().await.unwrap(), Some(end.encode_to_vec()));
+        }
     }
-    let after_moves = server.settled_rss_kib().await;
-    println!("RSS {before} KiB -> {after_moves} KiB with 50 stalled watchers after 24 moves");
-    offer_and_decline(
-        &mut games,
-        &id,
-        &created.white_token,
-        &created.black_token,
-        150,
-    )
-    .await;
-    let after_events = server.settled_rss_kib().await;
-    println!("RSS {after_events} KiB with 50 stalled watchers after 300 more events");
-    drop(stalled);
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let after_close = server.settled_rss_kib().await;
-    println!("RSS {after_close} KiB once they closed");
+    assert_eq!(
+        raw.message().await.unwrap(),
+        None,
+        "the stream ends after the end"
+    );
+    server.stop().await;
+}
+
+/// Open watch streams end with UNAVAILABLE when the server shuts down.
+#[tokio::test]
+async fn shutting_down_ends_watch_streams_with_unavailable() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    let created = common::new_chess_game(&mut games, None).await;
+    let mut watcher = common::watch(&mut games, &created.game.unwrap().id).await;
+    watcher.message().await.unwrap().expect("the snapshot");
+    let stopped = tokio::spawn(server.stop());
+    let status = tokio::time::timeout(Duration::from_secs(10), watcher.message())
+        .await
+        .expect("the stream ends in time")
+        .expect_err("a status");
+    assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+    tokio::time::timeout(Duration::from_secs(10), stopped)
+        .await
+        .expect("the server stops")
+        .unwrap();
 }

@@ -59,7 +59,7 @@ pub fn next_token(next: Option<i64>, list: char) -> String {
 const GAMES_PAGES: char = 'g';
 
 /// Notes the game in the RPC's span.
-fn trace_game(game_id: &str) {
+pub(super) fn trace_game(game_id: &str) {
     tracing::Span::current().record("game_id", game_id);
 }
 

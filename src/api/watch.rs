@@ -36,7 +36,7 @@ use tower_service::Service;
 use super::{
     convert,
     error::{too_many_watchers, watcher_too_slow},
-    games::GamesService,
+    games::{GamesService, trace_game},
     proto::{self as pb, games_server::GamesServer},
     server::REQUEST_COMPRESSION,
 };
@@ -116,7 +116,7 @@ impl Watchers {
         request: &Request<pb::WatchGameRequest>,
     ) -> Result<WatchStream, Status> {
         let id = &request.get_ref().game_id;
-        tracing::Span::current().record("game_id", id.as_str());
+        trace_game(id);
         let place = request
             .remote_addr()
             .map(|addr| self.take_place(addr))
