@@ -852,3 +852,37 @@ async fn shutting_down_ends_watch_streams_with_unavailable() {
         .expect("the server stops")
         .unwrap();
 }
+
+/// A browser watches over grpc-web (HTTP/1.1): a finished game's snapshot,
+/// then the trailers; an unknown game's NOT_FOUND.
+#[tokio::test]
+async fn watching_over_grpc_web() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    let created = common::new_chess_game(&mut games, None).await;
+    let id = created.game.unwrap().id;
+    games
+        .abort(pb::AbortRequest {
+            game_id: id.clone(),
+            seat_token: created.white_token,
+        })
+        .await
+        .unwrap();
+    let watch = |id: String| async move {
+        let body = common::grpc_frame(&watch_request(&id).encode_to_vec());
+        common::http1_post(
+            server.addr,
+            "/arbiter.v1.Games/WatchGame",
+            "application/grpc-web+proto",
+            &body,
+        )
+        .await
+    };
+    let text = watch(id.clone()).await;
+    assert!(text.starts_with("http/1.1 200"), "{text}");
+    assert!(text.contains(&id), "the snapshot: {text}");
+    assert!(text.contains("grpc-status:0"), "{text}");
+    let text = watch("nosuchgame".into()).await;
+    assert!(text.contains("grpc-status: 5"), "{text}");
+    server.stop().await;
+}

@@ -2,7 +2,6 @@
 
 use std::{pin::Pin, sync::Arc};
 
-use prost::Message;
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
@@ -10,7 +9,7 @@ use super::{
     convert,
     error::invalid_argument,
     proto::{self as pb, games_server},
-    watch::Watchers,
+    watch::{Watchers, unframed},
 };
 use crate::{
     games::{Games, PgnNotation, Start},
@@ -306,11 +305,8 @@ impl games_server::Games for GamesService {
         request: Request<pb::WatchGameRequest>,
     ) -> Result<Response<WatchStream>, Status> {
         let stream = self.watchers.watch(&request).await?;
-        Ok(Response::new(Box::pin(stream.map(|message| {
-            message.and_then(|bytes| {
-                pb::WatchGameResponse::decode(bytes)
-                    .map_err(|e| Status::internal(format!("an encoded event does not decode: {e}")))
-            })
-        }))))
+        Ok(Response::new(Box::pin(
+            stream.map(|frame| frame.and_then(|frame| unframed(&frame))),
+        )))
     }
 }

@@ -2,12 +2,15 @@
 //!
 //! Every message of a watched game carries the whole game. Built as a
 //! generated message for each watcher, one event cost each of them the
-//! game's record again, queued until sent. This route instead sends the
-//! protobuf bytes the games' hub encoded once for all watchers
-//! ([`encode_event`]), and its stream reads the hub directly: a watcher that
-//! falls behind is told so (`WATCHER_TOO_SLOW`) rather than queued for. The
-//! bytes are prost's own (the tests compare them), so clients see no
-//! difference. Every other `Games` method goes to the generated service.
+//! game's record again, queued until sent. Here the games' hub holds each
+//! event as the gRPC frames of its messages, encoded once ([`encode_event`]),
+//! and the answer's body hands those very bytes to HTTP/2: every watcher
+//! shares them, even while they wait in a stalled connection's send buffer.
+//! The stream reads the hub directly, so a watcher that falls behind is told
+//! so (`WATCHER_TOO_SLOW`) rather than queued for. The messages are prost's
+//! own bytes (the tests compare them), so clients see no difference. tonic
+//! decodes the request and answers errors before the stream; every other
+//! `Games` method goes to the generated service.
 //!
 //! Watchers are capped per game (by the hub) and per connection (here, by
 //! the request's remote address).
@@ -22,15 +25,16 @@ use std::{
 };
 
 use bytes::{BufMut, Bytes};
+use http::HeaderMap;
+use http_body::Frame;
 use prost::Message;
 use tokio_stream::Stream;
 use tonic::{
     Request, Response, Status,
     body::Body,
-    codec::{Codec, EncodeBuf, Encoder},
     server::{Grpc, NamedService},
 };
-use tonic_prost::ProstDecoder;
+use tonic_prost::ProstCodec;
 use tower_service::Service;
 
 use super::{
@@ -44,8 +48,29 @@ use crate::games::{
     EventKind, GameEvent, GameView, Games, Published, Status as GameStatus, Watcher,
 };
 
-/// The messages a watcher receives for `event`: the event, and
-/// `GAME_ENDED` after a move that ended the game.
+/// Bytes before a message in its gRPC frame: a compression flag (0: not
+/// compressed) and the message's length (4 bytes, big-endian).
+const FRAME_HEADER: usize = 5;
+
+/// `message` in its gRPC frame, as it goes on the wire.
+fn framed(message: &pb::WatchGameResponse) -> Bytes {
+    let len = message.encoded_len();
+    let mut frame = Vec::with_capacity(FRAME_HEADER + len);
+    frame.put_u8(0);
+    frame.put_u32(u32::try_from(len).unwrap_or(u32::MAX));
+    // Encoding into a `Vec` cannot fail: it grows.
+    let _ = message.encode(&mut frame);
+    Bytes::from(frame)
+}
+
+/// The message in a frame made by [`framed`].
+pub(super) fn unframed(frame: &Bytes) -> Result<pb::WatchGameResponse, Status> {
+    pb::WatchGameResponse::decode(frame.slice(FRAME_HEADER.min(frame.len())..))
+        .map_err(|e| Status::internal(format!("an encoded event does not decode: {e}")))
+}
+
+/// The messages a watcher receives for `event`, each in its gRPC frame: the
+/// event, and `GAME_ENDED` after a move that ended the game.
 pub fn encode_event(event: GameEvent<'_>) -> Vec<Bytes> {
     let kind = match event.kind {
         EventKind::Move => pb::GameEventKind::Move,
@@ -65,22 +90,21 @@ pub fn encode_event(event: GameEvent<'_>) -> Vec<Bytes> {
         game: Some(convert::game(event.game)),
         r#move: event.played.map(convert::played_move),
     };
-    let mut messages = vec![Bytes::from(message.encode_to_vec())];
+    let mut messages = vec![framed(&message)];
     if event.game.outcome.status != GameStatus::Ongoing && kind != pb::GameEventKind::GameEnded {
         message.kind = pb::GameEventKind::GameEnded as i32;
         message.r#move = None;
-        messages.push(Bytes::from(message.encode_to_vec()));
+        messages.push(framed(&message));
     }
     messages
 }
 
 fn snapshot(game: &GameView) -> Bytes {
-    let message = pb::WatchGameResponse {
+    framed(&pb::WatchGameResponse {
         kind: pb::GameEventKind::Snapshot as i32,
         game: Some(convert::game(game)),
         r#move: None,
-    };
-    Bytes::from(message.encode_to_vec())
+    })
 }
 
 /// Opens watch streams: the games, the server's shutdown, and the
@@ -174,7 +198,7 @@ impl Drop for Place {
     }
 }
 
-/// A game's snapshot, then its events as encoded messages; ends after the
+/// A game's snapshot, then its events as framed messages; ends after the
 /// game's end, with `WATCHER_TOO_SLOW` for a watcher that fell behind, and
 /// with UNAVAILABLE when the server shuts down. Dropping it (the client
 /// went away) leaves the game's channel.
@@ -231,54 +255,74 @@ impl Stream for WatchStream {
     }
 }
 
-/// Writes the pre-encoded messages as they are and decodes requests with
-/// prost.
-#[derive(Clone, Copy, Debug, Default)]
-struct WatchCodec;
-
-#[derive(Clone, Copy, Debug, Default)]
-struct EncodedEncoder;
-
-impl Codec for WatchCodec {
-    type Encode = Bytes;
-    type Decode = pb::WatchGameRequest;
-    type Encoder = EncodedEncoder;
-    type Decoder = ProstDecoder<pb::WatchGameRequest>;
-
-    fn encoder(&mut self) -> EncodedEncoder {
-        EncodedEncoder
-    }
-
-    fn decoder(&mut self) -> Self::Decoder {
-        ProstDecoder::default()
-    }
+/// A `WatchGame` answer's body: the stream's frames as they are, then the
+/// trailers with its status.
+struct WatchBody {
+    stream: WatchStream,
+    ended: bool,
 }
 
-impl Encoder for EncodedEncoder {
-    type Item = Bytes;
+impl http_body::Body for WatchBody {
+    type Data = Bytes;
     type Error = Status;
 
-    fn encode(&mut self, item: Bytes, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        dst.put_slice(&item);
-        Ok(())
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
+        if self.ended {
+            return Poll::Ready(None);
+        }
+        let status = match Pin::new(&mut self.stream).poll_next(cx) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(Some(Ok(frame))) => return Poll::Ready(Some(Ok(Frame::data(frame)))),
+            Poll::Ready(Some(Err(status))) => status,
+            Poll::Ready(None) => Status::ok(""),
+        };
+        self.ended = true;
+        let mut trailers = HeaderMap::new();
+        Poll::Ready(Some(
+            status
+                .add_header(&mut trailers)
+                .map(|()| Frame::trailers(trailers)),
+        ))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.ended
     }
 }
 
-/// The `WatchGame` method for [`Grpc::server_streaming`].
-struct WatchMethod(Arc<Watchers>);
+/// An open watch stream, from the method to the route that sends it.
+type Opened = Arc<Mutex<Option<WatchStream>>>;
+
+/// The `WatchGame` method for [`Grpc::server_streaming`]: opens the stream
+/// and leaves it in `opened`, answering tonic with an empty one (tonic
+/// would copy every message into a buffer of the answer's own).
+struct WatchMethod {
+    watchers: Arc<Watchers>,
+    opened: Opened,
+}
+
+type NoMessages = tokio_stream::Empty<Result<pb::WatchGameResponse, Status>>;
 
 impl Service<Request<pb::WatchGameRequest>> for WatchMethod {
-    type Response = Response<WatchStream>;
+    type Response = Response<NoMessages>;
     type Error = Status;
-    type Future = Pin<Box<dyn Future<Output = Result<Response<WatchStream>, Status>> + Send>>;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<NoMessages>, Status>> + Send>>;
 
     fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Status>> {
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, request: Request<pb::WatchGameRequest>) -> Self::Future {
-        let watchers = Arc::clone(&self.0);
-        Box::pin(async move { watchers.watch(&request).await.map(Response::new) })
+        let watchers = Arc::clone(&self.watchers);
+        let opened = Arc::clone(&self.opened);
+        Box::pin(async move {
+            let stream = watchers.watch(&request).await?;
+            *opened.lock().unwrap_or_else(|e| e.into_inner()) = Some(stream);
+            Ok(Response::new(tokio_stream::empty()))
+        })
     }
 }
 
@@ -328,12 +372,30 @@ impl Service<http::Request<Body>> for GamesRoutes {
             return self.generated.call(request);
         }
         let limit = self.max_decoding_message_size;
-        let method = WatchMethod(Arc::clone(&self.watchers));
+        let opened = Opened::default();
+        let method = WatchMethod {
+            watchers: Arc::clone(&self.watchers),
+            opened: Arc::clone(&opened),
+        };
         Box::pin(async move {
-            let mut grpc = Grpc::new(WatchCodec)
+            let mut grpc = Grpc::new(ProstCodec::<pb::WatchGameResponse, _>::default())
                 .max_decoding_message_size(limit)
                 .accept_compressed(REQUEST_COMPRESSION);
-            Ok(grpc.server_streaming(method, request).await)
+            let answer = grpc.server_streaming(method, request).await;
+            // tonic's head (and its answer to errors before the stream),
+            // with the stream's frames as the body.
+            let stream = opened.lock().unwrap_or_else(|e| e.into_inner()).take();
+            Ok(match stream {
+                Some(stream) => {
+                    let (head, _) = answer.into_parts();
+                    let body = WatchBody {
+                        stream,
+                        ended: false,
+                    };
+                    http::Response::from_parts(head, Body::new(body))
+                }
+                None => answer,
+            })
         })
     }
 }
