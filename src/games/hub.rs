@@ -185,6 +185,8 @@ impl Hub {
     ///
     /// The game has as many watchers as it may have.
     pub(super) fn subscribe(self: &Arc<Hub>, id: &str) -> Result<Watcher, GameError> {
+        // The watcher joins under the map's lock: a last watcher leaving
+        // meanwhile must not remove the channel it joins.
         let mut channels = lock(&self.channels);
         let channel = channels.entry(id.to_owned()).or_default();
         if lock(channel).ended {
@@ -193,13 +195,14 @@ impl Hub {
             *channel = Arc::default();
         }
         let channel = Arc::clone(channel);
-        drop(channels);
         let mut state = lock(&channel);
         if state.watchers.len() >= self.watching.max_per_game {
-            let limit = self.watching.max_per_game;
-            drop(state);
-            self.leave_if_unwatched(id, &channel);
-            return Err(GameError::TooManyWatchers { limit });
+            if state.watchers.is_empty() {
+                channels.remove(id);
+            }
+            return Err(GameError::TooManyWatchers {
+                limit: self.watching.max_per_game,
+            });
         }
         let key = state.next_watcher;
         state.next_watcher += 1;
@@ -558,6 +561,30 @@ mod tests {
         let _other_game = hub.subscribe("h").unwrap();
         drop(first);
         hub.subscribe("g").expect("a place was freed");
+    }
+
+    /// A watcher that joins while the last one leaves still gets the next
+    /// event (its channel stays in the map).
+    #[test]
+    fn joining_while_the_last_watcher_leaves_misses_nothing() {
+        let hub = hub(1000, 10);
+        for version in 1..=2_000 {
+            let leaving = hub.subscribe("g").unwrap();
+            let barrier = Arc::new(std::sync::Barrier::new(2));
+            let leaver = {
+                let barrier = Arc::clone(&barrier);
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    drop(leaving);
+                })
+            };
+            barrier.wait();
+            let mut joining = hub.subscribe("g").unwrap();
+            leaver.join().unwrap();
+            joining.seen(version - 1);
+            publish(&hub, version);
+            assert_eq!(next(&mut joining), Some(Ok(version)), "round {version}");
+        }
     }
 
     #[test]
