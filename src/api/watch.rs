@@ -21,7 +21,7 @@ use std::{
     net::SocketAddr,
     pin::Pin,
     sync::{Arc, Mutex},
-    task::{Context, Poll},
+    task::{Context, Poll, ready},
 };
 
 use bytes::{BufMut, Bytes};
@@ -222,35 +222,38 @@ impl Stream for WatchStream {
         if this.done {
             return Poll::Ready(None);
         }
-        if let Some(message) = this.snapshot.take().or_else(|| this.queued.pop_front()) {
-            return Poll::Ready(Some(Ok(message)));
+        if let Some(snapshot) = this.snapshot.take() {
+            return Poll::Ready(Some(Ok(snapshot)));
         }
-        if this.over {
-            this.done = true;
-            return Poll::Ready(None);
-        }
-        if this.shutdown.as_mut().poll(cx).is_ready() {
-            this.done = true;
-            return Poll::Ready(Some(Err(Status::unavailable(
-                "the server is shutting down; watch again",
-            ))));
-        }
-        match this.watcher.poll_next(cx) {
-            Poll::Ready(Some(Ok(event))) => {
-                let Published { messages, ends, .. } = &*event;
-                this.over = *ends;
-                this.queued.extend(messages.iter().cloned());
-                Poll::Ready(this.queued.pop_front().map(Ok))
+        loop {
+            if let Some(message) = this.queued.pop_front() {
+                return Poll::Ready(Some(Ok(message)));
             }
-            Poll::Ready(Some(Err(behind))) => {
+            if this.over {
                 this.done = true;
-                Poll::Ready(Some(Err(watcher_too_slow(behind))))
+                return Poll::Ready(None);
             }
-            Poll::Ready(None) => {
+            if this.shutdown.as_mut().poll(cx).is_ready() {
                 this.done = true;
-                Poll::Ready(None)
+                return Poll::Ready(Some(Err(Status::unavailable(
+                    "the server is shutting down; watch again",
+                ))));
             }
-            Poll::Pending => Poll::Pending,
+            match ready!(this.watcher.poll_next(cx)) {
+                Some(Ok(event)) => {
+                    let Published { messages, ends, .. } = &*event;
+                    this.over = *ends;
+                    this.queued.extend(messages.iter().cloned());
+                }
+                Some(Err(behind)) => {
+                    this.done = true;
+                    return Poll::Ready(Some(Err(watcher_too_slow(behind))));
+                }
+                None => {
+                    this.done = true;
+                    return Poll::Ready(None);
+                }
+            }
         }
     }
 }
@@ -397,5 +400,34 @@ impl Service<http::Request<Body>> for GamesRoutes {
                 None => answer,
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A frame is the gRPC header (not compressed, the length) and prost's
+    /// bytes, and gives the message back.
+    #[test]
+    fn frames_hold_prosts_bytes() {
+        let message = pb::WatchGameResponse {
+            kind: pb::GameEventKind::DrawOffered as i32,
+            game: Some(pb::Game {
+                id: "x".repeat(300),
+                version: 7,
+                ..Default::default()
+            }),
+            r#move: None,
+        };
+        let encoded = message.encode_to_vec();
+        let frame = framed(&message);
+        assert_eq!(frame[0], 0, "not compressed");
+        assert_eq!(
+            frame[1..5],
+            u32::try_from(encoded.len()).unwrap().to_be_bytes()
+        );
+        assert_eq!(frame[5..], encoded[..]);
+        assert_eq!(unframed(&frame).unwrap(), message);
     }
 }
