@@ -269,7 +269,7 @@ async fn stalled_watchers_cost_bounded_memory_and_are_told_they_fell_behind() {
             stalled.push(stream.into_inner());
         }
     }
-    // 300 events of about 6 KB each: 1.8 MB per watcher if it were queued.
+    // 300 events of about 4 KB each: 1.2 MB per watcher if it were queued.
     offer_and_decline(&mut games, &id, &white, &black, 150).await;
     let during = server.settled_rss_kib().await;
     assert!(
@@ -486,7 +486,7 @@ async fn watchers_that_stop_reading_their_sockets_cost_bounded_memory() {
 }
 
 /// 50 watchers of a 24-move game over 10 connections that stop reading,
-/// then 600 events (3.6 MB for each watcher, were it queued; the sockets'
+/// then 600 events (2.4 MB for each watcher, were it queued; the sockets'
 /// buffers hold a few MB) and 600 more; then one connection reads again.
 /// RSS before, after 600 and after 1,200 events, the versions the reader
 /// got and its status.

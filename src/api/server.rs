@@ -45,8 +45,8 @@ pub(super) const REQUEST_COMPRESSION: CompressionEncoding = CompressionEncoding:
 /// Requests served at once on one connection; more wait.
 const MAX_IN_FLIGHT_PER_CONNECTION: usize = 256;
 
-/// Default [`ServerConfig::watcher_buffer_bytes`]: 1 MiB, some 40 events
-/// of a 200-move game.
+/// Default [`ServerConfig::watcher_buffer_bytes`]: 1 MiB, some 30 events
+/// of a 200-ply game (about 30 KB each).
 pub const DEFAULT_WATCHER_BUFFER_BYTES: usize = 1024 * 1024;
 /// Default [`ServerConfig::max_watchers_per_game`].
 pub const DEFAULT_MAX_WATCHERS_PER_GAME: usize = 1000;
