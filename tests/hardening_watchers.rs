@@ -578,8 +578,8 @@ async fn watchers_per_connection_are_capped() {
 /// build): RSS after 20,000 WatchGame calls on random ids (and 20,000
 /// more); with 50 stalled watchers (a stream window of 64 KiB never read)
 /// on a game after 24 moves and after 300 more events, then once they are
-/// gone, three times; and with 50 watchers that stop reading their sockets
-/// ([`stop_reading`]).
+/// gone, three times; with 10,000 watchers of one game tried; and with 50
+/// watchers that stop reading their sockets ([`stop_reading`]).
 #[tokio::test]
 #[ignore = "a measurement, not a test"]
 async fn figures() {
@@ -635,6 +635,42 @@ async fn figures() {
         let after_close = server.settled_rss_kib().await;
         println!("round {round}: RSS {after_close} KiB once they closed");
     }
+    drop(server);
+
+    // 10,000 watchers of one game tried, over 100 connections.
+    let server = Binary::start(&[]).await;
+    let mut games = GamesClient::new(server.channel().await);
+    let id = common::new_chess_game(&mut games, None)
+        .await
+        .game
+        .unwrap()
+        .id;
+    let before = server.settled_rss_kib().await;
+    let mut watchers = Vec::new();
+    let mut refused = 0;
+    for _ in 0..100 {
+        let channel = server.channel().await;
+        let calls = (0..100).map(|_| {
+            let mut client = GamesClient::new(channel.clone());
+            let id = id.clone();
+            async move { client.watch_game(watch_request(&id)).await }
+        });
+        for answer in futures_join(calls).await {
+            match answer {
+                Ok(watcher) => watchers.push(watcher),
+                Err(_) => refused += 1,
+            }
+        }
+    }
+    let during = server.settled_rss_kib().await;
+    let opened = watchers.len();
+    drop(watchers);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let after = server.settled_rss_kib().await;
+    println!(
+        "RSS {before} KiB -> {during} KiB with {opened} watchers of one game ({refused} of \
+         10,000 refused), {after} KiB once they closed"
+    );
     drop(server);
 
     let server = Binary::start(&[]).await;
