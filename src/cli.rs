@@ -6,7 +6,10 @@ use clap::{Parser, Subcommand};
 
 use crate::{
     analysis::Analyst,
-    api::{ServerConfig, serve},
+    api::{
+        DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
+        DEFAULT_WATCHER_BUFFER_BYTES, ServerConfig, serve,
+    },
     games::{AdminToken, PgnLimits},
     rules::{Game, Variant, perft},
     telemetry::{self, LogFormat},
@@ -73,6 +76,17 @@ pub enum Command {
         /// --create-rate applies.
         #[arg(long, env = "ARBITER_CREATE_BURST", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
         create_burst: u32,
+        /// Bytes of events a watcher may fall behind by before its stream
+        /// ends with WATCHER_TOO_SLOW (it may watch again); also the most a
+        /// watched game's backlog holds.
+        #[arg(long, env = "ARBITER_WATCHER_BUFFER_BYTES", default_value_t = DEFAULT_WATCHER_BUFFER_BYTES as u64, value_parser = clap::value_parser!(u64).range(1024..=1 << 30))]
+        watcher_buffer_bytes: u64,
+        /// Watchers one game may have at once.
+        #[arg(long, env = "ARBITER_MAX_WATCHERS_PER_GAME", default_value_t = DEFAULT_MAX_WATCHERS_PER_GAME as u32, value_parser = clap::value_parser!(u32).range(1..))]
+        max_watchers_per_game: u32,
+        /// WatchGame streams one connection may have open at once.
+        #[arg(long, env = "ARBITER_MAX_WATCHERS_PER_CONNECTION", default_value_t = DEFAULT_MAX_WATCHERS_PER_CONNECTION as u32, value_parser = clap::value_parser!(u32).range(1..))]
+        max_watchers_per_connection: u32,
     },
     /// Speak UCI on stdin/stdout (chess, or xiangqi via
     /// `setoption name UCI_Variant value xiangqi`).
@@ -113,6 +127,9 @@ impl Cli {
                 max_analyses_per_peer,
                 create_rate,
                 create_burst,
+                watcher_buffer_bytes,
+                max_watchers_per_game,
+                max_watchers_per_connection,
             } => run_server(
                 &listen,
                 ServerConfig {
@@ -124,6 +141,9 @@ impl Cli {
                     max_analyses_per_peer: usize::from(max_analyses_per_peer),
                     create_rate,
                     create_burst,
+                    watcher_buffer_bytes: watcher_buffer_bytes as usize,
+                    max_watchers_per_game: max_watchers_per_game as usize,
+                    max_watchers_per_connection: max_watchers_per_connection as usize,
                     ..ServerConfig::new(database_url)
                 },
                 log_format,

@@ -8,9 +8,8 @@ mod common;
 use std::time::Duration;
 
 use arbiter::{
-    analysis::{Analyst, Capacity},
     api::proto::{self as pb, games_client::GamesClient},
-    games::{Games, ManualTime, SeatSpec, Start, TimeControl},
+    games::{ManualTime, SeatSpec, Start, TimeControl},
     rules::Variant,
     store::Store,
 };
@@ -101,15 +100,7 @@ async fn one_timer_per_ongoing_timed_game() {
     let url = format!("sqlite://{}", dir.path().join("timers.db").display());
     let store = Store::connect(&url).await.unwrap();
     let time = ManualTime::new(START);
-    let games = Games::new(
-        store.clone(),
-        Analyst::new(Capacity {
-            slots: 1,
-            seat_slots: 1,
-            per_peer: 0,
-        }),
-        time.clone(),
-    );
+    let games = common::games_service(store.clone(), time.clone());
     let human = |name: &str| SeatSpec {
         display_name: name.into(),
         engine: None,

@@ -15,9 +15,8 @@ use std::{
 };
 
 use arbiter::{
-    analysis::{Analyst, Capacity},
     api::proto::{self as pb, games_client::GamesClient},
-    games::{GameError, Games, SystemTime},
+    games::{GameError, SystemTime},
     store::Store,
 };
 use common::TestServer;
@@ -253,15 +252,7 @@ async fn wrong_tokens_never_enter_the_writer() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("tokens.db").display());
     let store = Store::connect(&url).await.unwrap();
-    let games = Games::new(
-        store.clone(),
-        Analyst::new(Capacity {
-            slots: 1,
-            seat_slots: 1,
-            per_peer: 0,
-        }),
-        Arc::new(SystemTime),
-    );
+    let games = common::games_service(store.clone(), Arc::new(SystemTime));
     let created = games.import(&pgn(&sans, IMPORTED), None).await.unwrap();
     let id = created.game.id.clone();
     let before = store.write_transactions();

@@ -232,6 +232,7 @@ pub fn game(g: &GameView) -> pb::Game {
         is_check: g.is_check,
         created_at: timestamp(g.created_at),
         updated_at: timestamp(g.updated_at),
+        version: g.version,
     }
 }
 

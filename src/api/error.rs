@@ -8,7 +8,7 @@ use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
 use crate::{
     analysis::AnalysisError,
-    games::{GameError, Refusal},
+    games::{FellBehind, GameError, Refusal},
     rules::{
         MoveError,
         referee::{InvalidPosition, move_error_code},
@@ -67,6 +67,44 @@ fn refused(code: Code, refusal: &Refusal) -> Status {
     with_reason(code, refusal.message.clone(), refusal.reason)
 }
 
+/// `code` with `message`, and `reason` and `metadata` as its `ErrorInfo`.
+fn with_metadata(code: Code, message: String, reason: &str, metadata: &[(&str, String)]) -> Status {
+    let metadata: HashMap<String, String> = metadata
+        .iter()
+        .map(|(key, value)| ((*key).to_owned(), value.clone()))
+        .collect();
+    let details = ErrorDetails::with_error_info(reason, DOMAIN, metadata);
+    Status::with_error_details(code, message, details)
+}
+
+/// RESOURCE_EXHAUSTED: `cap` (`game` or `connection`) has its `limit` of
+/// watchers.
+pub fn too_many_watchers(cap: &str, limit: usize) -> Status {
+    with_metadata(
+        Code::ResourceExhausted,
+        format!("too many watchers: this {cap} has {limit}, the most it may have; try again later"),
+        "TOO_MANY_WATCHERS",
+        &[("cap", cap.to_owned()), ("limit", limit.to_string())],
+    )
+}
+
+/// RESOURCE_EXHAUSTED for a watcher that fell behind its game's backlog.
+pub fn watcher_too_slow(behind: FellBehind) -> Status {
+    with_metadata(
+        Code::ResourceExhausted,
+        format!(
+            "the watcher fell more than {} bytes behind the game; watch again for a fresh \
+             snapshot (the last event received had version {})",
+            behind.limit_bytes, behind.last_version
+        ),
+        "WATCHER_TOO_SLOW",
+        &[
+            ("last_version", behind.last_version.to_string()),
+            ("limit_bytes", behind.limit_bytes.to_string()),
+        ],
+    )
+}
+
 impl From<GameError> for Status {
     fn from(err: GameError) -> Status {
         match &err {
@@ -98,14 +136,12 @@ impl From<GameError> for Status {
             GameError::Unauthenticated(r) => refused(Code::Unauthenticated, r),
             GameError::PermissionDenied(r) => refused(Code::PermissionDenied, r),
             GameError::FailedPrecondition(r) => refused(Code::FailedPrecondition, r),
-            GameError::Conflict { current_ply } => Status::with_error_details(
+            GameError::TooManyWatchers { limit } => too_many_watchers("game", *limit),
+            GameError::Conflict { current_ply } => with_metadata(
                 Code::Aborted,
                 err.to_string(),
-                ErrorDetails::with_error_info(
-                    "PLY_CONFLICT",
-                    DOMAIN,
-                    HashMap::from([("current_ply".to_owned(), current_ply.to_string())]),
-                ),
+                "PLY_CONFLICT",
+                &[("current_ply", current_ply.to_string())],
             ),
             GameError::Store(StoreError::Unavailable(e)) => {
                 tracing::warn!(error = %e, "store unavailable");

@@ -1,9 +1,8 @@
 //! `arbiter.v1.Games`: games refereed and stored by the server.
 
-use std::pin::Pin;
+use std::{pin::Pin, sync::Arc};
 
-use tokio::sync::broadcast::error::RecvError;
-use tokio_stream::Stream;
+use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use super::{
@@ -11,24 +10,22 @@ use super::{
     convert,
     error::invalid_argument,
     proto::{self as pb, games_server},
+    watch::{Watchers, unframed},
 };
 use crate::{
-    games::{
-        EventKind, GameError, Games, PgnNotation, Start, Status as GameStatus, is_well_formed_id,
-    },
+    games::{GameError, Games, PgnNotation, Start, is_well_formed_id},
     store::GameFilter,
 };
 
 const DEFAULT_PAGE: u32 = 50;
 const MAX_PAGE: u32 = 100;
 
+#[derive(Debug)]
 pub struct GamesService {
     pub games: Games,
-    /// Becomes true when the server shuts down; open watch streams end then,
-    /// so that graceful shutdown does not wait on them forever.
-    pub shutdown: tokio::sync::watch::Receiver<bool>,
     /// The rate limit of CreateGame and ImportGame.
     pub creates: Creates,
+    pub watchers: Arc<Watchers>,
 }
 
 /// Page size and cursor from a request to the list whose tokens start with
@@ -65,7 +62,7 @@ const GAMES_PAGES: char = 'g';
 
 /// Notes the game in the RPC's span; an id that cannot be a game's is
 /// NOT_FOUND before anything about it is logged.
-fn trace_game(game_id: &str) -> Result<(), Status> {
+pub(super) fn trace_game(game_id: &str) -> Result<(), Status> {
     if !is_well_formed_id(game_id) {
         return Err(GameError::game_not_found(game_id).into());
     }
@@ -311,96 +308,15 @@ impl games_server::Games for GamesService {
 
     type WatchGameStream = WatchStream;
 
+    /// Served by [`GamesRoutes`](super::watch::GamesRoutes), which sends the
+    /// hub's encoded messages as they are; this decodes them.
     async fn watch_game(
         &self,
         request: Request<pb::WatchGameRequest>,
     ) -> Result<Response<WatchStream>, Status> {
-        trace_game(&request.get_ref().game_id)?;
-        let (snapshot, mut events) = self.games.watch(&request.get_ref().game_id).await?;
-        let mut shutdown = self.shutdown.clone();
-        let stream = async_stream(move |tx| async move {
-            let ended = snapshot.outcome.status != GameStatus::Ongoing;
-            let first = pb::WatchGameResponse {
-                kind: pb::GameEventKind::Snapshot as i32,
-                game: game(&snapshot),
-                r#move: None,
-            };
-            if tx.send(Ok(first)).await.is_err() || ended {
-                return;
-            }
-            let mut seen = snapshot.version;
-            loop {
-                let received = tokio::select! {
-                    received = events.recv() => received,
-                    () = async { let _ = shutdown.wait_for(|stop| *stop).await; } => {
-                        let _ = tx.send(Err(Status::unavailable("the server is shutting down; watch again"))).await;
-                        return;
-                    }
-                };
-                let event = match received {
-                    Ok(event) => event,
-                    Err(RecvError::Lagged(_)) => {
-                        let _ = tx
-                            .send(Err(Status::data_loss(
-                                "watcher fell behind; watch again for a fresh snapshot",
-                            )))
-                            .await;
-                        return;
-                    }
-                    Err(RecvError::Closed) => return,
-                };
-                if event.game.version <= seen {
-                    continue;
-                }
-                seen = event.game.version;
-                let kind = match event.kind {
-                    EventKind::Move => pb::GameEventKind::Move,
-                    EventKind::DrawOffered => pb::GameEventKind::DrawOffered,
-                    EventKind::DrawDeclined => pb::GameEventKind::DrawDeclined,
-                    EventKind::TakebackProposed => pb::GameEventKind::TakebackProposed,
-                    EventKind::TakebackAccepted => pb::GameEventKind::TakebackAccepted,
-                    EventKind::TakebackDeclined => pb::GameEventKind::TakebackDeclined,
-                    EventKind::DrawAccepted
-                    | EventKind::DrawClaimed
-                    | EventKind::Resigned
-                    | EventKind::Aborted
-                    | EventKind::Flagged => pb::GameEventKind::GameEnded,
-                };
-                let over = event.game.outcome.status != GameStatus::Ongoing;
-                let message = pb::WatchGameResponse {
-                    kind: kind as i32,
-                    game: game(&event.game),
-                    r#move: event.played.as_ref().map(convert::played_move),
-                };
-                if tx.send(Ok(message)).await.is_err() {
-                    return;
-                }
-                if over {
-                    if kind != pb::GameEventKind::GameEnded {
-                        let end = pb::WatchGameResponse {
-                            kind: pb::GameEventKind::GameEnded as i32,
-                            game: game(&event.game),
-                            r#move: None,
-                        };
-                        let _ = tx.send(Ok(end)).await;
-                    }
-                    return;
-                }
-            }
-        });
-        Ok(Response::new(Box::pin(stream)))
+        let stream = self.watchers.watch(&request).await?;
+        Ok(Response::new(Box::pin(
+            stream.map(|frame| frame.and_then(|frame| unframed(&frame))),
+        )))
     }
-}
-
-/// A stream fed by a task; the task stops when the client goes away.
-fn async_stream<F, Fut>(
-    f: F,
-) -> tokio_stream::wrappers::ReceiverStream<Result<pb::WatchGameResponse, Status>>
-where
-    F: FnOnce(tokio::sync::mpsc::Sender<Result<pb::WatchGameResponse, Status>>) -> Fut,
-    Fut: std::future::Future<Output = ()> + Send + 'static,
-{
-    let (tx, rx) = tokio::sync::mpsc::channel(16);
-    tokio::spawn(f(tx));
-    tokio_stream::wrappers::ReceiverStream::new(rx)
 }

@@ -15,6 +15,11 @@ mod rules;
 mod server;
 mod small_frames;
 mod socket;
+mod watch;
 
 pub use legal_moves::LegalMovesAnswer;
-pub use server::{ServerConfig, serve};
+pub use server::{
+    DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
+    DEFAULT_WATCHER_BUFFER_BYTES, ServerConfig, serve,
+};
+pub use watch::encode_event;

@@ -28,10 +28,11 @@ use super::{
     rules::RulesService,
     small_frames::SmallFrames,
     socket::Connection,
+    watch::{GamesRoutes, Watchers, encode_event},
 };
 use crate::{
     analysis::{Analyst, Capacity},
-    games::{AdminToken, Games, PgnLimits, SystemTime, TimeSource},
+    games::{AdminToken, Games, PgnLimits, SystemTime, TimeSource, Watching},
     peers::CreateRate,
     positions::Positions,
     store::Store,
@@ -45,6 +46,14 @@ const MAX_MESSAGE: usize = 1024 * 1024;
 pub(super) const REQUEST_COMPRESSION: CompressionEncoding = CompressionEncoding::Gzip;
 /// Requests served at once on one connection; more wait.
 const MAX_IN_FLIGHT_PER_CONNECTION: usize = 256;
+
+/// Default [`ServerConfig::watcher_buffer_bytes`]: 1 MiB, some 30 events
+/// of a 200-ply game (about 30 KB each).
+pub const DEFAULT_WATCHER_BUFFER_BYTES: usize = 1024 * 1024;
+/// Default [`ServerConfig::max_watchers_per_game`].
+pub const DEFAULT_MAX_WATCHERS_PER_GAME: usize = 1000;
+/// Default [`ServerConfig::max_watchers_per_connection`].
+pub const DEFAULT_MAX_WATCHERS_PER_CONNECTION: usize = 100;
 
 /// A generated service taking the requests every service takes: up to
 /// [`MAX_MESSAGE`] bytes, plain or gzip (`RulesRoutes` sets the same).
@@ -81,6 +90,13 @@ pub struct ServerConfig {
     /// `create_burst` (0: no limit).
     pub create_rate: u32,
     pub create_burst: u32,
+    /// Encoded bytes a watcher may fall behind by before it is ended with
+    /// `WATCHER_TOO_SLOW`; also the most a game's backlog holds.
+    pub watcher_buffer_bytes: usize,
+    /// Watchers one game may have at once.
+    pub max_watchers_per_game: usize,
+    /// Watch streams one connection may have open at once.
+    pub max_watchers_per_connection: usize,
 }
 
 impl ServerConfig {
@@ -97,6 +113,9 @@ impl ServerConfig {
             max_analyses_per_peer: 1,
             create_rate: 20,
             create_burst: 100,
+            watcher_buffer_bytes: DEFAULT_WATCHER_BUFFER_BYTES,
+            max_watchers_per_game: DEFAULT_MAX_WATCHERS_PER_GAME,
+            max_watchers_per_connection: DEFAULT_MAX_WATCHERS_PER_CONNECTION,
         }
     }
 }
@@ -151,12 +170,22 @@ pub async fn serve(
         per_peer: config.max_analyses_per_peer,
     });
     let creates = CreateRate::new(config.create_rate, config.create_burst).map(Arc::new);
-    let games = Games::new(store.clone(), analyst.clone(), config.time.clone())
-        .with_admin_token(config.admin_token.clone())
-        .with_import_limits(PgnLimits {
-            moves: config.import_max_moves,
-            tokens: config.import_max_tokens,
-        });
+    let watching = Watching {
+        buffer_bytes: config.watcher_buffer_bytes,
+        max_per_game: config.max_watchers_per_game,
+        encode: encode_event,
+    };
+    let games = Games::new(
+        store.clone(),
+        analyst.clone(),
+        config.time.clone(),
+        watching,
+    )
+    .with_admin_token(config.admin_token.clone())
+    .with_import_limits(PgnLimits {
+        moves: config.import_max_moves,
+        tokens: config.import_max_tokens,
+    });
     let resumed = games.resume_engines().await?;
     let clocks = games.resume_clocks().await?;
     let (stop_watchers, shutdown_watch) = tokio::sync::watch::channel(false);
@@ -196,11 +225,11 @@ pub async fn serve(
             positions: Positions::new(store.clone()).with_admin_token(config.admin_token.clone()),
             creates: creates.clone(),
         })))
-        .add_service(requests!(GamesServer::new(GamesService {
-            games,
-            shutdown: shutdown_watch,
+        .add_service(GamesRoutes::new(
+            Watchers::new(games, shutdown_watch, config.max_watchers_per_connection),
             creates,
-        })))
+            MAX_MESSAGE,
+        ))
         .add_service(requests!(EngineServer::new(EngineService { analyst })))
         .serve_with_incoming_shutdown(incoming, shutdown)
         .await?;

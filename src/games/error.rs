@@ -40,6 +40,8 @@ pub enum GameError {
     PermissionDenied(Refusal),
     #[error("{0}")]
     FailedPrecondition(Refusal),
+    #[error("this game has {limit} watchers, the most it may have; try again later")]
+    TooManyWatchers { limit: usize },
     #[error("the game has moved on: it is at ply {current_ply}")]
     Conflict { current_ply: u32 },
     #[error("stored data is inconsistent: {0}")]

@@ -1,17 +1,28 @@
-//! The live feed of game events, in memory, one broadcast channel per
-//! watched game.
+//! The live feed of game events, in memory: one channel per watched game,
+//! holding each event encoded once, as watchers receive it, and shared by
+//! all of them.
+//!
+//! A channel lives while its game has watchers: the first subscription
+//! opens it, and the last watcher to leave or the game's end removes it.
+//! Its backlog keeps the events some watcher has not read yet, and no more
+//! than [`Watching::buffer_bytes`] and [`MAX_BACKLOG`] events: the publisher
+//! drops the oldest beyond that. A watcher whose next event was dropped fell
+//! that far behind; it learns so ([`FellBehind`]) when it is next polled,
+//! so that a watcher which never reads (its connection's send window full,
+//! and nothing polling it) costs no more than the bounded backlog.
 
 use std::{
-    collections::HashMap,
-    sync::{Arc, Mutex},
+    collections::{HashMap, VecDeque},
+    sync::{Arc, Mutex, MutexGuard},
+    task::{Context, Poll, Waker},
 };
 
-use tokio::sync::broadcast;
+use bytes::Bytes;
 
-use super::{GameView, MoveView};
+use super::{GameError, GameView, MoveView, Status};
 
-/// Events a watcher may fall behind by before it is told it lagged.
-const CAPACITY: usize = 256;
+/// Most events a game's backlog holds, however small.
+pub const MAX_BACKLOG: usize = 256;
 
 /// What happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,40 +61,554 @@ impl EventKind {
 }
 
 /// One event: the game after it, and the move if one was played.
-#[derive(Clone, Debug)]
-pub struct GameEvent {
+#[derive(Clone, Copy, Debug)]
+pub struct GameEvent<'a> {
     pub kind: EventKind,
-    pub game: Arc<GameView>,
-    pub played: Option<MoveView>,
+    pub game: &'a GameView,
+    pub played: Option<&'a MoveView>,
 }
 
+/// Encodes an event into the messages a watcher receives for it, once for
+/// all of its watchers.
+pub type EncodeEvent = fn(GameEvent<'_>) -> Vec<Bytes>;
+
+/// How games are watched.
+#[derive(Clone, Copy, Debug)]
+pub struct Watching {
+    /// Encoded bytes a watcher may fall behind by; also the most a game's
+    /// backlog holds (at least its newest event is kept).
+    pub buffer_bytes: usize,
+    /// Watchers one game may have at once.
+    pub max_per_game: usize,
+    pub encode: EncodeEvent,
+}
+
+/// An event as its watchers receive it.
+#[derive(Debug)]
+pub struct Published {
+    /// The game's version after the event.
+    pub version: i64,
+    /// The encoded messages, in order.
+    pub messages: Vec<Bytes>,
+    /// Whether the game is over after it: nothing follows.
+    pub ends: bool,
+}
+
+impl Published {
+    fn size(&self) -> usize {
+        self.messages.iter().map(Bytes::len).sum()
+    }
+}
+
+/// A watcher's next event was dropped from its game's backlog before it
+/// read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FellBehind {
+    /// The version of the last event the watcher received (or of its
+    /// snapshot).
+    pub last_version: i64,
+    /// The backlog's byte bound it fell behind by.
+    pub limit_bytes: usize,
+}
+
+#[derive(Debug)]
+struct Held {
+    event: Arc<Published>,
+    /// Watchers that still have to read it.
+    unread: usize,
+}
+
+/// A watched game's channel.
 #[derive(Debug, Default)]
+struct Channel {
+    backlog: VecDeque<Held>,
+    /// The sequence number of the backlog's first event (of the next one
+    /// when it is empty).
+    first: u64,
+    /// Encoded bytes in the backlog.
+    bytes: usize,
+    /// The watchers, each with the waker to call when an event comes.
+    watchers: HashMap<u64, Option<Waker>>,
+    next_watcher: u64,
+    /// The game is over: no event follows the last one.
+    ended: bool,
+}
+
+impl Channel {
+    /// The sequence number the next event gets.
+    fn end(&self) -> u64 {
+        self.first + self.backlog.len() as u64
+    }
+
+    /// Drops the events every watcher has read, then the oldest while the
+    /// backlog is over its bounds (keeping the newest).
+    fn trim(&mut self, buffer_bytes: usize) {
+        while let Some(front) = self.backlog.front() {
+            let over = self.bytes > buffer_bytes || self.backlog.len() > MAX_BACKLOG;
+            if front.unread > 0 && !(over && self.backlog.len() > 1) {
+                break;
+            }
+            self.bytes -= front.event.size();
+            self.backlog.pop_front();
+            self.first += 1;
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The channels of the watched games.
+#[derive(Debug)]
 pub(super) struct Hub {
-    channels: Mutex<HashMap<String, broadcast::Sender<GameEvent>>>,
+    watching: Watching,
+    channels: Mutex<HashMap<String, Arc<Mutex<Channel>>>>,
 }
 
 impl Hub {
-    pub(super) fn subscribe(&self, id: &str) -> broadcast::Receiver<GameEvent> {
-        let mut channels = self.channels.lock().unwrap_or_else(|e| e.into_inner());
-        channels
-            .entry(id.to_owned())
-            .or_insert_with(|| broadcast::channel(CAPACITY).0)
-            .subscribe()
+    pub(super) fn new(watching: Watching) -> Hub {
+        Hub {
+            watching,
+            channels: Mutex::default(),
+        }
     }
 
+    /// Games with a channel now.
+    pub(super) fn watched_games(&self) -> usize {
+        lock(&self.channels).len()
+    }
+
+    /// A watcher of game `id` from the next event on.
+    ///
+    /// # Errors
+    ///
+    /// The game has as many watchers as it may have.
+    pub(super) fn subscribe(self: &Arc<Hub>, id: &str) -> Result<Watcher, GameError> {
+        // The watcher joins under the map's lock: a last watcher leaving
+        // meanwhile must not remove the channel it joins.
+        let mut channels = lock(&self.channels);
+        let channel = channels.entry(id.to_owned()).or_default();
+        if lock(channel).ended {
+            // Its last watchers are still reading the end; a new watcher
+            // starts from the snapshot, which tells it.
+            *channel = Arc::default();
+        }
+        let channel = Arc::clone(channel);
+        let mut state = lock(&channel);
+        if state.watchers.len() >= self.watching.max_per_game {
+            if state.watchers.is_empty() {
+                channels.remove(id);
+            }
+            return Err(GameError::TooManyWatchers {
+                limit: self.watching.max_per_game,
+            });
+        }
+        let key = state.next_watcher;
+        state.next_watcher += 1;
+        state.watchers.insert(key, None);
+        let next = state.end();
+        drop(state);
+        Ok(Watcher {
+            hub: Arc::clone(self),
+            id: id.to_owned(),
+            channel,
+            key,
+            next,
+            seen: i64::MIN,
+        })
+    }
+
+    /// Sends the event to the game's watchers, if it has any; encodes it
+    /// once for all of them. The game's channel closes if it ended.
     pub(super) fn publish(&self, kind: EventKind, game: &GameView, played: Option<MoveView>) {
-        let mut channels = self.channels.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(sender) = channels.get(&game.id) else {
+        let Some(channel) = lock(&self.channels).get(&game.id).cloned() else {
             return;
         };
-        if sender.receiver_count() == 0 {
-            channels.remove(&game.id);
-            return;
-        }
-        let _ = sender.send(GameEvent {
-            kind,
-            game: Arc::new(game.clone()),
-            played,
+        // Encoded outside the locks: a long game's record takes a while.
+        let event = Arc::new(Published {
+            version: game.version,
+            messages: (self.watching.encode)(GameEvent {
+                kind,
+                game,
+                played: played.as_ref(),
+            }),
+            ends: game.outcome.status != Status::Ongoing,
         });
+        let wakers: Vec<Waker> = {
+            let mut state = lock(&channel);
+            if state.ended || state.watchers.is_empty() {
+                return;
+            }
+            state.bytes += event.size();
+            state.ended = event.ends;
+            let unread = state.watchers.len();
+            state.backlog.push_back(Held { event, unread });
+            state.trim(self.watching.buffer_bytes);
+            state
+                .watchers
+                .values_mut()
+                .filter_map(Option::take)
+                .collect()
+        };
+        wakers.into_iter().for_each(Waker::wake);
+        if game.outcome.status != Status::Ongoing {
+            let mut channels = lock(&self.channels);
+            if channels
+                .get(&game.id)
+                .is_some_and(|c| Arc::ptr_eq(c, &channel))
+            {
+                channels.remove(&game.id);
+            }
+        }
+    }
+
+    /// Removes the channel of game `id` if it is `channel` and nobody
+    /// watches it any more.
+    fn leave_if_unwatched(&self, id: &str, channel: &Arc<Mutex<Channel>>) {
+        let mut channels = lock(&self.channels);
+        if channels.get(id).is_some_and(|c| Arc::ptr_eq(c, channel))
+            && lock(channel).watchers.is_empty()
+        {
+            channels.remove(id);
+        }
+    }
+}
+
+/// One watcher of a game; leaves the game's channel when dropped.
+#[derive(Debug)]
+pub struct Watcher {
+    hub: Arc<Hub>,
+    id: String,
+    channel: Arc<Mutex<Channel>>,
+    key: u64,
+    /// The sequence number of the next event to read.
+    next: u64,
+    /// The version of the last event received.
+    seen: i64,
+}
+
+impl Watcher {
+    /// Skips the events up to `version` (those the snapshot already shows).
+    pub(super) fn seen(&mut self, version: i64) {
+        self.seen = version;
+    }
+
+    /// The next event newer than the last one received; `None` after the
+    /// game's end.
+    ///
+    /// # Errors
+    ///
+    /// The next event was dropped before this watcher read it.
+    pub fn poll_next(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Arc<Published>, FellBehind>>> {
+        let mut state = lock(&self.channel);
+        if self.next < state.first {
+            return Poll::Ready(Some(Err(FellBehind {
+                last_version: self.seen,
+                limit_bytes: self.hub.watching.buffer_bytes,
+            })));
+        }
+        while self.next < state.end() {
+            let index = (self.next - state.first) as usize;
+            let held = &mut state.backlog[index];
+            held.unread -= 1;
+            let event = Arc::clone(&held.event);
+            self.next += 1;
+            state.trim(self.hub.watching.buffer_bytes);
+            if event.version > self.seen {
+                self.seen = event.version;
+                return Poll::Ready(Some(Ok(event)));
+            }
+        }
+        if state.ended {
+            return Poll::Ready(None);
+        }
+        state.watchers.insert(self.key, Some(cx.waker().clone()));
+        Poll::Pending
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        let unwatched = {
+            let mut state = lock(&self.channel);
+            state.watchers.remove(&self.key);
+            let from = self.next.saturating_sub(state.first) as usize;
+            for held in state.backlog.iter_mut().skip(from) {
+                held.unread -= 1;
+            }
+            state.trim(self.hub.watching.buffer_bytes);
+            state.watchers.is_empty()
+        };
+        if unwatched {
+            self.hub.leave_if_unwatched(&self.id, &self.channel);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{
+        sync::atomic::{AtomicUsize, Ordering},
+        task::Wake,
+    };
+
+    use super::*;
+    use crate::{games::OutcomeView, rules::Variant};
+
+    /// Every event encodes to one message of 100 bytes.
+    fn encode(_: GameEvent<'_>) -> Vec<Bytes> {
+        vec![Bytes::from(vec![0; 100])]
+    }
+
+    fn hub(buffer_bytes: usize, max_per_game: usize) -> Arc<Hub> {
+        Arc::new(Hub::new(Watching {
+            buffer_bytes,
+            max_per_game,
+            encode,
+        }))
+    }
+
+    fn game(id: &str, version: i64, over: bool) -> GameView {
+        GameView {
+            id: id.to_owned(),
+            variant: Variant::Chess,
+            version,
+            start_fen: String::new(),
+            fen: String::new(),
+            turn: None,
+            ply: 0,
+            moves: Vec::new(),
+            outcome: OutcomeView {
+                status: if over { Status::Drawn } else { Status::Ongoing },
+                winner: None,
+                ending: None,
+                claimable: Vec::new(),
+                description: String::new(),
+            },
+            white_name: String::new(),
+            black_name: String::new(),
+            white_engine: None,
+            black_engine: None,
+            draw_offer: None,
+            takeback_offer: None,
+            clock: None,
+            is_check: false,
+            created_at: 0,
+            updated_at: 0,
+        }
+    }
+
+    fn publish(hub: &Hub, version: i64) {
+        hub.publish(EventKind::DrawOffered, &game("g", version, false), None);
+    }
+
+    type Next = Option<Result<i64, FellBehind>>;
+
+    /// The next event's version, `None` at the end; panics if none is ready.
+    fn next(watcher: &mut Watcher) -> Next {
+        match watcher.poll_next(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(next) => next.map(|r| r.map(|event| event.version)),
+            Poll::Pending => panic!("no event ready"),
+        }
+    }
+
+    fn pending(watcher: &mut Watcher) -> bool {
+        watcher
+            .poll_next(&mut Context::from_waker(Waker::noop()))
+            .is_pending()
+    }
+
+    fn backlog(watcher: &Watcher) -> (usize, usize) {
+        let state = lock(&watcher.channel);
+        (state.backlog.len(), state.bytes)
+    }
+
+    #[test]
+    fn a_channel_lives_while_its_game_has_watchers() {
+        let hub = hub(1000, 10);
+        publish(&hub, 1); // nobody watches: nothing is kept
+        assert_eq!(hub.watched_games(), 0);
+        let first = hub.subscribe("g").unwrap();
+        let second = hub.subscribe("g").unwrap();
+        let other = hub.subscribe("h").unwrap();
+        assert_eq!(hub.watched_games(), 2);
+        drop(first);
+        assert_eq!(hub.watched_games(), 2);
+        drop(second);
+        assert_eq!(hub.watched_games(), 1);
+        drop(other);
+        assert_eq!(hub.watched_games(), 0);
+    }
+
+    #[test]
+    fn every_watcher_reads_every_event_once_and_read_events_are_dropped() {
+        let hub = hub(1000, 10);
+        let mut a = hub.subscribe("g").unwrap();
+        let mut b = hub.subscribe("g").unwrap();
+        a.seen(0);
+        b.seen(0);
+        assert!(pending(&mut a));
+        publish(&hub, 1);
+        publish(&hub, 2);
+        assert_eq!(next(&mut a), Some(Ok(1)));
+        assert_eq!(next(&mut a), Some(Ok(2)));
+        assert!(pending(&mut a));
+        assert_eq!(backlog(&a), (2, 200), "b has not read them");
+        assert_eq!(next(&mut b), Some(Ok(1)));
+        assert_eq!(backlog(&a), (1, 100));
+        drop(b);
+        assert_eq!(backlog(&a), (0, 0), "nobody needs them any more");
+    }
+
+    #[test]
+    fn events_not_newer_than_the_snapshot_are_skipped() {
+        let hub = hub(1000, 10);
+        let mut watcher = hub.subscribe("g").unwrap();
+        publish(&hub, 4);
+        watcher.seen(5);
+        publish(&hub, 6);
+        publish(&hub, 5);
+        assert_eq!(next(&mut watcher), Some(Ok(6)));
+        assert!(pending(&mut watcher));
+        assert_eq!(backlog(&watcher), (0, 0));
+    }
+
+    #[test]
+    fn a_stalled_watcher_costs_a_bounded_backlog_then_learns_it_fell_behind() {
+        let hub = hub(1000, 10);
+        let mut stalled = hub.subscribe("g").unwrap();
+        let mut reader = hub.subscribe("g").unwrap();
+        stalled.seen(0);
+        reader.seen(0);
+        publish(&hub, 1);
+        publish(&hub, 2);
+        assert_eq!(next(&mut stalled), Some(Ok(1)));
+        for version in 1..=50 {
+            if version > 2 {
+                publish(&hub, version);
+            }
+            assert_eq!(next(&mut reader), Some(Ok(version)));
+            let (events, bytes) = backlog(&reader);
+            assert!(
+                bytes <= 1000 && events <= 10,
+                "{events} events, {bytes} bytes"
+            );
+        }
+        let behind = FellBehind {
+            last_version: 1,
+            limit_bytes: 1000,
+        };
+        assert_eq!(next(&mut stalled), Some(Err(behind)));
+        drop(stalled);
+        assert_eq!(backlog(&reader), (0, 0));
+        // The reader goes on.
+        publish(&hub, 51);
+        assert_eq!(next(&mut reader), Some(Ok(51)));
+    }
+
+    #[test]
+    fn the_backlog_holds_at_most_max_backlog_events_and_always_the_newest() {
+        let small = hub(usize::MAX, 10);
+        let mut watcher = small.subscribe("g").unwrap();
+        for version in 1..=MAX_BACKLOG as i64 + 10 {
+            publish(&small, version);
+        }
+        assert_eq!(backlog(&watcher).0, MAX_BACKLOG);
+        assert!(matches!(next(&mut watcher), Some(Err(_))));
+        // A budget below one event still keeps the newest.
+        let tiny = hub(10, 10);
+        let mut watcher = tiny.subscribe("g").unwrap();
+        watcher.seen(0);
+        publish(&tiny, 1);
+        assert_eq!(backlog(&watcher), (1, 100));
+        assert_eq!(next(&mut watcher), Some(Ok(1)));
+    }
+
+    #[test]
+    fn the_end_closes_the_channel_and_its_watchers_read_it() {
+        let hub = hub(1000, 10);
+        let mut watcher = hub.subscribe("g").unwrap();
+        watcher.seen(0);
+        publish(&hub, 1);
+        hub.publish(EventKind::Resigned, &game("g", 2, true), None);
+        assert_eq!(hub.watched_games(), 0);
+        // A new watcher meanwhile gets a channel of its own, which the old
+        // watcher leaving does not remove.
+        let newer = hub.subscribe("g").unwrap();
+        assert_eq!(next(&mut watcher), Some(Ok(1)));
+        assert_eq!(next(&mut watcher), Some(Ok(2)));
+        assert_eq!(next(&mut watcher), None);
+        drop(watcher);
+        assert_eq!(hub.watched_games(), 1);
+        drop(newer);
+        assert_eq!(hub.watched_games(), 0);
+    }
+
+    #[test]
+    fn a_game_has_at_most_max_per_game_watchers() {
+        let hub = hub(1000, 2);
+        let first = hub.subscribe("g").unwrap();
+        let _second = hub.subscribe("g").unwrap();
+        let refused = hub.subscribe("g").unwrap_err();
+        assert!(
+            matches!(refused, GameError::TooManyWatchers { limit: 2 }),
+            "{refused:?}"
+        );
+        let _other_game = hub.subscribe("h").unwrap();
+        drop(first);
+        hub.subscribe("g").expect("a place was freed");
+    }
+
+    /// A watcher that joins while the last one leaves still gets the next
+    /// event (its channel stays in the map).
+    #[test]
+    fn joining_while_the_last_watcher_leaves_misses_nothing() {
+        let hub = hub(1000, 10);
+        for version in 1..=2_000 {
+            let leaving = hub.subscribe("g").unwrap();
+            let barrier = Arc::new(std::sync::Barrier::new(2));
+            let leaver = {
+                let barrier = Arc::clone(&barrier);
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    drop(leaving);
+                })
+            };
+            barrier.wait();
+            let mut joining = hub.subscribe("g").unwrap();
+            leaver.join().unwrap();
+            joining.seen(version - 1);
+            publish(&hub, version);
+            assert_eq!(next(&mut joining), Some(Ok(version)), "round {version}");
+        }
+    }
+
+    #[test]
+    fn an_event_wakes_its_waiting_watchers() {
+        struct Count(AtomicUsize);
+        impl Wake for Count {
+            fn wake(self: Arc<Self>) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let hub = hub(1000, 10);
+        let mut watcher = hub.subscribe("g").unwrap();
+        watcher.seen(0);
+        let count = Arc::new(Count(AtomicUsize::new(0)));
+        let waker = Waker::from(Arc::clone(&count));
+        assert!(
+            watcher
+                .poll_next(&mut Context::from_waker(&waker))
+                .is_pending()
+        );
+        publish(&hub, 1);
+        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        publish(&hub, 2);
+        assert_eq!(count.0.load(Ordering::SeqCst), 1, "woken once per wait");
+        assert_eq!(next(&mut watcher), Some(Ok(1)));
     }
 }

@@ -22,15 +22,15 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use tokio::sync::broadcast;
-
 pub use admin::AdminToken;
 pub(crate) use admin::is_admin;
 pub use clock::{FIRST_MOVE_GRACE, GameClock, ManualTime, SystemTime, TimeControl, TimeSource};
 pub use ending::Ending;
 pub use engine_seat::{EngineSeat, SeatSpec};
 pub use error::{GameError, Refusal};
-pub use hub::{EventKind, GameEvent};
+pub use hub::{
+    EncodeEvent, EventKind, FellBehind, GameEvent, MAX_BACKLOG, Published, Watcher, Watching,
+};
 pub(crate) use ids::{hash_token, new_token};
 pub use ids::{is_well_formed_id, new_id};
 pub use pgn::{PgnLimits, PgnNotation};
@@ -91,11 +91,16 @@ const MAX_NAME: usize = 100;
 
 impl Games {
     /// The games service; engine seats search through `analyst`, clocks
-    /// run on `time`.
-    pub fn new(store: Store, analyst: Analyst, time: Arc<dyn TimeSource>) -> Games {
+    /// run on `time`, watchers are served as `watching` says.
+    pub fn new(
+        store: Store,
+        analyst: Analyst,
+        time: Arc<dyn TimeSource>,
+        watching: Watching,
+    ) -> Games {
         Games {
             store,
-            hub: Arc::default(),
+            hub: Arc::new(hub::Hub::new(watching)),
             analyst,
             thinking: Arc::default(),
             time,
@@ -487,20 +492,26 @@ impl Games {
         Ok(view)
     }
 
-    /// A snapshot of the game and the feed of what happens next.
+    /// A snapshot of the game and the feed of what happens next. Nothing
+    /// is kept for an unknown game.
     ///
     /// # Errors
     ///
-    /// Unknown id, or storage.
-    pub async fn watch(
-        &self,
-        id: &str,
-    ) -> Result<(GameView, broadcast::Receiver<GameEvent>), GameError> {
+    /// Unknown id, too many watchers of the game, or storage.
+    pub async fn watch(&self, id: &str) -> Result<(GameView, Watcher), GameError> {
         // Subscribe before reading, so nothing between the two is missed;
-        // the watcher skips events not newer than the snapshot.
-        let receiver = self.hub.subscribe(id);
+        // the watcher skips events not newer than the snapshot. On an
+        // error the watcher is dropped, and with it the channel it opened.
+        let mut watcher = self.hub.subscribe(id)?;
         let view = self.get(id).await?;
-        Ok((view, receiver))
+        watcher.seen(view.version);
+        Ok((view, watcher))
+    }
+
+    /// Games with watchers now (each has a channel in memory): for tests
+    /// and monitoring.
+    pub fn watched_games(&self) -> usize {
+        self.hub.watched_games()
     }
 
     /// A seat action on an ongoing game; publishes the resulting event.

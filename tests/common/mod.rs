@@ -289,3 +289,27 @@ pub fn code_and_reason(status: &tonic::Status) -> (tonic::Code, String) {
     let reason = status.get_details_error_info().map(|info| info.reason);
     (status.code(), reason.unwrap_or_default())
 }
+
+/// The games service on its own (no server) over `store`, with one engine
+/// slot of each kind and serve's watcher defaults.
+pub fn games_service(
+    store: arbiter::store::Store,
+    time: Arc<dyn TimeSource>,
+) -> arbiter::games::Games {
+    use arbiter::{
+        analysis::{Analyst, Capacity},
+        api::{DEFAULT_MAX_WATCHERS_PER_GAME, DEFAULT_WATCHER_BUFFER_BYTES, encode_event},
+        games::{Games, Watching},
+    };
+    let analyst = Analyst::new(Capacity {
+        slots: 1,
+        seat_slots: 1,
+        per_peer: 0,
+    });
+    let watching = Watching {
+        buffer_bytes: DEFAULT_WATCHER_BUFFER_BYTES,
+        max_per_game: DEFAULT_MAX_WATCHERS_PER_GAME,
+        encode: encode_event,
+    };
+    Games::new(store, analyst, time, watching)
+}
