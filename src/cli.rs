@@ -1,12 +1,12 @@
 //! The `arbiter` command line.
 
-use std::process::ExitCode;
+use std::{process::ExitCode, time::Duration};
 
 use clap::{Parser, Subcommand};
 
 use crate::{
     analysis::Analyst,
-    api::{ServerConfig, serve},
+    api::{DEFAULT_MAX_GAMES_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BYTES, ServerConfig, serve},
     rules::{Game, Variant, perft},
     telemetry::{self, LogFormat},
     with_game,
@@ -42,6 +42,47 @@ pub enum Command {
         /// default: one fewer than the CPU cores, at least 1.
         #[arg(long, env = "ARBITER_ENGINE_SLOTS", value_parser = clap::value_parser!(u16).range(1..=1024))]
         engine_slots: Option<u16>,
+        /// Largest request message of the Rules, Positions and Engine
+        /// services, in bytes after decompression.
+        #[arg(long, env = "ARBITER_MAX_REQUEST_BYTES", default_value_t = DEFAULT_MAX_REQUEST_BYTES, value_parser = bytes)]
+        max_request_bytes: usize,
+        /// Largest request message of the Games service (ImportGame's PGN),
+        /// in bytes after decompression.
+        #[arg(long, env = "ARBITER_MAX_GAMES_REQUEST_BYTES", default_value_t = DEFAULT_MAX_GAMES_REQUEST_BYTES, value_parser = bytes)]
+        max_games_request_bytes: usize,
+        /// Requests served at once across the server; more are refused with
+        /// SERVER_BUSY.
+        #[arg(long, env = "ARBITER_MAX_IN_FLIGHT", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        max_in_flight: u32,
+        /// How long a request may wait for its answer (e.g. 60s, 500ms, 5m).
+        #[arg(long, env = "ARBITER_REQUEST_TIMEOUT", default_value = "60s", value_parser = duration)]
+        request_timeout: Duration,
+        /// Connections open at once; more are closed at once.
+        #[arg(long, env = "ARBITER_MAX_CONNECTIONS", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        max_connections: u32,
+        /// HTTP/2 streams (requests in flight) per connection, advertised
+        /// as SETTINGS_MAX_CONCURRENT_STREAMS.
+        #[arg(long, env = "ARBITER_MAX_CONCURRENT_STREAMS", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        max_concurrent_streams: u32,
+        /// Time a new connection has to send its HTTP/2 preface or first
+        /// HTTP/1.1 request.
+        #[arg(long, env = "ARBITER_HANDSHAKE_TIMEOUT", default_value = "10s", value_parser = duration)]
+        handshake_timeout: Duration,
+        /// Time without a request in flight after which a connection is
+        /// closed (an open WatchGame stream is a request in flight).
+        #[arg(long, env = "ARBITER_IDLE_TIMEOUT", default_value = "5m", value_parser = duration)]
+        idle_timeout: Duration,
+        /// Silence after which an HTTP/2 client is pinged.
+        #[arg(long, env = "ARBITER_KEEPALIVE_INTERVAL", default_value = "30s", value_parser = duration)]
+        keepalive_interval: Duration,
+        /// Time a client has to answer a ping before its connection is
+        /// closed.
+        #[arg(long, env = "ARBITER_KEEPALIVE_TIMEOUT", default_value = "10s", value_parser = duration)]
+        keepalive_timeout: Duration,
+        /// Time requests in flight get to finish after SIGTERM/SIGINT;
+        /// the connections still open then are closed.
+        #[arg(long, env = "ARBITER_SHUTDOWN_GRACE", default_value = "10s", value_parser = duration)]
+        shutdown_grace: Duration,
     },
     /// Speak UCI on stdin/stdout (chess, or xiangqi via
     /// `setoption name UCI_Variant value xiangqi`).
@@ -75,10 +116,32 @@ impl Cli {
                 database_url,
                 log_format,
                 engine_slots,
+                max_request_bytes,
+                max_games_request_bytes,
+                max_in_flight,
+                request_timeout,
+                max_connections,
+                max_concurrent_streams,
+                handshake_timeout,
+                idle_timeout,
+                keepalive_interval,
+                keepalive_timeout,
+                shutdown_grace,
             } => run_server(
                 &listen,
                 ServerConfig {
                     engine_slots: engine_slots.map_or_else(Analyst::default_slots, usize::from),
+                    max_request_bytes,
+                    max_games_request_bytes,
+                    max_in_flight: max_in_flight as usize,
+                    request_timeout,
+                    max_connections: max_connections as usize,
+                    max_concurrent_streams,
+                    handshake_timeout,
+                    idle_timeout,
+                    keepalive_interval,
+                    keepalive_timeout,
+                    shutdown_grace,
                     ..ServerConfig::new(database_url)
                 },
                 log_format,
@@ -97,6 +160,54 @@ impl Cli {
             } => with_game!(variant, G => run_perft::<G>(fen.as_deref(), depth, divide)),
         }
     }
+}
+
+/// A duration on the command line: a number with `ms`, `s`, `m` or `h`
+/// (`500ms`, `10s`, `5m`), or seconds alone; at least 1 ms.
+fn duration(text: &str) -> Result<Duration, String> {
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration (e.g. 500ms, 10s, 5m)"))?;
+    let ms = match unit {
+        "ms" => Some(n),
+        "" | "s" => n.checked_mul(1_000),
+        "m" => n.checked_mul(60_000),
+        "h" => n.checked_mul(3_600_000),
+        _ => return Err(format!("{text:?}: the unit is one of ms, s, m, h")),
+    };
+    match ms {
+        Some(0) => Err("a duration of at least 1ms".to_owned()),
+        Some(ms) => Ok(Duration::from_millis(ms)),
+        None => Err(format!("{text:?} is too long")),
+    }
+}
+
+/// A size in bytes on the command line: a number, or with `KiB` or `MiB`;
+/// from 1 KiB to 64 MiB.
+fn bytes(text: &str) -> Result<usize, String> {
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let n: usize = digits
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size (e.g. 65536, 64KiB, 1MiB)"))?;
+    let size = match unit {
+        "" => Some(n),
+        "KiB" => n.checked_mul(1024),
+        "MiB" => n.checked_mul(1024 * 1024),
+        _ => {
+            return Err(format!(
+                "{text:?}: the unit is KiB or MiB, or none for bytes"
+            ));
+        }
+    };
+    size.filter(|size| (1024..=64 * 1024 * 1024).contains(size))
+        .ok_or_else(|| format!("{text:?}: a size from 1KiB to 64MiB"))
 }
 
 fn run_perft<G: Game>(fen: Option<&str>, depth: u32, divide: bool) -> ExitCode {
@@ -165,4 +276,27 @@ async fn shutdown_signal() {
     #[cfg(not(unix))]
     let _ = interrupt.await;
     tracing::info!("shutting down");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_durations_and_sizes() {
+        assert_eq!(duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(duration("10"), Ok(Duration::from_secs(10)));
+        assert_eq!(duration("5m"), Ok(Duration::from_secs(300)));
+        assert_eq!(duration("1h"), Ok(Duration::from_secs(3600)));
+        for bad in ["", "0s", "s", "1.5s", "-1s", "10 s", "3d"] {
+            assert!(duration(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(bytes("65536"), Ok(65536));
+        assert_eq!(bytes("64KiB"), Ok(65536));
+        assert_eq!(bytes("1MiB"), Ok(1 << 20));
+        for bad in ["", "100", "1GiB", "65MiB", "1kb"] {
+            assert!(bytes(bad).is_err(), "{bad:?}");
+        }
+    }
 }

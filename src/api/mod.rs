@@ -1,6 +1,7 @@
 //! The gRPC transport: turns requests into domain calls and domain errors
 //! into statuses. No rules and no SQL here.
 
+mod connections;
 mod convert;
 mod engine;
 mod error;
@@ -9,10 +10,14 @@ mod legal_moves;
 mod positions;
 pub mod proto;
 mod request_errors;
+mod request_limits;
 mod rules;
 mod server;
 mod small_frames;
 mod socket;
 
 pub use legal_moves::LegalMovesAnswer;
-pub use server::{ServerConfig, serve};
+pub use server::{
+    DEFAULT_MAX_GAMES_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BYTES, MAX_SMALL_REQUEST_BYTES,
+    ServerConfig, serve,
+};
