@@ -373,8 +373,9 @@ async fn at_the_file_limit_the_server_pauses_and_recovers() {
     let before = server.cpu_ticks();
     tokio::time::sleep(Duration::from_secs(3)).await;
     let used = server.cpu_ticks() - before;
-    // A busy loop would use about 300 ticks (a whole core for 3 s).
-    assert!(used < 60, "{used} ticks of CPU in 3 s at the file limit");
+    // A busy loop would use up to 300 ticks (a whole core for 3 s; 100 on a
+    // busy machine).
+    assert!(used < 30, "{used} ticks of CPU in 3 s at the file limit");
     drop(flood);
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
