@@ -71,7 +71,8 @@ const ACCEPT_PAUSE_MIN: Duration = Duration::from_millis(10);
 /// The longest pause after a failed accept.
 const ACCEPT_PAUSE_MAX: Duration = Duration::from_secs(1);
 
-/// Limits on connections (see the module documentation).
+/// Limits on connections (see the module documentation; each is the
+/// [`ServerConfig`](super::ServerConfig) field of the same name).
 #[derive(Clone, Debug)]
 pub struct ConnectionLimits {
     pub max_connections: usize,
@@ -126,8 +127,9 @@ pub async fn serve<S, B, F, Fut, IO>(
                 if failures.hit() {
                     tracing::warn!(error = %err, "cannot accept connections; retrying with back-off");
                 }
+                let doublings = failures.count.saturating_sub(1).min(8);
                 let pause = ACCEPT_PAUSE_MIN
-                    .saturating_mul(1 << failures.count.min(8))
+                    .saturating_mul(1 << doublings)
                     .min(ACCEPT_PAUSE_MAX);
                 tokio::select! {
                     () = &mut shutdown => break,
