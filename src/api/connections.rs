@@ -24,6 +24,11 @@
 //! A failed accept that is not about one client (EMFILE, ENFILE, ENOBUFS)
 //! is retried after a pause that doubles up to [`ACCEPT_PAUSE_MAX`], and
 //! logged once per burst.
+//!
+//! hyper reads and writes through [`Connection`], which only gathers writes
+//! until a flush (see [`socket`](super::socket)): every limit here holds
+//! through it. Requests carry the TCP connection's [`TcpConnectInfo`], so
+//! `tonic::Request::remote_addr` works whatever `setup` returns.
 
 use std::{
     convert::Infallible,
@@ -544,7 +549,66 @@ impl<IO: AsyncWrite + Unpin> AsyncWrite for Greeting<IO> {
 
 #[cfg(test)]
 mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
     use super::*;
+
+    fn limits() -> ConnectionLimits {
+        ConnectionLimits {
+            max_connections: 10,
+            max_concurrent_streams: 10,
+            handshake_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(10),
+            keepalive_interval: Duration::from_secs(10),
+            keepalive_timeout: Duration::from_secs(10),
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+
+    /// Requests carry their connection's addresses (what
+    /// `tonic::Request::remote_addr` reads), the same for either protocol;
+    /// shutdown ends the loop once the connections are closed.
+    #[tokio::test]
+    async fn requests_know_their_peer() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let peer = tower::service_fn(|request: Request<tonic::body::Body>| async move {
+            let info = request.extensions().get::<TcpConnectInfo>().cloned();
+            let peer = info.and_then(|info| info.remote_addr()).unwrap();
+            let mut response = Response::new(tonic::body::Body::empty());
+            response
+                .headers_mut()
+                .insert("x-peer", peer.to_string().parse().unwrap());
+            Ok::<_, Infallible>(response)
+        });
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(serve(
+            listener,
+            peer,
+            |stream| std::future::ready(Ok(stream)),
+            limits(),
+            async {
+                let _ = stopped.await;
+            },
+        ));
+        let mut client = TcpStream::connect(addr).await.unwrap();
+        let local = client.local_addr().unwrap();
+        client
+            .write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        let mut answer = String::new();
+        client.read_to_string(&mut answer).await.unwrap();
+        assert!(
+            answer.to_lowercase().contains(&format!("x-peer: {local}")),
+            "{answer}"
+        );
+        stop.send(()).unwrap();
+        tokio::time::timeout(Duration::from_secs(5), server)
+            .await
+            .expect("the loop ends")
+            .unwrap();
+    }
 
     fn greeted_after(chunks: &[&[u8]]) -> Vec<bool> {
         let activity = Arc::new(Activity::new());
