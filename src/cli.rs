@@ -1,12 +1,13 @@
 //! The `arbiter` command line.
 
-use std::process::ExitCode;
+use std::{process::ExitCode, time::Duration};
 
 use clap::{Parser, Subcommand};
 
 use crate::{
     analysis::Analyst,
     api::{
+        DEFAULT_MAX_GAMES_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BYTES,
         DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
         DEFAULT_WATCHER_BUFFER_BYTES, ServerConfig, serve,
     },
@@ -28,66 +29,7 @@ pub struct Cli {
 pub enum Command {
     /// Run the gRPC server (Rules and Games services, health, reflection,
     /// grpc-web).
-    Serve {
-        /// Address to listen on.
-        #[arg(long, env = "ARBITER_LISTEN", default_value = "127.0.0.1:50051")]
-        listen: String,
-        /// SQLite database URL; the file is created if missing.
-        #[arg(
-            long,
-            env = "ARBITER_DATABASE_URL",
-            default_value = "sqlite://arbiter.db"
-        )]
-        database_url: String,
-        /// Log format.
-        #[arg(long, env = "ARBITER_LOG_FORMAT", value_enum, default_value = "text")]
-        log_format: LogFormat,
-        /// Engine searches run at once (Engine RPCs and engine seats);
-        /// default: one fewer than the CPU cores, at least 1.
-        #[arg(long, env = "ARBITER_ENGINE_SLOTS", value_parser = clap::value_parser!(u16).range(1..=1024))]
-        engine_slots: Option<u16>,
-        /// The operator credential (at least 16 characters): as a seat
-        /// token, Abort ends any ongoing game; as an owner token,
-        /// DeletePosition deletes any position. Default: none.
-        #[arg(long, env = "ARBITER_ADMIN_TOKEN", hide_env_values = true, value_parser = AdminToken::new)]
-        admin_token: Option<AdminToken>,
-        /// Most moves ImportGame reads: a longer game is refused as soon
-        /// as the reader gets past it.
-        #[arg(long, env = "ARBITER_IMPORT_MAX_MOVES", default_value_t = PgnLimits::DEFAULT.moves as u32, value_parser = clap::value_parser!(u32).range(1..=100_000))]
-        import_max_moves: u32,
-        /// Most tokens (tags, move numbers, moves of variations too, NAGs,
-        /// comments, brackets) ImportGame reads.
-        #[arg(long, env = "ARBITER_IMPORT_MAX_TOKENS", default_value_t = PgnLimits::DEFAULT.tokens as u32, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
-        import_max_tokens: u32,
-        /// Engine searches run at once for engine seats, beside and apart
-        /// from --engine-slots (the Engine RPCs cannot take these).
-        #[arg(long, env = "ARBITER_ENGINE_SEAT_SLOTS", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
-        engine_seat_slots: u16,
-        /// BestMove and Analyze calls one peer address may run at once
-        /// (0: no limit).
-        #[arg(long, env = "ARBITER_MAX_ANALYSES_PER_PEER", default_value_t = 1)]
-        max_analyses_per_peer: u16,
-        /// Games and positions (CreateGame, ImportGame, CreatePosition) one
-        /// peer address may create a second, after a burst of
-        /// --create-burst (0: no limit, for trusted deployments).
-        #[arg(long, env = "ARBITER_CREATE_RATE", default_value_t = 20)]
-        create_rate: u32,
-        /// Creating calls one peer address may make at once before
-        /// --create-rate applies.
-        #[arg(long, env = "ARBITER_CREATE_BURST", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
-        create_burst: u32,
-        /// Bytes of events a watcher may fall behind by before its stream
-        /// ends with WATCHER_TOO_SLOW (it may watch again); also the most a
-        /// watched game's backlog holds.
-        #[arg(long, env = "ARBITER_WATCHER_BUFFER_BYTES", default_value_t = DEFAULT_WATCHER_BUFFER_BYTES as u64, value_parser = clap::value_parser!(u64).range(1024..=1 << 30))]
-        watcher_buffer_bytes: u64,
-        /// Watchers one game may have at once.
-        #[arg(long, env = "ARBITER_MAX_WATCHERS_PER_GAME", default_value_t = DEFAULT_MAX_WATCHERS_PER_GAME as u32, value_parser = clap::value_parser!(u32).range(1..))]
-        max_watchers_per_game: u32,
-        /// WatchGame streams one connection may have open at once.
-        #[arg(long, env = "ARBITER_MAX_WATCHERS_PER_CONNECTION", default_value_t = DEFAULT_MAX_WATCHERS_PER_CONNECTION as u32, value_parser = clap::value_parser!(u32).range(1..))]
-        max_watchers_per_connection: u32,
-    },
+    Serve(Box<ServeArgs>),
     /// Speak UCI on stdin/stdout (chess, or xiangqi via
     /// `setoption name UCI_Variant value xiangqi`).
     Uci,
@@ -111,43 +53,177 @@ pub enum Command {
     },
 }
 
+/// `arbiter serve`'s options (README: the options table and "Limits and
+/// protection").
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "ARBITER_LISTEN", default_value = "127.0.0.1:50051")]
+    listen: String,
+    /// SQLite database URL; the file is created if missing.
+    #[arg(
+        long,
+        env = "ARBITER_DATABASE_URL",
+        default_value = "sqlite://arbiter.db"
+    )]
+    database_url: String,
+    /// Log format.
+    #[arg(long, env = "ARBITER_LOG_FORMAT", value_enum, default_value = "text")]
+    log_format: LogFormat,
+    /// Engine searches run at once (Engine RPCs and engine seats);
+    /// default: one fewer than the CPU cores, at least 1.
+    #[arg(long, env = "ARBITER_ENGINE_SLOTS", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    engine_slots: Option<u16>,
+    /// The operator credential (at least 16 characters): as a seat
+    /// token, Abort ends any ongoing game; as an owner token,
+    /// DeletePosition deletes any position. Default: none.
+    #[arg(long, env = "ARBITER_ADMIN_TOKEN", hide_env_values = true, value_parser = AdminToken::new)]
+    admin_token: Option<AdminToken>,
+    /// Most moves ImportGame reads: a longer game is refused as soon
+    /// as the reader gets past it.
+    #[arg(long, env = "ARBITER_IMPORT_MAX_MOVES", default_value_t = PgnLimits::DEFAULT.moves as u32, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    import_max_moves: u32,
+    /// Most tokens (tags, move numbers, moves of variations too, NAGs,
+    /// comments, brackets) ImportGame reads.
+    #[arg(long, env = "ARBITER_IMPORT_MAX_TOKENS", default_value_t = PgnLimits::DEFAULT.tokens as u32, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    import_max_tokens: u32,
+    /// Engine searches run at once for engine seats, beside and apart
+    /// from --engine-slots (the Engine RPCs cannot take these).
+    #[arg(long, env = "ARBITER_ENGINE_SEAT_SLOTS", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    engine_seat_slots: u16,
+    /// BestMove and Analyze calls one peer address may run at once
+    /// (0: no limit).
+    #[arg(long, env = "ARBITER_MAX_ANALYSES_PER_PEER", default_value_t = 1)]
+    max_analyses_per_peer: u16,
+    /// Games and positions (CreateGame, ImportGame, CreatePosition) one
+    /// peer address may create a second, after a burst of
+    /// --create-burst (0: no limit, for trusted deployments).
+    #[arg(long, env = "ARBITER_CREATE_RATE", default_value_t = 20)]
+    create_rate: u32,
+    /// Creating calls one peer address may make at once before
+    /// --create-rate applies.
+    #[arg(long, env = "ARBITER_CREATE_BURST", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    create_burst: u32,
+    /// Bytes of events a watcher may fall behind by before its stream
+    /// ends with WATCHER_TOO_SLOW (it may watch again); also the most a
+    /// watched game's backlog holds.
+    #[arg(long, env = "ARBITER_WATCHER_BUFFER_BYTES", default_value_t = DEFAULT_WATCHER_BUFFER_BYTES as u64, value_parser = clap::value_parser!(u64).range(1024..=1 << 30))]
+    watcher_buffer_bytes: u64,
+    /// Watchers one game may have at once.
+    #[arg(long, env = "ARBITER_MAX_WATCHERS_PER_GAME", default_value_t = DEFAULT_MAX_WATCHERS_PER_GAME as u32, value_parser = clap::value_parser!(u32).range(1..))]
+    max_watchers_per_game: u32,
+    /// WatchGame streams one connection may have open at once.
+    #[arg(long, env = "ARBITER_MAX_WATCHERS_PER_CONNECTION", default_value_t = DEFAULT_MAX_WATCHERS_PER_CONNECTION as u32, value_parser = clap::value_parser!(u32).range(1..))]
+    max_watchers_per_connection: u32,
+    /// Largest request message of the Rules, Positions and Engine
+    /// services, in bytes after decompression.
+    #[arg(long, env = "ARBITER_MAX_REQUEST_BYTES", default_value_t = DEFAULT_MAX_REQUEST_BYTES, value_parser = bytes)]
+    max_request_bytes: usize,
+    /// Largest request message of the Games service (ImportGame's PGN),
+    /// in bytes after decompression.
+    #[arg(long, env = "ARBITER_MAX_GAMES_REQUEST_BYTES", default_value_t = DEFAULT_MAX_GAMES_REQUEST_BYTES, value_parser = bytes)]
+    max_games_request_bytes: usize,
+    /// Requests served at once across the server; more are refused with
+    /// SERVER_BUSY.
+    #[arg(long, env = "ARBITER_MAX_IN_FLIGHT", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    max_in_flight: u32,
+    /// How long a request may wait for its answer (e.g. 60s, 500ms, 5m).
+    #[arg(long, env = "ARBITER_REQUEST_TIMEOUT", default_value = "60s", value_parser = duration)]
+    request_timeout: Duration,
+    /// Connections open at once; more are closed at once.
+    #[arg(long, env = "ARBITER_MAX_CONNECTIONS", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    max_connections: u32,
+    /// HTTP/2 streams (requests in flight) per connection, advertised
+    /// as SETTINGS_MAX_CONCURRENT_STREAMS.
+    #[arg(long, env = "ARBITER_MAX_CONCURRENT_STREAMS", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    max_concurrent_streams: u32,
+    /// Time a new connection has to send its HTTP/2 preface or first
+    /// HTTP/1.1 request.
+    #[arg(long, env = "ARBITER_HANDSHAKE_TIMEOUT", default_value = "10s", value_parser = duration)]
+    handshake_timeout: Duration,
+    /// Time without a request in flight after which a connection is
+    /// closed (an open WatchGame stream is a request in flight).
+    #[arg(long, env = "ARBITER_IDLE_TIMEOUT", default_value = "5m", value_parser = duration)]
+    idle_timeout: Duration,
+    /// Silence after which an HTTP/2 client is pinged.
+    #[arg(long, env = "ARBITER_KEEPALIVE_INTERVAL", default_value = "30s", value_parser = duration)]
+    keepalive_interval: Duration,
+    /// Time a client has to answer a ping before its connection is
+    /// closed.
+    #[arg(long, env = "ARBITER_KEEPALIVE_TIMEOUT", default_value = "10s", value_parser = duration)]
+    keepalive_timeout: Duration,
+    /// Time requests in flight get to finish after SIGTERM/SIGINT;
+    /// the connections still open then are closed.
+    #[arg(long, env = "ARBITER_SHUTDOWN_GRACE", default_value = "10s", value_parser = duration)]
+    shutdown_grace: Duration,
+}
+
+impl ServeArgs {
+    /// The server's configuration from these options.
+    fn config(self) -> ServerConfig {
+        let ServeArgs {
+            database_url,
+            engine_slots,
+            admin_token,
+            import_max_moves,
+            import_max_tokens,
+            engine_seat_slots,
+            max_analyses_per_peer,
+            create_rate,
+            create_burst,
+            watcher_buffer_bytes,
+            max_watchers_per_game,
+            max_watchers_per_connection,
+            max_request_bytes,
+            max_games_request_bytes,
+            max_in_flight,
+            request_timeout,
+            max_connections,
+            max_concurrent_streams,
+            handshake_timeout,
+            idle_timeout,
+            keepalive_interval,
+            keepalive_timeout,
+            shutdown_grace,
+            listen: _,
+            log_format: _,
+        } = self;
+        ServerConfig {
+            engine_slots: engine_slots.map_or_else(Analyst::default_slots, usize::from),
+            admin_token,
+            import_max_moves: import_max_moves as usize,
+            import_max_tokens: import_max_tokens as usize,
+            engine_seat_slots: usize::from(engine_seat_slots),
+            max_analyses_per_peer: usize::from(max_analyses_per_peer),
+            create_rate,
+            create_burst,
+            watcher_buffer_bytes: watcher_buffer_bytes as usize,
+            max_watchers_per_game: max_watchers_per_game as usize,
+            max_watchers_per_connection: max_watchers_per_connection as usize,
+            max_request_bytes,
+            max_games_request_bytes,
+            max_in_flight: max_in_flight as usize,
+            request_timeout,
+            max_connections: max_connections as usize,
+            max_concurrent_streams,
+            handshake_timeout,
+            idle_timeout,
+            keepalive_interval,
+            keepalive_timeout,
+            shutdown_grace,
+            ..ServerConfig::new(database_url)
+        }
+    }
+}
+
 impl Cli {
     /// Runs the command, printing to stdout and errors to stderr.
     pub fn run(self) -> ExitCode {
         match self.command {
-            Command::Serve {
-                listen,
-                database_url,
-                log_format,
-                engine_slots,
-                admin_token,
-                import_max_moves,
-                import_max_tokens,
-                engine_seat_slots,
-                max_analyses_per_peer,
-                create_rate,
-                create_burst,
-                watcher_buffer_bytes,
-                max_watchers_per_game,
-                max_watchers_per_connection,
-            } => run_server(
-                &listen,
-                ServerConfig {
-                    engine_slots: engine_slots.map_or_else(Analyst::default_slots, usize::from),
-                    admin_token,
-                    import_max_moves: import_max_moves as usize,
-                    import_max_tokens: import_max_tokens as usize,
-                    engine_seat_slots: usize::from(engine_seat_slots),
-                    max_analyses_per_peer: usize::from(max_analyses_per_peer),
-                    create_rate,
-                    create_burst,
-                    watcher_buffer_bytes: watcher_buffer_bytes as usize,
-                    max_watchers_per_game: max_watchers_per_game as usize,
-                    max_watchers_per_connection: max_watchers_per_connection as usize,
-                    ..ServerConfig::new(database_url)
-                },
-                log_format,
-            ),
+            Command::Serve(args) => {
+                let (listen, log_format) = (args.listen.clone(), args.log_format);
+                run_server(&listen, args.config(), log_format)
+            }
             Command::Uci => {
                 let output: crate::uci::Output =
                     std::sync::Arc::new(std::sync::Mutex::new(std::io::stdout()));
@@ -162,6 +238,54 @@ impl Cli {
             } => with_game!(variant, G => run_perft::<G>(fen.as_deref(), depth, divide)),
         }
     }
+}
+
+/// A duration on the command line: a number with `ms`, `s`, `m` or `h`
+/// (`500ms`, `10s`, `5m`), or seconds alone; at least 1 ms.
+fn duration(text: &str) -> Result<Duration, String> {
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration (e.g. 500ms, 10s, 5m)"))?;
+    let ms = match unit {
+        "ms" => Some(n),
+        "" | "s" => n.checked_mul(1_000),
+        "m" => n.checked_mul(60_000),
+        "h" => n.checked_mul(3_600_000),
+        _ => return Err(format!("{text:?}: the unit is one of ms, s, m, h")),
+    };
+    match ms {
+        Some(0) => Err("a duration of at least 1ms".to_owned()),
+        Some(ms) => Ok(Duration::from_millis(ms)),
+        None => Err(format!("{text:?} is too long")),
+    }
+}
+
+/// A size in bytes on the command line: a number, or with `KiB` or `MiB`;
+/// from 1 KiB to 64 MiB.
+fn bytes(text: &str) -> Result<usize, String> {
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let n: usize = digits
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size (e.g. 65536, 64KiB, 1MiB)"))?;
+    let size = match unit {
+        "" => Some(n),
+        "KiB" => n.checked_mul(1024),
+        "MiB" => n.checked_mul(1024 * 1024),
+        _ => {
+            return Err(format!(
+                "{text:?}: the unit is KiB or MiB, or none for bytes"
+            ));
+        }
+    };
+    size.filter(|size| (1024..=64 * 1024 * 1024).contains(size))
+        .ok_or_else(|| format!("{text:?}: a size from 1KiB to 64MiB"))
 }
 
 fn run_perft<G: Game>(fen: Option<&str>, depth: u32, divide: bool) -> ExitCode {
@@ -230,4 +354,27 @@ async fn shutdown_signal() {
     #[cfg(not(unix))]
     let _ = interrupt.await;
     tracing::info!("shutting down");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_durations_and_sizes() {
+        assert_eq!(duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(duration("10"), Ok(Duration::from_secs(10)));
+        assert_eq!(duration("5m"), Ok(Duration::from_secs(300)));
+        assert_eq!(duration("1h"), Ok(Duration::from_secs(3600)));
+        for bad in ["", "0s", "s", "1.5s", "-1s", "10 s", "3d"] {
+            assert!(duration(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(bytes("65536"), Ok(65536));
+        assert_eq!(bytes("64KiB"), Ok(65536));
+        assert_eq!(bytes("1MiB"), Ok(1 << 20));
+        for bad in ["", "100", "1GiB", "65MiB", "1kb"] {
+            assert!(bytes(bad).is_err(), "{bad:?}");
+        }
+    }
 }

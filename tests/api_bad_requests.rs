@@ -153,6 +153,8 @@ async fn unknown_methods_say_where_to_look() {
     server.stop().await;
 }
 
+/// Every service refuses a message over its limit: 64 KiB for Rules,
+/// Positions and Engine, 1 MiB for Games, 4 KiB for health.
 #[tokio::test]
 async fn messages_over_the_limit_exhaust_resources() {
     let server = TestServer::start().await;
@@ -167,12 +169,19 @@ async fn messages_over_the_limit_exhaust_resources() {
     };
     let body = request.encode_to_vec();
     for path in METHODS {
+        let limit = if path.starts_with("/arbiter.v1.Games/") {
+            arbiter::api::DEFAULT_MAX_GAMES_REQUEST_BYTES
+        } else if path.starts_with("/grpc.health") {
+            arbiter::api::MAX_SMALL_REQUEST_BYTES
+        } else {
+            arbiter::api::DEFAULT_MAX_REQUEST_BYTES
+        };
         let status = refused(&channel, path, body.clone()).await;
         assert_eq!(status.code(), Code::ResourceExhausted, "{path}: {status:?}");
         assert_eq!(
             status.message(),
             format!(
-                "the request message is {} bytes; the server accepts at most 1048576 bytes",
+                "the request message is {} bytes; the server accepts at most {limit} bytes",
                 body.len()
             ),
             "{path}"
@@ -180,6 +189,7 @@ async fn messages_over_the_limit_exhaust_resources() {
         let info = status.get_details_error_info().expect("ErrorInfo");
         assert_eq!(info.reason, "REQUEST_TOO_LARGE");
         assert_eq!(info.metadata["found_bytes"], body.len().to_string());
+        assert_eq!(info.metadata["limit_bytes"], limit.to_string());
     }
     server.stop().await;
 }

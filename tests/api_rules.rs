@@ -270,14 +270,14 @@ async fn every_detail_level_lists_the_same_moves() {
     server.stop().await;
 }
 
-/// Requests over the size limit (1 MiB) or the history limit (2,000 moves)
+/// Requests over the size limit (64 KiB) or the history limit (2,000 moves)
 /// are refused with a status that says so: on LegalMoves, which has its own
 /// route, as on the generated methods.
 #[tokio::test]
 async fn requests_over_the_limits_are_refused() {
     let server = TestServer::start().await;
     let mut rules = server.rules().await;
-    let huge = "x".repeat(1024 * 1024 + 1);
+    let huge = "x".repeat(arbiter::api::DEFAULT_MAX_REQUEST_BYTES + 1);
     let status = rules
         .legal_moves(pb::LegalMovesRequest {
             position: chess(&huge, &[]),
@@ -287,7 +287,7 @@ async fn requests_over_the_limits_are_refused() {
         .unwrap_err();
     assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
     assert!(
-        status.message().contains("at most 1048576 bytes"),
+        status.message().contains("at most 65536 bytes"),
         "{status:?}"
     );
     let generated = rules

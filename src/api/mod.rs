@@ -2,6 +2,7 @@
 //! into statuses. No rules and no SQL here.
 
 mod admission;
+mod connections;
 mod convert;
 mod engine;
 mod error;
@@ -11,6 +12,7 @@ mod legal_moves;
 mod positions;
 pub mod proto;
 mod request_errors;
+mod request_limits;
 mod rules;
 mod server;
 mod small_frames;
@@ -19,7 +21,8 @@ mod watch;
 
 pub use legal_moves::LegalMovesAnswer;
 pub use server::{
+    DEFAULT_MAX_GAMES_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BYTES,
     DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
-    DEFAULT_WATCHER_BUFFER_BYTES, ServerConfig, serve,
+    DEFAULT_WATCHER_BUFFER_BYTES, MAX_SMALL_REQUEST_BYTES, ServerConfig, serve,
 };
 pub use watch::encode_event;

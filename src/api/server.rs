@@ -1,21 +1,20 @@
 //! Building and running the gRPC server.
 
-use std::{net::SocketAddr, sync::Arc, time::Duration};
+use std::{sync::Arc, time::Duration};
 
-use http::{HeaderName, Method};
+use http::{HeaderName, Method, Request};
 use tokio::net::TcpListener;
-use tokio_stream::StreamExt;
-use tonic::{
-    codec::CompressionEncoding,
-    transport::{Server, server::TcpIncoming},
-};
-use tower::util::MapResponseLayer;
+use tonic::{codec::CompressionEncoding, service::Routes};
+use tower::{ServiceBuilder, util::MapResponseLayer};
 use tower_http::{
     cors::{AllowOrigin, CorsLayer},
     map_response_body::MapResponseBodyLayer,
 };
+use tower_service::Service;
+use tracing::instrument::{Instrument, Instrumented};
 
 use super::{
+    connections::{self, ConnectionLimits},
     engine::EngineService,
     games::GamesService,
     legal_moves::RulesRoutes,
@@ -25,9 +24,9 @@ use super::{
         positions_server::PositionsServer, rules_server::RulesServer,
     },
     request_errors,
+    request_limits::RequestLimitsLayer,
     rules::RulesService,
     small_frames::SmallFrames,
-    socket::Connection,
     watch::{GamesRoutes, Watchers, encode_event},
 };
 use crate::{
@@ -39,13 +38,16 @@ use crate::{
     telemetry::Clipped,
 };
 
-/// Largest request accepted.
-const MAX_MESSAGE: usize = 1024 * 1024;
+/// Largest request of the Rules, Positions and Engine services by default:
+/// a position with a 2,000-move history is about 12 KiB.
+pub const DEFAULT_MAX_REQUEST_BYTES: usize = 64 * 1024;
+/// Largest Games request by default (ImportGame's PGN).
+pub const DEFAULT_MAX_GAMES_REQUEST_BYTES: usize = 1024 * 1024;
+/// Largest health or reflection request (a service or symbol name).
+pub const MAX_SMALL_REQUEST_BYTES: usize = 4 * 1024;
 /// Compressed requests accepted (answers go uncompressed: they are small,
 /// and compressing them would cost more CPU than the bytes it saves).
 pub(super) const REQUEST_COMPRESSION: CompressionEncoding = CompressionEncoding::Gzip;
-/// Requests served at once on one connection; more wait.
-const MAX_IN_FLIGHT_PER_CONNECTION: usize = 256;
 
 /// Default [`ServerConfig::watcher_buffer_bytes`]: 1 MiB, some 30 events
 /// of a 200-ply game (about 30 KB each).
@@ -55,12 +57,13 @@ pub const DEFAULT_MAX_WATCHERS_PER_GAME: usize = 1000;
 /// Default [`ServerConfig::max_watchers_per_connection`].
 pub const DEFAULT_MAX_WATCHERS_PER_CONNECTION: usize = 100;
 
-/// A generated service taking the requests every service takes: up to
-/// [`MAX_MESSAGE`] bytes, plain or gzip (`RulesRoutes` sets the same).
+/// A generated service taking requests of up to `$limit` bytes, plain or
+/// gzip; tonic checks a message's length before buffering it and stops
+/// decompressing at the limit (`RulesRoutes` sets the same).
 macro_rules! requests {
-    ($service:expr) => {
+    ($service:expr, $limit:expr) => {
         $service
-            .max_decoding_message_size(MAX_MESSAGE)
+            .max_decoding_message_size($limit)
             .accept_compressed(REQUEST_COMPRESSION)
     };
 }
@@ -97,6 +100,30 @@ pub struct ServerConfig {
     pub max_watchers_per_game: usize,
     /// Watch streams one connection may have open at once.
     pub max_watchers_per_connection: usize,
+    /// Largest request message of the Rules, Positions and Engine services,
+    /// after decompression.
+    pub max_request_bytes: usize,
+    /// Largest request message of the Games service, after decompression.
+    pub max_games_request_bytes: usize,
+    /// Requests served at once across the server; more are refused.
+    pub max_in_flight: usize,
+    /// How long a request may wait for its answer.
+    pub request_timeout: Duration,
+    /// Connections open at once; more are closed.
+    pub max_connections: usize,
+    /// HTTP/2 streams open at once on one connection.
+    pub max_concurrent_streams: u32,
+    /// Time from accepting a connection to its client's HTTP/2 preface or
+    /// first HTTP/1.1 request.
+    pub handshake_timeout: Duration,
+    /// Time without a request in flight after which a connection is closed.
+    pub idle_timeout: Duration,
+    /// Silence after which the server pings an HTTP/2 client.
+    pub keepalive_interval: Duration,
+    /// Time a client has to answer a ping.
+    pub keepalive_timeout: Duration,
+    /// Time requests in flight get to finish at shutdown.
+    pub shutdown_grace: Duration,
 }
 
 impl ServerConfig {
@@ -116,6 +143,29 @@ impl ServerConfig {
             watcher_buffer_bytes: DEFAULT_WATCHER_BUFFER_BYTES,
             max_watchers_per_game: DEFAULT_MAX_WATCHERS_PER_GAME,
             max_watchers_per_connection: DEFAULT_MAX_WATCHERS_PER_CONNECTION,
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            max_games_request_bytes: DEFAULT_MAX_GAMES_REQUEST_BYTES,
+            max_in_flight: 1024,
+            request_timeout: Duration::from_secs(60),
+            max_connections: 1000,
+            max_concurrent_streams: 200,
+            handshake_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(300),
+            keepalive_interval: Duration::from_secs(30),
+            keepalive_timeout: Duration::from_secs(10),
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+
+    fn connection_limits(&self) -> ConnectionLimits {
+        ConnectionLimits {
+            max_connections: self.max_connections,
+            max_concurrent_streams: self.max_concurrent_streams,
+            handshake_timeout: self.handshake_timeout,
+            idle_timeout: self.idle_timeout,
+            keepalive_interval: self.keepalive_interval,
+            keepalive_timeout: self.keepalive_timeout,
+            shutdown_grace: self.shutdown_grace,
         }
     }
 }
@@ -131,7 +181,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let store = Store::connect(&config.database_url).await?;
-    let addr: SocketAddr = listener.local_addr()?;
+    let addr = listener.local_addr()?;
     let (health_reporter, health) = tonic_health::server::health_reporter();
     health_reporter
         .set_serving::<RulesServer<RulesService>>()
@@ -194,46 +244,82 @@ pub async fn serve(
         let _ = stop_watchers.send(true);
     };
     tracing::info!(%addr, database = %config.database_url, engine_slots = config.engine_slots, resumed_engine_games = resumed, running_clocks = clocks, "arbiter listening");
-    let incoming = TcpIncoming::from(listener)
-        .with_nodelay(Some(true))
-        .map(|accepted| accepted.map(Connection::new));
-    Server::builder()
-        .accept_http1(true)
-        .timeout(Duration::from_secs(60))
+    let routes = Routes::new(requests!(health, MAX_SMALL_REQUEST_BYTES))
+        .add_service(requests!(reflection_v1, MAX_SMALL_REQUEST_BYTES))
+        .add_service(requests!(reflection_v1alpha, MAX_SMALL_REQUEST_BYTES))
+        .add_service(RulesRoutes::new(config.max_request_bytes))
+        .add_service(requests!(
+            PositionsServer::new(PositionsService {
+                positions: Positions::new(store.clone())
+                    .with_admin_token(config.admin_token.clone()),
+                creates: creates.clone(),
+            }),
+            config.max_request_bytes
+        ))
+        .add_service(GamesRoutes::new(
+            Watchers::new(games, shutdown_watch, config.max_watchers_per_connection),
+            creates,
+            config.max_games_request_bytes,
+        ))
+        .add_service(requests!(
+            EngineServer::new(EngineService { analyst }),
+            config.max_request_bytes
+        ))
+        .prepare();
+    let service = ServiceBuilder::new()
+        .layer_fn(Traced)
         .layer(cors)
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(MapResponseBodyLayer::new(SmallFrames::new))
         .layer(MapResponseLayer::new(request_errors::rewrite))
-        .concurrency_limit_per_connection(MAX_IN_FLIGHT_PER_CONNECTION)
-        // One span per RPC; handlers fill in the game (or position) and
-        // variant, and the span's close event carries the latency (see
-        // `telemetry`). The path is the client's: logged cut short.
-        .trace_fn(|request| {
-            tracing::info_span!(
-                "rpc",
-                path = %Clipped(request.uri().path()),
-                game_id = tracing::field::Empty,
-                variant = tracing::field::Empty,
-                position_id = tracing::field::Empty,
-            )
-        })
-        .add_service(requests!(health))
-        .add_service(requests!(reflection_v1))
-        .add_service(requests!(reflection_v1alpha))
-        .add_service(RulesRoutes::new(MAX_MESSAGE))
-        .add_service(requests!(PositionsServer::new(PositionsService {
-            positions: Positions::new(store.clone()).with_admin_token(config.admin_token.clone()),
-            creates: creates.clone(),
-        })))
-        .add_service(GamesRoutes::new(
-            Watchers::new(games, shutdown_watch, config.max_watchers_per_connection),
-            creates,
-            MAX_MESSAGE,
+        .layer(RequestLimitsLayer::new(
+            config.max_in_flight,
+            config.request_timeout,
         ))
-        .add_service(requests!(EngineServer::new(EngineService { analyst })))
-        .serve_with_incoming_shutdown(incoming, shutdown)
-        .await?;
+        .service(routes);
+    let plain = |stream| std::future::ready(Ok(stream));
+    connections::serve(
+        listener,
+        service,
+        plain,
+        config.connection_limits(),
+        shutdown,
+    )
+    .await;
     store_health.abort();
     store.close().await;
     Ok(())
+}
+
+/// One span per RPC; handlers fill in the game (or position) and variant, and
+/// the span's close event carries the latency (see `telemetry`).
+#[derive(Clone, Debug)]
+struct Traced<S>(S);
+
+impl<S, B> Service<Request<B>> for Traced<S>
+where
+    S: Service<Request<B>>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Instrumented<S::Future>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), S::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        // The path is the client's: logged cut short.
+        let span = tracing::info_span!(
+            "rpc",
+            path = %Clipped(request.uri().path()),
+            game_id = tracing::field::Empty,
+            variant = tracing::field::Empty,
+            position_id = tracing::field::Empty,
+        );
+        self.0.call(request).instrument(span)
+    }
 }

@@ -1,4 +1,5 @@
-//! The accepted TCP connection, as HTTP/2 should see it.
+//! The accepted connection (TCP, or a TLS stream over it), as HTTP/2 should
+//! see it.
 //!
 //! h2 copies a DATA frame into its shared write buffer only when the payload
 //! is below a threshold: 256 bytes when the socket supports vectored writes,
@@ -35,11 +36,7 @@ use std::{
     task::{Context, Poll, ready},
 };
 
-use tokio::{
-    io::{AsyncRead, AsyncWrite, ReadBuf},
-    net::TcpStream,
-};
-use tonic::transport::server::{Connected, TcpConnectInfo};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 /// Writes gathered before a flush; more waits until they are sent.
 const GATHER_LIMIT: usize = 64 * 1024;
@@ -52,8 +49,8 @@ type Wait = Pin<Box<dyn Future<Output = ()> + Send + Sync>>;
 /// An accepted connection that reports no vectored writes and sends what it
 /// is given when flushed, after the worker's other ready tasks have run (see
 /// the module documentation).
-pub struct Connection {
-    stream: TcpStream,
+pub struct Connection<S> {
+    stream: S,
     /// Bytes accepted but not yet written to the socket.
     gathered: Vec<u8>,
     /// How many of `gathered` have been written.
@@ -66,7 +63,7 @@ pub struct Connection {
     prompt: u8,
 }
 
-impl std::fmt::Debug for Connection {
+impl<S: std::fmt::Debug> std::fmt::Debug for Connection<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Connection")
             .field("stream", &self.stream)
@@ -79,8 +76,9 @@ impl std::fmt::Debug for Connection {
     }
 }
 
-impl Connection {
-    pub fn new(stream: TcpStream) -> Connection {
+impl<S: AsyncWrite + Unpin> Connection<S> {
+    /// `stream`, with its writes gathered until flushed.
+    pub fn new(stream: S) -> Connection<S> {
         Connection {
             stream,
             gathered: Vec::new(),
@@ -126,7 +124,7 @@ impl Connection {
     }
 }
 
-impl AsyncRead for Connection {
+impl<S: AsyncRead + Unpin> AsyncRead for Connection<S> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -136,7 +134,7 @@ impl AsyncRead for Connection {
     }
 }
 
-impl AsyncWrite for Connection {
+impl<S: AsyncWrite + Unpin> AsyncWrite for Connection<S> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -170,19 +168,11 @@ impl AsyncWrite for Connection {
     }
 }
 
-impl Connected for Connection {
-    type ConnectInfo = TcpConnectInfo;
-
-    fn connect_info(&self) -> TcpConnectInfo {
-        self.stream.connect_info()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use tokio::{
         io::{AsyncReadExt, AsyncWriteExt},
-        net::TcpListener,
+        net::{TcpListener, TcpStream},
     };
 
     use super::*;
@@ -221,14 +211,14 @@ mod tests {
         assert!(reader.await.unwrap() == expected);
     }
 
-    fn write(conn: &mut Connection, byte: u8) {
+    fn write(conn: &mut Connection<TcpStream>, byte: u8) {
         let mut cx = Context::from_waker(std::task::Waker::noop());
         let written = Pin::new(conn).poll_write(&mut cx, &[byte]);
         assert!(matches!(written, Poll::Ready(Ok(1))));
     }
 
     /// Polls a flush once: has it finished?
-    fn flushed(conn: &mut Connection) -> bool {
+    fn flushed(conn: &mut Connection<TcpStream>) -> bool {
         let mut cx = Context::from_waker(std::task::Waker::noop());
         match Pin::new(conn).poll_flush(&mut cx) {
             Poll::Ready(result) => {
