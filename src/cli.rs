@@ -1,12 +1,12 @@
 //! The `arbiter` command line.
 
-use std::process::ExitCode;
+use std::{path::PathBuf, process::ExitCode};
 
 use clap::{Parser, Subcommand};
 
 use crate::{
     analysis::Analyst,
-    api::{ServerConfig, serve},
+    api::{ServerConfig, TlsFiles, serve},
     rules::{Game, Variant, perft},
     telemetry::{self, LogFormat},
     with_game,
@@ -42,6 +42,17 @@ pub enum Command {
         /// default: one fewer than the CPU cores, at least 1.
         #[arg(long, env = "ARBITER_ENGINE_SLOTS", value_parser = clap::value_parser!(u16).range(1..=1024))]
         engine_slots: Option<u16>,
+        /// Serve over TLS with this certificate chain (PEM, leaf first);
+        /// needs --tls-key. Reloaded on SIGHUP and when the file changes.
+        #[arg(long, env = "ARBITER_TLS_CERT", requires = "tls_key")]
+        tls_cert: Option<PathBuf>,
+        /// The TLS certificate's private key (PEM); needs --tls-cert.
+        #[arg(long, env = "ARBITER_TLS_KEY", requires = "tls_cert")]
+        tls_key: Option<PathBuf>,
+        /// Mutual TLS: accept only clients with a certificate signed by a CA
+        /// in this file (PEM); needs --tls-cert.
+        #[arg(long, env = "ARBITER_TLS_CLIENT_CA", requires = "tls_cert")]
+        tls_client_ca: Option<PathBuf>,
     },
     /// Speak UCI on stdin/stdout (chess, or xiangqi via
     /// `setoption name UCI_Variant value xiangqi`).
@@ -75,10 +86,18 @@ impl Cli {
                 database_url,
                 log_format,
                 engine_slots,
+                tls_cert,
+                tls_key,
+                tls_client_ca,
             } => run_server(
                 &listen,
                 ServerConfig {
                     engine_slots: engine_slots.map_or_else(Analyst::default_slots, usize::from),
+                    tls: tls_cert.zip(tls_key).map(|(cert, key)| TlsFiles {
+                        cert,
+                        key,
+                        client_ca: tls_client_ca,
+                    }),
                     ..ServerConfig::new(database_url)
                 },
                 log_format,

@@ -13,6 +13,8 @@ mod rules;
 mod server;
 mod small_frames;
 mod socket;
+mod tls;
 
 pub use legal_moves::LegalMovesAnswer;
 pub use server::{ServerConfig, serve};
+pub use tls::{FILE_CHECK_INTERVAL, TlsError, TlsFiles};

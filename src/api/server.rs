@@ -28,6 +28,7 @@ use super::{
     rules::RulesService,
     small_frames::SmallFrames,
     socket::Connection,
+    tls::{Tls, TlsFiles},
 };
 use crate::{
     analysis::Analyst,
@@ -43,6 +44,11 @@ const MAX_MESSAGE: usize = 1024 * 1024;
 pub(super) const REQUEST_COMPRESSION: CompressionEncoding = CompressionEncoding::Gzip;
 /// Requests served at once on one connection; more wait.
 const MAX_IN_FLIGHT_PER_CONNECTION: usize = 256;
+/// Time a client has to complete the TLS handshake.
+const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// TLS handshakes in progress at once; further connections wait to be
+/// accepted.
+const MAX_TLS_HANDSHAKES: usize = 512;
 
 /// A generated service taking the requests every service takes: up to
 /// [`MAX_MESSAGE`] bytes, plain or gzip (`RulesRoutes` sets the same).
@@ -62,6 +68,8 @@ pub struct ServerConfig {
     pub engine_slots: usize,
     /// The time clocks run on (tests inject a manual one).
     pub time: Arc<dyn TimeSource>,
+    /// Serve over TLS with these files (`None`: plaintext).
+    pub tls: Option<TlsFiles>,
 }
 
 impl ServerConfig {
@@ -71,6 +79,7 @@ impl ServerConfig {
             database_url: database_url.into(),
             engine_slots: Analyst::default_slots(),
             time: Arc::new(SystemTime),
+            tls: None,
         }
     }
 }
@@ -79,12 +88,14 @@ impl ServerConfig {
 ///
 /// # Errors
 ///
-/// The database cannot be opened, or the transport fails.
+/// The TLS files are not usable, the database cannot be opened, or the
+/// transport fails.
 pub async fn serve(
     config: ServerConfig,
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let tls = config.tls.clone().map(Tls::load).transpose()?.map(Arc::new);
     let store = Store::connect(&config.database_url).await?;
     let addr: SocketAddr = listener.local_addr()?;
     let (health_reporter, health) = tonic_health::server::health_reporter();
@@ -128,10 +139,9 @@ pub async fn serve(
         let _ = stop_watchers.send(true);
     };
     tracing::info!(%addr, database = %config.database_url, engine_slots = config.engine_slots, resumed_engine_games = resumed, running_clocks = clocks, "arbiter listening");
-    let incoming = TcpIncoming::from(listener)
-        .with_nodelay(Some(true))
-        .map(|accepted| accepted.map(Connection::new));
-    Server::builder()
+    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+    let tls_reload = tls.as_ref().map(|tls| tls.watch(shutdown_watch.clone()));
+    let router = Server::builder()
         .accept_http1(true)
         .timeout(Duration::from_secs(60))
         .layer(cors)
@@ -160,9 +170,24 @@ pub async fn serve(
             games,
             shutdown: shutdown_watch,
         })))
-        .add_service(requests!(EngineServer::new(EngineService { analyst })))
-        .serve_with_incoming_shutdown(incoming, shutdown)
-        .await?;
+        .add_service(requests!(EngineServer::new(EngineService { analyst })));
+    match tls {
+        None => {
+            let incoming = incoming.map(|accepted| accepted.map(Connection::new));
+            router
+                .serve_with_incoming_shutdown(incoming, shutdown)
+                .await?;
+        }
+        Some(tls) => {
+            let incoming = tls.incoming(incoming, MAX_TLS_HANDSHAKES, TLS_HANDSHAKE_TIMEOUT);
+            router
+                .serve_with_incoming_shutdown(incoming, shutdown)
+                .await?;
+        }
+    }
+    if let Some(tls_reload) = tls_reload {
+        let _ = tls_reload.await;
+    }
     store.close().await;
     Ok(())
 }

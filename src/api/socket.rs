@@ -28,6 +28,13 @@
 //! flight that leaves 0.7 `sendto` per request (0.15-0.2 if every flush
 //! waits) and lifts `LegalMoves` by 12-20%; one request in flight is as fast
 //! as before.
+//!
+//! Over TLS the connection wraps the TLS stream, not the other way round: it
+//! gathers h2's plaintext, so one flush is encrypted as a few full records
+//! and written at once. Wrapped in TLS it would gather nothing useful: the TLS
+//! stream says it writes vectored (so h2 would chain answers above 256 bytes
+//! again), seals every write into a record of its own and hands each one to
+//! the socket before taking the next.
 
 use std::{
     io,
@@ -49,11 +56,24 @@ const PROMPT_FLUSHES: u8 = 8;
 /// A flush waiting for the worker's other ready tasks.
 type Wait = Pin<Box<dyn Future<Output = ()> + Send + Sync>>;
 
+/// The byte stream a [`Connection`] writes to: an accepted TCP socket, or a
+/// TLS session over one.
+pub trait Transport: AsyncRead + AsyncWrite + Unpin {
+    /// The TCP socket underneath, for the peer's address.
+    fn tcp(&self) -> &TcpStream;
+}
+
+impl Transport for TcpStream {
+    fn tcp(&self) -> &TcpStream {
+        self
+    }
+}
+
 /// An accepted connection that reports no vectored writes and sends what it
 /// is given when flushed, after the worker's other ready tasks have run (see
 /// the module documentation).
-pub struct Connection {
-    stream: TcpStream,
+pub struct Connection<S = TcpStream> {
+    stream: S,
     /// Bytes accepted but not yet written to the socket.
     gathered: Vec<u8>,
     /// How many of `gathered` have been written.
@@ -66,7 +86,7 @@ pub struct Connection {
     prompt: u8,
 }
 
-impl std::fmt::Debug for Connection {
+impl<S: std::fmt::Debug> std::fmt::Debug for Connection<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Connection")
             .field("stream", &self.stream)
@@ -79,8 +99,8 @@ impl std::fmt::Debug for Connection {
     }
 }
 
-impl Connection {
-    pub fn new(stream: TcpStream) -> Connection {
+impl<S: Transport> Connection<S> {
+    pub fn new(stream: S) -> Connection<S> {
         Connection {
             stream,
             gathered: Vec::new(),
@@ -126,7 +146,7 @@ impl Connection {
     }
 }
 
-impl AsyncRead for Connection {
+impl<S: Transport> AsyncRead for Connection<S> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -136,7 +156,7 @@ impl AsyncRead for Connection {
     }
 }
 
-impl AsyncWrite for Connection {
+impl<S: Transport> AsyncWrite for Connection<S> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -170,11 +190,13 @@ impl AsyncWrite for Connection {
     }
 }
 
-impl Connected for Connection {
+// The TCP socket's information, under TLS too: `Request::remote_addr` reads
+// it, and no handler needs the client's certificate.
+impl<S: Transport> Connected for Connection<S> {
     type ConnectInfo = TcpConnectInfo;
 
     fn connect_info(&self) -> TcpConnectInfo {
-        self.stream.connect_info()
+        self.stream.tcp().connect_info()
     }
 }
 

@@ -53,14 +53,19 @@ impl TestServer {
     }
 
     pub async fn start_on_with(db: &Path, time: Arc<dyn TimeSource>) -> TestServer {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let (stop, stopped) = oneshot::channel();
         let config = ServerConfig {
             engine_slots: 1,
             time,
             ..ServerConfig::new(format!("sqlite://{}", db.display()))
         };
+        TestServer::start_configured(db, config).await
+    }
+
+    /// A server with `config`, on the database file `db`.
+    async fn start_configured(db: &Path, config: ServerConfig) -> TestServer {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (stop, stopped) = oneshot::channel();
         let task = tokio::spawn(async move {
             serve(config, listener, async {
                 let _ = stopped.await;
@@ -265,4 +270,20 @@ pub fn code_and_reason(status: &tonic::Status) -> (tonic::Code, String) {
     use tonic_types::StatusExt;
     let reason = status.get_details_error_info().map(|info| info.reason);
     (status.code(), reason.unwrap_or_default())
+}
+
+impl TestServer {
+    /// A server with a fresh database, over TLS with `tls`.
+    pub async fn start_with_tls(tls: arbiter::api::TlsFiles) -> TestServer {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = dir.path().join("arbiter.db");
+        let config = ServerConfig {
+            engine_slots: 1,
+            tls: Some(tls),
+            ..ServerConfig::new(format!("sqlite://{}", db.display()))
+        };
+        let mut server = TestServer::start_configured(&db, config).await;
+        server._dir = Some(dir);
+        server
+    }
 }
