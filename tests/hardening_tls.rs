@@ -160,14 +160,19 @@ async fn check(channel: Channel) -> Result<i32, tonic::Status> {
     Ok(answer.into_inner().status)
 }
 
-/// A health check over a new TLS connection.
+/// A health check over a new TLS connection, within the deadline.
 async fn check_over_tls(addr: SocketAddr, connector: TlsConnector) -> Result<i32, String> {
-    let (channel, _) = tls_channel(addr, connector)
+    let checked = async {
+        let (channel, _) = tls_channel(addr, connector)
+            .await
+            .map_err(|err| format!("connect: {err:?}"))?;
+        check(channel)
+            .await
+            .map_err(|status| format!("check: {status:?}"))
+    };
+    tokio::time::timeout(DEADLINE, checked)
         .await
-        .map_err(|err| format!("connect: {err:?}"))?;
-    check(channel)
-        .await
-        .map_err(|status| format!("check: {status:?}"))
+        .unwrap_or_else(|_| Err("no answer within the deadline".to_owned()))
 }
 
 const SERVING: i32 = tonic_health::pb::health_check_response::ServingStatus::Serving as i32;
@@ -177,6 +182,14 @@ async fn grpc_and_grpc_web_over_tls_and_plaintext_refused() {
     let dir = tempfile::tempdir().unwrap();
     let ca = Ca::new("arbiter test CA");
     let server = TestServer::start_with_tls(write_leaf(dir.path(), &ca.issue())).await;
+
+    // Clients that never start their handshake hold up no one else (each
+    // would hold a server that handshakes in turn for the whole 10 s
+    // handshake timeout: longer than the deadline, together).
+    let mut silent = Vec::new();
+    for _ in 0..3 {
+        silent.push(TcpStream::connect(server.addr).await.unwrap());
+    }
 
     // gRPC over HTTP/2, negotiated by ALPN.
     assert_eq!(
@@ -238,6 +251,7 @@ async fn grpc_and_grpc_web_over_tls_and_plaintext_refused() {
         !String::from_utf8_lossy(&response).contains("HTTP/1.1"),
         "plaintext HTTP/1.1 answered: {response:?}"
     );
+    drop(silent);
     server.stop().await;
 }
 

@@ -389,3 +389,97 @@ async fn next_hangup(hangups: &mut Hangups) -> Option<()> {
     let _ = hangups;
     std::future::pending().await
 }
+
+#[cfg(test)]
+mod tests {
+    use tokio::net::TcpListener;
+    use tonic::transport::server::Connected;
+
+    use super::*;
+
+    /// A self-signed certificate for `localhost`, written to `dir`.
+    fn self_signed(dir: &Path) -> (TlsFiles, CertificateDer<'static>) {
+        let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+        let files = TlsFiles {
+            cert: dir.join("cert.pem"),
+            key: dir.join("key.pem"),
+            client_ca: None,
+        };
+        std::fs::write(&files.cert, made.cert.pem()).unwrap();
+        std::fs::write(&files.key, made.signing_key.serialize_pem()).unwrap();
+        (files, made.cert.der().clone())
+    }
+
+    fn in_force(tls: &Tls) -> Arc<rustls::ServerConfig> {
+        tls.config.read().unwrap().clone()
+    }
+
+    /// A reload replaces the configuration only for new, valid contents.
+    #[test]
+    fn reload_takes_only_new_valid_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let (files, _) = self_signed(dir.path());
+        let tls = Tls::load(files.clone()).unwrap();
+        let first = in_force(&tls);
+        assert!(!tls.reload(true).unwrap(), "unchanged files reloaded");
+        std::fs::write(&files.key, "not a key").unwrap();
+        assert!(matches!(tls.reload(true), Err(TlsError::Pem { .. })));
+        assert!(!tls.reload(true).unwrap(), "the same bad files tried again");
+        assert!(matches!(tls.reload(false), Err(TlsError::Pem { .. })));
+        assert!(Arc::ptr_eq(&first, &in_force(&tls)), "a bad file was used");
+        self_signed(dir.path());
+        assert!(tls.reload(true).unwrap());
+        assert!(!Arc::ptr_eq(&first, &in_force(&tls)));
+    }
+
+    /// A client that never speaks is let go at the timeout.
+    #[tokio::test]
+    async fn a_silent_client_times_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let tls = Tls::load(self_signed(dir.path()).0).unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let _silent = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (stream, _) = listener.accept().await.unwrap();
+        let handshake = tls.handshake(stream, Duration::from_millis(100)).await;
+        assert_eq!(handshake.unwrap_err().kind(), io::ErrorKind::TimedOut);
+    }
+
+    /// A connection over TLS still tells the peer's address.
+    #[tokio::test]
+    async fn the_peer_address_is_known_under_tls() {
+        let dir = tempfile::tempdir().unwrap();
+        let (files, cert) = self_signed(dir.path());
+        let tls = Tls::load(files).unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let client = tokio::spawn(async move {
+            let mut roots = RootCertStore::empty();
+            roots.add(cert).unwrap();
+            let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+                rustls::crypto::ring::default_provider(),
+            ))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+            let tcp = TcpStream::connect(addr).await.unwrap();
+            let local = tcp.local_addr().unwrap();
+            let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
+            let stream = tokio_rustls::TlsConnector::from(Arc::new(config))
+                .connect(name, tcp)
+                .await
+                .unwrap();
+            (local, stream)
+        });
+        let (stream, _) = listener.accept().await.unwrap();
+        let stream = tls
+            .handshake(stream, Duration::from_secs(10))
+            .await
+            .unwrap();
+        let (local, _stream) = client.await.unwrap();
+        let info = Connection::new(stream).connect_info();
+        assert_eq!(info.remote_addr(), Some(local));
+    }
+}
