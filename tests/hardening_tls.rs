@@ -5,8 +5,9 @@
 mod common;
 
 use std::{
+    ffi::OsStr,
     net::SocketAddr,
-    path::{Path, PathBuf},
+    path::Path,
     sync::{
         Arc,
         atomic::{AtomicUsize, Ordering},
@@ -431,7 +432,7 @@ async fn sighup_reloads_the_certificate_of_the_binary() {
 
 /// `arbiter serve` with these arguments exits at once: its exit code and
 /// what it wrote to stderr.
-async fn refused_start(dir: &Path, args: &[&std::ffi::OsStr]) -> (i32, String) {
+async fn refused_start(dir: &Path, args: &[&OsStr]) -> (i32, String) {
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args(["serve", "--listen", "127.0.0.1:0", "--database-url"])
         .arg(format!("sqlite://{}", dir.join("arbiter.db").display()))
@@ -458,62 +459,42 @@ async fn unusable_tls_files_stop_the_start_with_a_message() {
     let garbage = dir.path().join("garbage.pem");
     std::fs::write(&garbage, "not PEM at all").unwrap();
     let missing = dir.path().join("missing.pem");
-    let path = |path: &PathBuf| path.as_os_str().to_owned();
-    let flag = |name: &str| std::ffi::OsString::from(name);
-    let cases: [(Vec<std::ffi::OsString>, &[&str]); 6] = [
+    let (cert, key) = (files.cert.as_os_str(), files.key.as_os_str());
+    let (garbage, missing) = (garbage.as_os_str(), missing.as_os_str());
+    let [cert_flag, key_flag, ca_flag] =
+        ["--tls-cert", "--tls-key", "--tls-client-ca"].map(OsStr::new);
+    let cases: [(Vec<&OsStr>, i32, &[&str]); 7] = [
         (
-            vec![
-                flag("--tls-cert"),
-                path(&missing),
-                flag("--tls-key"),
-                path(&files.key),
-            ],
+            vec![cert_flag, missing, key_flag, key],
+            1,
             &["cannot read the TLS certificate", "missing.pem"],
         ),
         (
-            vec![
-                flag("--tls-cert"),
-                path(&garbage),
-                flag("--tls-key"),
-                path(&files.key),
-            ],
+            vec![cert_flag, garbage, key_flag, key],
+            1,
             &["TLS certificate", "garbage.pem", "holds no PEM certificate"],
         ),
         (
-            vec![
-                flag("--tls-cert"),
-                path(&files.cert),
-                flag("--tls-key"),
-                path(&garbage),
-            ],
+            vec![cert_flag, cert, key_flag, garbage],
+            1,
             &["TLS key", "garbage.pem", "holds no PEM private key"],
         ),
         (
-            vec![
-                flag("--tls-cert"),
-                path(&files.cert),
-                flag("--tls-key"),
-                path(&other_key),
-            ],
+            vec![cert_flag, cert, key_flag, other_key.as_os_str()],
+            1,
             &["not usable together", "cert.pem", "other-key.pem"],
         ),
         (
-            vec![
-                flag("--tls-cert"),
-                path(&files.cert),
-                flag("--tls-key"),
-                path(&files.key),
-                flag("--tls-client-ca"),
-                path(&garbage),
-            ],
+            vec![cert_flag, cert, key_flag, key, ca_flag, garbage],
+            1,
             &["TLS client CA", "garbage.pem"],
         ),
-        (vec![flag("--tls-cert"), path(&files.cert)], &["--tls-key"]),
+        (vec![cert_flag, cert], 2, &["--tls-key"]),
+        (vec![key_flag, key], 2, &["--tls-cert"]),
     ];
-    for (args, words) in cases {
-        let args: Vec<&std::ffi::OsStr> = args.iter().map(|arg| arg.as_os_str()).collect();
+    for (args, expected, words) in cases {
         let (code, stderr) = refused_start(dir.path(), &args).await;
-        assert_ne!(code, 0, "{args:?} started");
+        assert_eq!(code, expected, "{args:?}: {stderr}");
         for word in words {
             assert!(
                 stderr.contains(word),
