@@ -24,6 +24,7 @@ use rustls::{
     pki_types::{CertificateDer, PrivateKeyDer, pem::PemObject},
     server::WebPkiClientVerifier,
 };
+use sha2::{Digest, Sha256};
 use tokio::{
     net::TcpStream,
     sync::{Semaphore, mpsc, watch},
@@ -54,12 +55,14 @@ pub struct TlsFiles {
 /// Why the files do not make a TLS configuration.
 #[derive(Debug, thiserror::Error)]
 pub enum TlsError {
+    /// A file cannot be read.
     #[error("cannot read the {what} {}: {source}", path.display())]
     Read {
         what: &'static str,
         path: PathBuf,
         source: io::Error,
     },
+    /// A file holds no PEM item of the kind expected, or bad PEM.
     #[error("the {what} {} holds no {expected}: {source}", path.display())]
     Pem {
         what: &'static str,
@@ -67,18 +70,19 @@ pub enum TlsError {
         expected: &'static str,
         source: rustls::pki_types::pem::Error,
     },
+    /// The key does not match the certificate, or rustls refuses them.
     #[error("the TLS certificate {} and key {} are not usable together: {source}", cert.display(), key.display())]
     Certificate {
         cert: PathBuf,
         key: PathBuf,
         source: rustls::Error,
     },
+    /// A client CA certificate is not a usable trust anchor.
     #[error("the TLS client CA {} is not usable: {reason}", path.display())]
     ClientCa { path: PathBuf, reason: String },
 }
 
-/// The files' bytes, as last read.
-#[derive(PartialEq, Eq)]
+/// The files' bytes.
 struct Contents {
     cert: Vec<u8>,
     key: Vec<u8>,
@@ -89,9 +93,10 @@ struct Contents {
 pub struct Tls {
     files: TlsFiles,
     config: RwLock<Arc<rustls::ServerConfig>>,
-    /// The contents last tried, valid or not: a file change is a change
-    /// from these, so a bad file is reported once, not at every check.
-    seen: Mutex<Contents>,
+    /// The digest of the contents last tried, valid or not: a file change
+    /// is a change from these, so a bad file is reported once, not at every
+    /// check. A digest, so that no second copy of the key stays in memory.
+    seen: Mutex<[u8; 32]>,
 }
 
 impl std::fmt::Debug for Tls {
@@ -118,7 +123,7 @@ impl Tls {
         Ok(Tls {
             files,
             config: RwLock::new(Arc::new(config)),
-            seen: Mutex::new(contents),
+            seen: Mutex::new(contents.digest()),
         })
     }
 
@@ -132,11 +137,12 @@ impl Tls {
     pub fn reload(&self, only_if_changed: bool) -> Result<bool, TlsError> {
         let contents = read(&self.files)?;
         let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-        if only_if_changed && *seen == contents {
+        let digest = contents.digest();
+        if only_if_changed && *seen == digest {
             return Ok(false);
         }
+        *seen = digest;
         let config = configure(&self.files, &contents);
-        *seen = contents;
         *self.config.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(config?);
         Ok(true)
     }
@@ -274,6 +280,19 @@ impl Tls {
 impl Transport for TlsStream<TcpStream> {
     fn tcp(&self) -> &TcpStream {
         self.get_ref().0
+    }
+}
+
+impl Contents {
+    fn digest(&self) -> [u8; 32] {
+        let mut digest = Sha256::new();
+        for file in [Some(&self.cert), Some(&self.key), self.client_ca.as_ref()] {
+            // Lengths first, so that no two sets of files run together.
+            let bytes = file.map_or(&[][..], Vec::as_slice);
+            digest.update((bytes.len() as u64).to_le_bytes());
+            digest.update(bytes);
+        }
+        digest.finalize().into()
     }
 }
 
