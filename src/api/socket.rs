@@ -31,10 +31,12 @@
 //!
 //! Over TLS the connection wraps the TLS stream, not the other way round: it
 //! gathers h2's plaintext, so one flush is encrypted as a few full records
-//! and written at once. Wrapped in TLS it would gather nothing useful: the TLS
-//! stream says it writes vectored (so h2 would chain answers above 256 bytes
-//! again), seals every write into a record of its own and hands each one to
-//! the socket before taking the next.
+//! and written at once. Wrapped in TLS it would gather far less: the TLS
+//! stream says it writes vectored (so h2 chains answers above 256 bytes
+//! again, each followed by a flush) and seals every write into a record of
+//! its own. With 64 `LegalMoves` in flight on one TLS connection the server
+//! made 0.09-0.13 socket writes per answer this way round, 0.62-0.67 the
+//! other (3 runs each, debug build, counted with strace).
 
 use std::{
     io,
