@@ -1,6 +1,6 @@
 //! The `arbiter` command line.
 
-use std::{process::ExitCode, time::Duration};
+use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use clap::{Parser, Subcommand};
 
@@ -9,7 +9,7 @@ use crate::{
     api::{
         DEFAULT_MAX_GAMES_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BYTES,
         DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
-        DEFAULT_WATCHER_BUFFER_BYTES, ServerConfig, serve,
+        DEFAULT_WATCHER_BUFFER_BYTES, ServerConfig, TlsFiles, serve,
     },
     games::{AdminToken, PgnLimits},
     rules::{Game, Variant, perft},
@@ -156,6 +156,17 @@ pub struct ServeArgs {
     /// the connections still open then are closed.
     #[arg(long, env = "ARBITER_SHUTDOWN_GRACE", default_value = "10s", value_parser = duration)]
     shutdown_grace: Duration,
+    /// Serve over TLS with this certificate chain (PEM, leaf first);
+    /// needs --tls-key. Reloaded on SIGHUP and when the file changes.
+    #[arg(long, env = "ARBITER_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The TLS certificate's private key (PEM); needs --tls-cert.
+    #[arg(long, env = "ARBITER_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Mutual TLS: accept only clients with a certificate signed by a CA
+    /// in this file (PEM); needs --tls-cert.
+    #[arg(long, env = "ARBITER_TLS_CLIENT_CA", requires = "tls_cert")]
+    tls_client_ca: Option<PathBuf>,
 }
 
 impl ServeArgs {
@@ -185,6 +196,9 @@ impl ServeArgs {
             keepalive_interval,
             keepalive_timeout,
             shutdown_grace,
+            tls_cert,
+            tls_key,
+            tls_client_ca,
             listen: _,
             log_format: _,
         } = self;
@@ -211,6 +225,11 @@ impl ServeArgs {
             keepalive_interval,
             keepalive_timeout,
             shutdown_grace,
+            tls: tls_cert.zip(tls_key).map(|(cert, key)| TlsFiles {
+                cert,
+                key,
+                client_ca: tls_client_ca,
+            }),
             ..ServerConfig::new(database_url)
         }
     }

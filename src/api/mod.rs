@@ -17,6 +17,7 @@ mod rules;
 mod server;
 mod small_frames;
 mod socket;
+mod tls;
 mod watch;
 
 pub use legal_moves::LegalMovesAnswer;
@@ -25,4 +26,5 @@ pub use server::{
     DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
     DEFAULT_WATCHER_BUFFER_BYTES, MAX_SMALL_REQUEST_BYTES, ServerConfig, serve,
 };
+pub use tls::{FILE_CHECK_INTERVAL, TlsError, TlsFiles};
 pub use watch::encode_event;

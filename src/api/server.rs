@@ -27,6 +27,7 @@ use super::{
     request_limits::RequestLimitsLayer,
     rules::RulesService,
     small_frames::SmallFrames,
+    tls::{Tls, TlsFiles},
     watch::{GamesRoutes, Watchers, encode_event},
 };
 use crate::{
@@ -124,6 +125,8 @@ pub struct ServerConfig {
     pub keepalive_timeout: Duration,
     /// Time requests in flight get to finish at shutdown.
     pub shutdown_grace: Duration,
+    /// Serve over TLS with these files (`None`: plaintext).
+    pub tls: Option<TlsFiles>,
 }
 
 impl ServerConfig {
@@ -154,6 +157,7 @@ impl ServerConfig {
             keepalive_interval: Duration::from_secs(30),
             keepalive_timeout: Duration::from_secs(10),
             shutdown_grace: Duration::from_secs(10),
+            tls: None,
         }
     }
 
@@ -174,12 +178,14 @@ impl ServerConfig {
 ///
 /// # Errors
 ///
-/// The database cannot be opened, or the transport fails.
+/// The TLS files are not usable, the database cannot be opened, or the
+/// transport fails.
 pub async fn serve(
     config: ServerConfig,
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let tls = config.tls.clone().map(Tls::load).transpose()?.map(Arc::new);
     let store = Store::connect(&config.database_url).await?;
     let addr = listener.local_addr()?;
     let (health_reporter, health) = tonic_health::server::health_reporter();
@@ -239,6 +245,7 @@ pub async fn serve(
     let resumed = games.resume_engines().await?;
     let clocks = games.resume_clocks().await?;
     let (stop_watchers, shutdown_watch) = tokio::sync::watch::channel(false);
+    let tls_stop = shutdown_watch.clone();
     let shutdown = async move {
         shutdown.await;
         let _ = stop_watchers.send(true);
@@ -277,15 +284,25 @@ pub async fn serve(
             config.request_timeout,
         ))
         .service(routes);
-    let plain = |stream| std::future::ready(Ok(stream));
-    connections::serve(
-        listener,
-        service,
-        plain,
-        config.connection_limits(),
-        shutdown,
-    )
-    .await;
+    let limits = config.connection_limits();
+    match tls {
+        None => {
+            let plain = |stream| std::future::ready(Ok(stream));
+            connections::serve(listener, service, plain, limits, shutdown).await;
+        }
+        Some(tls) => {
+            let reload = tls.watch(tls_stop);
+            // The handshake runs in the connection's own task, within its
+            // handshake timeout.
+            let timeout = limits.handshake_timeout;
+            let handshake = move |stream| {
+                let tls = Arc::clone(&tls);
+                async move { tls.handshake(stream, timeout).await }
+            };
+            connections::serve(listener, service, handshake, limits, shutdown).await;
+            let _ = reload.await;
+        }
+    }
     store_health.abort();
     store.close().await;
     Ok(())

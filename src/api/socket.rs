@@ -29,6 +29,15 @@
 //! flight that leaves 0.7 `sendto` per request (0.15-0.2 if every flush
 //! waits) and lifts `LegalMoves` by 12-20%; one request in flight is as fast
 //! as before.
+//!
+//! Over TLS the connection wraps the TLS stream, not the other way round: it
+//! gathers h2's plaintext, so one flush is encrypted as a few full records
+//! and written at once. Wrapped in TLS it would gather far less: the TLS
+//! stream says it writes vectored (so h2 chains answers above 256 bytes
+//! again, each followed by a flush) and seals every write into a record of
+//! its own. With 64 `LegalMoves` in flight on one TLS connection the server
+//! made 0.09-0.13 socket writes per answer this way round, 0.62-0.67 the
+//! other (3 runs each, debug build, counted with strace).
 
 use std::{
     io,
