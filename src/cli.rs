@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 use crate::{
     analysis::Analyst,
     api::{
-        DEFAULT_MAX_GAMES_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BYTES,
+        DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BYTES,
         DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
         DEFAULT_WATCHER_BUFFER_BYTES, ServerConfig, TlsFiles, serve,
     },
@@ -115,14 +115,14 @@ pub struct ServeArgs {
     /// WatchGame streams one connection may have open at once.
     #[arg(long, env = "ARBITER_MAX_WATCHERS_PER_CONNECTION", default_value_t = DEFAULT_MAX_WATCHERS_PER_CONNECTION as u32, value_parser = clap::value_parser!(u32).range(1..))]
     max_watchers_per_connection: u32,
-    /// Largest request message of the Rules, Positions and Engine
-    /// services, in bytes after decompression.
+    /// Largest request message of every method but ImportGame, in bytes
+    /// after decompression.
     #[arg(long, env = "ARBITER_MAX_REQUEST_BYTES", default_value_t = DEFAULT_MAX_REQUEST_BYTES, value_parser = bytes)]
     max_request_bytes: usize,
-    /// Largest request message of the Games service (ImportGame's PGN),
-    /// in bytes after decompression.
-    #[arg(long, env = "ARBITER_MAX_GAMES_REQUEST_BYTES", default_value_t = DEFAULT_MAX_GAMES_REQUEST_BYTES, value_parser = bytes)]
-    max_games_request_bytes: usize,
+    /// Largest ImportGame request message (its PGN), in bytes after
+    /// decompression.
+    #[arg(long, env = "ARBITER_MAX_IMPORT_REQUEST_BYTES", default_value_t = DEFAULT_MAX_IMPORT_REQUEST_BYTES, value_parser = bytes)]
+    max_import_request_bytes: usize,
     /// Requests served at once across the server; more are refused with
     /// SERVER_BUSY.
     #[arg(long, env = "ARBITER_MAX_IN_FLIGHT", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
@@ -186,7 +186,7 @@ impl ServeArgs {
             max_watchers_per_game,
             max_watchers_per_connection,
             max_request_bytes,
-            max_games_request_bytes,
+            max_import_request_bytes,
             max_in_flight,
             request_timeout,
             max_connections,
@@ -215,7 +215,7 @@ impl ServeArgs {
             max_watchers_per_game: max_watchers_per_game as usize,
             max_watchers_per_connection: max_watchers_per_connection as usize,
             max_request_bytes,
-            max_games_request_bytes,
+            max_import_request_bytes,
             max_in_flight: max_in_flight as usize,
             request_timeout,
             max_connections: max_connections as usize,

@@ -80,12 +80,13 @@ async fn refused(channel: &Channel, path: &'static str, message: Vec<u8>) -> Sta
 
 /// One method of each service and each kind of route: the generated
 /// services, `LegalMoves`' own route, streams, and health.
-const METHODS: [&str; 8] = [
+const METHODS: [&str; 9] = [
     "/arbiter.v1.Rules/LegalMoves",
     "/arbiter.v1.Rules/ValidateMove",
     "/arbiter.v1.Positions/CreatePosition",
     "/arbiter.v1.Games/MakeMove",
     "/arbiter.v1.Games/WatchGame",
+    "/arbiter.v1.Games/ImportGame",
     "/arbiter.v1.Engine/BestMove",
     "/arbiter.v1.Engine/Analyze",
     "/grpc.health.v1.Health/Check",
@@ -154,7 +155,7 @@ async fn unknown_methods_say_where_to_look() {
 }
 
 /// Every service refuses a message over its limit: 64 KiB for Rules,
-/// Positions and Engine, 1 MiB for Games, 4 KiB for health.
+/// Positions, Engine and Games, 1 MiB for ImportGame, 4 KiB for health.
 #[tokio::test]
 async fn messages_over_the_limit_exhaust_resources() {
     let server = TestServer::start().await;
@@ -169,8 +170,8 @@ async fn messages_over_the_limit_exhaust_resources() {
     };
     let body = request.encode_to_vec();
     for path in METHODS {
-        let limit = if path.starts_with("/arbiter.v1.Games/") {
-            arbiter::api::DEFAULT_MAX_GAMES_REQUEST_BYTES
+        let limit = if path == "/arbiter.v1.Games/ImportGame" {
+            arbiter::api::DEFAULT_MAX_IMPORT_REQUEST_BYTES
         } else if path.starts_with("/grpc.health") {
             arbiter::api::MAX_SMALL_REQUEST_BYTES
         } else {

@@ -39,11 +39,11 @@ use crate::{
     telemetry::Clipped,
 };
 
-/// Largest request of the Rules, Positions and Engine services by default:
-/// a position with a 2,000-move history is about 12 KiB.
+/// Largest request of every method but ImportGame by default: a position
+/// with a 2,000-move history is about 12 KiB.
 pub const DEFAULT_MAX_REQUEST_BYTES: usize = 64 * 1024;
-/// Largest Games request by default (ImportGame's PGN).
-pub const DEFAULT_MAX_GAMES_REQUEST_BYTES: usize = 1024 * 1024;
+/// Largest ImportGame request by default (its PGN).
+pub const DEFAULT_MAX_IMPORT_REQUEST_BYTES: usize = 1024 * 1024;
 /// Largest health or reflection request (a service or symbol name).
 pub const MAX_SMALL_REQUEST_BYTES: usize = 4 * 1024;
 /// Compressed requests accepted (answers go uncompressed: they are small,
@@ -101,11 +101,11 @@ pub struct ServerConfig {
     pub max_watchers_per_game: usize,
     /// Watch streams one connection may have open at once.
     pub max_watchers_per_connection: usize,
-    /// Largest request message of the Rules, Positions and Engine services,
-    /// after decompression.
+    /// Largest request message of every method but ImportGame (and health
+    /// and reflection, which take less), after decompression.
     pub max_request_bytes: usize,
-    /// Largest request message of the Games service, after decompression.
-    pub max_games_request_bytes: usize,
+    /// Largest ImportGame request message, after decompression.
+    pub max_import_request_bytes: usize,
     /// Requests served at once across the server; more are refused.
     pub max_in_flight: usize,
     /// How long a request may wait for its answer.
@@ -147,7 +147,7 @@ impl ServerConfig {
             max_watchers_per_game: DEFAULT_MAX_WATCHERS_PER_GAME,
             max_watchers_per_connection: DEFAULT_MAX_WATCHERS_PER_CONNECTION,
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
-            max_games_request_bytes: DEFAULT_MAX_GAMES_REQUEST_BYTES,
+            max_import_request_bytes: DEFAULT_MAX_IMPORT_REQUEST_BYTES,
             max_in_flight: 1024,
             request_timeout: Duration::from_secs(60),
             max_connections: 1000,
@@ -266,7 +266,8 @@ pub async fn serve(
         .add_service(GamesRoutes::new(
             Watchers::new(games, shutdown_watch, config.max_watchers_per_connection),
             creates,
-            config.max_games_request_bytes,
+            config.max_request_bytes,
+            config.max_import_request_bytes,
         ))
         .add_service(requests!(
             EngineServer::new(EngineService { analyst }),

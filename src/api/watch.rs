@@ -331,30 +331,38 @@ impl Service<Request<pb::WatchGameRequest>> for WatchMethod {
 }
 
 /// The `arbiter.v1.Games` service: `WatchGame` here, the rest generated.
+/// ImportGame takes a whole PGN, so it alone may send large requests: it
+/// goes to a copy of the generated service with a limit of its own.
 #[derive(Clone, Debug)]
 pub struct GamesRoutes {
     generated: GamesServer<GamesService>,
+    importing: GamesServer<GamesService>,
     watchers: Arc<Watchers>,
     max_decoding_message_size: usize,
 }
 
 impl GamesRoutes {
-    /// Requests larger than `max_decoding_message_size` bytes are refused;
-    /// creating calls are limited by `creates`.
+    /// Requests larger than `max_decoding_message_size` bytes are refused,
+    /// ImportGame's over `max_import_message_size`; creating calls are
+    /// limited by `creates`.
     pub fn new(
         watchers: Watchers,
         creates: Creates,
         max_decoding_message_size: usize,
+        max_import_message_size: usize,
     ) -> GamesRoutes {
         let watchers = Arc::new(watchers);
+        let service = GamesServer::new(GamesService {
+            games: watchers.games.clone(),
+            creates,
+            watchers: Arc::clone(&watchers),
+        })
+        .accept_compressed(REQUEST_COMPRESSION);
         GamesRoutes {
-            generated: GamesServer::new(GamesService {
-                games: watchers.games.clone(),
-                creates,
-                watchers: Arc::clone(&watchers),
-            })
-            .max_decoding_message_size(max_decoding_message_size)
-            .accept_compressed(REQUEST_COMPRESSION),
+            generated: service
+                .clone()
+                .max_decoding_message_size(max_decoding_message_size),
+            importing: service.max_decoding_message_size(max_import_message_size),
             watchers,
             max_decoding_message_size,
         }
@@ -378,8 +386,10 @@ impl Service<http::Request<Body>> for GamesRoutes {
     }
 
     fn call(&mut self, request: http::Request<Body>) -> RouteFuture {
-        if request.uri().path() != "/arbiter.v1.Games/WatchGame" {
-            return self.generated.call(request);
+        match request.uri().path() {
+            "/arbiter.v1.Games/WatchGame" => {}
+            "/arbiter.v1.Games/ImportGame" => return self.importing.call(request),
+            _ => return self.generated.call(request),
         }
         let limit = self.max_decoding_message_size;
         let opened = Opened::default();
