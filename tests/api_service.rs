@@ -267,13 +267,7 @@ async fn acknowledged_moves_survive_kill_9() {
     server.kill().await;
     let server = Serve::on(&db).start().await;
     let mut games = GamesClient::new(server.channel().await);
-    let game = games
-        .get_game(pb::GetGameRequest { game_id: id })
-        .await
-        .unwrap()
-        .into_inner()
-        .game
-        .unwrap();
+    let game = common::get_game(&mut games, &id).await;
     assert_eq!(game.ply, 3);
     assert_eq!(game.moves[2].r#move.as_ref().unwrap().san, "Nf3");
 }

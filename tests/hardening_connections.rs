@@ -327,13 +327,7 @@ async fn sigterm_exits_within_the_grace_and_keeps_acknowledged_moves() {
 
     let server = Serve::on(&db).envs(env).start().await;
     let mut games = GamesClient::new(server.channel().await);
-    let game = games
-        .get_game(pb::GetGameRequest { game_id: id })
-        .await
-        .unwrap()
-        .into_inner()
-        .game
-        .unwrap();
+    let game = common::get_game(&mut games, &id).await;
     assert_eq!(game.ply, 1);
 }
 

@@ -17,15 +17,12 @@ use arbiter::{
 use common::{
     TestServer,
     binary::{Binary, Serve},
+    raw::Raw,
 };
 use http::uri::PathAndQuery;
-use prost::{
-    Message,
-    bytes::{Buf, BufMut},
-};
+use prost::Message;
 use tonic::{
     Code, Status,
-    codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder},
     transport::{Channel, Endpoint},
 };
 use tonic_types::StatusExt;
@@ -675,44 +672,6 @@ async fn no_channel_outlives_its_watchers_or_its_game() {
             .await
             .is_none()
     );
-}
-
-/// A raw client: request and answer messages as bytes.
-#[derive(Clone, Copy, Debug, Default)]
-struct Raw;
-
-impl Codec for Raw {
-    type Encode = Vec<u8>;
-    type Decode = Vec<u8>;
-    type Encoder = Raw;
-    type Decoder = Raw;
-
-    fn encoder(&mut self) -> Raw {
-        Raw
-    }
-
-    fn decoder(&mut self) -> Raw {
-        Raw
-    }
-}
-
-impl Encoder for Raw {
-    type Item = Vec<u8>;
-    type Error = Status;
-
-    fn encode(&mut self, item: Vec<u8>, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        dst.put_slice(&item);
-        Ok(())
-    }
-}
-
-impl Decoder for Raw {
-    type Item = Vec<u8>;
-    type Error = Status;
-
-    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Vec<u8>>, Status> {
-        Ok(Some(src.copy_to_bytes(src.remaining()).to_vec()))
-    }
 }
 
 /// The messages on the wire are byte for byte what prost encodes for the

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod binary;
+pub mod raw;
 
 use std::{
     path::{Path, PathBuf},
@@ -215,6 +216,50 @@ pub async fn play(games: &mut GamesClient<Channel>, id: &str, token: &str, text:
         .into_inner()
         .game
         .unwrap()
+}
+
+/// The game `id` as the server has it.
+pub async fn get_game(games: &mut GamesClient<Channel>, id: &str) -> pb::Game {
+    games
+        .get_game(pb::GetGameRequest { game_id: id.into() })
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap()
+}
+
+/// Proposes a takeback for the seat holding `token`; the game after it.
+pub async fn propose_takeback(
+    games: &mut GamesClient<Channel>,
+    id: &str,
+    token: &str,
+) -> Result<pb::Game, tonic::Status> {
+    games
+        .propose_takeback(pb::ProposeTakebackRequest {
+            game_id: id.into(),
+            seat_token: token.into(),
+        })
+        .await
+        .map(|r| r.into_inner().game.unwrap())
+}
+
+/// Accepts or declines the pending takeback for the seat holding `token`;
+/// the game after it.
+pub async fn respond_to_takeback(
+    games: &mut GamesClient<Channel>,
+    id: &str,
+    token: &str,
+    accept: bool,
+) -> Result<pb::Game, tonic::Status> {
+    games
+        .respond_to_takeback(pb::RespondToTakebackRequest {
+            game_id: id.into(),
+            seat_token: token.into(),
+            accept,
+        })
+        .await
+        .map(|r| r.into_inner().game.unwrap())
 }
 
 /// Claims a draw for the seat holding `token`, with `text` as the move
