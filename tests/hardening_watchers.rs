@@ -90,6 +90,27 @@ async fn offer_and_decline(
     }
 }
 
+/// 50 watchers of game `id` that never read, 10 on each of 5 connections
+/// with a 64 KiB stream window.
+async fn stalled_watchers(
+    server: &Binary,
+    id: &str,
+) -> Vec<tonic::Streaming<pb::WatchGameResponse>> {
+    let mut stalled = Vec::new();
+    for _ in 0..5 {
+        let endpoint = Endpoint::from_shared(server.url())
+            .unwrap()
+            .initial_stream_window_size(Some(64 * 1024));
+        let channel = server.channel_with(endpoint).await;
+        for _ in 0..10 {
+            let mut client = GamesClient::new(channel.clone());
+            let stream = client.watch_game(watch_request(id)).await.unwrap();
+            stalled.push(stream.into_inner());
+        }
+    }
+    stalled
+}
+
 fn watch_request(id: &str) -> pb::WatchGameRequest {
     pb::WatchGameRequest { game_id: id.into() }
 }
@@ -182,18 +203,7 @@ async fn stalled_watchers_cost_bounded_memory_and_are_told_they_fell_behind() {
     offer_and_decline(&mut games, &id, &white, &black, 5).await;
     let before = server.settled_rss_kib().await;
 
-    let mut stalled = Vec::new();
-    for _ in 0..5 {
-        let endpoint = Endpoint::from_shared(server.url())
-            .unwrap()
-            .initial_stream_window_size(Some(64 * 1024));
-        let channel = server.channel_with(endpoint).await;
-        for _ in 0..10 {
-            let mut client = GamesClient::new(channel.clone());
-            let stream = client.watch_game(watch_request(&id)).await.unwrap();
-            stalled.push(stream.into_inner());
-        }
-    }
+    let mut stalled = stalled_watchers(&server, &id).await;
     // 300 events of about 4 KB each: 1.2 MB per watcher if it were queued.
     offer_and_decline(&mut games, &id, &white, &black, 150).await;
     let during = server.settled_rss_kib().await;
@@ -529,17 +539,7 @@ async fn figures() {
     let before = server.settled_rss_kib().await;
     let (white, black) = (&created.white_token, &created.black_token);
     for round in 0..3 {
-        let mut stalled = Vec::new();
-        for _ in 0..5 {
-            let endpoint = Endpoint::from_shared(server.url())
-                .unwrap()
-                .initial_stream_window_size(Some(64 * 1024));
-            let channel = server.channel_with(endpoint).await;
-            for _ in 0..10 {
-                let mut client = GamesClient::new(channel.clone());
-                stalled.push(client.watch_game(watch_request(&id)).await.unwrap());
-            }
-        }
+        let stalled = stalled_watchers(&server, &id).await;
         if round == 0 {
             for (ply, text) in OPENING.into_iter().enumerate() {
                 let token = if ply % 2 == 0 { white } else { black };

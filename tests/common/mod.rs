@@ -337,6 +337,21 @@ pub fn code_and_reason(status: &tonic::Status) -> (tonic::Code, String) {
     (status.code(), reason.unwrap_or_default())
 }
 
+/// Another connection to the database `db` that takes the write lock and
+/// keeps it until dropped.
+pub async fn hold_write_lock(db: &Path) -> sqlx::SqliteConnection {
+    use sqlx::{Connection, sqlite::SqliteConnectOptions};
+    let mut blocker =
+        sqlx::SqliteConnection::connect_with(&SqliteConnectOptions::new().filename(db))
+            .await
+            .unwrap();
+    sqlx::raw_sql("BEGIN IMMEDIATE")
+        .execute(&mut blocker)
+        .await
+        .unwrap();
+    blocker
+}
+
 /// The games service on its own (no server) over `store`, with one engine
 /// slot of each kind and serve's watcher defaults.
 pub fn games_service(
