@@ -254,15 +254,7 @@ async fn acknowledged_moves_survive_kill_9() {
         } else {
             &created.black_token
         };
-        games
-            .make_move(pb::MakeMoveRequest {
-                game_id: id.clone(),
-                seat_token: token.clone(),
-                r#move: text.into(),
-                expected_ply: None,
-            })
-            .await
-            .unwrap();
+        common::play(&mut games, &id, token, text).await;
     }
     server.kill().await;
     let server = Serve::on(&db).start().await;
