@@ -6,7 +6,6 @@ use arbiter::api::proto::{
     self as pb, games_client::GamesClient, positions_client::PositionsClient,
 };
 use common::{TestServer, binary::Serve};
-use prost::Message;
 use tokio_stream::StreamExt;
 use tonic::Code;
 
@@ -214,19 +213,11 @@ async fn health_and_reflection_v1_and_v1alpha() {
 #[tokio::test]
 async fn grpc_web_over_http1_with_cors() {
     let server = TestServer::start().await;
-    let request = pb::LegalMovesRequest {
-        position: Some(pb::Position {
-            variant: pb::Variant::Chess as i32,
-            fen: String::new(),
-            moves: vec![],
-        }),
-        ..Default::default()
-    };
     let text = common::http1_post(
         server.addr,
         "/arbiter.v1.Rules/LegalMoves",
         "application/grpc-web+proto",
-        &common::grpc_frame(&request.encode_to_vec()),
+        &common::start_legal_moves_frame(),
     )
     .await;
     assert!(text.starts_with("http/1.1 200"), "{text}");

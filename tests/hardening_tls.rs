@@ -15,12 +15,11 @@ use std::{
     time::Duration,
 };
 
-use arbiter::api::{ServerConfig, TlsFiles, proto as pb};
+use arbiter::api::{ServerConfig, TlsFiles};
 use common::{
     TestServer,
     binary::{Binary, Serve},
 };
-use prost::Message;
 use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, pem::PemObject};
 use tokio::{
@@ -206,15 +205,7 @@ async fn grpc_and_grpc_web_over_tls_and_plaintext_refused() {
     );
 
     // grpc-web over HTTP/1.1, as a browser sends it.
-    let request = pb::LegalMovesRequest {
-        position: Some(pb::Position {
-            variant: pb::Variant::Chess as i32,
-            fen: String::new(),
-            moves: vec![],
-        }),
-        ..Default::default()
-    };
-    let body = common::grpc_frame(&request.encode_to_vec());
+    let body = common::start_legal_moves_frame();
     let head = format!(
         "POST /arbiter.v1.Rules/LegalMoves HTTP/1.1\r\nHost: localhost\r\n\
          Content-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\n\

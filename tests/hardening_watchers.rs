@@ -694,17 +694,9 @@ async fn watch_messages_on_the_wire_are_prosts_encoding() {
         .await
         .unwrap()
         .into_inner();
-    let game = games
-        .get_game(pb::GetGameRequest {
-            game_id: id.clone(),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .game;
     let expected = pb::WatchGameResponse {
         kind: pb::GameEventKind::Snapshot as i32,
-        game,
+        game: Some(common::get_game(&mut games, &id).await),
         r#move: None,
     };
     assert_eq!(raw.message().await.unwrap(), Some(expected.encode_to_vec()));

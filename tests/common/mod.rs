@@ -322,6 +322,21 @@ pub async fn http1_post(
     String::from_utf8_lossy(&response).to_lowercase()
 }
 
+/// A LegalMoves request for chess's start position in a gRPC frame, as a
+/// grpc-web body (the answer lists `g1f3`).
+pub fn start_legal_moves_frame() -> Vec<u8> {
+    use prost::Message;
+    let request = pb::LegalMovesRequest {
+        position: Some(pb::Position {
+            variant: pb::Variant::Chess as i32,
+            fen: String::new(),
+            moves: vec![],
+        }),
+        ..Default::default()
+    };
+    grpc_frame(&request.encode_to_vec())
+}
+
 /// `message` in a gRPC frame: no compression, its length, its bytes.
 pub fn grpc_frame(message: &[u8]) -> Vec<u8> {
     let mut frame = vec![0u8];
