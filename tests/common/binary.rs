@@ -136,11 +136,15 @@ impl Serve {
         }
     }
 
-    /// Spawns the server and waits until it answers.
+    /// Spawns the server and waits until it answers (fails at once if it
+    /// exits instead).
     pub async fn start(self) -> Binary {
-        let server = self.spawn();
-        server.channel().await;
-        server
+        let mut server = self.spawn();
+        let endpoint = Endpoint::from_shared(server.url()).unwrap();
+        tokio::select! {
+            _ = connect(&endpoint) => server,
+            exited = server.child.wait() => panic!("the server exited: {exited:?}"),
+        }
     }
 }
 
@@ -169,18 +173,7 @@ impl Binary {
 
     /// A new connection through `endpoint` (waits for the server to come up).
     pub async fn channel_with(&self, endpoint: Endpoint) -> Channel {
-        let deadline = Instant::now() + COMING_UP;
-        loop {
-            if let Ok(channel) = endpoint.connect().await {
-                return channel;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "server at {} did not come up",
-                self.url()
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        connect(&endpoint).await
     }
 
     /// Resident memory in KiB.
@@ -221,5 +214,22 @@ impl Binary {
     /// `kill -9`, and waits for the process to end.
     pub async fn kill(&mut self) {
         self.child.kill().await.unwrap();
+    }
+}
+
+/// A connection through `endpoint`, retried until the server answers (at
+/// most [`COMING_UP`]).
+async fn connect(endpoint: &Endpoint) -> Channel {
+    let deadline = Instant::now() + COMING_UP;
+    loop {
+        if let Ok(channel) = endpoint.connect().await {
+            return channel;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "server at {} did not come up",
+            endpoint.uri()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
