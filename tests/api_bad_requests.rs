@@ -9,56 +9,11 @@ use arbiter::api::proto::{
     self as pb, games_client::GamesClient, positions_client::PositionsClient,
     rules_client::RulesClient,
 };
-use common::TestServer;
+use common::{TestServer, raw::Raw};
 use http::uri::PathAndQuery;
-use prost::{
-    Message,
-    bytes::{Buf, BufMut},
-};
-use tonic::{
-    Code, Request, Status,
-    codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder},
-    transport::Channel,
-};
+use prost::Message;
+use tonic::{Code, Request, Status, transport::Channel};
 use tonic_types::StatusExt;
-
-/// Sends and receives message bytes as they are.
-#[derive(Clone, Copy, Debug, Default)]
-struct Raw;
-
-impl Codec for Raw {
-    type Encode = Vec<u8>;
-    type Decode = Vec<u8>;
-    type Encoder = Raw;
-    type Decoder = Raw;
-
-    fn encoder(&mut self) -> Raw {
-        Raw
-    }
-
-    fn decoder(&mut self) -> Raw {
-        Raw
-    }
-}
-
-impl Encoder for Raw {
-    type Item = Vec<u8>;
-    type Error = Status;
-
-    fn encode(&mut self, item: Vec<u8>, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        dst.put_slice(&item);
-        Ok(())
-    }
-}
-
-impl Decoder for Raw {
-    type Item = Vec<u8>;
-    type Error = Status;
-
-    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Vec<u8>>, Status> {
-        Ok(Some(src.copy_to_bytes(src.remaining()).to_vec()))
-    }
-}
 
 /// Methods that answer with a stream.
 const STREAMING: [&str; 2] = ["/arbiter.v1.Games/WatchGame", "/arbiter.v1.Engine/Analyze"];

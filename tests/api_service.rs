@@ -5,8 +5,7 @@ mod common;
 use arbiter::api::proto::{
     self as pb, games_client::GamesClient, positions_client::PositionsClient,
 };
-use common::TestServer;
-use prost::Message;
+use common::{TestServer, binary::Serve};
 use tokio_stream::StreamExt;
 use tonic::Code;
 
@@ -214,19 +213,11 @@ async fn health_and_reflection_v1_and_v1alpha() {
 #[tokio::test]
 async fn grpc_web_over_http1_with_cors() {
     let server = TestServer::start().await;
-    let request = pb::LegalMovesRequest {
-        position: Some(pb::Position {
-            variant: pb::Variant::Chess as i32,
-            fen: String::new(),
-            moves: vec![],
-        }),
-        ..Default::default()
-    };
     let text = common::http1_post(
         server.addr,
         "/arbiter.v1.Rules/LegalMoves",
         "application/grpc-web+proto",
-        &common::grpc_frame(&request.encode_to_vec()),
+        &common::start_legal_moves_frame(),
     )
     .await;
     assert!(text.starts_with("http/1.1 200"), "{text}");
@@ -243,38 +234,9 @@ async fn grpc_web_over_http1_with_cors() {
 #[tokio::test]
 async fn acknowledged_moves_survive_kill_9() {
     let dir = tempfile::tempdir().unwrap();
-    let db = format!("sqlite://{}", dir.path().join("kill.db").display());
-    let spawn = || {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
-            .args([
-                "serve",
-                "--listen",
-                &format!("127.0.0.1:{port}"),
-                "--database-url",
-                &db,
-            ])
-            .env("RUST_LOG", "warn")
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        (child, format!("http://127.0.0.1:{port}"))
-    };
-    let connect = |url: String| async move {
-        for _ in 0..250 {
-            if let Ok(client) = GamesClient::connect(url.clone()).await {
-                return client;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
-        panic!("server at {url} did not come up");
-    };
-    let (mut child, url) = spawn();
-    let mut games = connect(url).await;
+    let db = dir.path().join("kill.db");
+    let mut server = Serve::on(&db).start().await;
+    let mut games = GamesClient::new(server.channel().await);
     let created = common::new_chess_game(&mut games, None).await;
     let id = created.game.unwrap().id;
     for (ply, text) in ["e4", "e5", "Nf3"].into_iter().enumerate() {
@@ -283,26 +245,12 @@ async fn acknowledged_moves_survive_kill_9() {
         } else {
             &created.black_token
         };
-        games
-            .make_move(pb::MakeMoveRequest {
-                game_id: id.clone(),
-                seat_token: token.clone(),
-                r#move: text.into(),
-                expected_ply: None,
-            })
-            .await
-            .unwrap();
+        common::play(&mut games, &id, token, text).await;
     }
-    child.kill().await.unwrap(); // SIGKILL
-    let (_child, url) = spawn();
-    let mut games = connect(url).await;
-    let game = games
-        .get_game(pb::GetGameRequest { game_id: id })
-        .await
-        .unwrap()
-        .into_inner()
-        .game
-        .unwrap();
+    server.kill().await;
+    let server = Serve::on(&db).start().await;
+    let mut games = GamesClient::new(server.channel().await);
+    let game = common::get_game(&mut games, &id).await;
     assert_eq!(game.ply, 3);
     assert_eq!(game.moves[2].r#move.as_ref().unwrap().san, "Nf3");
 }

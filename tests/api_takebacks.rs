@@ -4,40 +4,10 @@
 
 mod common;
 
-use arbiter::api::proto::{self as pb, games_client::GamesClient};
-use common::{TestServer, play};
+use arbiter::api::proto as pb;
+use common::{TestServer, play, propose_takeback, respond_to_takeback};
 use tokio_stream::StreamExt;
-use tonic::{Code, transport::Channel};
-
-async fn propose(
-    games: &mut GamesClient<Channel>,
-    id: &str,
-    token: &str,
-) -> Result<pb::Game, tonic::Status> {
-    games
-        .propose_takeback(pb::ProposeTakebackRequest {
-            game_id: id.into(),
-            seat_token: token.into(),
-        })
-        .await
-        .map(|r| r.into_inner().game.unwrap())
-}
-
-async fn respond(
-    games: &mut GamesClient<Channel>,
-    id: &str,
-    token: &str,
-    accept: bool,
-) -> Result<pb::Game, tonic::Status> {
-    games
-        .respond_to_takeback(pb::RespondToTakebackRequest {
-            game_id: id.into(),
-            seat_token: token.into(),
-            accept,
-        })
-        .await
-        .map(|r| r.into_inner().game.unwrap())
-}
+use tonic::Code;
 
 #[tokio::test]
 async fn takebacks_between_humans() {
@@ -48,7 +18,7 @@ async fn takebacks_between_humans() {
     let (white, black) = (created.white_token.clone(), created.black_token.clone());
 
     // Nothing to take back yet.
-    let status = propose(&mut games, &id, &white).await.unwrap_err();
+    let status = propose_takeback(&mut games, &id, &white).await.unwrap_err();
     let precondition = |reason: &str| (Code::FailedPrecondition, reason.to_owned());
     assert_eq!(
         common::code_and_reason(&status),
@@ -63,24 +33,32 @@ async fn takebacks_between_humans() {
     play(&mut games, &id, &white, "Qh5").await;
 
     // White regrets Qh5; Black declines, then accepts a second proposal.
-    let proposed = propose(&mut games, &id, &white).await.unwrap();
+    let proposed = propose_takeback(&mut games, &id, &white).await.unwrap();
     assert_eq!(proposed.takeback_offer, pb::Side::White as i32);
     assert_eq!(
-        common::code_and_reason(&propose(&mut games, &id, &white).await.unwrap_err()),
+        common::code_and_reason(&propose_takeback(&mut games, &id, &white).await.unwrap_err()),
         precondition("TAKEBACK_ALREADY_PROPOSED")
     );
     assert_eq!(
-        common::code_and_reason(&respond(&mut games, &id, &white, true).await.unwrap_err()),
+        common::code_and_reason(
+            &respond_to_takeback(&mut games, &id, &white, true)
+                .await
+                .unwrap_err()
+        ),
         precondition("NOTHING_TO_ANSWER"),
         "the proposer cannot answer its own proposal"
     );
-    let declined = respond(&mut games, &id, &black, false).await.unwrap();
+    let declined = respond_to_takeback(&mut games, &id, &black, false)
+        .await
+        .unwrap();
     assert_eq!(
         (declined.ply, declined.takeback_offer),
         (3, pb::Side::Unspecified as i32)
     );
-    propose(&mut games, &id, &white).await.unwrap();
-    let taken = respond(&mut games, &id, &black, true).await.unwrap();
+    propose_takeback(&mut games, &id, &white).await.unwrap();
+    let taken = respond_to_takeback(&mut games, &id, &black, true)
+        .await
+        .unwrap();
     assert_eq!(taken.ply, 2);
     assert_eq!(taken.turn, pb::Side::White as i32);
     assert_eq!(
@@ -91,12 +69,14 @@ async fn takebacks_between_humans() {
     // A proposal made on one's own turn (it would take back two plies) is
     // answered by playing on.
     play(&mut games, &id, &white, "Nf3").await;
-    propose(&mut games, &id, &black).await.unwrap();
+    propose_takeback(&mut games, &id, &black).await.unwrap();
     let moved = play(&mut games, &id, &black, "Nc6").await;
     assert_eq!(moved.takeback_offer, pb::Side::Unspecified as i32);
     // Black takes back Nc6 (White has not replied yet): one ply.
-    propose(&mut games, &id, &black).await.unwrap();
-    let taken = respond(&mut games, &id, &white, true).await.unwrap();
+    propose_takeback(&mut games, &id, &black).await.unwrap();
+    let taken = respond_to_takeback(&mut games, &id, &white, true)
+        .await
+        .unwrap();
     assert_eq!(taken.ply, 3);
     assert_eq!(taken.turn, pb::Side::Black as i32);
 
@@ -176,7 +156,7 @@ async fn an_engine_grants_takebacks_unless_told_not_to() {
                 break;
             }
         }
-        let answer = propose(&mut games, &id, &created.white_token).await;
+        let answer = propose_takeback(&mut games, &id, &created.white_token).await;
         if declines {
             let status = answer.unwrap_err();
             assert_eq!(status.code(), Code::FailedPrecondition);

@@ -147,13 +147,7 @@ async fn positions_are_deleted_by_their_owner_or_the_operator() {
 /// The game once it has at least `ply` moves (at most 20 real seconds).
 async fn after_ply(games: &mut GamesClient<Channel>, id: &str, ply: u32) -> pb::Game {
     for _ in 0..400 {
-        let game = games
-            .get_game(pb::GetGameRequest { game_id: id.into() })
-            .await
-            .unwrap()
-            .into_inner()
-            .game
-            .unwrap();
+        let game = common::get_game(games, id).await;
         if game.ply >= ply {
             return game;
         }

@@ -14,7 +14,7 @@ use arbiter::{
     store::Store,
 };
 use common::{TestServer, play};
-use sqlx::{Connection, sqlite::SqliteConnectOptions};
+use sqlx::Connection;
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 
@@ -175,14 +175,7 @@ async fn a_flag_held_up_by_a_write_lock_falls_once_it_is_released() {
     let mut watch = common::watch(&mut games, &id).await;
     watch.next().await.unwrap().unwrap(); // the snapshot
 
-    let mut blocker =
-        sqlx::SqliteConnection::connect_with(&SqliteConnectOptions::new().filename(&server.db))
-            .await
-            .unwrap();
-    sqlx::raw_sql("BEGIN IMMEDIATE")
-        .execute(&mut blocker)
-        .await
-        .unwrap();
+    let mut blocker = common::hold_write_lock(&server.db).await;
     time.advance(Duration::from_secs(11)); // White's flag is down
     let held = tokio::time::timeout(Duration::from_secs(7), watch.next()).await;
     assert!(

@@ -8,16 +8,13 @@
 
 mod common;
 
-use std::{
-    path::Path,
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use arbiter::api::proto::{self as pb, games_client::GamesClient, rules_client::RulesClient};
+use common::binary::{Binary, Serve};
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
     net::TcpStream,
-    process::{Child, Command},
 };
 use tokio_stream::StreamExt;
 use tonic::{Code, transport::Channel};
@@ -29,81 +26,18 @@ const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 /// An empty SETTINGS frame.
 const EMPTY_SETTINGS: [u8; 9] = [0, 0, 0, 4, 0, 0, 0, 0, 0];
 
-/// The real binary, serving on a free port.
-struct Server {
-    child: Child,
-    addr: std::net::SocketAddr,
+/// `arbiter serve` with the limits in `env`.
+async fn start(env: &[(&str, &str)]) -> Binary {
+    Serve::fresh().envs(env.iter().copied()).start().await
 }
 
-impl Server {
-    /// Starts `arbiter serve` on `db` with the limits in `env`; with
-    /// `max_files`, under that file descriptor limit.
-    async fn start(db: &Path, env: &[(&str, &str)], max_files: Option<u32>) -> Server {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-        let binary = env!("CARGO_BIN_EXE_arbiter");
-        let mut command = match max_files {
-            Some(n) => {
-                let mut sh = Command::new("sh");
-                sh.args([
-                    "-c",
-                    &format!("ulimit -n {n} && exec \"$0\" \"$@\""),
-                    binary,
-                ]);
-                sh
-            }
-            None => Command::new(binary),
-        };
-        command
-            .args(["serve", "--listen", &addr.to_string(), "--database-url"])
-            .arg(format!("sqlite://{}", db.display()))
-            .env("RUST_LOG", "warn")
-            .envs(env.iter().copied())
-            .kill_on_drop(true);
-        let mut server = Server {
-            child: command.spawn().unwrap(),
-            addr,
-        };
-        server.channel().await;
-        server
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id().expect("running")
-    }
-
-    fn url(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    /// A connected channel (waits for the server to come up, at most 10 s).
-    async fn channel(&mut self) -> Channel {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Ok(channel) = Channel::from_shared(self.url()).unwrap().connect().await {
-                return channel;
-            }
-            assert!(
-                self.child.try_wait().unwrap().is_none(),
-                "the server exited"
-            );
-            assert!(Instant::now() < deadline, "the server did not come up");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-
-    /// CPU time the server has used, in clock ticks (`/proc/PID/stat`).
-    fn cpu_ticks(&self) -> u64 {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).unwrap();
-        // The fields after the command name, which is in parentheses.
-        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
-        // utime and stime: fields 14 and 15 of the whole line.
-        fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
-    }
+/// CPU time the server has used, in clock ticks (`/proc/PID/stat`).
+fn cpu_ticks(server: &Binary) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", server.pid())).unwrap();
+    // The fields after the command name, which is in parentheses.
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    // utime and stime: fields 14 and 15 of the whole line.
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
 }
 
 async fn serving(channel: Channel) -> Result<(), tonic::Status> {
@@ -160,13 +94,7 @@ async fn frame_of(stream: &mut TcpStream, kind: u8) -> Option<(u8, Vec<u8>)> {
 
 #[tokio::test]
 async fn the_stream_limit_is_in_the_servers_settings() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(
-        &dir.path().join("a.db"),
-        &[("ARBITER_MAX_CONCURRENT_STREAMS", "7")],
-        None,
-    )
-    .await;
+    let server = start(&[("ARBITER_MAX_CONCURRENT_STREAMS", "7")]).await;
     let mut stream = TcpStream::connect(server.addr).await.unwrap();
     stream
         .write_all(&[PREFACE, &EMPTY_SETTINGS].concat())
@@ -212,13 +140,7 @@ fn open_stream(id: u32) -> Vec<u8> {
 /// held.
 #[tokio::test]
 async fn streams_beyond_the_limit_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(
-        &dir.path().join("a.db"),
-        &[("ARBITER_MAX_CONCURRENT_STREAMS", "7")],
-        None,
-    )
-    .await;
+    let server = start(&[("ARBITER_MAX_CONCURRENT_STREAMS", "7")]).await;
     let mut stream = TcpStream::connect(server.addr).await.unwrap();
     let mut greeting = [PREFACE, &EMPTY_SETTINGS].concat();
     // The server's SETTINGS acknowledged, so that its limit applies.
@@ -244,15 +166,10 @@ async fn streams_beyond_the_limit_are_refused() {
 /// timeout; one with an open WatchGame stream is not idle.
 #[tokio::test]
 async fn silent_and_unfinished_connections_are_closed() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start(
-        &dir.path().join("a.db"),
-        &[
-            ("ARBITER_HANDSHAKE_TIMEOUT", "1s"),
-            ("ARBITER_IDLE_TIMEOUT", "2s"),
-        ],
-        None,
-    )
+    let server = start(&[
+        ("ARBITER_HANDSHAKE_TIMEOUT", "1s"),
+        ("ARBITER_IDLE_TIMEOUT", "2s"),
+    ])
     .await;
     let mut games = GamesClient::new(server.channel().await);
     let created = common::new_chess_game(&mut games, None).await;
@@ -292,15 +209,10 @@ async fn silent_and_unfinished_connections_are_closed() {
 /// A client that does not answer pings is closed.
 #[tokio::test]
 async fn unanswered_pings_close_the_connection() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(
-        &dir.path().join("a.db"),
-        &[
-            ("ARBITER_KEEPALIVE_INTERVAL", "1s"),
-            ("ARBITER_KEEPALIVE_TIMEOUT", "1s"),
-        ],
-        None,
-    )
+    let server = start(&[
+        ("ARBITER_KEEPALIVE_INTERVAL", "1s"),
+        ("ARBITER_KEEPALIVE_TIMEOUT", "1s"),
+    ])
     .await;
     let mut stream = TcpStream::connect(server.addr).await.unwrap();
     stream
@@ -317,15 +229,10 @@ async fn unanswered_pings_close_the_connection() {
 /// room again.
 #[tokio::test]
 async fn connections_beyond_the_cap_are_closed() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start(
-        &dir.path().join("a.db"),
-        &[
-            ("ARBITER_MAX_CONNECTIONS", "4"),
-            ("ARBITER_HANDSHAKE_TIMEOUT", "60s"),
-        ],
-        None,
-    )
+    let server = start(&[
+        ("ARBITER_MAX_CONNECTIONS", "4"),
+        ("ARBITER_HANDSHAKE_TIMEOUT", "60s"),
+    ])
     .await;
     let client = server.channel().await;
     serving(client.clone()).await.unwrap();
@@ -352,13 +259,11 @@ async fn connections_beyond_the_cap_are_closed() {
 /// descriptors are free.
 #[tokio::test]
 async fn at_the_file_limit_the_server_pauses_and_recovers() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start(
-        &dir.path().join("a.db"),
-        &[("ARBITER_HANDSHAKE_TIMEOUT", "60s")],
-        Some(64),
-    )
-    .await;
+    let server = Serve::fresh()
+        .env("ARBITER_HANDSHAKE_TIMEOUT", "60s")
+        .max_files(64)
+        .start()
+        .await;
     serving(server.channel().await).await.unwrap();
     // More connections than descriptors: the rest wait in the backlog.
     let flood = connections(server.addr, 100, b"").await;
@@ -370,9 +275,9 @@ async fn at_the_file_limit_the_server_pauses_and_recovers() {
         open >= 60,
         "the server is at its limit ({open} descriptors)"
     );
-    let before = server.cpu_ticks();
+    let before = cpu_ticks(&server);
     tokio::time::sleep(Duration::from_secs(3)).await;
-    let used = server.cpu_ticks() - before;
+    let used = cpu_ticks(&server) - before;
     // A busy loop would use up to 300 ticks (a whole core for 3 s; 100 on a
     // busy machine).
     assert!(used < 30, "{used} ticks of CPU in 3 s at the file limit");
@@ -401,7 +306,7 @@ async fn sigterm_exits_within_the_grace_and_keeps_acknowledged_moves() {
         ("ARBITER_SHUTDOWN_GRACE", "2s"),
         ("ARBITER_HANDSHAKE_TIMEOUT", "60s"),
     ];
-    let mut server = Server::start(&db, &env, None).await;
+    let mut server = Serve::on(&db).envs(env).start().await;
     let mut games = GamesClient::new(server.channel().await);
     let created = common::new_chess_game(&mut games, None).await;
     let id = created.game.unwrap().id;
@@ -411,11 +316,7 @@ async fn sigterm_exits_within_the_grace_and_keeps_acknowledged_moves() {
     let _greeted = connections(server.addr, 1, &greeted).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     let start = Instant::now();
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &server.pid().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    server.signal("TERM");
     let exited = tokio::time::timeout(Duration::from_secs(8), server.child.wait()).await;
     assert!(
         exited.is_ok(),
@@ -424,15 +325,9 @@ async fn sigterm_exits_within_the_grace_and_keeps_acknowledged_moves() {
     );
     assert!(exited.unwrap().unwrap().success());
 
-    let mut server = Server::start(&db, &env, None).await;
+    let server = Serve::on(&db).envs(env).start().await;
     let mut games = GamesClient::new(server.channel().await);
-    let game = games
-        .get_game(pb::GetGameRequest { game_id: id })
-        .await
-        .unwrap()
-        .into_inner()
-        .game
-        .unwrap();
+    let game = common::get_game(&mut games, &id).await;
     assert_eq!(game.ply, 1);
 }
 
@@ -440,8 +335,7 @@ async fn sigterm_exits_within_the_grace_and_keeps_acknowledged_moves() {
 /// as too large, naming the limit.
 #[tokio::test]
 async fn gzip_past_the_rules_limit_is_too_large() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start(&dir.path().join("a.db"), &[], None).await;
+    let server = start(&[]).await;
     let mut rules = RulesClient::new(server.channel().await)
         .send_compressed(tonic::codec::CompressionEncoding::Gzip);
     let status = rules
@@ -468,13 +362,7 @@ async fn gzip_past_the_rules_limit_is_too_large() {
 /// and the limit; served again once the requests in flight end.
 #[tokio::test]
 async fn over_the_in_flight_limit_the_server_is_busy() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start(
-        &dir.path().join("a.db"),
-        &[("ARBITER_MAX_IN_FLIGHT", "2")],
-        None,
-    )
-    .await;
+    let server = start(&[("ARBITER_MAX_IN_FLIGHT", "2")]).await;
     let channel = server.channel().await;
     // Two grpc-web requests whose bodies never come stay in flight.
     let head = format!(

@@ -19,7 +19,7 @@ use std::{
 use arbiter::api::proto::{
     self as pb, games_client::GamesClient, positions_client::PositionsClient,
 };
-use tokio::process::Child;
+use common::binary::Serve;
 use tonic::{Code, transport::Channel};
 use tonic_health::pb::{
     HealthCheckRequest, health_check_response::ServingStatus, health_client::HealthClient,
@@ -67,41 +67,6 @@ fn fill(path: &Path) {
     }
     // Whatever a 64 KiB chunk could not take, byte by byte.
     while file.write_all(&[0x5a]).is_ok() {}
-}
-
-fn spawn(db: &str) -> (Child, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args([
-            "serve",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-            "--database-url",
-            db,
-        ])
-        .env("RUST_LOG", "error")
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    (child, format!("http://127.0.0.1:{port}"))
-}
-
-async fn connect(url: &str) -> Channel {
-    for _ in 0..250 {
-        if let Ok(channel) = Channel::from_shared(url.to_owned())
-            .unwrap()
-            .connect()
-            .await
-        {
-            return channel;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("server at {url} did not come up");
 }
 
 async fn health(channel: &Channel, service: &str) -> i32 {
@@ -226,10 +191,10 @@ impl Acknowledged {
 #[tokio::test]
 async fn a_full_disk_refuses_writes_as_unavailable_and_recovers_by_itself() {
     let disk = SmallDisk::mount("4m");
-    let db = format!("sqlite://{}", disk.dir.join("arbiter.db").display());
+    let db = disk.dir.join("arbiter.db");
     let filler = disk.dir.join("filler");
-    let (mut child, url) = spawn(&db);
-    let channel = connect(&url).await;
+    let mut server = Serve::on(&db).env("RUST_LOG", "error").start().await;
+    let channel = server.channel().await;
     let mut games = GamesClient::new(channel.clone());
     let mut acked = Acknowledged::default();
     assert!(acked.create(&mut games).await);
@@ -285,12 +250,12 @@ async fn a_full_disk_refuses_writes_as_unavailable_and_recovers_by_itself() {
     let created_after = acked.games.len();
     assert!(created_after >= 2);
 
-    child.kill().await.unwrap(); // SIGKILL
-    let (_child, url) = spawn(&db);
-    let mut games = GamesClient::new(connect(&url).await);
+    server.kill().await;
+    let server = Serve::on(&db).env("RUST_LOG", "error").start().await;
+    let mut games = GamesClient::new(server.channel().await);
     acked.check_stored(&mut games).await;
     if let Some(id) = saved {
-        PositionsClient::new(connect(&url).await)
+        PositionsClient::new(server.channel().await)
             .get_position(pb::GetPositionRequest { id })
             .await
             .expect("an acknowledged position is stored");

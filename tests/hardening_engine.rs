@@ -156,13 +156,7 @@ fn clock(initial_ms: u64, grace_ms: u64) -> Option<pb::TimeControl> {
 async fn game_at(games: &mut GamesClient<Channel>, id: &str, ply: u32) -> pb::Game {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let game = games
-            .get_game(pb::GetGameRequest { game_id: id.into() })
-            .await
-            .unwrap()
-            .into_inner()
-            .game
-            .unwrap();
+        let game = common::get_game(games, id).await;
         let over = game.outcome.as_ref().unwrap().status != pb::OutcomeStatus::Ongoing as i32;
         if game.ply >= ply || over || Instant::now() > deadline {
             return game;

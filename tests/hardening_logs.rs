@@ -10,56 +10,32 @@ use std::{process::Stdio, time::Duration};
 use arbiter::api::proto::{
     self as pb, games_client::GamesClient, positions_client::PositionsClient,
 };
+use common::binary::Serve;
 use http::uri::PathAndQuery;
 use tokio::io::AsyncReadExt;
-use tonic::{Code, Request, codec::CompressionEncoding, transport::Channel};
+use tonic::{Code, Request, codec::CompressionEncoding};
 
 /// The longest log line accepted: a few KiB, whatever the input.
 const MAX_LINE: usize = 4096;
 
 #[tokio::test]
 async fn long_ids_and_paths_leave_short_logs() {
-    let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args([
-            "serve",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-            "--database-url",
-            &format!("sqlite://{}", dir.path().join("arbiter.db").display()),
-            "--log-format",
-            "json",
-        ])
+    let mut server = Serve::fresh()
+        .args(["--log-format", "json"])
         .env("RUST_LOG", "info")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+        .spawn();
     // Read the logs as they come, so that the server never waits on a full pipe.
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
+    let mut stdout = server.child.stdout.take().unwrap();
+    let mut stderr = server.child.stderr.take().unwrap();
     let logs = tokio::spawn(async move {
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let _ = tokio::join!(stdout.read_to_end(&mut out), stderr.read_to_end(&mut err));
         out.extend(err);
         out
     });
-    let url = format!("http://127.0.0.1:{port}");
-    let mut channel = None;
-    for _ in 0..250 {
-        if let Ok(c) = Channel::from_shared(url.clone()).unwrap().connect().await {
-            channel = Some(c);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let channel = channel.expect("the server came up");
+    let channel = server.channel().await;
 
     let long = "q".repeat(1_000_000);
     let mut games = GamesClient::new(channel.clone());
@@ -127,7 +103,7 @@ async fn long_ids_and_paths_leave_short_logs() {
         common::code_and_reason(&status),
         (Code::Unimplemented, "UNKNOWN_METHOD".to_owned())
     );
-    let addr = format!("127.0.0.1:{port}").parse().unwrap();
+    let addr = server.addr;
     let path = format!("/arbiter.v1.Games/{}", "y".repeat(50_000));
     let answer = common::http1_post(
         addr,
@@ -143,8 +119,8 @@ async fn long_ids_and_paths_leave_short_logs() {
         .await;
     assert!(health.is_ok());
 
-    child.start_kill().unwrap();
-    let _ = child.wait().await;
+    server.child.start_kill().unwrap();
+    let _ = server.child.wait().await;
     let logs = tokio::time::timeout(Duration::from_secs(10), logs)
         .await
         .expect("the logs end with the server")

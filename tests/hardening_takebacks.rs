@@ -12,7 +12,7 @@ use arbiter::{
     api::proto::{self as pb, games_client::GamesClient},
     games::ManualTime,
 };
-use common::{TestServer, play};
+use common::{TestServer, get_game, play, propose_takeback, respond_to_takeback};
 use tonic::{Code, transport::Channel};
 
 const START: i64 = 1_800_000_000_000;
@@ -25,49 +25,10 @@ fn three_seconds() -> Option<pb::TimeControl> {
     })
 }
 
-async fn propose(
-    games: &mut GamesClient<Channel>,
-    id: &str,
-    token: &str,
-) -> Result<pb::Game, tonic::Status> {
-    games
-        .propose_takeback(pb::ProposeTakebackRequest {
-            game_id: id.into(),
-            seat_token: token.into(),
-        })
-        .await
-        .map(|r| r.into_inner().game.unwrap())
-}
-
-async fn accept(
-    games: &mut GamesClient<Channel>,
-    id: &str,
-    token: &str,
-) -> Result<pb::Game, tonic::Status> {
-    games
-        .respond_to_takeback(pb::RespondToTakebackRequest {
-            game_id: id.into(),
-            seat_token: token.into(),
-            accept: true,
-        })
-        .await
-        .map(|r| r.into_inner().game.unwrap())
-}
-
-async fn get(games: &mut GamesClient<Channel>, id: &str) -> pb::Game {
-    games
-        .get_game(pb::GetGameRequest { game_id: id.into() })
-        .await
-        .unwrap()
-        .into_inner()
-        .game
-        .unwrap()
-}
-
 /// The game once it is over or has `ply` moves (at most 10 real seconds).
 async fn when(games: &mut GamesClient<Channel>, id: &str, ply: u32) -> pb::Game {
     for _ in 0..200 {
-        let game = get(games, id).await;
+        let game = get_game(games, id).await;
         let over = game.outcome.as_ref().unwrap().status != pb::OutcomeStatus::Ongoing as i32;
         if over || game.ply >= ply {
             return game;
@@ -119,8 +80,10 @@ async fn takebacks_do_not_give_time_back() {
     }
     // Black thinks 2.5 s of its 3, then takes back its move and White's reply.
     time.advance(Duration::from_millis(2_500));
-    propose(&mut games, &id, &black).await.unwrap();
-    let taken = accept(&mut games, &id, &white).await.unwrap();
+    propose_takeback(&mut games, &id, &black).await.unwrap();
+    let taken = respond_to_takeback(&mut games, &id, &white, true)
+        .await
+        .unwrap();
     assert_eq!(taken.ply, 3);
     let clock = taken.clock.unwrap();
     assert_eq!(
@@ -147,9 +110,11 @@ async fn a_fallen_flag_beats_the_takeback() {
         play(&mut games, &id, token, text).await;
     }
     // White proposes; Black, to move, lets its flag fall, then accepts.
-    propose(&mut games, &id, &white).await.unwrap();
+    propose_takeback(&mut games, &id, &white).await.unwrap();
     time.advance(Duration::from_millis(3_000));
-    let status = accept(&mut games, &id, &black).await.unwrap_err();
+    let status = respond_to_takeback(&mut games, &id, &black, true)
+        .await
+        .unwrap_err();
     assert_eq!(
         common::code_and_reason(&status),
         (Code::FailedPrecondition, "GAME_OVER".to_owned())
@@ -191,7 +156,7 @@ async fn an_engine_granting_a_takeback_charges_the_turn() {
     assert_eq!(before.clock.unwrap().white_ms, 3_000);
     // White thinks 2.5 s, then takes back; the engine grants it at once.
     time.advance(Duration::from_millis(2_500));
-    let taken = propose(&mut games, &id, &white).await.unwrap();
+    let taken = propose_takeback(&mut games, &id, &white).await.unwrap();
     assert_eq!(taken.ply, 2);
     assert_eq!(taken.clock.unwrap().white_ms, 500);
     server.stop().await;
@@ -206,15 +171,15 @@ async fn a_counter_proposal_is_refused() {
     let (white, black) = (created.white_token, created.black_token);
     play(&mut games, &id, &white, "e4").await;
     play(&mut games, &id, &black, "e5").await;
-    propose(&mut games, &id, &white).await.unwrap();
-    let status = propose(&mut games, &id, &black).await.unwrap_err();
+    propose_takeback(&mut games, &id, &white).await.unwrap();
+    let status = propose_takeback(&mut games, &id, &black).await.unwrap_err();
     assert_eq!(
         common::code_and_reason(&status),
         (Code::FailedPrecondition, "TAKEBACK_PENDING".to_owned())
     );
     assert!(status.message().contains("RespondToTakeback"), "{status:?}");
     assert_eq!(
-        get(&mut games, &id).await.takeback_offer,
+        get_game(&mut games, &id).await.takeback_offer,
         pb::Side::White as i32
     );
     server.stop().await;

@@ -15,9 +15,11 @@ use std::{
     time::Duration,
 };
 
-use arbiter::api::{ServerConfig, TlsFiles, proto as pb};
-use common::TestServer;
-use prost::Message;
+use arbiter::api::{ServerConfig, TlsFiles};
+use common::{
+    TestServer,
+    binary::{Binary, Serve},
+};
 use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, pem::PemObject};
 use tokio::{
@@ -203,15 +205,7 @@ async fn grpc_and_grpc_web_over_tls_and_plaintext_refused() {
     );
 
     // grpc-web over HTTP/1.1, as a browser sends it.
-    let request = pb::LegalMovesRequest {
-        position: Some(pb::Position {
-            variant: pb::Variant::Chess as i32,
-            fen: String::new(),
-            moves: vec![],
-        }),
-        ..Default::default()
-    };
-    let body = common::grpc_frame(&request.encode_to_vec());
+    let body = common::start_legal_moves_frame();
     let head = format!(
         "POST /arbiter.v1.Rules/LegalMoves HTTP/1.1\r\nHost: localhost\r\n\
          Content-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\n\
@@ -333,44 +327,26 @@ async fn changed_certificate_files_serve_new_connections_and_open_ones_go_on() {
     server.stop().await;
 }
 
-/// The real binary, serving TLS with `files`; its address and its log.
-struct Binary {
-    child: tokio::process::Child,
-    addr: SocketAddr,
-    log: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+/// The real binary, serving TLS with `files`, and its log.
+fn spawn_tls(dir: &Path, files: &TlsFiles) -> (Binary, Log) {
+    let mut server = Serve::on(&dir.join("arbiter.db"))
+        .args([OsStr::new("--tls-cert"), files.cert.as_ref()])
+        .env("ARBITER_TLS_KEY", &files.key)
+        .env("RUST_LOG", "warn,arbiter::api::tls=info")
+        .stdout(std::process::Stdio::piped())
+        .spawn();
+    let log = BufReader::new(server.child.stdout.take().unwrap()).lines();
+    (server, Log(log))
 }
 
-impl Binary {
-    fn spawn(dir: &Path, files: &TlsFiles) -> Binary {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
-            .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
-            .arg("--database-url")
-            .arg(format!("sqlite://{}", dir.join("arbiter.db").display()))
-            .arg("--tls-cert")
-            .arg(&files.cert)
-            .env("ARBITER_TLS_KEY", &files.key)
-            .env("RUST_LOG", "warn,arbiter::api::tls=info")
-            .stdout(std::process::Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        let log = BufReader::new(child.stdout.take().unwrap()).lines();
-        Binary {
-            child,
-            addr: ([127, 0, 0, 1], port).into(),
-            log,
-        }
-    }
+/// A server's stdout, line by line.
+struct Log(tokio::io::Lines<BufReader<tokio::process::ChildStdout>>);
 
+impl Log {
     /// Waits for a log line containing every one of `words`.
     async fn logged(&mut self, words: &[&str]) {
         let found = tokio::time::timeout(DEADLINE, async {
-            while let Some(line) = self.log.next_line().await.unwrap() {
+            while let Some(line) = self.0.next_line().await.unwrap() {
                 if words.iter().all(|word| line.contains(word)) {
                     return;
                 }
@@ -380,15 +356,6 @@ impl Binary {
         found
             .await
             .unwrap_or_else(|_| panic!("no log line with {words:?}"));
-    }
-
-    fn hang_up(&self) {
-        let pid = self.child.id().unwrap().to_string();
-        let sent = std::process::Command::new("kill")
-            .args(["-HUP", &pid])
-            .status()
-            .unwrap();
-        assert!(sent.success());
     }
 }
 
@@ -401,8 +368,8 @@ async fn sighup_reloads_the_certificate_of_the_binary() {
     let ca = Ca::new("arbiter test CA");
     let first = ca.issue();
     let files = write_leaf(dir.path(), &first);
-    let mut server = Binary::spawn(dir.path(), &files);
-    server.logged(&["TLS on"]).await;
+    let (mut server, mut log) = spawn_tls(dir.path(), &files);
+    log.logged(&["TLS on"]).await;
     let client = connector(&ca, None, b"h2");
     let (open, opened) = loop {
         if let Ok(connected) = tls_channel(server.addr, client.clone()).await {
@@ -413,9 +380,8 @@ async fn sighup_reloads_the_certificate_of_the_binary() {
     assert_eq!(check(open.clone()).await.unwrap(), SERVING);
 
     std::fs::write(&files.key, "not a key").unwrap();
-    server.hang_up();
-    server
-        .logged(&["not reloaded", "SIGHUP", "TLS key", "key.pem"])
+    server.signal("HUP");
+    log.logged(&["not reloaded", "SIGHUP", "TLS key", "key.pem"])
         .await;
     assert_eq!(
         served_certificate(server.addr, &client).await,
@@ -424,8 +390,8 @@ async fn sighup_reloads_the_certificate_of_the_binary() {
 
     let second = ca.issue();
     write_leaf(dir.path(), &second);
-    server.hang_up();
-    server.logged(&["TLS certificate reloaded", "SIGHUP"]).await;
+    server.signal("HUP");
+    log.logged(&["TLS certificate reloaded", "SIGHUP"]).await;
     assert_eq!(
         served_certificate(server.addr, &client).await,
         der(&second.cert)

@@ -21,7 +21,6 @@ use arbiter::{
 };
 use common::TestServer;
 use shakmaty::{Chess, EnPassantMode, Move, Position, Role, san::San, zobrist::Zobrist64};
-use sqlx::{Connection, sqlite::SqliteConnectOptions};
 use tokio::task::JoinSet;
 use tonic::{Code, transport::Channel};
 
@@ -193,14 +192,7 @@ async fn refusals_never_wait_for_the_writer() {
     );
 
     // Another connection takes the write lock and keeps it.
-    let mut blocker =
-        sqlx::SqliteConnection::connect_with(&SqliteConnectOptions::new().filename(&server.db))
-            .await
-            .unwrap();
-    sqlx::raw_sql("BEGIN IMMEDIATE")
-        .execute(&mut blocker)
-        .await
-        .unwrap();
+    let mut blocker = common::hold_write_lock(&server.db).await;
     let ply = IMPORTED + PLAYED;
     let next = "a3"; // whatever: refused before it is read
     let refusals = [

@@ -14,102 +14,31 @@ use arbiter::{
     rules::Variant,
     store::Store,
 };
-use common::TestServer;
-use http::uri::PathAndQuery;
-use prost::{
-    Message,
-    bytes::{Buf, BufMut},
+use common::{
+    TestServer,
+    binary::{Binary, Serve},
+    raw::Raw,
 };
-use tokio::process::{Child, Command};
+use http::uri::PathAndQuery;
+use prost::Message;
 use tonic::{
     Code, Status,
-    codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder},
     transport::{Channel, Endpoint},
 };
 use tonic_types::StatusExt;
 
-/// The real binary on a free port with a fresh database, killed on drop.
-struct Binary {
-    child: Child,
-    url: String,
-    _dir: tempfile::TempDir,
+/// The real binary with a fresh database and `args`.
+async fn serve(args: &[&str]) -> Binary {
+    serve_with_env(args, &[]).await
 }
 
-impl Binary {
-    async fn start(args: &[&str]) -> Binary {
-        Binary::start_with_env(args, &[]).await
+async fn serve_with_env(args: &[&str], env: &[(&str, &str)]) -> Binary {
+    let mut serve = Serve::fresh().args(args).envs(env.iter().copied());
+    // `figures` may measure another build.
+    if let Ok(binary) = std::env::var("ARBITER_BINARY") {
+        serve = serve.binary(binary);
     }
-
-    async fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Binary {
-        let dir = tempfile::tempdir().unwrap();
-        let db = format!("sqlite://{}", dir.path().join("watch.db").display());
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let listen = format!("127.0.0.1:{port}");
-        // `figures` may measure another build.
-        let binary = std::env::var("ARBITER_BINARY")
-            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_arbiter").to_owned());
-        let child = Command::new(binary)
-            .args(["serve", "--listen", &listen, "--database-url", &db])
-            .args(args)
-            .envs(env.iter().copied())
-            .env("RUST_LOG", "warn")
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        let binary = Binary {
-            child,
-            url: format!("http://{listen}"),
-            _dir: dir,
-        };
-        binary.channel().await;
-        binary
-    }
-
-    /// A new connection (waits for the server to come up).
-    async fn channel(&self) -> Channel {
-        self.channel_with(Endpoint::from_shared(self.url.clone()).unwrap())
-            .await
-    }
-
-    async fn channel_with(&self, endpoint: Endpoint) -> Channel {
-        for _ in 0..250 {
-            if let Ok(channel) = endpoint.connect().await {
-                return channel;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        panic!("server at {} did not come up", self.url);
-    }
-
-    /// Resident memory in KiB.
-    fn rss_kib(&self) -> u64 {
-        let pid = self.child.id().expect("running");
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix("VmRSS:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .expect("VmRSS")
-    }
-
-    /// RSS once it has stopped falling (freed memory goes back to the
-    /// system after a short delay), at most two seconds.
-    async fn settled_rss_kib(&self) -> u64 {
-        let mut last = self.rss_kib();
-        for _ in 0..20 {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            let now = self.rss_kib();
-            if now >= last {
-                return now;
-            }
-            last = now;
-        }
-        last
-    }
+    serve.start().await
 }
 
 /// 24 plies of a Ruy Lopez, no repetition, no end.
@@ -159,6 +88,27 @@ async fn offer_and_decline(
             .await
             .unwrap();
     }
+}
+
+/// 50 watchers of game `id` that never read, 10 on each of 5 connections
+/// with a 64 KiB stream window.
+async fn stalled_watchers(
+    server: &Binary,
+    id: &str,
+) -> Vec<tonic::Streaming<pb::WatchGameResponse>> {
+    let mut stalled = Vec::new();
+    for _ in 0..5 {
+        let endpoint = Endpoint::from_shared(server.url())
+            .unwrap()
+            .initial_stream_window_size(Some(64 * 1024));
+        let channel = server.channel_with(endpoint).await;
+        for _ in 0..10 {
+            let mut client = GamesClient::new(channel.clone());
+            let stream = client.watch_game(watch_request(id)).await.unwrap();
+            stalled.push(stream.into_inner());
+        }
+    }
+    stalled
 }
 
 fn watch_request(id: &str) -> pb::WatchGameRequest {
@@ -219,7 +169,7 @@ fn metadata(status: &Status) -> HashMap<String, String> {
 /// NOT_FOUND at once, and nothing is kept for it.
 #[tokio::test]
 async fn watching_unknown_ids_retains_no_memory() {
-    let server = Binary::start(&[]).await;
+    let server = serve(&[]).await;
     let channel = server.channel().await;
     // Warm up the connection, the allocator and the database pool first.
     watch_random_ids(&channel, 500).await;
@@ -247,24 +197,13 @@ async fn watching_unknown_ids_retains_no_memory() {
 #[tokio::test]
 async fn stalled_watchers_cost_bounded_memory_and_are_told_they_fell_behind() {
     const BUDGET: usize = 64 * 1024;
-    let server = Binary::start(&["--watcher-buffer-bytes", &BUDGET.to_string()]).await;
+    let server = serve(&["--watcher-buffer-bytes", &BUDGET.to_string()]).await;
     let mut games = GamesClient::new(server.channel().await);
     let (id, white, black) = long_game(&mut games).await;
     offer_and_decline(&mut games, &id, &white, &black, 5).await;
     let before = server.settled_rss_kib().await;
 
-    let mut stalled = Vec::new();
-    for _ in 0..5 {
-        let endpoint = Endpoint::from_shared(server.url.clone())
-            .unwrap()
-            .initial_stream_window_size(Some(64 * 1024));
-        let channel = server.channel_with(endpoint).await;
-        for _ in 0..10 {
-            let mut client = GamesClient::new(channel.clone());
-            let stream = client.watch_game(watch_request(&id)).await.unwrap();
-            stalled.push(stream.into_inner());
-        }
-    }
+    let mut stalled = stalled_watchers(&server, &id).await;
     // 300 events of about 4 KB each: 1.2 MB per watcher if it were queued.
     offer_and_decline(&mut games, &id, &white, &black, 150).await;
     let during = server.settled_rss_kib().await;
@@ -459,7 +398,7 @@ async fn read_raw(mut body: h2::RecvStream) -> (Vec<i64>, Option<Status>) {
 #[tokio::test]
 async fn watchers_that_stop_reading_their_sockets_cost_bounded_memory() {
     const BUDGET: &str = "65536";
-    let server = Binary::start(&["--watcher-buffer-bytes", BUDGET]).await;
+    let server = serve(&["--watcher-buffer-bytes", BUDGET]).await;
     let (before, [half, during], versions, status) = stop_reading(&server).await;
     // What hyper's HTTP/2 keeps for each stream (its send buffer of
     // 400 KB, and the connection's) is bounded: it stops growing once the
@@ -493,7 +432,7 @@ async fn stop_reading(server: &Binary) -> (u64, [u64; 2], Vec<i64>, Option<Statu
     let mut connections = Vec::new();
     let mut streams = Vec::new();
     for _ in 0..10 {
-        let mut connection = RawConnection::open(&server.url).await;
+        let mut connection = RawConnection::open(&server.url()).await;
         for _ in 0..5 {
             streams.push(connection.watch(&id).await);
         }
@@ -516,7 +455,7 @@ async fn stop_reading(server: &Binary) -> (u64, [u64; 2], Vec<i64>, Option<Statu
 /// frees its place.
 #[tokio::test]
 async fn watcher_caps_refuse_with_too_many_watchers() {
-    let server = Binary::start(&["--max-watchers-per-game", "3"]).await;
+    let server = serve(&["--max-watchers-per-game", "3"]).await;
     let refused = |status: &Status, cap: &str, limit: &str| {
         assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
         assert_eq!(reason(status), "TOO_MANY_WATCHERS");
@@ -551,7 +490,7 @@ async fn watcher_caps_refuse_with_too_many_watchers() {
 /// The per-connection cap, set through its environment variable.
 #[tokio::test]
 async fn watchers_per_connection_are_capped() {
-    let server = Binary::start_with_env(&[], &[("ARBITER_MAX_WATCHERS_PER_CONNECTION", "2")]).await;
+    let server = serve_with_env(&[], &[("ARBITER_MAX_WATCHERS_PER_CONNECTION", "2")]).await;
     let mut games = GamesClient::new(server.channel().await);
     let (id, ..) = long_game(&mut games).await;
     let mut watchers = Vec::new();
@@ -579,7 +518,7 @@ async fn watchers_per_connection_are_capped() {
 #[tokio::test]
 #[ignore = "a measurement, not a test"]
 async fn figures() {
-    let server = Binary::start(&[]).await;
+    let server = serve(&[]).await;
     let channel = server.channel().await;
     let start = server.settled_rss_kib().await;
     watch_random_ids(&channel, 20_000).await;
@@ -593,24 +532,14 @@ async fn figures() {
     drop(server);
 
     // A fresh server, so that the first figure does not hide the second.
-    let server = Binary::start(&[]).await;
+    let server = serve(&[]).await;
     let mut games = GamesClient::new(server.channel().await);
     let created = common::new_chess_game(&mut games, None).await;
     let id = created.game.unwrap().id;
     let before = server.settled_rss_kib().await;
     let (white, black) = (&created.white_token, &created.black_token);
     for round in 0..3 {
-        let mut stalled = Vec::new();
-        for _ in 0..5 {
-            let endpoint = Endpoint::from_shared(server.url.clone())
-                .unwrap()
-                .initial_stream_window_size(Some(64 * 1024));
-            let channel = server.channel_with(endpoint).await;
-            for _ in 0..10 {
-                let mut client = GamesClient::new(channel.clone());
-                stalled.push(client.watch_game(watch_request(&id)).await.unwrap());
-            }
-        }
+        let stalled = stalled_watchers(&server, &id).await;
         if round == 0 {
             for (ply, text) in OPENING.into_iter().enumerate() {
                 let token = if ply % 2 == 0 { white } else { black };
@@ -634,7 +563,7 @@ async fn figures() {
     drop(server);
 
     // 10,000 watchers of one game tried, over 100 connections.
-    let server = Binary::start(&[]).await;
+    let server = serve(&[]).await;
     let mut games = GamesClient::new(server.channel().await);
     let id = common::new_chess_game(&mut games, None)
         .await
@@ -669,7 +598,7 @@ async fn figures() {
     );
     drop(server);
 
-    let server = Binary::start(&[]).await;
+    let server = serve(&[]).await;
     let (before, [half, during], versions, status) = stop_reading(&server).await;
     println!(
         "RSS {before} KiB -> {half} KiB -> {during} KiB with 50 watchers that stopped reading \
@@ -745,44 +674,6 @@ async fn no_channel_outlives_its_watchers_or_its_game() {
     );
 }
 
-/// A raw client: request and answer messages as bytes.
-#[derive(Clone, Copy, Debug, Default)]
-struct Raw;
-
-impl Codec for Raw {
-    type Encode = Vec<u8>;
-    type Decode = Vec<u8>;
-    type Encoder = Raw;
-    type Decoder = Raw;
-
-    fn encoder(&mut self) -> Raw {
-        Raw
-    }
-
-    fn decoder(&mut self) -> Raw {
-        Raw
-    }
-}
-
-impl Encoder for Raw {
-    type Item = Vec<u8>;
-    type Error = Status;
-
-    fn encode(&mut self, item: Vec<u8>, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        dst.put_slice(&item);
-        Ok(())
-    }
-}
-
-impl Decoder for Raw {
-    type Item = Vec<u8>;
-    type Error = Status;
-
-    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Vec<u8>>, Status> {
-        Ok(Some(src.copy_to_bytes(src.remaining()).to_vec()))
-    }
-}
-
 /// The messages on the wire are byte for byte what prost encodes for the
 /// generated messages: the snapshot, a move, and a mate's move and end.
 #[tokio::test]
@@ -803,17 +694,9 @@ async fn watch_messages_on_the_wire_are_prosts_encoding() {
         .await
         .unwrap()
         .into_inner();
-    let game = games
-        .get_game(pb::GetGameRequest {
-            game_id: id.clone(),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .game;
     let expected = pb::WatchGameResponse {
         kind: pb::GameEventKind::Snapshot as i32,
-        game,
+        game: Some(common::get_game(&mut games, &id).await),
         r#move: None,
     };
     assert_eq!(raw.message().await.unwrap(), Some(expected.encode_to_vec()));

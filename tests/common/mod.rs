@@ -3,6 +3,9 @@
 
 #![allow(dead_code)]
 
+pub mod binary;
+pub mod raw;
+
 use std::{
     path::{Path, PathBuf},
     sync::Arc,
@@ -215,6 +218,50 @@ pub async fn play(games: &mut GamesClient<Channel>, id: &str, token: &str, text:
         .unwrap()
 }
 
+/// The game `id` as the server has it.
+pub async fn get_game(games: &mut GamesClient<Channel>, id: &str) -> pb::Game {
+    games
+        .get_game(pb::GetGameRequest { game_id: id.into() })
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap()
+}
+
+/// Proposes a takeback for the seat holding `token`; the game after it.
+pub async fn propose_takeback(
+    games: &mut GamesClient<Channel>,
+    id: &str,
+    token: &str,
+) -> Result<pb::Game, tonic::Status> {
+    games
+        .propose_takeback(pb::ProposeTakebackRequest {
+            game_id: id.into(),
+            seat_token: token.into(),
+        })
+        .await
+        .map(|r| r.into_inner().game.unwrap())
+}
+
+/// Accepts or declines the pending takeback for the seat holding `token`;
+/// the game after it.
+pub async fn respond_to_takeback(
+    games: &mut GamesClient<Channel>,
+    id: &str,
+    token: &str,
+    accept: bool,
+) -> Result<pb::Game, tonic::Status> {
+    games
+        .respond_to_takeback(pb::RespondToTakebackRequest {
+            game_id: id.into(),
+            seat_token: token.into(),
+            accept,
+        })
+        .await
+        .map(|r| r.into_inner().game.unwrap())
+}
+
 /// Claims a draw for the seat holding `token`, with `text` as the move
 /// (empty: none); the drawn game.
 pub async fn claim_draw(
@@ -275,6 +322,21 @@ pub async fn http1_post(
     String::from_utf8_lossy(&response).to_lowercase()
 }
 
+/// A LegalMoves request for chess's start position in a gRPC frame, as a
+/// grpc-web body (the answer lists `g1f3`).
+pub fn start_legal_moves_frame() -> Vec<u8> {
+    use prost::Message;
+    let request = pb::LegalMovesRequest {
+        position: Some(pb::Position {
+            variant: pb::Variant::Chess as i32,
+            fen: String::new(),
+            moves: vec![],
+        }),
+        ..Default::default()
+    };
+    grpc_frame(&request.encode_to_vec())
+}
+
 /// `message` in a gRPC frame: no compression, its length, its bytes.
 pub fn grpc_frame(message: &[u8]) -> Vec<u8> {
     let mut frame = vec![0u8];
@@ -288,6 +350,21 @@ pub fn code_and_reason(status: &tonic::Status) -> (tonic::Code, String) {
     use tonic_types::StatusExt;
     let reason = status.get_details_error_info().map(|info| info.reason);
     (status.code(), reason.unwrap_or_default())
+}
+
+/// Another connection to the database `db` that takes the write lock and
+/// keeps it until dropped.
+pub async fn hold_write_lock(db: &Path) -> sqlx::SqliteConnection {
+    use sqlx::{Connection, sqlite::SqliteConnectOptions};
+    let mut blocker =
+        sqlx::SqliteConnection::connect_with(&SqliteConnectOptions::new().filename(db))
+            .await
+            .unwrap();
+    sqlx::raw_sql("BEGIN IMMEDIATE")
+        .execute(&mut blocker)
+        .await
+        .unwrap();
+    blocker
 }
 
 /// The games service on its own (no server) over `store`, with one engine
