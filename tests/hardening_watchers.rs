@@ -743,7 +743,8 @@ async fn watch_messages_on_the_wire_are_prosts_encoding() {
     server.stop().await;
 }
 
-/// Open watch streams end with UNAVAILABLE when the server shuts down.
+/// Open watch streams end with UNAVAILABLE `SHUTTING_DOWN` when the server
+/// shuts down.
 #[tokio::test]
 async fn shutting_down_ends_watch_streams_with_unavailable() {
     let server = TestServer::start().await;
@@ -756,7 +757,11 @@ async fn shutting_down_ends_watch_streams_with_unavailable() {
         .await
         .expect("the stream ends in time")
         .expect_err("a status");
-    assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+    assert_eq!(
+        common::code_and_reason(&status),
+        (Code::Unavailable, "SHUTTING_DOWN".to_owned()),
+        "{status:?}"
+    );
     tokio::time::timeout(Duration::from_secs(10), stopped)
         .await
         .expect("the server stops")

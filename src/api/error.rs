@@ -155,6 +155,12 @@ impl From<GameError> for Status {
     }
 }
 
+/// UNAVAILABLE `SHUTTING_DOWN`: the server is stopping; the same call to
+/// another replica, or to this one once it is back, may succeed.
+pub(super) fn shutting_down(message: &str) -> Status {
+    with_reason(Code::Unavailable, message.to_owned(), "SHUTTING_DOWN")
+}
+
 /// UNAVAILABLE `STORE_UNAVAILABLE`: the database cannot write now (a full
 /// disk, an I/O error, a lock held too long); nothing was stored, and the
 /// same request may succeed in a moment.

@@ -40,7 +40,7 @@ use tower_service::Service;
 use super::{
     admission::Creates,
     convert,
-    error::{too_many_watchers, watcher_too_slow},
+    error::{shutting_down, too_many_watchers, watcher_too_slow},
     games::{GamesService, trace_game},
     proto::{self as pb, games_server::GamesServer},
     server::REQUEST_COMPRESSION,
@@ -236,7 +236,7 @@ impl Stream for WatchStream {
             }
             if this.shutdown.as_mut().poll(cx).is_ready() {
                 this.done = true;
-                return Poll::Ready(Some(Err(Status::unavailable(
+                return Poll::Ready(Some(Err(shutting_down(
                     "the server is shutting down; watch again",
                 ))));
             }
