@@ -127,6 +127,11 @@ pub struct ServeArgs {
     /// SERVER_BUSY.
     #[arg(long, env = "ARBITER_MAX_IN_FLIGHT", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     max_in_flight: u32,
+    /// Requests served at once from one address (an IPv6 one by its /64),
+    /// a share of --max-in-flight; more are refused with SERVER_BUSY
+    /// (0: no share).
+    #[arg(long, env = "ARBITER_MAX_IN_FLIGHT_PER_PEER", default_value_t = 256)]
+    max_in_flight_per_peer: u32,
     /// How long a request may wait for its answer (e.g. 60s, 500ms, 5m).
     #[arg(long, env = "ARBITER_REQUEST_TIMEOUT", default_value = "60s", value_parser = duration)]
     request_timeout: Duration,
@@ -188,6 +193,7 @@ impl ServeArgs {
             max_request_bytes,
             max_import_request_bytes,
             max_in_flight,
+            max_in_flight_per_peer,
             request_timeout,
             max_connections,
             max_concurrent_streams,
@@ -217,6 +223,7 @@ impl ServeArgs {
             max_request_bytes,
             max_import_request_bytes,
             max_in_flight: max_in_flight as usize,
+            max_in_flight_per_peer: max_in_flight_per_peer as usize,
             request_timeout,
             max_connections: max_connections as usize,
             max_concurrent_streams,

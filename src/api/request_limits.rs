@@ -1,8 +1,11 @@
-//! Limits on requests being served: how many at once across the server, and
-//! how long one may wait for its answer.
+//! Limits on requests being served: how many at once across the server and
+//! from one address, and how long one may wait for its answer.
 //!
-//! A request over the in-flight limit is refused at once with
-//! RESOURCE_EXHAUSTED (`SERVER_BUSY`) rather than queued: under a flood the
+//! A request over either in-flight limit is refused at once with
+//! RESOURCE_EXHAUSTED (`SERVER_BUSY`, metadata `cap` = `server` or
+//! `peer`) rather than queued. The share of one address keeps a few
+//! clients holding streams whose bodies never come from taking every place
+//! of the server's: under a flood the
 //! queue would only add latency, and the caller can back off. A request is
 //! counted from its headers until its answer's headers (a stream's messages
 //! are not counted), so it bounds the work being done: decoding and
@@ -25,28 +28,32 @@ use tokio::{
     sync::{OwnedSemaphorePermit, Semaphore},
     time::Sleep,
 };
-use tonic::{Code, Status, body::Body};
+use tonic::{Code, Status, body::Body, transport::server::TcpConnectInfo};
 use tonic_types::{ErrorDetails, StatusExt};
 use tower::Layer;
 use tower_service::Service;
 
 use super::error::DOMAIN;
+use crate::peers::{Peer, PeerSlot, PeerSlots};
 
 /// Adds [`RequestLimits`] to a service.
 #[derive(Clone, Debug)]
 pub struct RequestLimitsLayer {
     permits: Arc<Semaphore>,
     max_in_flight: usize,
+    /// Places per address (limit 0: no limit).
+    peers: Arc<PeerSlots>,
     timeout: Duration,
 }
 
 impl RequestLimitsLayer {
-    /// At most `max_in_flight` requests at once, each answered within
-    /// `timeout`.
-    pub fn new(max_in_flight: usize, timeout: Duration) -> RequestLimitsLayer {
+    /// At most `max_in_flight` requests at once, `max_per_peer` of them
+    /// from one address (0: no share), each answered within `timeout`.
+    pub fn new(max_in_flight: usize, max_per_peer: usize, timeout: Duration) -> RequestLimitsLayer {
         RequestLimitsLayer {
             permits: Arc::new(Semaphore::new(max_in_flight)),
             max_in_flight,
+            peers: PeerSlots::new(max_per_peer),
             timeout,
         }
     }
@@ -83,9 +90,23 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Answer<S::Future> {
+        let peer = request
+            .extensions()
+            .get::<TcpConnectInfo>()
+            .and_then(TcpConnectInfo::remote_addr)
+            .map(Peer::of);
+        let peer_slot = match peer.map(|peer| self.limits.peers.try_take(peer)) {
+            Some(None) => {
+                return Answer::Refused {
+                    status: Some(busy("peer", self.limits.peers.limit())),
+                };
+            }
+            Some(slot) => slot,
+            None => None,
+        };
         let Ok(permit) = self.limits.permits.clone().try_acquire_owned() else {
             return Answer::Refused {
-                status: Some(busy(self.limits.max_in_flight)),
+                status: Some(busy("server", self.limits.max_in_flight)),
             };
         };
         let timeout = client_timeout(request.headers()).map_or(self.limits.timeout, |client| {
@@ -96,6 +117,7 @@ where
             deadline: tokio::time::sleep(timeout),
             timeout,
             _permit: permit,
+            _peer_slot: peer_slot,
         }
     }
 }
@@ -111,6 +133,7 @@ pin_project! {
             deadline: Sleep,
             timeout: Duration,
             _permit: OwnedSemaphorePermit,
+            _peer_slot: Option<PeerSlot>,
         },
         Refused { status: Option<Status> },
     }
@@ -146,18 +169,26 @@ where
     }
 }
 
-/// The status of a request refused over the in-flight limit.
-fn busy(limit: usize) -> Status {
+/// The status of a request refused over the in-flight limit of `cap`
+/// (`server` or `peer`).
+fn busy(cap: &str, limit: usize) -> Status {
+    let whose = match cap {
+        "peer" => "for your address",
+        _ => "in all",
+    };
     Status::with_error_details(
         Code::ResourceExhausted,
         format!(
-            "the server is serving {limit} requests, the most it serves at once: \
+            "the server is serving {limit} requests {whose}, the most it serves at once: \
              retry with backoff"
         ),
         ErrorDetails::with_error_info(
             "SERVER_BUSY",
             DOMAIN,
-            HashMap::from([("limit".to_owned(), limit.to_string())]),
+            HashMap::from([
+                ("limit".to_owned(), limit.to_string()),
+                ("cap".to_owned(), cap.to_owned()),
+            ]),
         ),
     )
 }
@@ -251,7 +282,7 @@ mod tests {
     /// place.
     #[tokio::test]
     async fn refuses_over_the_limit_and_times_out() {
-        let service = RequestLimitsLayer::new(1, Duration::from_millis(200)).layer(Never);
+        let service = RequestLimitsLayer::new(1, 0, Duration::from_millis(200)).layer(Never);
         let waiting = tokio::spawn(service.clone().oneshot(Request::new(())));
         tokio::task::yield_now().await;
         let refused = service.clone().oneshot(Request::new(())).await.unwrap();
@@ -260,6 +291,7 @@ mod tests {
         let info = refused.get_details_error_info().unwrap();
         assert_eq!(info.reason, "SERVER_BUSY");
         assert_eq!(info.metadata["limit"], "1");
+        assert_eq!(info.metadata["cap"], "server");
         let timed_out = status(&waiting.await.unwrap().unwrap());
         assert_eq!(timed_out.code(), Code::DeadlineExceeded);
         let info = timed_out.get_details_error_info().unwrap();
@@ -274,5 +306,47 @@ mod tests {
         let answer = status(&service.oneshot(request).await.unwrap());
         assert_eq!(answer.code(), Code::DeadlineExceeded, "{answer:?}");
         assert!(answer.message().contains("within 50 ms"), "{answer:?}");
+    }
+
+    fn from(port: u16, ip: [u8; 4]) -> Request<()> {
+        let mut request = Request::new(());
+        request.extensions_mut().insert(TcpConnectInfo {
+            local_addr: None,
+            remote_addr: Some((ip, port).into()),
+        });
+        request
+    }
+
+    /// One address may hold its share of the places, not more; another
+    /// address (another port of it is the same address) is still served.
+    #[tokio::test]
+    async fn one_address_holds_its_share_only() {
+        let service = RequestLimitsLayer::new(10, 2, Duration::from_secs(30)).layer(Never);
+        let held: Vec<_> = (0..2)
+            .map(|i| tokio::spawn(service.clone().oneshot(from(5000 + i, [127, 0, 0, 2]))))
+            .collect();
+        tokio::task::yield_now().await;
+        let refused = service
+            .clone()
+            .oneshot(from(6000, [127, 0, 0, 2]))
+            .await
+            .unwrap();
+        let refused = status(&refused);
+        assert_eq!(refused.code(), Code::ResourceExhausted);
+        let info = refused.get_details_error_info().unwrap();
+        assert_eq!(
+            (
+                info.reason.as_str(),
+                info.metadata["cap"].as_str(),
+                info.metadata["limit"].as_str()
+            ),
+            ("SERVER_BUSY", "peer", "2")
+        );
+        let other = tokio::spawn(service.clone().oneshot(from(5000, [127, 0, 0, 3])));
+        tokio::task::yield_now().await;
+        assert!(!other.is_finished(), "another address is served");
+        for task in held.into_iter().chain([other]) {
+            task.abort();
+        }
     }
 }

@@ -108,6 +108,8 @@ pub struct ServerConfig {
     pub max_import_request_bytes: usize,
     /// Requests served at once across the server; more are refused.
     pub max_in_flight: usize,
+    /// Requests served at once from one address (0: no share).
+    pub max_in_flight_per_peer: usize,
     /// How long a request may wait for its answer.
     pub request_timeout: Duration,
     /// Connections open at once; more are closed.
@@ -149,6 +151,7 @@ impl ServerConfig {
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             max_import_request_bytes: DEFAULT_MAX_IMPORT_REQUEST_BYTES,
             max_in_flight: 1024,
+            max_in_flight_per_peer: 256,
             request_timeout: Duration::from_secs(60),
             max_connections: 1000,
             max_concurrent_streams: 200,
@@ -282,6 +285,7 @@ pub async fn serve(
         .layer(MapResponseLayer::new(request_errors::rewrite))
         .layer(RequestLimitsLayer::new(
             config.max_in_flight,
+            config.max_in_flight_per_peer,
             config.request_timeout,
         ))
         .service(routes);
