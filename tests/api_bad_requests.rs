@@ -196,12 +196,14 @@ async fn errors_quote_long_inputs_cut_short() {
                 seat_token: created.white_token,
                 r#move: long.clone(),
                 expected_ply: None,
+                ..Default::default()
             })
             .await
             .unwrap_err(),
         games
             .get_game(pb::GetGameRequest {
                 game_id: long.clone(),
+                ..Default::default()
             })
             .await
             .unwrap_err(),

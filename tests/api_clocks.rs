@@ -140,6 +140,7 @@ async fn increments_delays_and_flags() {
             seat_token: g.white_token.clone(),
             r#move: "Nf3".into(),
             expected_ply: None,
+            ..Default::default()
         })
         .await
         .unwrap_err();

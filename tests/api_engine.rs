@@ -415,6 +415,7 @@ async fn a_human_plays_the_engine_with_make_move_and_watch_game() {
                 seat_token: created.white_token.clone(),
                 r#move: text.into(),
                 expected_ply: Some(ply),
+                ..Default::default()
             })
             .await;
         if human.is_err() {
@@ -427,6 +428,7 @@ async fn a_human_plays_the_engine_with_make_move_and_watch_game() {
     let state = games
         .get_game(pb::GetGameRequest {
             game_id: game.id.clone(),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -476,6 +478,7 @@ async fn engines_play_each_other_to_the_end_and_resume_after_a_restart() {
         let game = games
             .get_game(pb::GetGameRequest {
                 game_id: id.clone(),
+                ..Default::default()
             })
             .await
             .unwrap()

@@ -27,6 +27,7 @@ fn mv(
         },
         r#move: text.into(),
         expected_ply,
+        ..Default::default()
     }
 }
 
@@ -133,6 +134,7 @@ async fn a_whole_game_with_errors_watchers_and_restart() {
     let game = games
         .get_game(pb::GetGameRequest {
             game_id: id.clone(),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -208,6 +210,7 @@ async fn concurrent_moves_for_one_ply_exactly_one_wins() {
         let game = games
             .get_game(pb::GetGameRequest {
                 game_id: created.game.unwrap().id,
+                ..Default::default()
             })
             .await
             .unwrap()
@@ -231,6 +234,7 @@ async fn draws_resignation_and_abort() {
         .offer_draw(pb::OfferDrawRequest {
             game_id: id.clone(),
             seat_token: g.white_token.clone(),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -241,6 +245,7 @@ async fn draws_resignation_and_abort() {
             game_id: id.clone(),
             seat_token: g.black_token.clone(),
             accept: false,
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -253,6 +258,7 @@ async fn draws_resignation_and_abort() {
         .offer_draw(pb::OfferDrawRequest {
             game_id: id.clone(),
             seat_token: g.black_token.clone(),
+            ..Default::default()
         })
         .await
         .unwrap();
@@ -261,6 +267,7 @@ async fn draws_resignation_and_abort() {
             game_id: id.clone(),
             seat_token: g.white_token.clone(),
             accept: true,
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -279,6 +286,7 @@ async fn draws_resignation_and_abort() {
             game_id: id.clone(),
             seat_token: g.white_token.clone(),
             r#move: String::new(),
+            ..Default::default()
         })
         .await
         .unwrap_err();
@@ -310,6 +318,7 @@ async fn draws_resignation_and_abort() {
         .resign(pb::ResignRequest {
             game_id: id,
             seat_token: g.black_token.clone(),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -330,6 +339,7 @@ async fn draws_resignation_and_abort() {
         .abort(pb::AbortRequest {
             game_id: id,
             seat_token: g.white_token.clone(),
+            ..Default::default()
         })
         .await
         .unwrap_err();
@@ -342,6 +352,7 @@ async fn draws_resignation_and_abort() {
         .abort(pb::AbortRequest {
             game_id: g.game.unwrap().id,
             seat_token: g.black_token.clone(),
+            ..Default::default()
         })
         .await
         .unwrap()

@@ -86,6 +86,7 @@ async fn pgn_export_in_every_notation() {
         .resign(pb::ResignRequest {
             game_id: custom_id.clone(),
             seat_token: custom.black_token.clone(),
+            ..Default::default()
         })
         .await
         .unwrap();
@@ -131,6 +132,7 @@ async fn list_games_filters() {
         .resign(pb::ResignRequest {
             game_id: a.game.as_ref().unwrap().id.clone(),
             seat_token: a.white_token.clone(),
+            ..Default::default()
         })
         .await
         .unwrap();

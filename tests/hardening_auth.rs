@@ -165,6 +165,7 @@ async fn abort(
         .abort(pb::AbortRequest {
             game_id: id.into(),
             seat_token: token.into(),
+            ..Default::default()
         })
         .await
         .map(|answer| answer.into_inner().game.unwrap())

@@ -71,6 +71,7 @@ async fn takeback_pairs_leave_no_sleeping_timer_tasks() {
             .propose_takeback(pb::ProposeTakebackRequest {
                 game_id: id.clone(),
                 seat_token: g.white_token.clone(),
+                ..Default::default()
             })
             .await
             .unwrap();
@@ -79,6 +80,7 @@ async fn takeback_pairs_leave_no_sleeping_timer_tasks() {
                 game_id: id.clone(),
                 seat_token: g.black_token.clone(),
                 accept: false,
+                ..Default::default()
             })
             .await
             .unwrap();

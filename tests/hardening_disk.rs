@@ -157,6 +157,7 @@ impl Acknowledged {
             seat_token: token.clone(),
             r#move: MOVES[ply].into(),
             expected_ply: Some(ply as u32),
+            ..Default::default()
         };
         if acknowledged(games.make_move(request).await).is_none() {
             return false;
@@ -172,6 +173,7 @@ impl Acknowledged {
             let game = games
                 .get_game(pb::GetGameRequest {
                     game_id: id.clone(),
+                    ..Default::default()
                 })
                 .await
                 .unwrap_or_else(|e| panic!("acknowledged game {id} is missing: {e:?}"))

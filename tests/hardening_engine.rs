@@ -247,6 +247,7 @@ async fn a_seat_waiting_for_a_slot_is_not_charged() {
             seat_token: token,
             r#move: "e5".into(),
             expected_ply: Some(1),
+            ..Default::default()
         })
         .await
         .unwrap();

@@ -57,6 +57,7 @@ async fn long_ids_and_paths_leave_short_logs() {
             let status = client
                 .get_game(pb::GetGameRequest {
                     game_id: game_id.clone(),
+                    ..Default::default()
                 })
                 .await
                 .unwrap_err();
@@ -67,6 +68,7 @@ async fn long_ids_and_paths_leave_short_logs() {
                     seat_token: "t".repeat(64),
                     r#move: "e4".into(),
                     expected_ply: None,
+                    ..Default::default()
                 })
                 .await
                 .unwrap_err();

@@ -6,7 +6,6 @@
 mod common;
 
 use std::{
-    collections::HashMap,
     sync::{
         Arc,
         atomic::{AtomicBool, Ordering},
@@ -19,8 +18,10 @@ use arbiter::{
     games::{GameError, SystemTime},
     store::Store,
 };
-use common::TestServer;
-use shakmaty::{Chess, EnPassantMode, Move, Position, Role, san::San, zobrist::Zobrist64};
+use common::{
+    TestServer,
+    long_game::{long_game, pgn},
+};
 use tokio::task::JoinSet;
 use tonic::{Code, transport::Channel};
 
@@ -28,70 +29,6 @@ use tonic::{Code, transport::Channel};
 const IMPORTED: usize = 2_000;
 /// Plies the players add.
 const PLAYED: usize = 40;
-
-/// A deterministic chess game of `plies` SAN moves that never ends: no
-/// captures, no checks, no position a third time, and a single pawn step
-/// every 90 plies so that no move-count rule applies.
-fn long_game(plies: usize) -> Vec<String> {
-    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut pick = |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n as u64) as usize
-    };
-    let mut pos = Chess::default();
-    let mut seen: HashMap<Zobrist64, u32> = HashMap::new();
-    let mut sans = Vec::with_capacity(plies);
-    while sans.len() < plies {
-        let fits = |m: &Move, pawns: bool| {
-            let pawn_step = m.role() == Role::Pawn
-                && !m.is_promotion()
-                && m.from().is_some_and(|from| from.distance(m.to()) == 1);
-            if m.is_capture() || (m.role() == Role::Pawn && !pawn_step) || pawn_step != pawns {
-                return false;
-            }
-            let after = pos.clone().play(*m).expect("legal");
-            !after.is_check()
-                && !after.legal_moves().is_empty()
-                && seen
-                    .get(&after.zobrist_hash(EnPassantMode::Legal))
-                    .is_none_or(|&n| n < 2)
-        };
-        let legal = pos.legal_moves();
-        let due = pos.halfmoves() >= 90;
-        let mut candidates: Vec<&Move> = legal.iter().filter(|m| fits(m, due)).collect();
-        if candidates.is_empty() && pos.halfmoves() < 140 {
-            candidates = legal.iter().filter(|m| fits(m, !due)).collect();
-        }
-        assert!(
-            !candidates.is_empty(),
-            "the generator is stuck at ply {}",
-            sans.len()
-        );
-        let m = *candidates[pick(candidates.len())];
-        sans.push(San::from_move(&pos, m).to_string());
-        pos.play_unchecked(m);
-        *seen
-            .entry(pos.zobrist_hash(EnPassantMode::Legal))
-            .or_default() += 1;
-    }
-    sans
-}
-
-/// The first `plies` of `sans` as PGN, unfinished.
-fn pgn(sans: &[String], plies: usize) -> String {
-    let mut text = String::from("[White \"W\"]\n[Black \"B\"]\n[Result \"*\"]\n\n");
-    for (ply, san) in sans[..plies].iter().enumerate() {
-        if ply.is_multiple_of(2) {
-            text.push_str(&format!("{}. ", ply / 2 + 1));
-        }
-        text.push_str(san);
-        text.push(' ');
-    }
-    text.push('*');
-    text
-}
 
 fn p50(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -113,6 +50,7 @@ fn make_move(id: &str, token: &str, text: &str, ply: Option<usize>) -> pb::MakeM
         seat_token: token.to_owned(),
         r#move: text.to_owned(),
         expected_ply: ply.map(|p| p as u32),
+        ..Default::default()
     }
 }
 

@@ -76,6 +76,7 @@ async fn offer_and_decline(
             .offer_draw(pb::OfferDrawRequest {
                 game_id: id.into(),
                 seat_token: white.into(),
+                ..Default::default()
             })
             .await
             .unwrap();
@@ -84,6 +85,7 @@ async fn offer_and_decline(
                 game_id: id.into(),
                 seat_token: black.into(),
                 accept: false,
+                ..Default::default()
             })
             .await
             .unwrap();
@@ -712,6 +714,8 @@ async fn watch_messages_on_the_wire_are_prosts_encoding() {
                 seat_token: token.clone(),
                 r#move: text.into(),
                 expected_ply: None,
+                // Events carry the whole game, as a full answer does.
+                view: pb::GameView::Full as i32,
             })
             .await
             .unwrap()
@@ -780,6 +784,7 @@ async fn watching_over_grpc_web() {
         .abort(pb::AbortRequest {
             game_id: id.clone(),
             seat_token: created.white_token,
+            ..Default::default()
         })
         .await
         .unwrap();

@@ -200,6 +200,7 @@ async fn malformed_pgn_is_refused_with_the_first_bad_move() {
             seat_token: imported.white_token,
             r#move: "Nf3".into(),
             expected_ply: Some(2),
+            ..Default::default()
         })
         .await
         .unwrap();

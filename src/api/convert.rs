@@ -206,7 +206,40 @@ pub fn played_move(m: &MoveView) -> pb::PlayedMove {
     }
 }
 
+/// How much of a game an answer carries (`arbiter.v1.GameView`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    /// Everything but the move list: an answer that does not grow with the
+    /// game.
+    Basic,
+    /// Every move played, too.
+    Full,
+}
+
+/// The `view` of a request; UNSPECIFIED is the method's `default`.
+pub fn view(value: i32, default: View) -> Result<View, Status> {
+    match pb::GameView::try_from(value) {
+        Ok(pb::GameView::Unspecified) => Ok(default),
+        Ok(pb::GameView::Basic) => Ok(View::Basic),
+        Ok(pb::GameView::Full) => Ok(View::Full),
+        Err(_) => Err(invalid_argument(
+            "view",
+            "unknown view: use GAME_VIEW_BASIC or GAME_VIEW_FULL",
+        )),
+    }
+}
+
+/// The whole game, its moves included.
 pub fn game(g: &GameView) -> pb::Game {
+    game_in(g, View::Full)
+}
+
+/// The game as `view` shows it.
+pub fn game_in(g: &GameView, view: View) -> pb::Game {
+    let moves = match view {
+        View::Full => g.moves.iter().map(played_move).collect(),
+        View::Basic => Vec::new(),
+    };
     pb::Game {
         id: g.id.clone(),
         variant: variant_to_pb(g.variant),
@@ -214,7 +247,7 @@ pub fn game(g: &GameView) -> pb::Game {
         fen: g.fen.clone(),
         turn: opt_side(g.turn),
         ply: g.ply,
-        moves: g.moves.iter().map(played_move).collect(),
+        moves,
         outcome: Some(outcome(&g.outcome)),
         white: Some(pb::Seat {
             side: side(Side::White),

@@ -7,7 +7,7 @@ use tonic::{Request, Response, Status};
 
 use super::{
     admission::{Creates, admit_create},
-    convert,
+    convert::{self, View},
     error::invalid_argument,
     proto::{self as pb, games_server},
     watch::{Watchers, unframed},
@@ -74,6 +74,12 @@ fn game(view: &crate::games::GameView) -> Option<pb::Game> {
     Some(convert::game(view))
 }
 
+/// The `view` of a game action's request: by default the game without its
+/// move list (GAME_VIEW_BASIC), so that the answer does not grow with it.
+fn action_view(value: i32) -> Result<View, Status> {
+    convert::view(value, View::Basic)
+}
+
 type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchGameResponse, Status>> + Send>>;
 
 #[tonic::async_trait]
@@ -122,9 +128,13 @@ impl games_server::Games for GamesService {
         &self,
         request: Request<pb::GetGameRequest>,
     ) -> Result<Response<pb::GetGameResponse>, Status> {
-        trace_game(&request.get_ref().game_id)?;
-        let view = self.games.get(&request.get_ref().game_id).await?;
-        Ok(Response::new(pb::GetGameResponse { game: game(&view) }))
+        let r = request.get_ref();
+        trace_game(&r.game_id)?;
+        let shown = convert::view(r.view, View::Full)?;
+        let view = self.games.get(&r.game_id).await?;
+        Ok(Response::new(pb::GetGameResponse {
+            game: Some(convert::game_in(&view, shown)),
+        }))
     }
 
     async fn list_games(
@@ -208,12 +218,13 @@ impl games_server::Games for GamesService {
     ) -> Result<Response<pb::MakeMoveResponse>, Status> {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
+        let shown = action_view(r.view)?;
         let (view, played) = self
             .games
             .make_move(&r.game_id, &r.seat_token, &r.r#move, r.expected_ply)
             .await?;
         Ok(Response::new(pb::MakeMoveResponse {
-            game: game(&view),
+            game: Some(convert::game_in(&view, shown)),
             r#move: Some(convert::played_move(&played)),
         }))
     }
@@ -224,8 +235,11 @@ impl games_server::Games for GamesService {
     ) -> Result<Response<pb::ResignResponse>, Status> {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
+        let shown = action_view(r.view)?;
         let view = self.games.resign(&r.game_id, &r.seat_token).await?;
-        Ok(Response::new(pb::ResignResponse { game: game(&view) }))
+        Ok(Response::new(pb::ResignResponse {
+            game: Some(convert::game_in(&view, shown)),
+        }))
     }
 
     async fn offer_draw(
@@ -234,8 +248,11 @@ impl games_server::Games for GamesService {
     ) -> Result<Response<pb::OfferDrawResponse>, Status> {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
+        let shown = action_view(r.view)?;
         let view = self.games.offer_draw(&r.game_id, &r.seat_token).await?;
-        Ok(Response::new(pb::OfferDrawResponse { game: game(&view) }))
+        Ok(Response::new(pb::OfferDrawResponse {
+            game: Some(convert::game_in(&view, shown)),
+        }))
     }
 
     async fn respond_to_draw(
@@ -244,12 +261,13 @@ impl games_server::Games for GamesService {
     ) -> Result<Response<pb::RespondToDrawResponse>, Status> {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
+        let shown = action_view(r.view)?;
         let view = self
             .games
             .respond_to_draw(&r.game_id, &r.seat_token, r.accept)
             .await?;
         Ok(Response::new(pb::RespondToDrawResponse {
-            game: game(&view),
+            game: Some(convert::game_in(&view, shown)),
         }))
     }
 
@@ -259,12 +277,13 @@ impl games_server::Games for GamesService {
     ) -> Result<Response<pb::ProposeTakebackResponse>, Status> {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
+        let shown = action_view(r.view)?;
         let view = self
             .games
             .propose_takeback(&r.game_id, &r.seat_token)
             .await?;
         Ok(Response::new(pb::ProposeTakebackResponse {
-            game: game(&view),
+            game: Some(convert::game_in(&view, shown)),
         }))
     }
 
@@ -274,12 +293,13 @@ impl games_server::Games for GamesService {
     ) -> Result<Response<pb::RespondToTakebackResponse>, Status> {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
+        let shown = action_view(r.view)?;
         let view = self
             .games
             .respond_to_takeback(&r.game_id, &r.seat_token, r.accept)
             .await?;
         Ok(Response::new(pb::RespondToTakebackResponse {
-            game: game(&view),
+            game: Some(convert::game_in(&view, shown)),
         }))
     }
 
@@ -289,11 +309,19 @@ impl games_server::Games for GamesService {
     ) -> Result<Response<pb::ClaimDrawResponse>, Status> {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
+        let shown = action_view(r.view)?;
         let view = self
             .games
             .claim_draw(&r.game_id, &r.seat_token, &r.r#move)
             .await?;
-        Ok(Response::new(pb::ClaimDrawResponse { game: game(&view) }))
+        // A claim with a move plays it: it is the game's last move.
+        let played = (!r.r#move.trim().is_empty())
+            .then(|| view.moves.last().map(convert::played_move))
+            .flatten();
+        Ok(Response::new(pb::ClaimDrawResponse {
+            game: Some(convert::game_in(&view, shown)),
+            r#move: played,
+        }))
     }
 
     async fn abort(
@@ -302,8 +330,11 @@ impl games_server::Games for GamesService {
     ) -> Result<Response<pb::AbortResponse>, Status> {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
+        let shown = action_view(r.view)?;
         let view = self.games.abort(&r.game_id, &r.seat_token).await?;
-        Ok(Response::new(pb::AbortResponse { game: game(&view) }))
+        Ok(Response::new(pb::AbortResponse {
+            game: Some(convert::game_in(&view, shown)),
+        }))
     }
 
     type WatchGameStream = WatchStream;

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod binary;
+pub mod long_game;
 pub mod raw;
 
 use std::{
@@ -210,6 +211,7 @@ pub async fn play(games: &mut GamesClient<Channel>, id: &str, token: &str, text:
             seat_token: token.into(),
             r#move: text.into(),
             expected_ply: None,
+            ..Default::default()
         })
         .await
         .unwrap_or_else(|e| panic!("{text}: {e:?}"))
@@ -221,7 +223,10 @@ pub async fn play(games: &mut GamesClient<Channel>, id: &str, token: &str, text:
 /// The game `id` as the server has it.
 pub async fn get_game(games: &mut GamesClient<Channel>, id: &str) -> pb::Game {
     games
-        .get_game(pb::GetGameRequest { game_id: id.into() })
+        .get_game(pb::GetGameRequest {
+            game_id: id.into(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner()
@@ -239,6 +244,7 @@ pub async fn propose_takeback(
         .propose_takeback(pb::ProposeTakebackRequest {
             game_id: id.into(),
             seat_token: token.into(),
+            ..Default::default()
         })
         .await
         .map(|r| r.into_inner().game.unwrap())
@@ -257,6 +263,7 @@ pub async fn respond_to_takeback(
             game_id: id.into(),
             seat_token: token.into(),
             accept,
+            ..Default::default()
         })
         .await
         .map(|r| r.into_inner().game.unwrap())
@@ -275,6 +282,7 @@ pub async fn claim_draw(
             game_id: id.into(),
             seat_token: token.into(),
             r#move: text.into(),
+            ..Default::default()
         })
         .await
         .unwrap_or_else(|e| panic!("claim with {text:?}: {e:?}"))

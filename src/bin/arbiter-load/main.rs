@@ -465,6 +465,7 @@ impl Player {
                 seat_token: game.tokens[ply as usize % 2].clone(),
                 r#move: cycle[ply as usize % cycle.len()].into(),
                 expected_ply: Some(ply),
+                ..Default::default()
             })
             .await?
             .into_inner();
