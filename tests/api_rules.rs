@@ -97,6 +97,7 @@ async fn rules_answer_and_explain() {
                 "",
                 &["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"],
             ),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -336,5 +337,215 @@ async fn gzip_compressed_requests_are_served() {
         .unwrap()
         .into_inner();
     assert!(valid.legal);
+    server.stop().await;
+}
+
+/// Knights out and back four times: the start position a fifth time, which
+/// ends a chess game.
+const FIVEFOLD: [&str; 16] = [
+    "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8", "Nf3",
+    "Nf6", "Ng1", "Ng8",
+];
+
+/// Positions the rules have ended list their moves, at every detail, with
+/// the outcome beside them; playing one stays refused, in Rules as in a
+/// game.
+#[tokio::test]
+async fn legal_moves_of_positions_the_rules_have_ended() {
+    let server = TestServer::start().await;
+    let mut rules = server.rules().await;
+    let cases = [
+        (
+            chess("8/8/4k3/8/8/3K4/8/8 w - - 0 1", &[]),
+            8,
+            pb::Termination::InsufficientMaterial,
+        ),
+        (
+            chess("", &FIVEFOLD),
+            20,
+            pb::Termination::FivefoldRepetition,
+        ),
+        (
+            position(
+                pb::Variant::Xiangqi,
+                "3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1",
+                &[],
+            ),
+            2,
+            pb::Termination::InsufficientMaterial,
+        ),
+        // A mate has no moves to list.
+        (
+            chess("", &["f3", "e5", "g4", "Qh4"]),
+            0,
+            pb::Termination::Checkmate,
+        ),
+    ];
+    for (position, count, termination) in cases {
+        let full = legal_moves(&mut rules, position.clone(), pb::MoveDetail::Full).await;
+        let list = legal_moves(&mut rules, position.clone(), pb::MoveDetail::Uci).await;
+        let text = legal_moves(&mut rules, position.clone(), pb::MoveDetail::UciText).await;
+        let outcome = full.outcome.as_ref().unwrap();
+        assert_eq!(outcome.termination, termination as i32, "{position:?}");
+        assert_ne!(outcome.status, pb::OutcomeStatus::Ongoing as i32);
+        let uci: Vec<&str> = full.moves.iter().map(|m| m.uci.as_str()).collect();
+        assert_eq!(uci.len(), count, "{position:?}: {uci:?}");
+        assert_eq!(list.uci_moves, uci);
+        assert_eq!(text.uci_text.split_terminator(' ').collect::<Vec<_>>(), uci);
+        for other in [&list, &text] {
+            assert_eq!(other.outcome, full.outcome);
+        }
+        // The rules refuse to play on: ValidateMove says why, a history
+        // cannot go past the end.
+        let Some(first) = uci.first() else { continue };
+        let v = rules
+            .validate_move(pb::ValidateMoveRequest {
+                position: position.clone(),
+                r#move: (*first).to_owned(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(
+            (v.legal, v.reason),
+            (false, pb::IllegalReason::GameOver as i32)
+        );
+        let mut past = position.clone().unwrap();
+        past.moves.push((*first).to_owned());
+        let err = rules
+            .legal_moves(pb::LegalMovesRequest {
+                position: Some(past),
+                ..Default::default()
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument);
+    }
+
+    // A game ended by the fivefold repetition refuses the moves listed.
+    let mut games = server.games().await;
+    let created = common::new_chess_game(&mut games, None).await;
+    let id = created.game.unwrap().id;
+    for (ply, text) in FIVEFOLD.into_iter().enumerate() {
+        let token = if ply % 2 == 0 {
+            &created.white_token
+        } else {
+            &created.black_token
+        };
+        common::play(&mut games, &id, token, text).await;
+    }
+    let err = games
+        .make_move(pb::MakeMoveRequest {
+            game_id: id,
+            seat_token: created.white_token.clone(),
+            r#move: "e4".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        common::code_and_reason(&err),
+        (Code::FailedPrecondition, "GAME_OVER".to_owned())
+    );
+    server.stop().await;
+}
+
+/// GetOutcome with a move judges the position after it as ClaimDraw with
+/// that move does: of Black's moves after 1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6
+/// 4. Ng1, only Ng8 (the start a third time) lets a draw be claimed.
+#[tokio::test]
+async fn get_outcome_with_a_move_judges_as_claim_draw() {
+    let server = TestServer::start().await;
+    let mut rules = server.rules().await;
+    let history = &FIVEFOLD[..7];
+    let outcome_with = |m: &str| pb::GetOutcomeRequest {
+        position: chess("", history),
+        r#move: m.to_owned(),
+    };
+    let legal = legal_moves(&mut rules, chess("", history), pb::MoveDetail::Uci).await;
+    let mut claimable = Vec::new();
+    for m in &legal.uci_moves {
+        let o = rules
+            .get_outcome(outcome_with(m))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(o.r#move.as_ref().unwrap().uci, *m);
+        if !o.outcome.unwrap().claimable_draws.is_empty() {
+            claimable.push(m.clone());
+        }
+    }
+    assert_eq!(claimable, ["f6g8"]);
+    let o = rules
+        .get_outcome(outcome_with("Ng8"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(o.repetitions, 3);
+    assert_eq!(
+        o.fen,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 8 5"
+    );
+    assert_eq!(o.r#move.unwrap().san, "Ng8");
+    // Without a move: the position as it stands, no move in the answer.
+    let now = rules
+        .get_outcome(outcome_with(""))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(now.r#move.is_none() && now.outcome.unwrap().claimable_draws.is_empty());
+
+    // Moves the position refuses are the caller's mistake, with the reason.
+    for (history, m, reason) in [
+        (history, "e8e7", "OWN_PIECE_ON_DESTINATION"),
+        (history, "hello", "UNPARSABLE_MOVE"),
+        (&FIVEFOLD[..], "e4", "GAME_OVER"),
+    ] {
+        let err = rules
+            .get_outcome(pb::GetOutcomeRequest {
+                position: chess("", history),
+                r#move: m.to_owned(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(
+            common::code_and_reason(&err),
+            (Code::InvalidArgument, reason.to_owned()),
+            "{m}: {err:?}"
+        );
+    }
+
+    // The game agrees: Nc6 founds no claim, Ng8 does and is played.
+    let mut games = server.games().await;
+    let created = common::new_chess_game(&mut games, None).await;
+    let id = created.game.unwrap().id;
+    for (ply, text) in history.iter().enumerate() {
+        let token = if ply % 2 == 0 {
+            &created.white_token
+        } else {
+            &created.black_token
+        };
+        common::play(&mut games, &id, token, text).await;
+    }
+    let claim = |m: &str| pb::ClaimDrawRequest {
+        game_id: id.clone(),
+        seat_token: created.black_token.clone(),
+        r#move: m.to_owned(),
+        ..Default::default()
+    };
+    let err = games.claim_draw(claim("Nc6")).await.unwrap_err();
+    assert_eq!(
+        common::code_and_reason(&err),
+        (Code::FailedPrecondition, "NO_DRAW_TO_CLAIM".to_owned())
+    );
+    let drawn = games.claim_draw(claim("Ng8")).await.unwrap().into_inner();
+    let game = drawn.game.unwrap();
+    assert_eq!(drawn.r#move.unwrap().r#move.unwrap().san, "Ng8");
+    assert_eq!((game.ply, game.moves.len()), (8, 0), "a basic answer");
+    assert_eq!(game.fen, o.fen);
+    assert_eq!(
+        game.outcome.unwrap().termination,
+        pb::Termination::ThreefoldRepetition as i32
+    );
     server.stop().await;
 }

@@ -64,24 +64,24 @@ impl LegalMovesAnswer {
                 "unknown detail: use MOVE_DETAIL_FULL, MOVE_DETAIL_UCI or MOVE_DETAIL_UCI_TEXT",
             ));
         };
-        let verdict = r.verdict();
         let mut head = pb::LegalMovesResponse {
             is_check: r.is_check(),
-            outcome: Some(convert::verdict(&verdict)),
+            outcome: Some(convert::verdict(&r.verdict())),
             fen: r.fen(),
             turn: convert::side(r.turn()),
             ..Default::default()
         };
-        let mut listed = None;
-        if !verdict.is_over() {
-            match detail {
-                pb::MoveDetail::Unspecified | pb::MoveDetail::Full => {
-                    listed = Some((r, Listing::Described));
-                }
-                pb::MoveDetail::Uci => listed = Some((r, Listing::Coordinates)),
-                pb::MoveDetail::UciText => head.uci_text = r.legal_moves_coordinates_text(),
+        // A position the rules have already ended (bare kings, a fivefold
+        // repetition) lists the moves it has too, for analysis boards; the
+        // outcome beside them says that a game is over there.
+        let listed = match detail {
+            pb::MoveDetail::Unspecified | pb::MoveDetail::Full => Some((r, Listing::Described)),
+            pb::MoveDetail::Uci => Some((r, Listing::Coordinates)),
+            pb::MoveDetail::UciText => {
+                head.uci_text = r.legal_moves_coordinates_text();
+                None
             }
-        }
+        };
         Ok(LegalMovesAnswer { head, listed })
     }
 
@@ -407,8 +407,10 @@ mod tests {
 
     /// Positions with every kind of move field: captures, promotions (with
     /// check), castling, en passant, checkmates, Chinese notation, no moves,
-    /// and the most moves known (218, several blocks of `encode_described`).
-    const CASES: [(pb::Variant, &str, &[&str]); 11] = [
+    /// and the most moves known (218, several blocks of `encode_described`),
+    /// and positions the rules have ended with moves left (bare kings, a
+    /// fivefold repetition, xiangqi's bare generals).
+    const CASES: [(pb::Variant, &str, &[&str]); 14] = [
         (Chess, "", &[]),
         (
             Chess,
@@ -432,6 +434,15 @@ mod tests {
         ),
         (Xiangqi, "4k4/9/9/9/9/9/9/9/4A4/3AK4 w - - 0 1", &[]),
         (Xiangqi, "3k5/9/9/9/9/9/9/9/9/3RK4 b - - 0 1", &[]),
+        (Chess, "8/8/4k3/8/8/3K4/8/8 w - - 0 1", &[]),
+        (Chess, "", &FIVEFOLD),
+        (Xiangqi, "3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1", &[]),
+    ];
+
+    /// Knights out and back four times: the start position a fifth time.
+    const FIVEFOLD: [&str; 16] = [
+        "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8", "Nf3",
+        "Nf6", "Ng1", "Ng8",
     ];
 
     /// The hand-written encoding is byte for byte prost's, at every detail.

@@ -103,12 +103,23 @@ impl rules_server::Rules for RulesService {
         &self,
         request: Request<pb::GetOutcomeRequest>,
     ) -> Result<Response<pb::GetOutcomeResponse>, Status> {
-        let r = record(request.get_ref().position.as_ref())?;
+        let request = request.get_ref();
+        let mut r = record(request.position.as_ref())?;
+        // With a move, the position after it is judged, as a draw claimed
+        // with that move is: a move the position refuses is the caller's
+        // mistake.
+        let played = if request.r#move.trim().is_empty() {
+            None
+        } else {
+            let played = r.play(&request.r#move).map_err(|e| bad_move("move", &e))?;
+            Some(convert::move_description(played.description))
+        };
         Ok(Response::new(pb::GetOutcomeResponse {
             outcome: Some(convert::verdict(&r.verdict())),
             is_check: r.is_check(),
             repetitions: u32::try_from(r.repetitions()).unwrap_or(u32::MAX),
             fen: r.fen(),
+            r#move: played,
         }))
     }
 }
