@@ -365,3 +365,57 @@ async fn draws_resignation_and_abort() {
     );
     server.stop().await;
 }
+
+/// A bare CreateGame names the seats after their sides, and the game is
+/// played like any other.
+#[tokio::test]
+async fn display_names_default_to_the_sides() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    for (variant, white, first) in [
+        (pb::Variant::Chess, "White", "e4"),
+        (pb::Variant::Xiangqi, "Red", "h2e2"),
+    ] {
+        let created = games
+            .create_game(pb::CreateGameRequest {
+                variant: variant as i32,
+                ..Default::default()
+            })
+            .await
+            .unwrap_or_else(|e| panic!("{variant:?}: {e:?}"))
+            .into_inner();
+        let game = created.game.unwrap();
+        let name = |seat: &Option<pb::Seat>| seat.as_ref().unwrap().display_name.clone();
+        assert_eq!(
+            (name(&game.white), name(&game.black)),
+            (white.to_owned(), "Black".to_owned())
+        );
+        assert!(!created.white_token.is_empty() && !created.black_token.is_empty());
+        common::play(&mut games, &game.id, &created.white_token, first).await;
+    }
+    // A name given is kept, one side may be left to its default.
+    let created = games
+        .create_game(pb::CreateGameRequest {
+            variant: pb::Variant::Chess as i32,
+            black: common::seat("Bob"),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let game = created.game.unwrap();
+    assert_eq!(game.white.unwrap().display_name, "White");
+    assert_eq!(game.black.unwrap().display_name, "Bob");
+    // A name too long is still refused.
+    let err = games
+        .create_game(pb::CreateGameRequest {
+            variant: pb::Variant::Chess as i32,
+            white: common::seat(&"x".repeat(101)),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(err.message().contains("white.display_name"), "{err:?}");
+    server.stop().await;
+}

@@ -80,10 +80,9 @@ def main():
     assert final.outcome.winner == common.SIDE_BLACK
 
     print("== xiangqi ==")
-    created = games.CreateGame(games_pb.CreateGameRequest(
-        variant=common.VARIANT_XIANGQI,
-        white=games_pb.SeatRequest(display_name="Red"),
-        black=games_pb.SeatRequest(display_name="Black")))
+    # Seats left out are named after their sides.
+    created = games.CreateGame(games_pb.CreateGameRequest(variant=common.VARIANT_XIANGQI))
+    assert (created.game.white.display_name, created.game.black.display_name) == ("Red", "Black")
     game_id, red, black = created.game.id, created.white_token, created.black_token
     for ply, (token, text) in enumerate([(red, "h2e2"), (black, "马8进7"), (red, "H2+3"), (black, "h7h0")]):
         reply = games.MakeMove(games_pb.MakeMoveRequest(game_id=game_id, seat_token=token, move=text, expected_ply=ply))

@@ -139,8 +139,8 @@ impl Games {
         engine_grants_takebacks: bool,
         time_control: Option<TimeControl>,
     ) -> Result<CreatedGame, GameError> {
-        let white_name = seat_name("white.display_name", &white)?;
-        let black_name = seat_name("black.display_name", &black)?;
+        let white_name = seat_name("white.display_name", &white, variant, Side::White)?;
+        let black_name = seat_name("black.display_name", &black, variant, Side::Black)?;
         let fen = match start {
             Start::Standard => None,
             Start::Fen(fen) => Some(fen),
@@ -561,20 +561,39 @@ pub(crate) fn refuse_control_characters(field: &'static str, text: &str) -> Resu
     }
 }
 
-/// The seat's display name; an engine seat may leave it empty.
-fn seat_name(field: &'static str, seat: &SeatSpec) -> Result<String, GameError> {
+/// The display name of `variant`'s `side` seat; left empty, an engine's
+/// is "Arbiter (level N)", a human's the side's name in the game.
+fn seat_name(
+    field: &'static str,
+    seat: &SeatSpec,
+    variant: Variant,
+    side: Side,
+) -> Result<String, GameError> {
     refuse_control_characters(field, &seat.display_name)?;
     let name = seat.display_name.trim();
-    if let (true, Some(engine)) = (name.is_empty(), seat.engine) {
-        return Ok(engine.default_name());
+    if name.is_empty() {
+        return Ok(match seat.engine {
+            Some(engine) => engine.default_name(),
+            None => side_title(variant, side).to_owned(),
+        });
     }
-    if name.is_empty() || name.chars().count() > MAX_NAME {
+    if name.chars().count() > MAX_NAME {
         return Err(GameError::InvalidArgument {
             field,
-            message: format!("a display name of 1 to {MAX_NAME} characters is required"),
+            message: format!("a display name of at most {MAX_NAME} characters is allowed"),
         });
     }
     Ok(name.to_owned())
+}
+
+/// What players of `variant` call `side`: "White" and "Black" in chess,
+/// "Red" and "Black" in xiangqi.
+fn side_title(variant: Variant, side: Side) -> &'static str {
+    match (variant, side) {
+        (Variant::Chess, Side::White) => "White",
+        (Variant::Xiangqi, Side::White) => "Red",
+        (_, Side::Black) => "Black",
+    }
 }
 
 /// The side whose token this is.
