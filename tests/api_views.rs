@@ -6,7 +6,10 @@
 mod common;
 
 use arbiter::api::proto::{self as pb, games_client::GamesClient};
-use common::{TestServer, code_and_reason, long_game::long_game};
+use common::{
+    TestServer, code_and_reason,
+    long_game::{long_game, long_xiangqi_game},
+};
 use prost::Message;
 use tonic::{Code, transport::Channel};
 
@@ -19,16 +22,17 @@ fn mover(created: &pb::ImportGameResponse, ply: usize) -> &str {
     }
 }
 
-/// Imports the first `plies` of `sans` as an unfinished game.
+/// Imports the first `plies` of `sans` as an unfinished game of `variant`.
 async fn import(
     games: &mut GamesClient<Channel>,
+    variant: pb::Variant,
     sans: &[String],
     plies: usize,
 ) -> pb::ImportGameResponse {
     games
         .import_game(pb::ImportGameRequest {
             pgn: common::long_game::pgn(sans, plies),
-            variant: 0,
+            variant: variant as i32,
         })
         .await
         .unwrap()
@@ -56,61 +60,69 @@ async fn make_move(
         .into_inner()
 }
 
-/// Answer bytes of MakeMove at ply 10 and at ply 400 of one long game: the
-/// basic answer (the default) stays the same size, the full one carries
-/// every move.
+/// Answer bytes of MakeMove at ply 10 and at ply 400 of one long game, in
+/// both games: the basic answer (the default) stays the same size, the full
+/// one carries every move.
 #[tokio::test]
 async fn make_move_answers_do_not_grow_with_the_game() {
     let server = TestServer::start().await;
     let mut games = server.games().await;
-    let sans = long_game(401);
-    let mut bytes = Vec::new();
-    for plies in [9, 399] {
-        let created = import(&mut games, &sans, plies).await;
-        let answer = make_move(
-            &mut games,
-            &created,
-            &sans,
-            plies,
-            pb::GameView::Unspecified,
-        )
-        .await;
-        let game = answer.game.as_ref().unwrap();
-        let played = answer.r#move.as_ref().unwrap();
-        assert!(game.moves.is_empty(), "the default is the basic view");
-        assert_eq!(game.ply as usize, plies + 1);
-        assert_eq!(played.ply as usize, plies);
-        assert_eq!(played.r#move.as_ref().unwrap().san, sans[plies]);
-        assert_eq!(game.fen, played.fen_after);
-        assert_eq!(
-            game.outcome.as_ref().unwrap().status,
-            pb::OutcomeStatus::Ongoing as i32
-        );
-        assert_eq!(game.version, 1, "imported at version 0, one move since");
-        bytes.push(answer.encoded_len());
+    for (variant, moves) in [
+        (pb::Variant::Chess, long_game(401)),
+        (pb::Variant::Xiangqi, long_xiangqi_game(401)),
+    ] {
+        let mut bytes = Vec::new();
+        for plies in [9, 399] {
+            let created = import(&mut games, variant, &moves, plies).await;
+            let answer = make_move(
+                &mut games,
+                &created,
+                &moves,
+                plies,
+                pb::GameView::Unspecified,
+            )
+            .await;
+            let game = answer.game.as_ref().unwrap();
+            let played = answer.r#move.as_ref().unwrap();
+            assert!(game.moves.is_empty(), "the default is the basic view");
+            assert_eq!(game.ply as usize, plies + 1);
+            assert_eq!(played.ply as usize, plies);
+            let notations = played.r#move.as_ref().unwrap();
+            assert!([&notations.uci, &notations.san].contains(&&moves[plies]));
+            assert_eq!(game.fen, played.fen_after);
+            assert_eq!(
+                game.outcome.as_ref().unwrap().status,
+                pb::OutcomeStatus::Ongoing as i32
+            );
+            assert_eq!(game.version, 1, "imported at version 0, one move since");
+            bytes.push(answer.encoded_len());
 
-        // The same game asked for in full has every move.
-        let full = make_move(&mut games, &created, &sans, plies + 1, pb::GameView::Full).await;
-        assert_eq!(full.game.as_ref().unwrap().moves.len(), plies + 2);
-        println!(
-            "MakeMove at ply {}: basic {} bytes; at ply {}: full {} bytes",
-            plies + 1,
-            answer.encoded_len(),
-            plies + 2,
-            full.encoded_len()
-        );
-        if plies == 399 {
-            assert!(full.encoded_len() > 20 * answer.encoded_len());
+            // The same game asked for in full has every move.
+            let full = make_move(&mut games, &created, &moves, plies + 1, pb::GameView::Full).await;
+            assert_eq!(full.game.as_ref().unwrap().moves.len(), plies + 2);
+            println!(
+                "{variant:?}: MakeMove at ply {}: basic {} bytes; at ply {}: full {} bytes",
+                plies + 1,
+                answer.encoded_len(),
+                plies + 2,
+                full.encoded_len()
+            );
+            if plies == 399 {
+                assert!(full.encoded_len() > 20 * answer.encoded_len());
+            }
         }
+        let [short, long] = bytes[..] else {
+            unreachable!()
+        };
+        assert!(
+            long < 1024,
+            "{variant:?}: a basic answer at ply 400 has {long} bytes"
+        );
+        assert!(
+            long * 2 <= short * 3,
+            "{variant:?}: ply 400: {long} bytes, ply 10: {short} bytes"
+        );
     }
-    let [short, long] = bytes[..] else {
-        unreachable!()
-    };
-    assert!(long < 1024, "a basic answer at ply 400 has {long} bytes");
-    assert!(
-        long * 2 <= short * 3,
-        "ply 400: {long} bytes, ply 10: {short} bytes"
-    );
     server.stop().await;
 }
 
