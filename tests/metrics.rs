@@ -171,6 +171,42 @@ async fn rpcs_are_counted_and_timed_by_method_and_status() {
 }
 
 #[tokio::test]
+async fn refusals_of_the_request_limits_count_under_their_method() {
+    let metrics = free_addr();
+    let addr = metrics.clone();
+    let server = TestServer::start_with_config(|config| ServerConfig {
+        metrics_listen: Some(addr),
+        request_timeout: Duration::from_millis(200),
+        ..config
+    })
+    .await;
+    let mut engine = server.engine().await;
+    let timed_out = [
+        ("method", "arbiter.v1.Engine/BestMove"),
+        ("status", "DEADLINE_EXCEEDED"),
+    ];
+    let before = Scrape::of(&metrics).await;
+    let search = pb::BestMoveRequest {
+        position: Some(pb::Position {
+            variant: pb::Variant::Chess as i32,
+            fen: String::new(),
+            moves: vec![],
+        }),
+        limits: Some(pb::SearchLimits {
+            movetime_ms: 10_000,
+            ..Default::default()
+        }),
+    };
+    let refused = engine.best_move(search).await.unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::DeadlineExceeded);
+    let after = Scrape::of(&metrics).await;
+    let change = |name| after.get(name, &timed_out) - before.get(name, &timed_out);
+    assert_eq!(change("arbiter_rpc_handled_total"), 1.0);
+    assert_eq!(change("arbiter_rpc_duration_seconds_count"), 1.0);
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn paths_that_are_no_method_share_one_label() {
     let metrics = free_addr();
     let server = server_with_metrics(&metrics).await;

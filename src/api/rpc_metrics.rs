@@ -6,8 +6,8 @@
 //! when its status is known: the `grpc-status` of a trailers-only answer
 //! (every error the handlers, tonic and the request limits give) when its
 //! headers are sent, otherwise the `grpc-status` trailer after the answer's
-//! messages. A stream (`WatchGame`, `Analyze`, health's `Watch`) thus counts
-//! when it ends, and its duration is its whole life. A call whose client
+//! messages. A stream (`WatchGame`, `Analyze`, health's `Watch`,
+//! reflection) thus counts when it ends, and its duration is its whole life. A call whose client
 //! goes away before its status counts as `CANCELLED`, an answer that ends
 //! without one as `UNKNOWN`.
 //!
