@@ -16,7 +16,7 @@
 use std::{
     sync::{
         Arc,
-        atomic::{AtomicBool, Ordering},
+        atomic::{AtomicBool, AtomicUsize, Ordering},
     },
     time::{Duration, Instant},
 };
@@ -245,13 +245,46 @@ pub struct Capacity {
     pub per_peer: usize,
 }
 
+/// How the slots are used at one moment (for monitoring).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Load {
+    /// The Engine RPCs' slots, and how many of them search now.
+    pub slots: usize,
+    pub busy: usize,
+    /// The engine seats' slots, how many of them search now, and how many
+    /// seats wait for one.
+    pub seat_slots: usize,
+    pub seats_busy: usize,
+    pub seats_queued: usize,
+}
+
 /// Runs the service's searches within a [`Capacity`].
 #[derive(Clone, Debug)]
 pub struct Analyst {
     permits: Arc<Semaphore>,
     slots: usize,
     seats: Arc<Semaphore>,
+    seat_slots: usize,
+    /// Seats waiting for a slot.
+    seats_queued: Arc<AtomicUsize>,
     callers: Arc<PeerSlots>,
+}
+
+/// Counts a seat waiting for its slot while alive (the wait may be
+/// cancelled).
+struct Queued(Arc<AtomicUsize>);
+
+impl Queued {
+    fn new(count: &Arc<AtomicUsize>) -> Queued {
+        count.fetch_add(1, Ordering::Relaxed);
+        Queued(Arc::clone(count))
+    }
+}
+
+impl Drop for Queued {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// What a running search holds: its slot, and its caller's place.
@@ -280,11 +313,25 @@ impl Analyst {
     /// An analyst running searches within `capacity`.
     pub fn new(capacity: Capacity) -> Analyst {
         let slots = capacity.slots.max(1);
+        let seat_slots = capacity.seat_slots.max(1);
         Analyst {
             permits: Arc::new(Semaphore::new(slots)),
             slots,
-            seats: Arc::new(Semaphore::new(capacity.seat_slots.max(1))),
+            seats: Arc::new(Semaphore::new(seat_slots)),
+            seat_slots,
+            seats_queued: Arc::default(),
             callers: PeerSlots::new(capacity.per_peer),
+        }
+    }
+
+    /// The slots in use now.
+    pub fn load(&self) -> Load {
+        Load {
+            slots: self.slots,
+            busy: self.slots - self.permits.available_permits(),
+            seat_slots: self.seat_slots,
+            seats_busy: self.seat_slots - self.seats.available_permits(),
+            seats_queued: self.seats_queued.load(Ordering::Relaxed),
         }
     }
 
@@ -339,6 +386,7 @@ impl Analyst {
 
     /// Waits for a seat slot (seats queue rather than fail, in turn).
     pub async fn seat(&self) -> SeatSlot {
+        let _queued = Queued::new(&self.seats_queued);
         SeatSlot(
             self.seats
                 .clone()
@@ -485,6 +533,44 @@ mod tests {
         })
         .await;
         assert!(matches!(freed, Ok(Ok(_))));
+    }
+
+    #[tokio::test]
+    async fn the_load_counts_busy_slots_and_queued_seats() {
+        let analyst = Analyst::new(capacity(2, 1, 0));
+        let idle = Load {
+            slots: 2,
+            busy: 0,
+            seat_slots: 1,
+            seats_busy: 0,
+            seats_queued: 0,
+        };
+        assert_eq!(analyst.load(), idle);
+        let mut long = order(MAX_DEPTH);
+        long.movetime = Duration::from_secs(30);
+        let stream = analyst.analyze(None, start(Variant::Chess), long).unwrap();
+        let seat = analyst.try_seat().unwrap();
+        let mut waiting = Box::pin(analyst.seat());
+        assert!(poll_once(waiting.as_mut()).is_pending());
+        assert_eq!(
+            analyst.load(),
+            Load {
+                busy: 1,
+                seats_busy: 1,
+                seats_queued: 1,
+                ..idle
+            }
+        );
+        // A wait given up is no longer queued.
+        drop(waiting);
+        drop(seat);
+        assert_eq!(analyst.load(), Load { busy: 1, ..idle });
+        drop(stream);
+    }
+
+    /// Polls `future` once with a waker that does nothing.
+    fn poll_once<F: Future>(future: std::pin::Pin<&mut F>) -> std::task::Poll<F::Output> {
+        future.poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
     }
 
     #[tokio::test]

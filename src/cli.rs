@@ -172,6 +172,10 @@ pub struct ServeArgs {
     /// in this file (PEM); needs --tls-cert.
     #[arg(long, env = "ARBITER_TLS_CLIENT_CA", requires = "tls_cert")]
     tls_client_ca: Option<PathBuf>,
+    /// Serve Prometheus metrics (GET /metrics, plain HTTP) on this
+    /// address, a port apart from --listen. Default: none.
+    #[arg(long, env = "ARBITER_METRICS_LISTEN")]
+    metrics_listen: Option<String>,
 }
 
 impl ServeArgs {
@@ -205,6 +209,7 @@ impl ServeArgs {
             tls_cert,
             tls_key,
             tls_client_ca,
+            metrics_listen,
             listen: _,
             log_format: _,
         } = self;
@@ -237,6 +242,7 @@ impl ServeArgs {
                 key,
                 client_ca: tls_client_ca,
             }),
+            metrics_listen,
             ..ServerConfig::new(database_url)
         }
     }
@@ -402,5 +408,18 @@ mod tests {
         for bad in ["", "100", "1GiB", "65MiB", "1kb"] {
             assert!(bytes(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn metrics_are_off_unless_asked_for() {
+        let metrics_listen = |args: &[&str]| match Cli::try_parse_from(args).unwrap().command {
+            Command::Serve(args) => args.config().metrics_listen,
+            _ => unreachable!("serve"),
+        };
+        assert_eq!(metrics_listen(&["arbiter", "serve"]), None);
+        assert_eq!(
+            metrics_listen(&["arbiter", "serve", "--metrics-listen", "0.0.0.0:9464"]).as_deref(),
+            Some("0.0.0.0:9464")
+        );
     }
 }

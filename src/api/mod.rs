@@ -9,10 +9,12 @@ mod error;
 mod games;
 mod health;
 mod legal_moves;
+mod metrics;
 mod positions;
 pub mod proto;
 mod request_errors;
 mod request_limits;
+mod rpc_metrics;
 mod rules;
 mod server;
 mod small_frames;
@@ -21,6 +23,10 @@ mod tls;
 mod watch;
 
 pub use legal_moves::LegalMovesAnswer;
+pub use metrics::{
+    CONNECTION_TIME as METRICS_CONNECTION_TIME, MAX_CONNECTIONS as METRICS_MAX_CONNECTIONS,
+    MetricsError,
+};
 pub use server::{
     DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BYTES,
     DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,

@@ -18,6 +18,7 @@ use super::{
     engine::EngineService,
     games::GamesService,
     legal_moves::RulesRoutes,
+    metrics::{self, Sources},
     positions::PositionsService,
     proto::{
         self, engine_server::EngineServer, games_server::GamesServer,
@@ -25,6 +26,7 @@ use super::{
     },
     request_errors,
     request_limits::RequestLimitsLayer,
+    rpc_metrics::RpcMetrics,
     rules::RulesService,
     small_frames::SmallFrames,
     tls::{Tls, TlsFiles},
@@ -129,6 +131,8 @@ pub struct ServerConfig {
     pub shutdown_grace: Duration,
     /// Serve over TLS with these files (`None`: plaintext).
     pub tls: Option<TlsFiles>,
+    /// Serve Prometheus metrics on this address (`None`: no metrics).
+    pub metrics_listen: Option<String>,
 }
 
 impl ServerConfig {
@@ -161,6 +165,7 @@ impl ServerConfig {
             keepalive_timeout: Duration::from_secs(10),
             shutdown_grace: Duration::from_secs(10),
             tls: None,
+            metrics_listen: None,
         }
     }
 
@@ -181,14 +186,23 @@ impl ServerConfig {
 ///
 /// # Errors
 ///
-/// The TLS files are not usable, the database cannot be opened, or the
-/// transport fails.
+/// The TLS files are not usable, the metrics address cannot be listened
+/// on, the database cannot be opened, or the transport fails.
 pub async fn serve(
     config: ServerConfig,
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let tls = config.tls.clone().map(Tls::load).transpose()?.map(Arc::new);
+    let metrics_endpoint = match &config.metrics_listen {
+        Some(addr) => {
+            let listener = TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("cannot listen for metrics on {addr}: {e}"))?;
+            Some((listener, metrics::install()?))
+        }
+        None => None,
+    };
     let store = Store::connect(&config.database_url).await?;
     let addr = listener.local_addr()?;
     let (health_reporter, health) = tonic_health::server::health_reporter();
@@ -247,13 +261,24 @@ pub async fn serve(
     });
     let resumed = games.resume_engines().await?;
     let clocks = games.resume_clocks().await?;
+    let metrics_addr = metrics_endpoint
+        .as_ref()
+        .and_then(|(listener, _)| listener.local_addr().ok());
+    let metrics_endpoint = metrics_endpoint.map(|(listener, handle)| {
+        let sources = Sources {
+            games: games.clone(),
+            analyst: analyst.clone(),
+            store: store.clone(),
+        };
+        tokio::spawn(metrics::serve(listener, handle, sources))
+    });
     let (stop_watchers, shutdown_watch) = tokio::sync::watch::channel(false);
     let tls_stop = shutdown_watch.clone();
     let shutdown = async move {
         shutdown.await;
         let _ = stop_watchers.send(true);
     };
-    tracing::info!(%addr, database = %config.database_url, engine_slots = config.engine_slots, resumed_engine_games = resumed, running_clocks = clocks, "arbiter listening");
+    tracing::info!(%addr, metrics = ?metrics_addr, database = %config.database_url, engine_slots = config.engine_slots, resumed_engine_games = resumed, running_clocks = clocks, "arbiter listening");
     let routes = Routes::new(requests!(health, MAX_SMALL_REQUEST_BYTES))
         .add_service(requests!(reflection_v1, MAX_SMALL_REQUEST_BYTES))
         .add_service(requests!(reflection_v1alpha, MAX_SMALL_REQUEST_BYTES))
@@ -281,6 +306,9 @@ pub async fn serve(
         .layer_fn(Traced)
         .layer(cors)
         .layer(tonic_web::GrpcWebLayer::new())
+        // Inside grpc-web, which turns its calls into plain gRPC ones; the
+        // statuses it sees are the final ones.
+        .layer_fn(|inner| RpcMetrics::new(inner, metrics_endpoint.is_some()))
         .layer(MapResponseBodyLayer::new(SmallFrames::new))
         .layer(MapResponseLayer::new(request_errors::rewrite))
         .layer(RequestLimitsLayer::new(
@@ -309,6 +337,9 @@ pub async fn serve(
         }
     }
     store_health.abort();
+    if let Some(endpoint) = metrics_endpoint {
+        endpoint.abort();
+    }
     store.close().await;
     Ok(())
 }

@@ -13,7 +13,10 @@
 
 use std::{
     collections::{HashMap, VecDeque},
-    sync::{Arc, Mutex, MutexGuard},
+    sync::{
+        Arc, Mutex, MutexGuard,
+        atomic::{AtomicUsize, Ordering},
+    },
     task::{Context, Poll, Waker},
 };
 
@@ -164,6 +167,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 pub(super) struct Hub {
     watching: Watching,
     channels: Mutex<HashMap<String, Arc<Mutex<Channel>>>>,
+    /// Watchers alive, of every game.
+    watchers: AtomicUsize,
 }
 
 impl Hub {
@@ -171,12 +176,18 @@ impl Hub {
         Hub {
             watching,
             channels: Mutex::default(),
+            watchers: AtomicUsize::new(0),
         }
     }
 
     /// Games with a channel now.
     pub(super) fn watched_games(&self) -> usize {
         lock(&self.channels).len()
+    }
+
+    /// Watchers alive now.
+    pub(super) fn watchers(&self) -> usize {
+        self.watchers.load(Ordering::Relaxed)
     }
 
     /// A watcher of game `id` from the next event on.
@@ -209,6 +220,7 @@ impl Hub {
         state.watchers.insert(key, None);
         let next = state.end();
         drop(state);
+        self.watchers.fetch_add(1, Ordering::Relaxed);
         Ok(Watcher {
             hub: Arc::clone(self),
             id: id.to_owned(),
@@ -333,6 +345,7 @@ impl Watcher {
 
 impl Drop for Watcher {
     fn drop(&mut self) {
+        self.hub.watchers.fetch_sub(1, Ordering::Relaxed);
         let unwatched = {
             let mut state = lock(&self.channel);
             state.watchers.remove(&self.key);
@@ -435,13 +448,13 @@ mod tests {
         let first = hub.subscribe("g").unwrap();
         let second = hub.subscribe("g").unwrap();
         let other = hub.subscribe("h").unwrap();
-        assert_eq!(hub.watched_games(), 2);
+        assert_eq!((hub.watched_games(), hub.watchers()), (2, 3));
         drop(first);
-        assert_eq!(hub.watched_games(), 2);
+        assert_eq!((hub.watched_games(), hub.watchers()), (2, 2));
         drop(second);
-        assert_eq!(hub.watched_games(), 1);
+        assert_eq!((hub.watched_games(), hub.watchers()), (1, 1));
         drop(other);
-        assert_eq!(hub.watched_games(), 0);
+        assert_eq!((hub.watched_games(), hub.watchers()), (0, 0));
     }
 
     #[test]

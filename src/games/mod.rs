@@ -514,6 +514,11 @@ impl Games {
         self.hub.watched_games()
     }
 
+    /// Watchers of every game now (for monitoring).
+    pub fn watchers(&self) -> usize {
+        self.hub.watchers()
+    }
+
     /// A seat action on an ongoing game; publishes the resulting event.
     async fn act(
         &self,

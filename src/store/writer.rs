@@ -151,7 +151,13 @@ impl WriteTx<'_> {
 
     /// Commits; only then is the write acknowledged.
     pub(super) async fn commit(mut self) -> Result<(), StoreError> {
-        sqlx::raw_sql("COMMIT").execute(self.conn()).await?;
+        let started = std::time::Instant::now();
+        let committed = sqlx::raw_sql("COMMIT").execute(self.conn()).await;
+        // Failed commits too: a slow failing disk shows. One transaction a
+        // commit until writes are grouped.
+        metrics::histogram!("arbiter_store_commit_seconds").record(started.elapsed());
+        metrics::histogram!("arbiter_store_commit_batch_size").record(1.0);
+        committed?;
         self.conn = None; // back to the pool, outside any transaction
         self.writer.writable.send_if_modified(|writable| {
             let was = std::mem::replace(writable, true);
