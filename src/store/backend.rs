@@ -2,7 +2,7 @@
 //! differs between the two: connection counts, how a write transaction
 //! begins and locks a game, which errors mean "not now".
 
-use std::fmt;
+use std::{fmt, time::Duration};
 
 /// The kind of database behind the store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +27,17 @@ impl Backend {
         match self {
             Backend::Sqlite => 4,
             Backend::Postgres => 8,
+        }
+    }
+
+    /// How long the store goes without a write before it tries one to
+    /// learn whether the database still answers: a server that went away
+    /// should show in health before a client's write finds out. A SQLite
+    /// file does not go away by itself.
+    pub(super) fn idle_probe_interval(self) -> Option<Duration> {
+        match self {
+            Backend::Sqlite => None,
+            Backend::Postgres => Some(Duration::from_secs(2)),
         }
     }
 
@@ -111,7 +122,11 @@ impl DatabaseUrl {
         };
         match backend {
             Backend::Sqlite => {
-                if url.trim_start_matches("sqlite:").trim_start_matches("//").is_empty() {
+                if url
+                    .trim_start_matches("sqlite:")
+                    .trim_start_matches("//")
+                    .is_empty()
+                {
                     return Err(malformed("no file named".into()));
                 }
             }
@@ -268,7 +283,14 @@ mod tests {
         ] {
             assert_eq!(DatabaseUrl::parse(url).unwrap().backend(), backend, "{url}");
         }
-        for url in ["", "arbiter.db", "mysql://h/db", "sqlite:", "postgres://", "postgres://:5/db"] {
+        for url in [
+            "",
+            "arbiter.db",
+            "mysql://h/db",
+            "sqlite:",
+            "postgres://",
+            "postgres://:5/db",
+        ] {
             assert!(DatabaseUrl::parse(url).is_err(), "{url}");
         }
     }

@@ -102,7 +102,9 @@ fn push_query(query: &mut Sql, backend: Backend, filter: &GameFilter) {
     // looked up for the names that match.
     let player = filter.player.as_deref().map(fold);
     let trigrams = backend == Backend::Sqlite
-        && player.as_ref().is_some_and(|name| name.chars().count() >= TRIGRAM);
+        && player
+            .as_ref()
+            .is_some_and(|name| name.chars().count() >= TRIGRAM);
     let seq = match &player {
         Some(_) if trigrams => "game_names_trigrams.rowid",
         Some(_) => "game_names.game_seq",

@@ -424,13 +424,13 @@ async fn write_game<T>(
         "INSERT INTO game_events (game_seq, version, kind, side, created_at) \
          VALUES ($1, $2, $3, $4, $5)",
     )
-        .bind(game.seq)
-        .bind(game.version)
-        .bind(update.event)
-        .bind(&update.side)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
+    .bind(game.seq)
+    .bind(game.version)
+    .bind(update.event)
+    .bind(&update.side)
+    .bind(now)
+    .execute(&mut *tx)
+    .await?;
     Ok(())
 }
 

@@ -15,7 +15,7 @@ mod writer;
 
 use std::{sync::Arc, time::Duration};
 
-use sqlx::{AnyPool, any::AnyPoolOptions};
+use sqlx::{AnyPool, Connection, any::AnyPoolOptions};
 use tokio::sync::watch;
 
 pub use backend::{Backend, DatabaseUrl, DatabaseUrlError};
@@ -24,6 +24,9 @@ pub use games::{
     Update,
 };
 pub use positions::{NewPosition, PositionFilter, StoredPosition};
+
+/// How long the store waits at start-up for the database to answer.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A store error: the database failed (not the caller's fault).
 #[derive(Debug, thiserror::Error)]
@@ -115,6 +118,21 @@ impl Store {
             url: url.masked(),
             source,
         };
+        // One connection first, for its own error: a pool that cannot
+        // connect only says that it timed out.
+        let first = tokio::time::timeout(
+            CONNECT_TIMEOUT,
+            sqlx::AnyConnection::connect(&url.connect_url()),
+        )
+        .await
+        .unwrap_or_else(|_| {
+            Err(sqlx::Error::Io(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()),
+            )))
+        })
+        .map_err(open)?;
+        first.close().await.map_err(open)?;
         let writer = backend
             .pool_options(backend.writer_connections())
             .connect(&url.connect_url())

@@ -54,7 +54,11 @@ impl Writer {
             begun: AtomicU64::new(0),
             probe: Mutex::new(None),
         });
-        let probe = tokio::spawn(probe(Arc::downgrade(&writer), writer.failed.clone()));
+        let probe = tokio::spawn(probe(
+            Arc::downgrade(&writer),
+            writer.failed.clone(),
+            backend.idle_probe_interval(),
+        ));
         *writer.probe.lock().unwrap_or_else(|e| e.into_inner()) = Some(probe.abort_handle());
         writer
     }
@@ -111,11 +115,16 @@ impl Drop for Writer {
 }
 
 /// After a failed write, writes until one succeeds, every
-/// [`PROBE_INTERVAL`]; marks the store unwritable meanwhile. One task per
-/// store; it ends with the writer.
-async fn probe(writer: Weak<Writer>, failed: Arc<Notify>) {
+/// [`PROBE_INTERVAL`]; marks the store unwritable meanwhile. With `idle`, it
+/// also writes after that long without a failure, so that a database gone
+/// while nothing was written is noticed too. One task per store; it ends
+/// with the writer.
+async fn probe(writer: Weak<Writer>, failed: Arc<Notify>, idle: Option<Duration>) {
     loop {
-        failed.notified().await;
+        match idle {
+            Some(idle) => drop(tokio::time::timeout(idle, failed.notified()).await),
+            None => failed.notified().await,
+        }
         loop {
             let Some(writer) = writer.upgrade() else {
                 return;

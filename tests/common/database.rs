@@ -175,7 +175,9 @@ pub async fn postgres_or_skip(test: &str) -> Option<TestDatabase> {
     match TestDatabase::postgres().await {
         Ok(db) => Some(db),
         Err(why) if std::env::var("CI").as_deref() != Ok("true") => {
-            eprintln!("skipped {test}: {why} (set ARBITER_TEST_POSTGRES_URL; CI=true fails instead)");
+            eprintln!(
+                "skipped {test}: {why} (set ARBITER_TEST_POSTGRES_URL; CI=true fails instead)"
+            );
             None
         }
         Err(why) => panic!("{test} needs PostgreSQL: {why}"),

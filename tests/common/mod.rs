@@ -378,3 +378,40 @@ pub fn games_service(
     };
     Games::new(store, analyst, time, watching)
 }
+
+/// The health service's answer for `service`.
+pub async fn health(channel: &Channel, service: &str) -> i32 {
+    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+    HealthClient::new(channel.clone())
+        .check(HealthCheckRequest {
+            service: service.into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .status
+}
+
+/// Polls until every one of the write services reports `want` (at most
+/// `within`).
+pub async fn wait_health(
+    channel: &Channel,
+    want: tonic_health::pb::health_check_response::ServingStatus,
+    within: std::time::Duration,
+) {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        let mut all = true;
+        for service in ["", "arbiter.v1.Games", "arbiter.v1.Positions"] {
+            all &= health(channel, service).await == want as i32;
+        }
+        if all {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "health never became {want:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
