@@ -71,6 +71,128 @@ async fn two_servers_on_one_database_serve_any_call() {
     b.stop().await;
 }
 
+/// Reads `stream` to its end: each event's kind and game version.
+async fn events(
+    mut stream: tonic::Streaming<pb::WatchGameResponse>,
+) -> Vec<(pb::GameEventKind, i64)> {
+    let mut seen = Vec::new();
+    while let Some(event) = tokio::time::timeout(Duration::from_secs(10), stream.message())
+        .await
+        .expect("an event within 10 s")
+        .unwrap_or_else(|status| panic!("after {seen:?}: {status:?}"))
+    {
+        seen.push((event.kind(), event.game.unwrap().version));
+    }
+    seen
+}
+
+/// The events a watcher sees are those of a game played through two other
+/// servers: every one, in order, once each.
+async fn watched_from_elsewhere(cut_listeners: bool) {
+    use pb::GameEventKind as K;
+    let test = if cut_listeners {
+        "a_watcher_misses_nothing_when_the_database_listener_reconnects"
+    } else {
+        "a_watcher_on_one_server_sees_every_event_made_on_others"
+    };
+    let Some(db) = postgres_or_skip(test).await else {
+        return;
+    };
+    let (a, b, c) = (
+        TestServer::start_on(&db).await,
+        TestServer::start_on(&db).await,
+        TestServer::start_on(&db).await,
+    );
+    let (mut on_a, mut on_b, mut on_c) = (a.games().await, b.games().await, c.games().await);
+    let created = common::new_chess_game(&mut on_a, None).await;
+    let id = created.game.as_ref().unwrap().id.clone();
+    let watching = tokio::spawn(events(common::watch(&mut on_b, &id).await));
+    let admin = db.pool().await;
+    let cut = || async {
+        if cut_listeners {
+            sqlx::query(
+                "SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity \
+                 WHERE datname = current_database() AND pid != pg_backend_pid()",
+            )
+            .fetch_all(&admin)
+            .await
+            .unwrap();
+        }
+    };
+    let (w, bl) = (&created.white_token, &created.black_token);
+    for (i, text) in ["e4", "e5", "Nf3", "Nc6"].into_iter().enumerate() {
+        let (games, token) = if i % 2 == 0 {
+            (&mut on_a, w)
+        } else {
+            (&mut on_c, bl)
+        };
+        cut().await;
+        play(games, &id, token, text).await;
+    }
+    on_c.offer_draw(pb::OfferDrawRequest {
+        game_id: id.clone(),
+        seat_token: w.clone(),
+    })
+    .await
+    .unwrap();
+    cut().await;
+    on_a.respond_to_draw(pb::RespondToDrawRequest {
+        game_id: id.clone(),
+        seat_token: bl.clone(),
+        accept: false,
+    })
+    .await
+    .unwrap();
+    common::propose_takeback(&mut on_c, &id, bl).await.unwrap();
+    common::respond_to_takeback(&mut on_a, &id, w, true)
+        .await
+        .unwrap();
+    cut().await;
+    on_c.resign(pb::ResignRequest {
+        game_id: id.clone(),
+        seat_token: w.clone(),
+    })
+    .await
+    .unwrap();
+    let seen = watching.await.unwrap();
+    let expected = [
+        K::Snapshot,
+        K::Move,
+        K::Move,
+        K::Move,
+        K::Move,
+        K::DrawOffered,
+        K::DrawDeclined,
+        K::TakebackProposed,
+        K::TakebackAccepted,
+        K::GameEnded,
+    ];
+    let kinds: Vec<_> = seen.iter().map(|(kind, _)| *kind).collect();
+    assert_eq!(kinds, expected);
+    let versions: Vec<_> = seen.iter().map(|(_, version)| *version).collect();
+    assert_eq!(
+        versions,
+        (0..10).collect::<Vec<i64>>(),
+        "versions in order, none twice"
+    );
+    admin.close().await;
+    for server in [a, b, c] {
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn a_watcher_on_one_server_sees_every_event_made_on_others() {
+    watched_from_elsewhere(false).await;
+}
+
+/// Every connection of the database cut before most changes, the
+/// listeners' too: what they miss meanwhile is read from the store.
+#[tokio::test]
+async fn a_watcher_misses_nothing_when_the_database_listener_reconnects() {
+    watched_from_elsewhere(true).await;
+}
+
 /// Of moves for one ply sent to three servers at once, exactly one is
 /// played; the others are ABORTED.
 #[tokio::test]

@@ -1,4 +1,4 @@
--- The schema of migrations/sqlite/0001-0009 in PostgreSQL's types, in one
+-- The schema of migrations/sqlite/0001-0010 in PostgreSQL's types, in one
 -- step (there were no PostgreSQL stores before it). Times are unix
 -- milliseconds; flags are 0/1 integers, as in SQLite, so that both stores
 -- read and write the same values.
@@ -78,13 +78,24 @@ CREATE TABLE moves (
     PRIMARY KEY (game_seq, ply)
 );
 
--- Everything that happened in a game besides moves, in order.
+-- Every change of a game, in order, with the game's state after it (its
+-- ply and the columns a change sets), so that any event can be told again
+-- from the store.
 CREATE TABLE game_events (
-    game_seq   BIGINT NOT NULL REFERENCES games(seq) ON DELETE CASCADE,
-    version    BIGINT NOT NULL,
-    kind       TEXT   NOT NULL,
-    side       TEXT,
-    created_at BIGINT NOT NULL,
+    game_seq              BIGINT NOT NULL REFERENCES games(seq) ON DELETE CASCADE,
+    version               BIGINT NOT NULL,
+    kind                  TEXT   NOT NULL,
+    side                  TEXT,
+    created_at            BIGINT NOT NULL,
+    ply                   BIGINT,
+    status                TEXT,
+    winner                TEXT,
+    termination           TEXT,
+    draw_offer            TEXT,
+    takeback_offer        TEXT,
+    clock_white_ms        BIGINT,
+    clock_black_ms        BIGINT,
+    clock_turn_started_at BIGINT,
     PRIMARY KEY (game_seq, version)
 );
 

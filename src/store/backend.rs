@@ -52,6 +52,16 @@ impl Backend {
         }
     }
 
+    /// Starts a read-only transaction that sees one snapshot of the
+    /// database throughout (SQLite's deferred transaction does, in WAL
+    /// mode; PostgreSQL's default isolation sees each statement's own).
+    pub(super) fn begin_snapshot(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "BEGIN",
+            Backend::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+        }
+    }
+
     /// Appended to the read of a row a write transaction is about to
     /// change: concurrent writers of that row (in any process) wait for
     /// this transaction to end, then read what it wrote.

@@ -1,6 +1,6 @@
 use sqlx::{AnyConnection, Row, any::AnyRow};
 
-use super::{Store, StoreError, game_search, now_millis};
+use super::{Backend, Store, StoreError, changes, game_search, now_millis};
 
 /// A game to create (validated by the caller; tokens already hashed).
 #[derive(Clone, Debug)]
@@ -379,6 +379,11 @@ impl Store {
         write_game(tx.conn(), &game, known_moves, &update, now)
             .await
             .map_err(StoreError::from)?;
+        if self.backend == Backend::Postgres {
+            changes::announce(tx.conn(), &game.id, game.version)
+                .await
+                .map_err(StoreError::from)?;
+        }
         tx.commit().await?;
         Ok((game, update.value))
     }
@@ -421,14 +426,25 @@ async fn write_game<T>(
     .execute(&mut *tx)
     .await?;
     sqlx::query(
-        "INSERT INTO game_events (game_seq, version, kind, side, created_at) \
-         VALUES ($1, $2, $3, $4, $5)",
+        "INSERT INTO game_events (game_seq, version, kind, side, created_at, ply, status, \
+         winner, termination, draw_offer, takeback_offer, clock_white_ms, clock_black_ms, \
+         clock_turn_started_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
     )
     .bind(game.seq)
     .bind(game.version)
     .bind(update.event)
     .bind(&update.side)
     .bind(now)
+    .bind(game.moves.len() as i64)
+    .bind(&game.status)
+    .bind(&game.winner)
+    .bind(&game.termination)
+    .bind(&game.draw_offer)
+    .bind(&game.takeback_offer)
+    .bind(game.clock.map(|c| c.white_ms))
+    .bind(game.clock.map(|c| c.black_ms))
+    .bind(game.clock.map(|c| c.turn_started_at))
     .execute(&mut *tx)
     .await?;
     Ok(())
@@ -469,7 +485,7 @@ async fn insert_moves(
 
 /// Game `id` with its moves; `lock` is appended to the read of its row
 /// (`Backend::lock_for_update` in a write transaction).
-async fn load_game(
+pub(super) async fn load_game(
     conn: &mut AnyConnection,
     id: &str,
     lock: &str,

@@ -7,6 +7,8 @@
 //! (`migrations/sqlite`, `migrations/postgres`) to the same tables.
 
 mod backend;
+mod changes;
+mod events;
 mod game_search;
 mod games;
 mod positions;
@@ -19,6 +21,8 @@ use sqlx::{AnyPool, Connection, any::AnyPoolOptions};
 use tokio::sync::watch;
 
 pub use backend::{Backend, DatabaseUrl, DatabaseUrlError};
+pub use changes::Change;
+pub use events::PastEvent;
 pub use games::{
     GameFilter, GameHead, GameNotFound, NewGame, StoredClock, StoredEngine, StoredGame, StoredMove,
     Update,
@@ -83,6 +87,8 @@ pub struct Store {
     writer: Arc<writer::Writer>,
     backend: Backend,
     url: Arc<DatabaseUrl>,
+    /// Changes any process made (PostgreSQL only).
+    feed: Option<Arc<changes::Feed>>,
 }
 
 /// A page of results and the cursor of the next one.
@@ -155,17 +161,31 @@ impl Store {
                 .await
                 .map_err(open)?
         };
+        let feed = match backend {
+            Backend::Sqlite => None,
+            Backend::Postgres => Some(Arc::new(
+                changes::listen(&url.connect_url()).await.map_err(open)?,
+            )),
+        };
         Ok(Store {
             pool,
             writer: writer::Writer::start(writer, backend),
             backend,
             url: Arc::new(url),
+            feed,
         })
     }
 
     /// The database's URL (shown with its password masked).
     pub fn url(&self) -> &DatabaseUrl {
         &self.url
+    }
+
+    /// The feed of game changes made by any process on the database, for
+    /// the one caller that takes it; `None` on SQLite (one process makes
+    /// every change) and once taken.
+    pub fn changes(&self) -> Option<tokio::sync::mpsc::Receiver<Change>> {
+        self.feed.as_ref()?.take()
     }
 
     /// Whether writes succeed now; it changes when a write fails and when
@@ -188,6 +208,9 @@ impl Store {
     /// Stops the probe and closes every connection.
     pub async fn close(&self) {
         self.writer.stop_probe();
+        if let Some(feed) = &self.feed {
+            feed.stop();
+        }
         self.pool.close().await;
         self.writer.pool.close().await;
     }
