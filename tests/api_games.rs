@@ -128,8 +128,8 @@ async fn a_whole_game_with_errors_watchers_and_restart() {
         .unwrap();
 
     // Restart: the acknowledged moves are there.
-    let dir = server.stop().await;
-    let server = TestServer::start_on(&dir.as_ref().unwrap().path().join("arbiter.db")).await;
+    let db = server.stop().await;
+    let server = TestServer::start_on(&db).await;
     let mut games = server.games().await;
     let game = games
         .get_game(pb::GetGameRequest {
@@ -187,7 +187,7 @@ async fn a_whole_game_with_errors_watchers_and_restart() {
         .into_inner();
     assert_eq!(list.games.len(), 1);
     server.stop().await;
-    drop(dir);
+    drop(db);
 }
 
 #[tokio::test]

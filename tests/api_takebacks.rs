@@ -111,9 +111,7 @@ async fn takebacks_between_humans() {
     // The undone moves are kept with their takeback events.
     let db = server.db.clone();
     let dir = server.stop().await;
-    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display()))
-        .await
-        .unwrap();
+    let pool = db.pool().await;
     let undone: Vec<(i64, String)> =
         sqlx::query_as("SELECT ply, uci FROM undone_moves ORDER BY version, ply")
             .fetch_all(&pool)

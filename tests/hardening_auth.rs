@@ -112,9 +112,7 @@ async fn positions_are_deleted_by_their_owner_or_the_operator() {
     let legacy_id = legacy.position.unwrap().id;
     let db = server.db.clone();
     let dir = server.stop().await;
-    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display()))
-        .await
-        .unwrap();
+    let pool = sqlx::SqlitePool::connect(&db.url()).await.unwrap();
     sqlx::query("UPDATE positions SET owner_token_hash = NULL WHERE id = ?")
         .bind(&legacy_id)
         .execute(&pool)
@@ -248,9 +246,7 @@ async fn the_operator_aborts_any_game() {
     // Recorded as the operator's: no side in the game's history.
     let db = server.db.clone();
     let dir = server.stop().await;
-    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display()))
-        .await
-        .unwrap();
+    let pool = sqlx::SqlitePool::connect(&db.url()).await.unwrap();
     let last: (String, Option<String>) = sqlx::query_as(
         "SELECT e.kind, e.side FROM game_events e JOIN games g ON g.seq = e.game_seq \
          WHERE g.id = ? ORDER BY e.version DESC LIMIT 1",

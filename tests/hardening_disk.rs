@@ -19,11 +19,9 @@ use std::{
 use arbiter::api::proto::{
     self as pb, games_client::GamesClient, positions_client::PositionsClient,
 };
-use common::binary::Serve;
+use common::{binary::Serve, wait_health};
 use tonic::{Code, transport::Channel};
-use tonic_health::pb::{
-    HealthCheckRequest, health_check_response::ServingStatus, health_client::HealthClient,
-};
+use tonic_health::pb::health_check_response::ServingStatus;
 
 /// A tmpfs mounted for the test, unmounted when dropped (also on failure).
 struct SmallDisk {
@@ -67,34 +65,6 @@ fn fill(path: &Path) {
     }
     // Whatever a 64 KiB chunk could not take, byte by byte.
     while file.write_all(&[0x5a]).is_ok() {}
-}
-
-async fn health(channel: &Channel, service: &str) -> i32 {
-    HealthClient::new(channel.clone())
-        .check(HealthCheckRequest {
-            service: service.into(),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .status
-}
-
-/// Polls until every one of the write services reports `want` (at most
-/// `within`).
-async fn wait_health(channel: &Channel, want: ServingStatus, within: Duration) {
-    let deadline = Instant::now() + within;
-    loop {
-        let mut all = true;
-        for service in ["", "arbiter.v1.Games", "arbiter.v1.Positions"] {
-            all &= health(channel, service).await == want as i32;
-        }
-        if all {
-            return;
-        }
-        assert!(Instant::now() < deadline, "health never became {want:?}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 /// A write's result: OK, or UNAVAILABLE `STORE_UNAVAILABLE`; anything else

@@ -267,7 +267,7 @@ impl Games {
             })
             .await?;
         let view = view_of(&stored)?;
-        self.hub.publish(event, &view, None);
+        self.tell(event, &view, None).await;
         Ok(())
     }
 }

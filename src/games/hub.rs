@@ -10,6 +10,13 @@
 //! that far behind; it learns so ([`FellBehind`]) when it is next polled,
 //! so that a watcher which never reads (its connection's send window full,
 //! and nothing polling it) costs no more than the bounded backlog.
+//!
+//! A channel takes its game's events in version order, each once: an event
+//! not newer than the last one is a duplicate and dropped, and one that
+//! skips a version is refused ([`Gap`]) so that the caller tells the missed
+//! events first, from the store. That keeps the order whoever publishes: a
+//! change whose writer publishes late, or another server's change heard of
+//! through the store.
 
 use std::{
     collections::{HashMap, VecDeque},
@@ -23,6 +30,13 @@ use std::{
 use bytes::Bytes;
 
 use super::{GameError, GameView, MoveView, Status};
+
+/// An event was refused: the channel's last event is `after`, and the ones
+/// between it and the refused one have to come first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Gap {
+    pub after: i64,
+}
 
 /// Most events a game's backlog holds, however small.
 pub const MAX_BACKLOG: usize = 256;
@@ -45,6 +59,26 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// Every kind.
+    const ALL: [EventKind; 11] = [
+        EventKind::Move,
+        EventKind::DrawOffered,
+        EventKind::DrawDeclined,
+        EventKind::DrawAccepted,
+        EventKind::DrawClaimed,
+        EventKind::Resigned,
+        EventKind::Aborted,
+        EventKind::TakebackProposed,
+        EventKind::TakebackAccepted,
+        EventKind::TakebackDeclined,
+        EventKind::Flagged,
+    ];
+
+    /// The kind recorded as `name`.
+    pub fn from_name(name: &str) -> Option<EventKind> {
+        EventKind::ALL.into_iter().find(|kind| kind.name() == name)
+    }
+
     /// The name recorded in the game's event history.
     pub const fn name(self) -> &'static str {
         match self {
@@ -135,6 +169,12 @@ struct Channel {
     next_watcher: u64,
     /// The game is over: no event follows the last one.
     ended: bool,
+    /// The version of the last event published, or of the first watcher's
+    /// snapshot; `None` until either.
+    last: Option<i64>,
+    /// Events were lost that cannot be told again: every watcher ends as
+    /// having fallen behind once it has read what came before.
+    broken: bool,
 }
 
 impl Channel {
@@ -200,7 +240,10 @@ impl Hub {
         // meanwhile must not remove the channel it joins.
         let mut channels = lock(&self.channels);
         let channel = channels.entry(id.to_owned()).or_default();
-        if lock(channel).ended {
+        if {
+            let state = lock(channel);
+            state.ended || state.broken
+        } {
             // Its last watchers are still reading the end; a new watcher
             // starts from the snapshot, which tells it.
             *channel = Arc::default();
@@ -231,12 +274,63 @@ impl Hub {
         })
     }
 
-    /// Sends the event to the game's watchers, if it has any; encodes it
-    /// once for all of them. The game's channel closes if it ended.
-    pub(super) fn publish(&self, kind: EventKind, game: &GameView, played: Option<MoveView>) {
-        let Some(channel) = lock(&self.channels).get(&game.id).cloned() else {
+    /// The version of the last event game `id`'s channel took, if it has
+    /// a channel and took one.
+    pub(super) fn last_version(&self, id: &str) -> Option<i64> {
+        let channel = lock(&self.channels).get(id).cloned()?;
+        lock(&channel).last
+    }
+
+    /// The games with a channel now, each with its last event's version.
+    pub(super) fn watched(&self) -> Vec<(String, Option<i64>)> {
+        let channels: Vec<_> = lock(&self.channels)
+            .iter()
+            .map(|(id, channel)| (id.clone(), Arc::clone(channel)))
+            .collect();
+        channels
+            .into_iter()
+            .map(|(id, channel)| (id, lock(&channel).last))
+            .collect()
+    }
+
+    /// Game `id`'s events after its last one are lost: its watchers end as
+    /// having fallen behind (and may watch again from a snapshot).
+    pub(super) fn lose_events(&self, id: &str) {
+        let Some(channel) = lock(&self.channels).remove(id) else {
             return;
         };
+        let wakers: Vec<Waker> = {
+            let mut state = lock(&channel);
+            state.broken = true;
+            state
+                .watchers
+                .values_mut()
+                .filter_map(Option::take)
+                .collect()
+        };
+        wakers.into_iter().for_each(Waker::wake);
+    }
+
+    /// Sends the event to the game's watchers, if it has any; encodes it
+    /// once for all of them. The game's channel closes if it ended.
+    ///
+    /// # Errors
+    ///
+    /// The event skips a version after the channel's last event.
+    pub(super) fn publish(
+        &self,
+        kind: EventKind,
+        game: &GameView,
+        played: Option<MoveView>,
+    ) -> Result<(), Gap> {
+        let Some(channel) = lock(&self.channels).get(&game.id).cloned() else {
+            return Ok(());
+        };
+        match lock(&channel).last {
+            Some(last) if game.version <= last => return Ok(()),
+            Some(last) if game.version > last + 1 => return Err(Gap { after: last }),
+            _ => {}
+        }
         // Encoded outside the locks: a long game's record takes a while.
         let event = Arc::new(Published {
             version: game.version,
@@ -249,9 +343,17 @@ impl Hub {
         });
         let wakers: Vec<Waker> = {
             let mut state = lock(&channel);
-            if state.ended || state.watchers.is_empty() {
-                return;
+            if state.ended || state.broken || state.watchers.is_empty() {
+                return Ok(());
             }
+            // Checked again: another event may have come while this one was
+            // encoded.
+            match state.last {
+                Some(last) if event.version <= last => return Ok(()),
+                Some(last) if event.version > last + 1 => return Err(Gap { after: last }),
+                _ => {}
+            }
+            state.last = Some(event.version);
             state.bytes += event.size();
             state.ended = event.ends;
             let unread = state.watchers.len();
@@ -273,6 +375,7 @@ impl Hub {
                 channels.remove(&game.id);
             }
         }
+        Ok(())
     }
 
     /// Removes the channel of game `id` if it is `channel` and nobody
@@ -302,8 +405,10 @@ pub struct Watcher {
 
 impl Watcher {
     /// Skips the events up to `version` (those the snapshot already shows).
+    /// The first watcher's snapshot is where its channel's events start.
     pub(super) fn seen(&mut self, version: i64) {
         self.seen = version;
+        lock(&self.channel).last.get_or_insert(version);
     }
 
     /// The next event newer than the last one received; `None` after the
@@ -337,6 +442,12 @@ impl Watcher {
         }
         if state.ended {
             return Poll::Ready(None);
+        }
+        if state.broken {
+            return Poll::Ready(Some(Err(FellBehind {
+                last_version: self.seen,
+                limit_bytes: self.hub.watching.buffer_bytes,
+            })));
         }
         state.watchers.insert(self.key, Some(cx.waker().clone()));
         Poll::Pending
@@ -415,8 +526,8 @@ mod tests {
         }
     }
 
-    fn publish(hub: &Hub, version: i64) {
-        hub.publish(EventKind::DrawOffered, &game("g", version, false), None);
+    fn publish(hub: &Hub, version: i64) -> Result<(), Gap> {
+        hub.publish(EventKind::DrawOffered, &game("g", version, false), None)
     }
 
     type Next = Option<Result<i64, FellBehind>>;
@@ -443,7 +554,7 @@ mod tests {
     #[test]
     fn a_channel_lives_while_its_game_has_watchers() {
         let hub = hub(1000, 10);
-        publish(&hub, 1); // nobody watches: nothing is kept
+        publish(&hub, 1).unwrap(); // nobody watches: nothing is kept
         assert_eq!(hub.watched_games(), 0);
         let first = hub.subscribe("g").unwrap();
         let second = hub.subscribe("g").unwrap();
@@ -465,8 +576,8 @@ mod tests {
         a.seen(0);
         b.seen(0);
         assert!(pending(&mut a));
-        publish(&hub, 1);
-        publish(&hub, 2);
+        publish(&hub, 1).unwrap();
+        publish(&hub, 2).unwrap();
         assert_eq!(next(&mut a), Some(Ok(1)));
         assert_eq!(next(&mut a), Some(Ok(2)));
         assert!(pending(&mut a));
@@ -481,13 +592,52 @@ mod tests {
     fn events_not_newer_than_the_snapshot_are_skipped() {
         let hub = hub(1000, 10);
         let mut watcher = hub.subscribe("g").unwrap();
-        publish(&hub, 4);
+        publish(&hub, 4).unwrap();
         watcher.seen(5);
-        publish(&hub, 6);
-        publish(&hub, 5);
+        publish(&hub, 5).unwrap();
+        publish(&hub, 6).unwrap();
         assert_eq!(next(&mut watcher), Some(Ok(6)));
         assert!(pending(&mut watcher));
         assert_eq!(backlog(&watcher), (0, 0));
+    }
+
+    #[test]
+    fn events_come_in_version_order_once_each() {
+        let hub = hub(1000, 10);
+        let mut watcher = hub.subscribe("g").unwrap();
+        watcher.seen(3);
+        assert_eq!(hub.last_version("g"), Some(3));
+        assert_eq!(publish(&hub, 5), Err(Gap { after: 3 }), "4 is missing");
+        publish(&hub, 4).unwrap();
+        publish(&hub, 5).unwrap();
+        publish(&hub, 4).unwrap(); // a duplicate: dropped
+        assert_eq!(next(&mut watcher), Some(Ok(4)));
+        assert_eq!(next(&mut watcher), Some(Ok(5)));
+        assert!(pending(&mut watcher));
+        assert_eq!(hub.watched(), [("g".to_owned(), Some(5))]);
+    }
+
+    #[test]
+    fn lost_events_end_every_watcher_as_fallen_behind() {
+        let hub = hub(1000, 10);
+        let mut watcher = hub.subscribe("g").unwrap();
+        watcher.seen(1);
+        publish(&hub, 2).unwrap();
+        hub.lose_events("g");
+        assert_eq!(hub.watched_games(), 0);
+        assert_eq!(next(&mut watcher), Some(Ok(2)), "what came before is read");
+        assert!(matches!(
+            next(&mut watcher),
+            Some(Err(FellBehind {
+                last_version: 2,
+                ..
+            }))
+        ));
+        // A new watcher starts afresh.
+        let mut again = hub.subscribe("g").unwrap();
+        again.seen(2);
+        publish(&hub, 3).unwrap();
+        assert_eq!(next(&mut again), Some(Ok(3)));
     }
 
     #[test]
@@ -497,12 +647,12 @@ mod tests {
         let mut reader = hub.subscribe("g").unwrap();
         stalled.seen(0);
         reader.seen(0);
-        publish(&hub, 1);
-        publish(&hub, 2);
+        publish(&hub, 1).unwrap();
+        publish(&hub, 2).unwrap();
         assert_eq!(next(&mut stalled), Some(Ok(1)));
         for version in 1..=50 {
             if version > 2 {
-                publish(&hub, version);
+                publish(&hub, version).unwrap();
             }
             assert_eq!(next(&mut reader), Some(Ok(version)));
             let (events, bytes) = backlog(&reader);
@@ -519,7 +669,7 @@ mod tests {
         drop(stalled);
         assert_eq!(backlog(&reader), (0, 0));
         // The reader goes on.
-        publish(&hub, 51);
+        publish(&hub, 51).unwrap();
         assert_eq!(next(&mut reader), Some(Ok(51)));
     }
 
@@ -528,7 +678,7 @@ mod tests {
         let small = hub(usize::MAX, 10);
         let mut watcher = small.subscribe("g").unwrap();
         for version in 1..=MAX_BACKLOG as i64 + 10 {
-            publish(&small, version);
+            publish(&small, version).unwrap();
         }
         assert_eq!(backlog(&watcher).0, MAX_BACKLOG);
         assert!(matches!(next(&mut watcher), Some(Err(_))));
@@ -536,7 +686,7 @@ mod tests {
         let tiny = hub(10, 10);
         let mut watcher = tiny.subscribe("g").unwrap();
         watcher.seen(0);
-        publish(&tiny, 1);
+        publish(&tiny, 1).unwrap();
         assert_eq!(backlog(&watcher), (1, 100));
         assert_eq!(next(&mut watcher), Some(Ok(1)));
     }
@@ -546,8 +696,9 @@ mod tests {
         let hub = hub(1000, 10);
         let mut watcher = hub.subscribe("g").unwrap();
         watcher.seen(0);
-        publish(&hub, 1);
-        hub.publish(EventKind::Resigned, &game("g", 2, true), None);
+        publish(&hub, 1).unwrap();
+        hub.publish(EventKind::Resigned, &game("g", 2, true), None)
+            .unwrap();
         assert_eq!(hub.watched_games(), 0);
         // A new watcher meanwhile gets a channel of its own, which the old
         // watcher leaving does not remove.
@@ -595,7 +746,7 @@ mod tests {
             let mut joining = hub.subscribe("g").unwrap();
             leaver.join().unwrap();
             joining.seen(version - 1);
-            publish(&hub, version);
+            publish(&hub, version).unwrap();
             assert_eq!(next(&mut joining), Some(Ok(version)), "round {version}");
         }
     }
@@ -618,9 +769,9 @@ mod tests {
                 .poll_next(&mut Context::from_waker(&waker))
                 .is_pending()
         );
-        publish(&hub, 1);
+        publish(&hub, 1).unwrap();
         assert_eq!(count.0.load(Ordering::SeqCst), 1);
-        publish(&hub, 2);
+        publish(&hub, 2).unwrap();
         assert_eq!(count.0.load(Ordering::SeqCst), 1, "woken once per wait");
         assert_eq!(next(&mut watcher), Some(Ok(1)));
     }

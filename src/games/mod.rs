@@ -15,6 +15,7 @@ mod import;
 mod pgn;
 mod screen;
 mod takeback;
+mod telling;
 mod view;
 
 use std::{
@@ -78,6 +79,8 @@ pub struct Games {
     admin: Option<AdminToken>,
     /// How much of a PGN text an import reads.
     import_limits: PgnLimits,
+    /// Other servers write games too (the store has a change feed).
+    shared_store: bool,
 }
 
 /// Who makes a move: a seat's holder (by token) or the engine in its seat.
@@ -98,15 +101,22 @@ impl Games {
         time: Arc<dyn TimeSource>,
         watching: Watching,
     ) -> Games {
+        let hub = Arc::new(hub::Hub::new(watching));
+        let changes = store.changes();
+        let shared_store = changes.is_some();
+        if let Some(changes) = changes {
+            tokio::spawn(telling::follow(Arc::clone(&hub), store.clone(), changes));
+        }
         Games {
             store,
-            hub: Arc::new(hub::Hub::new(watching)),
+            hub,
             analyst,
             thinking: Arc::default(),
             time,
             timers: Arc::default(),
             admin: None,
             import_limits: PgnLimits::DEFAULT,
+            shared_store,
         }
     }
 
@@ -316,7 +326,7 @@ impl Games {
             .await?;
         let view = view_of(&stored)?;
         if let Some(event) = expired {
-            self.hub.publish(event, &view, None);
+            self.tell(event, &view, None).await;
             self.arm_clock(&view);
             return Err(GameError::GameOver(format!(
                 "the move came too late: {}",
@@ -325,8 +335,8 @@ impl Games {
         }
         self.arm_clock(&view);
         let played = view.moves.last().cloned().expect("a move was just played");
-        self.hub
-            .publish(EventKind::Move, &view, Some(played.clone()));
+        self.tell(EventKind::Move, &view, Some(played.clone()))
+            .await;
         Ok((view, played))
     }
 
@@ -487,7 +497,7 @@ impl Games {
             })
             .await?;
         let view = view_of(&stored)?;
-        self.hub.publish(EventKind::Aborted, &view, None);
+        self.tell(EventKind::Aborted, &view, None).await;
         self.arm_clock(&view);
         Ok(view)
     }
@@ -505,6 +515,12 @@ impl Games {
         let mut watcher = self.hub.subscribe(id)?;
         let view = self.get(id).await?;
         watcher.seen(view.version);
+        if self.shared_store {
+            // Another server's change between the snapshot and the channel
+            // knowing its version went unheard.
+            let last = self.hub.last_version(id).unwrap_or(view.version);
+            telling::catch_up(&self.hub, &self.store, id, last).await;
+        }
         Ok((view, watcher))
     }
 
@@ -543,7 +559,7 @@ impl Games {
             })
             .await?;
         let view = view_of(&stored)?;
-        self.hub.publish(event, &view, None);
+        self.tell(event, &view, None).await;
         // A takeback restarts the turn; an ending stops the clock.
         self.arm_clock(&view);
         Ok(view)

@@ -111,7 +111,7 @@ impl Games {
                 Ok::<_, GameError>(recorded(event, side))
             })
             .await?;
-        self.published(&stored, event)
+        self.published(&stored, event).await
     }
 
     /// Accepts (the moves are taken back) or declines the opponent's
@@ -146,14 +146,18 @@ impl Games {
                 Ok::<_, GameError>(recorded(event, side))
             })
             .await?;
-        self.published(&stored, event)
+        self.published(&stored, event).await
     }
 
     /// Tells watchers of `event`, and re-arms the clock when moves were
     /// taken back; a takeback the flag beat is refused (the game is over).
-    fn published(&self, stored: &StoredGame, event: EventKind) -> Result<GameView, GameError> {
+    async fn published(
+        &self,
+        stored: &StoredGame,
+        event: EventKind,
+    ) -> Result<GameView, GameError> {
         let view = view_of(stored)?;
-        self.hub.publish(event, &view, None);
+        self.tell(event, &view, None).await;
         // A takeback restarts the turn; an ending stops the clock.
         self.arm_clock(&view);
         match event {

@@ -1,20 +1,23 @@
 //! ListGames' query: only the filters asked for, each served by an index
-//! of `migrations/0007_game_search.sql` in seq order, so a page stays cheap
-//! however many games there are.
+//! (`migrations/sqlite/0007_game_search.sql`, and its PostgreSQL
+//! counterpart) in seq order, so a page stays cheap however many games
+//! there are.
 //!
 //! The player filter is a case-insensitive substring search of either
 //! display name. Case is folded here, in Unicode (`to_lowercase`, and a
 //! final sigma as a sigma), for the names stored in `game_names` and for the
-//! search alike. A search of 3 or more characters goes through their
-//! trigram index; a shorter one (which matches a large share of all names)
-//! reads the folded names newest first, so it is quick when it matches and
-//! reads every name (a compact table) when it matches none.
+//! search alike. On SQLite, a search of 3 or more characters goes through an
+//! FTS5 trigram index; a shorter one (which matches a large share of all
+//! names) reads the folded names newest first, so it is quick when it
+//! matches and reads every name (a compact table) when it matches none. On
+//! PostgreSQL, `LIKE` goes through `pg_trgm` indexes of the names.
 
-use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
+use sqlx::{AnyConnection, AnyPool, Row};
 
 use super::{
-    GameFilter, Page, Store, StoreError, StoredGame,
+    Backend, GameFilter, Page, Store, StoreError, StoredGame,
     games::{GAME_COLUMNS, game_from_row},
+    sql::Sql,
 };
 
 /// The shortest search the trigram index serves.
@@ -27,15 +30,20 @@ fn fold(name: &str) -> String {
 
 /// Records game `seq`'s folded player names (in the game's transaction).
 pub(super) async fn index_players(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
+    backend: Backend,
     seq: i64,
     white: &str,
     black: &str,
 ) -> Result<(), sqlx::Error> {
     let (white, black) = (fold(white), fold(black));
-    for table in ["game_names (game_seq", "game_names_trigrams (rowid"] {
+    let tables: &[&str] = match backend {
+        Backend::Sqlite => &["game_names (game_seq", "game_names_trigrams (rowid"],
+        Backend::Postgres => &["game_names (game_seq"],
+    };
+    for table in tables {
         sqlx::query(sqlx::AssertSqlSafe(format!(
-            "INSERT INTO {table}, white, black) VALUES (?, ?, ?)"
+            "INSERT INTO {table}, white, black) VALUES ($1, $2, $3)"
         )))
         .bind(seq)
         .bind(&white)
@@ -49,36 +57,36 @@ pub(super) async fn index_players(
 /// Indexes the names of the games that have no `game_names` row yet:
 /// those created before the table existed (games get theirs with their own
 /// insert, in seq order, so they are the ones past its last row). Returns
-/// how many.
-pub(super) async fn index_missing_players(conn: &mut SqliteConnection) -> Result<u64, sqlx::Error> {
+/// how many. SQLite only (PostgreSQL stores began with the table).
+pub(super) async fn index_missing_players(pool: &AnyPool) -> Result<u64, sqlx::Error> {
     /// Names written per statement (3 parameters each).
     const BATCH: usize = 1_000;
     let last: i64 = sqlx::query("SELECT coalesce(max(game_seq), 0) FROM game_names")
-        .fetch_one(&mut *conn)
+        .fetch_one(pool)
         .await?
         .get(0);
-    let missing = sqlx::query("SELECT seq, white_name, black_name FROM games WHERE seq > ?")
+    let missing = sqlx::query("SELECT seq, white_name, black_name FROM games WHERE seq > $1")
         .bind(last)
-        .fetch_all(&mut *conn)
+        .fetch_all(pool)
         .await?;
     if missing.is_empty() {
         return Ok(0);
     }
-    let mut tx = sqlx::Connection::begin(&mut *conn).await?;
+    let mut tx = pool.begin().await?;
     for rows in missing.chunks(BATCH) {
-        let mut insert =
-            QueryBuilder::<Sqlite>::new("INSERT INTO game_names (game_seq, white, black) ");
-        insert.push_values(rows, |mut values, row| {
-            values
-                .push_bind(row.get::<i64, _>(0))
-                .push_bind(fold(row.get(1)))
-                .push_bind(fold(row.get(2)));
-        });
+        let mut insert = Sql::default();
+        insert.push("INSERT INTO game_names (game_seq, white, black) VALUES ");
+        for (i, row) in rows.iter().enumerate() {
+            insert.push(if i == 0 { "(" } else { ", (" });
+            insert.bind(row.get::<i64, _>(0)).push(", ");
+            insert.bind(fold(row.get(1))).push(", ");
+            insert.bind(fold(row.get(2))).push(")");
+        }
         insert.build().execute(&mut *tx).await?;
     }
     sqlx::query(
         "INSERT INTO game_names_trigrams (rowid, white, black) \
-         SELECT game_seq, white, black FROM game_names WHERE game_seq > ?",
+         SELECT game_seq, white, black FROM game_names WHERE game_seq > $1",
     )
     .bind(last)
     .execute(&mut *tx)
@@ -87,39 +95,55 @@ pub(super) async fn index_missing_players(conn: &mut SqliteConnection) -> Result
     Ok(missing.len() as u64)
 }
 
-/// Appends the ListGames query for `filter` (fetching one game more than
-/// the page, to tell whether another page follows).
-fn push_query(query: &mut QueryBuilder<Sqlite>, filter: &GameFilter) {
+/// Appends the ListGames query for `filter` on `backend` (fetching one
+/// game more than the page, to tell whether another page follows).
+fn push_query(query: &mut Sql, backend: Backend, filter: &GameFilter) {
     // With a player, the names drive (in seq order too) and the games are
     // looked up for the names that match.
     let player = filter.player.as_deref().map(fold);
+    let trigrams = backend == Backend::Sqlite
+        && player
+            .as_ref()
+            .is_some_and(|name| name.chars().count() >= TRIGRAM);
     let seq = match &player {
-        Some(name) if name.chars().count() >= TRIGRAM => "game_names_trigrams.rowid",
+        Some(_) if trigrams => "game_names_trigrams.rowid",
         Some(_) => "game_names.game_seq",
         None => "games.seq",
     };
     query.push(format_args!("SELECT {GAME_COLUMNS} FROM "));
     match player {
-        Some(name) if name.chars().count() >= TRIGRAM => {
+        Some(name) if trigrams => {
             query.push(
                 "game_names_trigrams JOIN games ON games.seq = game_names_trigrams.rowid \
                  WHERE game_names_trigrams MATCH ",
             );
             // One quoted phrase: the name as it is, operators and all.
-            query.push_bind(format!("\"{}\"", name.replace('"', "\"\"")));
+            query.bind(format!("\"{}\"", name.replace('"', "\"\"")));
         }
         Some(name) => {
-            query.push(
-                "game_names JOIN games ON games.seq = game_names.game_seq \
-                 WHERE (instr(game_names.white, ",
-            );
-            query.push_bind(name.clone());
-            query.push(") > 0 OR instr(game_names.black, ");
-            query.push_bind(name);
-            query.push(") > 0)");
+            query.push("game_names JOIN games ON games.seq = game_names.game_seq WHERE ");
+            match backend {
+                Backend::Sqlite => {
+                    query.push("(instr(game_names.white, ").bind(name.clone());
+                    query.push(") > 0 OR instr(game_names.black, ").bind(name);
+                    query.push(") > 0)");
+                }
+                Backend::Postgres => {
+                    // LIKE's own characters, escaped with its default `\`.
+                    let pattern = format!(
+                        "%{}%",
+                        name.replace('\\', "\\\\")
+                            .replace('%', "\\%")
+                            .replace('_', "\\_")
+                    );
+                    query.push("(game_names.white LIKE ").bind(pattern.clone());
+                    query.push(" OR game_names.black LIKE ").bind(pattern);
+                    query.push(")");
+                }
+            }
         }
         None => {
-            query.push("games WHERE 1");
+            query.push("games WHERE TRUE");
         }
     }
     match filter.finished {
@@ -132,40 +156,53 @@ fn push_query(query: &mut QueryBuilder<Sqlite>, filter: &GameFilter) {
         None => {}
     }
     if let Some(variant) = &filter.variant {
-        query.push(" AND variant = ").push_bind(variant.clone());
+        query.push(" AND variant = ").bind(variant.clone());
     }
     if let Some(termination) = &filter.termination {
-        query
-            .push(" AND termination = ")
-            .push_bind(termination.clone());
+        query.push(" AND termination = ").bind(termination.clone());
     }
-    // Creation times follow seq (see the migration): a time range is the
-    // range of seq between the first games created at or after each bound,
-    // which the driving index then reads in order. The times are compared
-    // too, but (`+`) never through an index of their own.
-    let first_created = |query: &mut QueryBuilder<Sqlite>, at: i64| {
-        query
-            .push("(SELECT seq FROM games WHERE created_at >= ")
-            .push_bind(at)
-            .push(" ORDER BY created_at, seq LIMIT 1)");
-    };
-    if let Some(from) = filter.created_from {
-        query.push(" AND +created_at >= ").push_bind(from);
-        query.push(format_args!(" AND {seq} >= "));
-        first_created(query, from);
-    }
-    if let Some(until) = filter.created_until {
-        query.push(" AND +created_at < ").push_bind(until);
-        query.push(format_args!(" AND {seq} < coalesce("));
-        first_created(query, until);
-        query.push(format_args!(", {})", i64::MAX));
+    match backend {
+        // Creation times follow seq (see the migration): a time range is the
+        // range of seq between the first games created at or after each
+        // bound, which the driving index then reads in order. The times are
+        // compared too, but (`+`) never through an index of their own.
+        Backend::Sqlite => {
+            let first_created = |query: &mut Sql, at: i64| {
+                query
+                    .push("(SELECT seq FROM games WHERE created_at >= ")
+                    .bind(at)
+                    .push(" ORDER BY created_at, seq LIMIT 1)");
+            };
+            if let Some(from) = filter.created_from {
+                query.push(" AND +created_at >= ").bind(from);
+                query.push(format_args!(" AND {seq} >= "));
+                first_created(query, from);
+            }
+            if let Some(until) = filter.created_until {
+                query.push(" AND +created_at < ").bind(until);
+                query.push(format_args!(" AND {seq} < coalesce("));
+                first_created(query, until);
+                query.push(format_args!(", {})", i64::MAX));
+            }
+        }
+        // Several processes create games at once, each with its own clock:
+        // seq order is not creation order, so the times are compared as
+        // they are (`games_by_created` serves a narrow range).
+        Backend::Postgres => {
+            if let Some(from) = filter.created_from {
+                query.push(" AND created_at >= ").bind(from);
+            }
+            if let Some(until) = filter.created_until {
+                query.push(" AND created_at < ").bind(until);
+            }
+        }
     }
     if let Some(before) = filter.before {
-        query.push(format_args!(" AND {seq} < ")).push_bind(before);
+        query.push(format_args!(" AND {seq} < ")).bind(before);
     }
     query
         .push(format_args!(" ORDER BY {seq} DESC LIMIT "))
-        .push_bind(i64::from(filter.limit) + 1);
+        .bind(i64::from(filter.limit) + 1);
 }
 
 impl Store {
@@ -175,8 +212,8 @@ impl Store {
     ///
     /// Database failure.
     pub async fn games(&self, filter: GameFilter) -> Result<Page<StoredGame>, StoreError> {
-        let mut query = QueryBuilder::new("");
-        push_query(&mut query, &filter);
+        let mut query = Sql::default();
+        push_query(&mut query, self.backend, &filter);
         let rows = query.build().fetch_all(&self.pool).await?;
         let mut items: Vec<StoredGame> = rows.iter().map(game_from_row).collect();
         let next = (items.len() > filter.limit as usize).then(|| {
@@ -201,8 +238,9 @@ mod tests {
 
     /// SQLite's plan for `filter`, one step a line.
     async fn plan(store: &Store, filter: &GameFilter) -> String {
-        let mut query = QueryBuilder::new("EXPLAIN QUERY PLAN ");
-        push_query(&mut query, filter);
+        let mut query = Sql::default();
+        query.push("EXPLAIN QUERY PLAN ");
+        push_query(&mut query, Backend::Sqlite, filter);
         let rows = query.build().fetch_all(&store.pool).await.unwrap();
         rows.iter()
             .map(|row| row.get::<String, _>(3))

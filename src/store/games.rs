@@ -1,6 +1,6 @@
-use sqlx::{Row, sqlite::SqliteRow};
+use sqlx::{AnyConnection, Row, any::AnyRow};
 
-use super::{Store, StoreError, game_search, now_millis};
+use super::{Backend, Store, StoreError, changes, game_search, now_millis};
 
 /// A game to create (validated by the caller; tokens already hashed).
 #[derive(Clone, Debug)]
@@ -166,7 +166,8 @@ impl Store {
              black_engine_movetime_ms, engine_grants_takebacks, clock_initial_ms, \
              clock_increment_ms, clock_delay_ms, clock_days_per_move, clock_white_ms, \
              clock_black_ms, clock_turn_started_at, clock_grace_ms) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
+             $18, $19, $20, $21, $22, $23, $24, $25, $26) \
              RETURNING seq",
         )
         .bind(&new.id)
@@ -186,7 +187,7 @@ impl Store {
         .bind(new.white_engine.map(|e| e.movetime_ms))
         .bind(new.black_engine.map(|e| e.level))
         .bind(new.black_engine.map(|e| e.movetime_ms))
-        .bind(new.engine_grants_takebacks)
+        .bind(i64::from(new.engine_grants_takebacks))
         .bind(new.clock.map(|c| c.initial_ms))
         .bind(new.clock.map(|c| c.increment_ms))
         .bind(new.clock.map(|c| c.delay_ms))
@@ -199,7 +200,14 @@ impl Store {
         .await?
         .get(0);
         insert_moves(tx.conn(), seq, None, &new.moves).await?;
-        game_search::index_players(tx.conn(), seq, &new.white_name, &new.black_name).await?;
+        game_search::index_players(
+            tx.conn(),
+            self.backend,
+            seq,
+            &new.white_name,
+            &new.black_name,
+        )
+        .await?;
         tx.commit().await?;
         Ok(StoredGame {
             seq,
@@ -234,7 +242,7 @@ impl Store {
     /// Database failure.
     pub async fn game(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         let mut conn = self.pool.acquire().await?;
-        load_game(&mut conn, id).await
+        load_game(&mut conn, id, "").await
     }
 
     /// A game's row alone, without its moves: one indexed read, never
@@ -244,7 +252,7 @@ impl Store {
     ///
     /// Database failure.
     pub async fn game_head(&self, id: &str) -> Result<Option<GameHead>, StoreError> {
-        let sql = format!("SELECT {GAME_COLUMNS}, ply FROM games WHERE id = ?");
+        let sql = format!("SELECT {GAME_COLUMNS}, ply FROM games WHERE id = $1");
         let row = sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(id)
             .fetch_optional(&self.pool)
@@ -301,8 +309,8 @@ impl Store {
     pub async fn engine_waits(&self, id: &str, ply: usize) -> Result<(), StoreError> {
         let mut tx = self.writer.begin().await?;
         sqlx::query(
-            "UPDATE games SET clock_engine_waiting_ply = ?1 \
-             WHERE id = ?2 AND ply = ?1 AND status = 'ongoing' \
+            "UPDATE games SET clock_engine_waiting_ply = $1 \
+             WHERE id = $2 AND ply = $1 AND status = 'ongoing' \
              AND clock_turn_started_at IS NOT NULL",
         )
         .bind(ply as i64)
@@ -322,9 +330,9 @@ impl Store {
         let mut tx = self.writer.begin().await?;
         sqlx::query(
             "UPDATE games SET clock_turn_started_at = CASE \
-             WHEN clock_engine_waiting_ply = ply THEN ?1 ELSE clock_turn_started_at END, \
+             WHEN clock_engine_waiting_ply = ply THEN $1 ELSE clock_turn_started_at END, \
              clock_engine_waiting_ply = NULL \
-             WHERE id = ?2 AND clock_engine_waiting_ply IS NOT NULL",
+             WHERE id = $2 AND clock_engine_waiting_ply IS NOT NULL",
         )
         .bind(now)
         .bind(id)
@@ -333,11 +341,12 @@ impl Store {
         tx.commit().await
     }
 
-    /// Changes a game atomically: reads it under a write lock
-    /// (`BEGIN IMMEDIATE`), lets `change` decide (and mutate the game: new
+    /// Changes a game atomically: reads it under a write lock (the
+    /// database's on SQLite, the game row's on PostgreSQL), lets `change` decide (and mutate the game: new
     /// moves are appended to `moves`), then writes the result. If `change`
-    /// fails, nothing is written. Concurrent updates of one game are
-    /// serialised, so each sees the other's result.
+    /// fails, nothing is written. Concurrent updates of one game, from this
+    /// process or another on the same database, are serialised, so each
+    /// sees the other's result.
     ///
     /// # Errors
     ///
@@ -351,7 +360,8 @@ impl Store {
         E: From<StoreError> + From<GameNotFound>,
     {
         let mut tx = self.writer.begin().await?;
-        let Some(mut game) = load_game(tx.conn(), id).await? else {
+        let lock = self.backend.lock_for_update();
+        let Some(mut game) = load_game(tx.conn(), id, lock).await? else {
             tx.rollback().await?;
             return Err(GameNotFound(id.to_owned()).into());
         };
@@ -369,20 +379,25 @@ impl Store {
         write_game(tx.conn(), &game, known_moves, &update, now)
             .await
             .map_err(StoreError::from)?;
+        if self.backend == Backend::Postgres {
+            changes::announce(tx.conn(), &game.id, game.version)
+                .await
+                .map_err(StoreError::from)?;
+        }
         tx.commit().await?;
         Ok((game, update.value))
     }
 }
 
 async fn write_game<T>(
-    tx: &mut sqlx::SqliteConnection,
+    tx: &mut AnyConnection,
     game: &StoredGame,
     known_moves: usize,
     update: &Update<T>,
     now: i64,
 ) -> Result<(), sqlx::Error> {
     if !game.undone.is_empty() {
-        sqlx::query("DELETE FROM moves WHERE game_seq = ? AND ply >= ?")
+        sqlx::query("DELETE FROM moves WHERE game_seq = $1 AND ply >= $2")
             .bind(game.seq)
             .bind(game.moves.len() as i64)
             .execute(&mut *tx)
@@ -392,9 +407,9 @@ async fn write_game<T>(
     let kept = known_moves.min(game.moves.len());
     insert_moves(tx, game.seq, None, &game.moves[kept..]).await?;
     sqlx::query(
-        "UPDATE games SET status = ?, winner = ?, termination = ?, draw_offer = ?, \
-         takeback_offer = ?, clock_white_ms = ?, clock_black_ms = ?, clock_turn_started_at = ?, \
-         ply = ?, version = ?, updated_at = ? WHERE seq = ?",
+        "UPDATE games SET status = $1, winner = $2, termination = $3, draw_offer = $4, \
+         takeback_offer = $5, clock_white_ms = $6, clock_black_ms = $7, \
+         clock_turn_started_at = $8, ply = $9, version = $10, updated_at = $11 WHERE seq = $12",
     )
     .bind(&game.status)
     .bind(&game.winner)
@@ -410,35 +425,54 @@ async fn write_game<T>(
     .bind(game.seq)
     .execute(&mut *tx)
     .await?;
-    sqlx::query("INSERT INTO game_events (game_seq, version, kind, side, created_at) VALUES (?, ?, ?, ?, ?)")
-        .bind(game.seq)
-        .bind(game.version)
-        .bind(update.event)
-        .bind(&update.side)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query(
+        "INSERT INTO game_events (game_seq, version, kind, side, created_at, ply, status, \
+         winner, termination, draw_offer, takeback_offer, clock_white_ms, clock_black_ms, \
+         clock_turn_started_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+    )
+    .bind(game.seq)
+    .bind(game.version)
+    .bind(update.event)
+    .bind(&update.side)
+    .bind(now)
+    .bind(game.moves.len() as i64)
+    .bind(&game.status)
+    .bind(&game.winner)
+    .bind(&game.termination)
+    .bind(&game.draw_offer)
+    .bind(&game.takeback_offer)
+    .bind(game.clock.map(|c| c.white_ms))
+    .bind(game.clock.map(|c| c.black_ms))
+    .bind(game.clock.map(|c| c.turn_started_at))
+    .execute(&mut *tx)
+    .await?;
     Ok(())
 }
 
 /// Inserts `moves` into the game's moves, or, with `undone_by` (the
 /// takeback's version), into its undone moves.
 async fn insert_moves(
-    tx: &mut sqlx::SqliteConnection,
+    tx: &mut AnyConnection,
     game_seq: i64,
     undone_by: Option<i64>,
     moves: &[StoredMove],
 ) -> Result<(), sqlx::Error> {
-    let sql = if undone_by.is_some() {
-        "INSERT INTO undone_moves (game_seq, version, ply, uci, fen_after, played_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
-    } else {
-        "INSERT INTO moves (game_seq, ply, uci, fen_after, played_at) VALUES (?1, ?3, ?4, ?5, ?6)"
-    };
     for m in moves {
-        sqlx::query(sql)
+        let insert = match undone_by {
+            Some(version) => sqlx::query(
+                "INSERT INTO undone_moves (game_seq, version, ply, uci, fen_after, played_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+            )
             .bind(game_seq)
-            .bind(undone_by)
+            .bind(version),
+            None => sqlx::query(
+                "INSERT INTO moves (game_seq, ply, uci, fen_after, played_at) \
+                 VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(game_seq),
+        };
+        insert
             .bind(m.ply)
             .bind(&m.uci)
             .bind(&m.fen_after)
@@ -449,11 +483,14 @@ async fn insert_moves(
     Ok(())
 }
 
-async fn load_game(
-    conn: &mut sqlx::SqliteConnection,
+/// Game `id` with its moves; `lock` is appended to the read of its row
+/// (`Backend::lock_for_update` in a write transaction).
+pub(super) async fn load_game(
+    conn: &mut AnyConnection,
     id: &str,
+    lock: &str,
 ) -> Result<Option<StoredGame>, StoreError> {
-    let sql = format!("SELECT {GAME_COLUMNS} FROM games WHERE id = ?");
+    let sql = format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1{lock}");
     let Some(row) = sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(id)
         .fetch_optional(&mut *conn)
@@ -463,7 +500,7 @@ async fn load_game(
     };
     let mut game = game_from_row(&row);
     game.moves = sqlx::query(
-        "SELECT ply, uci, fen_after, played_at FROM moves WHERE game_seq = ? ORDER BY ply",
+        "SELECT ply, uci, fen_after, played_at FROM moves WHERE game_seq = $1 ORDER BY ply",
     )
     .bind(game.seq)
     .fetch_all(&mut *conn)
@@ -479,7 +516,7 @@ async fn load_game(
     Ok(Some(game))
 }
 
-pub(super) fn game_from_row(row: &SqliteRow) -> StoredGame {
+pub(super) fn game_from_row(row: &AnyRow) -> StoredGame {
     StoredGame {
         seq: row.get(0),
         id: row.get(1),
@@ -499,14 +536,14 @@ pub(super) fn game_from_row(row: &SqliteRow) -> StoredGame {
         white_engine: engine_from_row(row, 15),
         black_engine: engine_from_row(row, 17),
         takeback_offer: row.get(19),
-        engine_grants_takebacks: row.get(20),
+        engine_grants_takebacks: row.get::<i64, _>(20) != 0,
         clock: clock_from_row(row, 21),
         moves: Vec::new(),
         undone: Vec::new(),
     }
 }
 
-fn clock_from_row(row: &SqliteRow, column: usize) -> Option<StoredClock> {
+fn clock_from_row(row: &AnyRow, column: usize) -> Option<StoredClock> {
     let get = |i: usize| row.get::<Option<i64>, _>(column + i);
     Some(StoredClock {
         initial_ms: get(0).unwrap_or(0),
@@ -521,7 +558,7 @@ fn clock_from_row(row: &SqliteRow, column: usize) -> Option<StoredClock> {
     })
 }
 
-fn engine_from_row(row: &SqliteRow, column: usize) -> Option<StoredEngine> {
+fn engine_from_row(row: &AnyRow, column: usize) -> Option<StoredEngine> {
     let level: Option<i64> = row.get(column);
     let movetime_ms: Option<i64> = row.get(column + 1);
     Some(StoredEngine {

@@ -1,31 +1,43 @@
-//! Persistence in SQLite through sqlx. Knows SQL and the stored shapes;
-//! nothing of gRPC and nothing of the rules.
+//! Persistence in SQLite or PostgreSQL through sqlx. Knows SQL and the
+//! stored shapes; nothing of gRPC and nothing of the rules.
+//!
+//! Both backends run the same statements through sqlx's `Any` driver
+//! (placeholders are `$1`, `$2`, ..., which both read); where their SQL
+//! differs, [`Backend`] says how. Each has its own migrations
+//! (`migrations/sqlite`, `migrations/postgres`) to the same tables.
 
+mod backend;
+mod changes;
+mod events;
 mod game_search;
 mod games;
 mod positions;
+mod sql;
 mod writer;
 
-use std::{str::FromStr, sync::Arc, time::Duration};
+use std::{sync::Arc, time::Duration};
 
-use sqlx::{
-    SqlitePool,
-    sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
-};
+use sqlx::{AnyPool, Connection, any::AnyPoolOptions};
 use tokio::sync::watch;
 
+pub use backend::{Backend, DatabaseUrl, DatabaseUrlError};
+pub use changes::Change;
+pub use events::PastEvent;
 pub use games::{
     GameFilter, GameHead, GameNotFound, NewGame, StoredClock, StoredEngine, StoredGame, StoredMove,
     Update,
 };
 pub use positions::{NewPosition, PositionFilter, StoredPosition};
 
+/// How long the store waits at start-up for the database to answer.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// A store error: the database failed (not the caller's fault).
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The database cannot serve the request now but may soon: a full disk,
-    /// an I/O error, a lock held too long, no connection to be had. Nothing
-    /// was written; retrying later is right.
+    /// an I/O error, a lock held too long, no connection to be had, a
+    /// server shutting down. Nothing was written; retrying later is right.
     #[error("the database is unavailable: {0}")]
     Unavailable(sqlx::Error),
     /// Anything else: stored data that does not read back, a failed
@@ -34,11 +46,22 @@ pub enum StoreError {
     Database(sqlx::Error),
     #[error("database migration failed: {0}")]
     Migration(#[from] sqlx::migrate::MigrateError),
+    /// `--database-url` names no database Arbiter can use.
+    #[error(transparent)]
+    Url(#[from] DatabaseUrlError),
+    /// The database named by the URL could not be reached or opened at
+    /// start-up.
+    #[error("cannot open the database {url}: {source}")]
+    Open {
+        /// The URL, its password masked.
+        url: String,
+        source: sqlx::Error,
+    },
 }
 
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> StoreError {
-        if is_unavailable(&e) {
+        if backend::is_unavailable(&e) {
             StoreError::Unavailable(e)
         } else {
             StoreError::Database(e)
@@ -46,51 +69,26 @@ impl From<sqlx::Error> for StoreError {
     }
 }
 
-/// Does `e` mean the database cannot be used now, rather than that
-/// something is wrong with the data or the statement?
-fn is_unavailable(e: &sqlx::Error) -> bool {
-    // Primary result codes (https://sqlite.org/rescode.html); sqlx reports
-    // the extended code, whose low byte is the primary one.
-    const BUSY: i32 = 5;
-    const LOCKED: i32 = 6;
-    const NOMEM: i32 = 7;
-    const READONLY: i32 = 8;
-    const IOERR: i32 = 10;
-    const FULL: i32 = 13;
-    const CANTOPEN: i32 = 14;
-    const PROTOCOL: i32 = 15;
-    match e {
-        sqlx::Error::Database(db) => db
-            .code()
-            .and_then(|code| code.parse::<i32>().ok())
-            .is_some_and(|code| {
-                matches!(
-                    code & 0xff,
-                    BUSY | LOCKED | NOMEM | READONLY | IOERR | FULL | CANTOPEN | PROTOCOL
-                )
-            }),
-        sqlx::Error::Io(_)
-        | sqlx::Error::PoolTimedOut
-        | sqlx::Error::PoolClosed
-        | sqlx::Error::WorkerCrashed => true,
-        _ => false,
-    }
-}
-
 /// The database.
 ///
-/// Reads go through a small pool; every write goes through one connection.
-/// SQLite admits one writer at a time anyway, and writers that contend for
-/// its lock wait in its busy handler, which sleeps (up to 100 ms a try);
-/// queueing them on one pooled connection instead keeps write latency flat.
+/// Reads go through a pool; writes through a pool of their own (see
+/// [`writer`]): one connection on SQLite, which admits one writer at a time
+/// anyway (writers that contend for its lock sleep in its busy handler, up
+/// to 100 ms a try; queueing them on one connection keeps latency flat), and
+/// several on PostgreSQL, where a game's row lock serialises the writers of
+/// one game, whichever process they are in.
 ///
 /// A write that fails leaves nothing behind: its connection is replaced, and
 /// while writes keep failing the store says so ([`Store::writable`]) and
 /// retries a small write every second until one succeeds.
 #[derive(Clone, Debug)]
 pub struct Store {
-    pool: SqlitePool,
+    pool: AnyPool,
     writer: Arc<writer::Writer>,
+    backend: Backend,
+    url: Arc<DatabaseUrl>,
+    /// Changes any process made (PostgreSQL only).
+    feed: Option<Arc<changes::Feed>>,
 }
 
 /// A page of results and the cursor of the next one.
@@ -102,46 +100,92 @@ pub struct Page<T> {
 }
 
 impl Store {
-    /// Opens (creating if missing) the database at `url`, e.g.
-    /// `sqlite://arbiter.db` or `sqlite::memory:`, and applies migrations.
+    /// Opens the database at `url` and applies its migrations:
+    /// `sqlite://arbiter.db` (created if missing), `sqlite::memory:`, or
+    /// `postgres://user:password@host:port/database`.
     ///
-    /// Every acknowledged write is durable: WAL with `synchronous = FULL`.
-    /// An in-memory database lives in the one writer connection: a write
-    /// that fails takes it along (use it for throwaway runs only).
+    /// Every acknowledged write is durable: SQLite runs in WAL mode with
+    /// `synchronous = FULL`; PostgreSQL answers a commit once it is flushed
+    /// (its default, `synchronous_commit = on`). An in-memory SQLite
+    /// database lives in the one writer connection: a write that fails takes
+    /// it along (use it for throwaway runs only). Several processes may open
+    /// one PostgreSQL database at once; its migrations run under a lock.
     ///
     /// # Errors
     ///
-    /// The database cannot be opened or migrated.
+    /// The URL is malformed or of an unknown kind ([`StoreError::Url`]), the
+    /// database cannot be reached or opened ([`StoreError::Open`]), or it
+    /// cannot be migrated.
     pub async fn connect(url: &str) -> Result<Store, StoreError> {
-        let options = SqliteConnectOptions::from_str(url)?
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full)
-            .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(5));
-        let writer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .acquire_timeout(Duration::from_secs(30))
-            .connect_with(options.clone())
-            .await?;
-        sqlx::migrate!("./migrations").run(&writer).await?;
-        let indexed = game_search::index_missing_players(&mut *writer.acquire().await?).await?;
-        if indexed > 0 {
-            tracing::info!(games = indexed, "player names indexed for search");
+        let url = DatabaseUrl::parse(url)?;
+        sqlx::any::install_default_drivers();
+        let backend = url.backend();
+        let open = |source| StoreError::Open {
+            url: url.masked(),
+            source,
+        };
+        // One connection first, for its own error: a pool that cannot
+        // connect only says that it timed out.
+        let first = tokio::time::timeout(
+            CONNECT_TIMEOUT,
+            sqlx::AnyConnection::connect(&url.connect_url()),
+        )
+        .await
+        .unwrap_or_else(|_| {
+            Err(sqlx::Error::Io(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()),
+            )))
+        })
+        .map_err(open)?;
+        first.close().await.map_err(open)?;
+        let writer = backend
+            .pool_options(backend.writer_connections())
+            .connect(&url.connect_url())
+            .await
+            .map_err(open)?;
+        backend.migrate(&writer).await?;
+        if backend == Backend::Sqlite {
+            let indexed = game_search::index_missing_players(&writer).await?;
+            if indexed > 0 {
+                tracing::info!(games = indexed, "player names indexed for search");
+            }
         }
         // An in-memory database exists per connection: share the writer.
-        let pool = if url.contains(":memory:") {
+        let pool = if url.is_in_memory() {
             writer.clone()
         } else {
-            SqlitePoolOptions::new()
-                .max_connections(4)
-                .connect_with(options)
-                .await?
+            backend
+                .pool_options(backend.reader_connections())
+                .connect(&url.connect_url())
+                .await
+                .map_err(open)?
+        };
+        let feed = match backend {
+            Backend::Sqlite => None,
+            Backend::Postgres => Some(Arc::new(
+                changes::listen(&url.connect_url()).await.map_err(open)?,
+            )),
         };
         Ok(Store {
             pool,
-            writer: writer::Writer::start(writer),
+            writer: writer::Writer::start(writer, backend),
+            backend,
+            url: Arc::new(url),
+            feed,
         })
+    }
+
+    /// The database's URL (shown with its password masked).
+    pub fn url(&self) -> &DatabaseUrl {
+        &self.url
+    }
+
+    /// The feed of game changes made by any process on the database, for
+    /// the one caller that takes it; `None` on SQLite (one process makes
+    /// every change) and once taken.
+    pub fn changes(&self) -> Option<tokio::sync::mpsc::Receiver<Change>> {
+        self.feed.as_ref()?.take()
     }
 
     /// Whether writes succeed now; it changes when a write fails and when
@@ -164,8 +208,55 @@ impl Store {
     /// Stops the probe and closes every connection.
     pub async fn close(&self) {
         self.writer.stop_probe();
+        if let Some(feed) = &self.feed {
+            feed.stop();
+        }
         self.pool.close().await;
         self.writer.pool.close().await;
+    }
+}
+
+impl Backend {
+    /// Pool options for `connections` connections, each set up as the
+    /// store needs it.
+    fn pool_options(self, connections: u32) -> AnyPoolOptions {
+        let options = AnyPoolOptions::new()
+            .max_connections(connections)
+            .acquire_timeout(self.acquire_timeout());
+        match self {
+            // sqlx's `Any` driver takes SQLite's settings from the URL only,
+            // and these have no URL form.
+            Backend::Sqlite => options.after_connect(|conn, _| {
+                Box::pin(async move {
+                    sqlx::raw_sql(
+                        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; \
+                         PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000",
+                    )
+                    .execute(conn)
+                    .await
+                    .map(drop)
+                })
+            }),
+            Backend::Postgres => options,
+        }
+    }
+
+    /// How long a request waits for a connection: on SQLite, the queue for
+    /// the one writer; on PostgreSQL, a server that may be down, which a
+    /// caller should hear of soon.
+    fn acquire_timeout(self) -> Duration {
+        match self {
+            Backend::Sqlite => Duration::from_secs(30),
+            Backend::Postgres => Duration::from_secs(5),
+        }
+    }
+
+    async fn migrate(self, pool: &AnyPool) -> Result<(), StoreError> {
+        match self {
+            Backend::Sqlite => sqlx::migrate!("./migrations/sqlite").run(pool).await?,
+            Backend::Postgres => sqlx::migrate!("./migrations/postgres").run(pool).await?,
+        }
+        Ok(())
     }
 }
 

@@ -50,7 +50,7 @@ impl Store {
         let mut tx = self.writer.begin().await?;
         let seq: i64 = sqlx::query(
             "INSERT INTO positions (id, variant, fen, name, created_at, owner_token_hash) \
-             VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq",
         )
         .bind(&new.id)
         .bind(&new.variant)
@@ -62,11 +62,14 @@ impl Store {
         .await?
         .get(0);
         for tag in &new.tags {
-            sqlx::query("INSERT OR IGNORE INTO position_tags (position_seq, tag) VALUES (?, ?)")
-                .bind(seq)
-                .bind(tag)
-                .execute(tx.conn())
-                .await?;
+            sqlx::query(
+                "INSERT INTO position_tags (position_seq, tag) VALUES ($1, $2) \
+                 ON CONFLICT DO NOTHING",
+            )
+            .bind(seq)
+            .bind(tag)
+            .execute(tx.conn())
+            .await?;
         }
         tx.commit().await?;
         Ok(StoredPosition {
@@ -87,11 +90,10 @@ impl Store {
     ///
     /// Database failure.
     pub async fn position(&self, id: &str) -> Result<Option<StoredPosition>, StoreError> {
-        let row = sqlx::query(
-            "SELECT seq, id, variant, fen, name, created_at, \
-             (SELECT group_concat(tag, char(10)) FROM (SELECT tag FROM position_tags WHERE position_seq = seq ORDER BY tag)), \
-             owner_token_hash FROM positions WHERE id = ?",
-        )
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {POSITION_COLUMNS} FROM positions p WHERE id = $2"
+        )))
+        .bind(TAG_SEPARATOR)
         .bind(id)
         .fetch_optional(&self.pool)
         .await?;
@@ -108,15 +110,15 @@ impl Store {
         filter: PositionFilter,
     ) -> Result<Page<StoredPosition>, StoreError> {
         let limit = i64::from(filter.limit);
-        let rows = sqlx::query(
-            "SELECT seq, id, variant, fen, name, created_at, \
-             (SELECT group_concat(tag, char(10)) FROM (SELECT tag FROM position_tags t WHERE t.position_seq = p.seq ORDER BY tag)), \
-             owner_token_hash FROM positions p \
-             WHERE (?1 IS NULL OR variant = ?1) \
-               AND (?2 IS NULL OR EXISTS (SELECT 1 FROM position_tags t WHERE t.position_seq = p.seq AND t.tag = ?2)) \
-               AND (?3 IS NULL OR seq < ?3) \
-             ORDER BY seq DESC LIMIT ?4",
-        )
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {POSITION_COLUMNS} FROM positions p \
+             WHERE ($2 IS NULL OR variant = $2) \
+               AND ($3 IS NULL OR EXISTS (SELECT 1 FROM position_tags t \
+                    WHERE t.position_seq = p.seq AND t.tag = $3)) \
+               AND ($4 IS NULL OR seq < $4) \
+             ORDER BY seq DESC LIMIT $5"
+        )))
+        .bind(TAG_SEPARATOR)
         .bind(filter.variant)
         .bind(filter.tag)
         .bind(filter.before)
@@ -138,7 +140,7 @@ impl Store {
     /// Database failure.
     pub async fn delete_position(&self, id: &str) -> Result<bool, StoreError> {
         let mut tx = self.writer.begin().await?;
-        let done = sqlx::query("DELETE FROM positions WHERE id = ?")
+        let done = sqlx::query("DELETE FROM positions WHERE id = $1")
             .bind(id)
             .execute(tx.conn())
             .await?;
@@ -147,7 +149,16 @@ impl Store {
     }
 }
 
-fn position_from_row(row: &sqlx::sqlite::SqliteRow) -> StoredPosition {
+/// A position's columns, its tags joined by `$1` ([`TAG_SEPARATOR`]) in
+/// order.
+const POSITION_COLUMNS: &str = "seq, id, variant, fen, name, created_at, \
+     (SELECT string_agg(tag, $1 ORDER BY tag) FROM position_tags t WHERE t.position_seq = p.seq), \
+     owner_token_hash";
+
+/// Joins a position's tags in one column (tags never hold a line break).
+const TAG_SEPARATOR: &str = "\n";
+
+fn position_from_row(row: &sqlx::any::AnyRow) -> StoredPosition {
     let tags: Option<String> = row.get(6);
     StoredPosition {
         seq: row.get(0),
@@ -158,7 +169,7 @@ fn position_from_row(row: &sqlx::sqlite::SqliteRow) -> StoredPosition {
         created_at: row.get(5),
         owner_token_hash: row.get(7),
         tags: tags
-            .map(|t| t.split('\n').map(str::to_owned).collect())
+            .map(|t| t.split(TAG_SEPARATOR).map(str::to_owned).collect())
             .unwrap_or_default(),
     }
 }

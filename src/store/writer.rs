@@ -1,6 +1,6 @@
-//! The one writer connection: write transactions that never outlive a
-//! failure, whether the database can write now, and the probe that finds out
-//! when it can again.
+//! The write pool: write transactions that never outlive a failure,
+//! whether the database can write now, and the probe that finds out when it
+//! can again.
 //!
 //! SQLite may or may not roll a transaction back by itself after an error
 //! (`SQLITE_FULL`, `SQLITE_IOERR` and `SQLITE_BUSY` on `COMMIT` leave it
@@ -17,21 +17,22 @@ use std::{
     time::Duration,
 };
 
-use sqlx::{Sqlite, SqliteConnection, SqlitePool, pool::PoolConnection};
+use sqlx::{Any, AnyConnection, AnyPool, pool::PoolConnection};
 use tokio::{
     sync::{Notify, watch},
     task::AbortHandle,
 };
 
-use super::{StoreError, now_millis};
+use super::{Backend, StoreError, now_millis};
 
 /// How often the probe tries to write while writes fail.
 const PROBE_INTERVAL: Duration = Duration::from_secs(1);
 
-/// The writer pool (one connection) and its health.
+/// The write pool and its health.
 #[derive(Debug)]
 pub(super) struct Writer {
-    pub(super) pool: SqlitePool,
+    pub(super) pool: AnyPool,
+    backend: Backend,
     /// True while writes succeed.
     writable: watch::Sender<bool>,
     /// Wakes the probe: a write failed.
@@ -44,21 +45,25 @@ pub(super) struct Writer {
 impl Writer {
     /// The writer on `pool`, with its probe running in the background until
     /// [`Writer::stop_probe`] or the writer is dropped.
-    pub(super) fn start(pool: SqlitePool) -> Arc<Writer> {
+    pub(super) fn start(pool: AnyPool, backend: Backend) -> Arc<Writer> {
         let writer = Arc::new(Writer {
             pool,
+            backend,
             writable: watch::Sender::new(true),
             failed: Arc::default(),
             begun: AtomicU64::new(0),
             probe: Mutex::new(None),
         });
-        let probe = tokio::spawn(probe(Arc::downgrade(&writer), writer.failed.clone()));
+        let probe = tokio::spawn(probe(
+            Arc::downgrade(&writer),
+            writer.failed.clone(),
+            backend.idle_probe_interval(),
+        ));
         *writer.probe.lock().unwrap_or_else(|e| e.into_inner()) = Some(probe.abort_handle());
         writer
     }
 
-    /// Begins a write transaction (`BEGIN IMMEDIATE`: the write lock is
-    /// taken now, so a read-then-write inside it sees no concurrent change).
+    /// Begins a write transaction (see [`Backend::begin_write`]).
     pub(super) async fn begin(&self) -> Result<WriteTx<'_>, StoreError> {
         self.begun.fetch_add(1, Ordering::Relaxed);
         let conn = self.pool.acquire().await.inspect_err(|_| {
@@ -69,7 +74,9 @@ impl Writer {
             writer: self,
         };
         // On failure the dropped `tx` discards the connection.
-        sqlx::raw_sql("BEGIN IMMEDIATE").execute(tx.conn()).await?;
+        sqlx::raw_sql(self.backend.begin_write())
+            .execute(tx.conn())
+            .await?;
         Ok(tx)
     }
 
@@ -91,7 +98,7 @@ impl Writer {
     async fn probe_write(&self) -> Result<(), StoreError> {
         let mut tx = self.begin().await?;
         sqlx::query(
-            "INSERT INTO write_probe (id, written_at) VALUES (1, ?) \
+            "INSERT INTO write_probe (id, written_at) VALUES (1, $1) \
              ON CONFLICT (id) DO UPDATE SET written_at = excluded.written_at",
         )
         .bind(now_millis())
@@ -108,11 +115,16 @@ impl Drop for Writer {
 }
 
 /// After a failed write, writes until one succeeds, every
-/// [`PROBE_INTERVAL`]; marks the store unwritable meanwhile. One task per
-/// store; it ends with the writer.
-async fn probe(writer: Weak<Writer>, failed: Arc<Notify>) {
+/// [`PROBE_INTERVAL`]; marks the store unwritable meanwhile. With `idle`, it
+/// also writes after that long without a failure, so that a database gone
+/// while nothing was written is noticed too. One task per store; it ends
+/// with the writer.
+async fn probe(writer: Weak<Writer>, failed: Arc<Notify>, idle: Option<Duration>) {
     loop {
-        failed.notified().await;
+        match idle {
+            Some(idle) => drop(tokio::time::timeout(idle, failed.notified()).await),
+            None => failed.notified().await,
+        }
         loop {
             let Some(writer) = writer.upgrade() else {
                 return;
@@ -131,19 +143,19 @@ async fn probe(writer: Weak<Writer>, failed: Arc<Notify>) {
     }
 }
 
-/// A write transaction on the writer connection. It ends with
+/// A write transaction on a connection of the write pool. It ends with
 /// [`WriteTx::commit`] or [`WriteTx::rollback`]; dropped otherwise (an
 /// error, a cancelled request), or if either fails, it discards its
 /// connection and wakes the probe.
 #[derive(Debug)]
 pub(super) struct WriteTx<'w> {
-    conn: Option<PoolConnection<Sqlite>>,
+    conn: Option<PoolConnection<Any>>,
     writer: &'w Writer,
 }
 
 impl WriteTx<'_> {
     /// The connection, to run the transaction's statements on.
-    pub(super) fn conn(&mut self) -> &mut SqliteConnection {
+    pub(super) fn conn(&mut self) -> &mut AnyConnection {
         self.conn
             .as_mut()
             .expect("a transaction has its connection until it ends")

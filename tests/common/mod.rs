@@ -4,13 +4,11 @@
 #![allow(dead_code)]
 
 pub mod binary;
+pub mod database;
 pub mod long_game;
 pub mod raw;
 
-use std::{
-    path::{Path, PathBuf},
-    sync::Arc,
-};
+use std::sync::Arc;
 
 use arbiter::api::{
     ServerConfig,
@@ -24,39 +22,33 @@ use arbiter::games::{SystemTime, TimeSource};
 use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
 use tonic::transport::Channel;
 
+pub use database::TestDatabase;
+
 pub struct TestServer {
     pub addr: std::net::SocketAddr,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<()>>,
-    pub db: PathBuf,
-    _dir: Option<tempfile::TempDir>,
+    /// Its database (on the run's backend: see [`database`]).
+    pub db: TestDatabase,
 }
 
 impl TestServer {
     /// A server with a fresh database.
     pub async fn start() -> TestServer {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let db = dir.path().join("arbiter.db");
-        let mut server = TestServer::start_on(&db).await;
-        server._dir = Some(dir);
-        server
+        TestServer::start_with_config(|config| config).await
     }
 
     /// A server with a fresh database whose clocks run on `time`.
     pub async fn start_with_time(time: Arc<dyn TimeSource>) -> TestServer {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let db = dir.path().join("arbiter.db");
-        let mut server = TestServer::start_on_with(&db, time).await;
-        server._dir = Some(dir);
-        server
+        TestServer::start_with_config(|config| ServerConfig { time, ..config }).await
     }
 
-    /// A server on an existing database file.
-    pub async fn start_on(db: &Path) -> TestServer {
+    /// A server on an existing database.
+    pub async fn start_on(db: &TestDatabase) -> TestServer {
         TestServer::start_on_with(db, Arc::new(SystemTime)).await
     }
 
-    pub async fn start_on_with(db: &Path, time: Arc<dyn TimeSource>) -> TestServer {
+    pub async fn start_on_with(db: &TestDatabase, time: Arc<dyn TimeSource>) -> TestServer {
         TestServer::start_on_configured(db, |config| ServerConfig { time, ..config }).await
     }
 
@@ -65,17 +57,13 @@ impl TestServer {
     pub async fn start_with_config(
         configure: impl FnOnce(ServerConfig) -> ServerConfig,
     ) -> TestServer {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let db = dir.path().join("arbiter.db");
-        let mut server = TestServer::start_on_configured(&db, configure).await;
-        server._dir = Some(dir);
-        server
+        TestServer::start_on_configured(&TestDatabase::fresh().await, configure).await
     }
 
-    /// A server on an existing database file, with the configuration
-    /// `configure` makes of the tests' default.
+    /// A server on an existing database, with the configuration `configure`
+    /// makes of the tests' default.
     pub async fn start_on_configured(
-        db: &Path,
+        db: &TestDatabase,
         configure: impl FnOnce(ServerConfig) -> ServerConfig,
     ) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
@@ -86,7 +74,7 @@ impl TestServer {
             // Tests import whole fixture files at once, as a trusted
             // deployment may.
             create_rate: 0,
-            ..ServerConfig::new(format!("sqlite://{}", db.display()))
+            ..ServerConfig::new(db.url())
         });
         let task = tokio::spawn(async move {
             serve(config, listener, async {
@@ -99,8 +87,7 @@ impl TestServer {
             addr,
             stop: Some(stop),
             task: Some(task),
-            db: db.to_owned(),
-            _dir: None,
+            db: db.clone(),
         }
     }
 
@@ -127,15 +114,16 @@ impl TestServer {
         EngineClient::new(self.channel().await)
     }
 
-    /// Stops the server and waits until it has shut down; keeps the database.
-    pub async fn stop(mut self) -> Option<tempfile::TempDir> {
+    /// Stops the server and waits until it has shut down; returns its
+    /// database, which lives on while it is held.
+    pub async fn stop(mut self) -> TestDatabase {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
         if let Some(task) = self.task.take() {
             let _ = task.await;
         }
-        self._dir.take()
+        self.db.clone()
     }
 }
 
@@ -360,12 +348,12 @@ pub fn code_and_reason(status: &tonic::Status) -> (tonic::Code, String) {
     (status.code(), reason.unwrap_or_default())
 }
 
-/// Another connection to the database `db` that takes the write lock and
-/// keeps it until dropped.
-pub async fn hold_write_lock(db: &Path) -> sqlx::SqliteConnection {
+/// Another connection to the SQLite database `db` that takes the write
+/// lock and keeps it until dropped.
+pub async fn hold_write_lock(db: &TestDatabase) -> sqlx::SqliteConnection {
     use sqlx::{Connection, sqlite::SqliteConnectOptions};
     let mut blocker =
-        sqlx::SqliteConnection::connect_with(&SqliteConnectOptions::new().filename(db))
+        sqlx::SqliteConnection::connect_with(&SqliteConnectOptions::new().filename(db.path()))
             .await
             .unwrap();
     sqlx::raw_sql("BEGIN IMMEDIATE")
@@ -397,4 +385,41 @@ pub fn games_service(
         encode: encode_event,
     };
     Games::new(store, analyst, time, watching)
+}
+
+/// The health service's answer for `service`.
+pub async fn health(channel: &Channel, service: &str) -> i32 {
+    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+    HealthClient::new(channel.clone())
+        .check(HealthCheckRequest {
+            service: service.into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .status
+}
+
+/// Polls until every one of the write services reports `want` (at most
+/// `within`).
+pub async fn wait_health(
+    channel: &Channel,
+    want: tonic_health::pb::health_check_response::ServingStatus,
+    within: std::time::Duration,
+) {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        let mut all = true;
+        for service in ["", "arbiter.v1.Games", "arbiter.v1.Positions"] {
+            all &= health(channel, service).await == want as i32;
+        }
+        if all {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "health never became {want:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 }

@@ -1,0 +1,12 @@
+-- The game's state after each event, so that any event can be told again
+-- from the store (to a watcher on another server, or one that resumes): its
+-- ply and the columns a change sets. NULL on events recorded before this.
+ALTER TABLE game_events ADD COLUMN ply INTEGER;
+ALTER TABLE game_events ADD COLUMN status TEXT;
+ALTER TABLE game_events ADD COLUMN winner TEXT;
+ALTER TABLE game_events ADD COLUMN termination TEXT;
+ALTER TABLE game_events ADD COLUMN draw_offer TEXT;
+ALTER TABLE game_events ADD COLUMN takeback_offer TEXT;
+ALTER TABLE game_events ADD COLUMN clock_white_ms INTEGER;
+ALTER TABLE game_events ADD COLUMN clock_black_ms INTEGER;
+ALTER TABLE game_events ADD COLUMN clock_turn_started_at INTEGER;

@@ -1,0 +1,102 @@
+//! Telling watchers every event of their games, in order and once each,
+//! whoever made it: a write here publishes its own event; an event the hub
+//! refuses because an earlier one has not been told yet (a concurrent
+//! write whose writer publishes later, or another server's) is told after
+//! the missed ones, read from the store. On PostgreSQL the store's change
+//! feed says when another server wrote a watched game, and after the feed's
+//! listener reconnects every watched game is read again.
+
+use std::{sync::Arc, time::Duration};
+
+use tokio::sync::mpsc;
+
+use super::{
+    EventKind, GameView, Games, MoveView,
+    hub::{Hub, MAX_BACKLOG},
+    view_of,
+};
+use crate::store::{Change, Store, StoreError};
+
+/// The longest pause between tries to read missed events (about 3 s in
+/// all) before their watchers are told they fell behind.
+const MAX_RETRY: Duration = Duration::from_millis(1600);
+
+impl Games {
+    /// Tells the watchers of `view`'s game that `kind` happened, after the
+    /// events before it they have not been told.
+    pub(super) async fn tell(&self, kind: EventKind, view: &GameView, played: Option<MoveView>) {
+        if let Err(gap) = self.hub.publish(kind, view, played) {
+            catch_up(&self.hub, &self.store, &view.id, gap.after).await;
+        }
+    }
+}
+
+/// Tells game `id`'s watchers its events after version `after`, from the
+/// store; if they cannot be told (the game's early events kept no state, or
+/// the store fails), its watchers end as having fallen behind, so that they
+/// watch again from a snapshot.
+pub(super) async fn catch_up(hub: &Hub, store: &Store, id: &str, mut after: i64) {
+    let mut retry = Duration::from_millis(50);
+    loop {
+        let events = match store.events_since(id, after, MAX_BACKLOG).await {
+            Ok(Some(events)) => events,
+            Ok(None) => return hub.lose_events(id),
+            // A connection the database dropped, say: worth a few tries.
+            Err(StoreError::Unavailable(_)) if retry <= MAX_RETRY => {
+                tokio::time::sleep(retry).await;
+                retry *= 2;
+                continue;
+            }
+            Err(error) => {
+                tracing::warn!(%error, game = id, "cannot read a watched game's events");
+                return hub.lose_events(id);
+            }
+        };
+        let more = events.len() == MAX_BACKLOG;
+        for event in events {
+            let (Some(kind), Ok(view)) = (EventKind::from_name(&event.kind), view_of(&event.game))
+            else {
+                tracing::warn!(
+                    game = id,
+                    kind = event.kind,
+                    "a stored event cannot be told"
+                );
+                return hub.lose_events(id);
+            };
+            let played = match kind {
+                EventKind::Move => view.moves.last().cloned(),
+                _ => None,
+            };
+            after = view.version;
+            // In order from the channel's last event: at most duplicates,
+            // which it drops.
+            let _ = hub.publish(kind, &view, played);
+        }
+        if !more {
+            return;
+        }
+    }
+}
+
+/// Follows the store's change feed until it ends (the store closes): tells
+/// this server's watchers the events other servers' writes made.
+pub(super) async fn follow(hub: Arc<Hub>, store: Store, mut changes: mpsc::Receiver<Change>) {
+    while let Some(change) = changes.recv().await {
+        match change {
+            Change::Game { id, version } => {
+                if let Some(last) = hub.last_version(&id)
+                    && last < version
+                {
+                    catch_up(&hub, &store, &id, last).await;
+                }
+            }
+            Change::Missed => {
+                for (id, last) in hub.watched() {
+                    if let Some(last) = last {
+                        catch_up(&hub, &store, &id, last).await;
+                    }
+                }
+            }
+        }
+    }
+}
