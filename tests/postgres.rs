@@ -46,6 +46,7 @@ async fn two_servers_on_one_database_serve_any_call() {
     on_a.offer_draw(pb::OfferDrawRequest {
         game_id: id.clone(),
         seat_token: created.black_token.clone(),
+        ..Default::default()
     })
     .await
     .unwrap();
@@ -63,6 +64,7 @@ async fn two_servers_on_one_database_serve_any_call() {
             seat_token: created.black_token.clone(),
             r#move: "Nf3".into(),
             expected_ply: None,
+            ..Default::default()
         })
         .await
         .unwrap_err();
@@ -132,6 +134,7 @@ async fn watched_from_elsewhere(cut_listeners: bool) {
     on_c.offer_draw(pb::OfferDrawRequest {
         game_id: id.clone(),
         seat_token: w.clone(),
+        ..Default::default()
     })
     .await
     .unwrap();
@@ -140,6 +143,7 @@ async fn watched_from_elsewhere(cut_listeners: bool) {
         game_id: id.clone(),
         seat_token: bl.clone(),
         accept: false,
+        ..Default::default()
     })
     .await
     .unwrap();
@@ -151,6 +155,7 @@ async fn watched_from_elsewhere(cut_listeners: bool) {
     on_c.resign(pb::ResignRequest {
         game_id: id.clone(),
         seat_token: w.clone(),
+        ..Default::default()
     })
     .await
     .unwrap();
@@ -220,6 +225,7 @@ async fn concurrent_moves_on_different_servers_exactly_one_wins() {
                 seat_token: created.white_token.clone(),
                 r#move: text.into(),
                 expected_ply: Some(0),
+                ..Default::default()
             };
             async move { client.make_move(request).await.map(drop) }
         };
@@ -286,6 +292,7 @@ async fn killed_database_connections_lose_no_acknowledged_move() {
                 seat_token: token.clone(),
                 r#move: line[ply % 4].into(),
                 expected_ply: Some(ply as u32),
+                ..Default::default()
             };
             tried += 1;
             match games.make_move(request).await {
@@ -390,6 +397,7 @@ async fn an_unreachable_database_is_reported_and_recovered_from() {
             seat_token: created.black_token.clone(),
             r#move: "e5".into(),
             expected_ply: Some(1),
+            ..Default::default()
         })
         .await
         .unwrap_err();
