@@ -311,6 +311,7 @@ async fn gauges_show_the_servers_games_watchers_and_engine_slots() {
         .resign(pb::ResignRequest {
             game_id: game.id.clone(),
             seat_token: created.white_token,
+            ..Default::default()
         })
         .await
         .unwrap();
@@ -397,6 +398,7 @@ async fn arbiter_serve_has_metrics_with_arbiter_metrics_listen() {
     let unknown = games
         .get_game(pb::GetGameRequest {
             game_id: "aaaaaaaaaaaaaaaa".into(),
+            ..Default::default()
         })
         .await
         .unwrap_err();
