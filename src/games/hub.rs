@@ -178,6 +178,11 @@ struct Channel {
 }
 
 impl Channel {
+    /// No event follows the backlog: the game ended or events were lost.
+    fn closed(&self) -> bool {
+        self.ended || self.broken
+    }
+
     /// The sequence number the next event gets.
     fn end(&self) -> u64 {
         self.first + self.backlog.len() as u64
@@ -240,10 +245,7 @@ impl Hub {
         // meanwhile must not remove the channel it joins.
         let mut channels = lock(&self.channels);
         let channel = channels.entry(id.to_owned()).or_default();
-        if {
-            let state = lock(channel);
-            state.ended || state.broken
-        } {
+        if lock(channel).closed() {
             // Its last watchers are still reading the end; a new watcher
             // starts from the snapshot, which tells it.
             *channel = Arc::default();
@@ -343,7 +345,7 @@ impl Hub {
         });
         let wakers: Vec<Waker> = {
             let mut state = lock(&channel);
-            if state.ended || state.broken || state.watchers.is_empty() {
+            if state.closed() || state.watchers.is_empty() {
                 return Ok(());
             }
             // Checked again: another event may have come while this one was
