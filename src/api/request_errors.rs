@@ -14,12 +14,10 @@
 //! unknown method's UNIMPLEMENTED, which tonic sends without a message, gets
 //! one. Any other answer passes through untouched.
 
-use std::collections::HashMap;
-
 use tonic::{Code, Status, body::Body};
-use tonic_types::{ErrorDetails, StatusExt};
 
-use super::error::DOMAIN;
+use super::error::ErrorStatus;
+use crate::reason::Reason;
 
 /// The status tonic gave a request it could not read, and what it means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,58 +106,50 @@ fn rejection(status: &Status) -> Option<Rejection> {
 
 /// The status a caller gets for `rejection`; `reason` is tonic's message.
 fn answer(rejection: Rejection, reason: &str) -> Status {
-    let (code, message, info) = match rejection {
-        Rejection::Malformed => (
-            Code::InvalidArgument,
+    match rejection {
+        Rejection::Malformed => ErrorStatus::new(
+            Reason::MalformedRequest,
             format!(
                 "the request is not a valid message of this method's request type \
                  (check the client was generated from arbiter's .proto files): {reason}"
             ),
-            ("MALFORMED_REQUEST", HashMap::new()),
         ),
-        Rejection::TooLarge { found, limit } => {
-            let mut metadata = HashMap::from([("limit_bytes".to_owned(), limit.to_string())]);
-            let message = match found {
-                Some(found) => {
-                    metadata.insert("found_bytes".to_owned(), found.to_string());
-                    format!(
-                        "the request message is {found} bytes; the server accepts at most {limit} bytes"
-                    )
-                }
-                None => format!(
-                    "the request message decompresses to more than {limit} bytes, \
-                     the most the server accepts"
-                ),
-            };
-            (
-                Code::ResourceExhausted,
-                message,
-                ("REQUEST_TOO_LARGE", metadata),
-            )
-        }
-        Rejection::UnsupportedCompression => (
-            Code::Unimplemented,
+        Rejection::TooLarge {
+            found: Some(found),
+            limit,
+        } => ErrorStatus::new(
+            Reason::RequestTooLarge,
+            format!(
+                "the request message is {found} bytes; the server accepts at most {limit} bytes"
+            ),
+        )
+        .metadata("found_bytes", found)
+        .metadata("limit_bytes", limit),
+        Rejection::TooLarge { found: None, limit } => ErrorStatus::new(
+            Reason::RequestTooLarge,
+            format!(
+                "the request message decompresses to more than {limit} bytes, \
+                 the most the server accepts"
+            ),
+        )
+        .metadata("limit_bytes", limit),
+        Rejection::UnsupportedCompression => ErrorStatus::new(
+            Reason::UnsupportedCompression,
             format!("{reason}: send requests uncompressed or compressed with gzip"),
-            ("UNSUPPORTED_COMPRESSION", HashMap::new()),
         ),
-        Rejection::UnknownMethod => (
-            Code::Unimplemented,
+        Rejection::UnknownMethod => ErrorStatus::new(
+            Reason::UnknownMethod,
             "this server has no such method: it serves arbiter.v1.Rules, Positions, Games and \
-             Engine, and grpc.health.v1.Health; server reflection lists every method"
-                .to_owned(),
-            ("UNKNOWN_METHOD", HashMap::new()),
+             Engine, and grpc.health.v1.Health; server reflection lists every method",
         ),
-    };
-    let (reason, metadata) = info;
-    Status::with_error_details(
-        code,
-        message,
-        ErrorDetails::with_error_info(reason, DOMAIN, metadata),
-    )
+    }
+    .into()
 }
 
 #[cfg(test)]
 mod tests {
+    use tonic_types::StatusExt;
+
     use super::*;
 
     fn refused(status: Status) -> http::Response<Body> {

@@ -1,6 +1,7 @@
 use std::fmt;
 
 use crate::{
+    reason::Reason,
     rules::{IllegalMove, MoveError, Quoted, referee::InvalidPosition},
     store::{GameNotFound, StoreError},
 };
@@ -11,9 +12,11 @@ use crate::{
 pub enum GameError {
     #[error("{0}")]
     NotFound(Refusal),
+    /// `field` is wrong for `reason`.
     #[error("{field}: {message}")]
     InvalidArgument {
         field: &'static str,
+        reason: Reason,
         message: String,
     },
     /// `field` goes past a cap of the service; the API names the cap
@@ -21,7 +24,7 @@ pub enum GameError {
     #[error("{field}: {message}")]
     OverLimit {
         field: &'static str,
-        reason: &'static str,
+        reason: Reason,
         limit: &'static str,
         value: usize,
         message: String,
@@ -50,16 +53,16 @@ pub enum GameError {
     Store(#[from] StoreError),
 }
 
-/// Why a request was refused: a stable code for programs (the API sends it
-/// as `google.rpc.ErrorInfo.reason`) and a sentence for people.
+/// Why a request was refused: a stable reason for programs (the API sends
+/// it as `google.rpc.ErrorInfo.reason`) and a sentence for people.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
-    pub reason: &'static str,
+    pub reason: Reason,
     pub message: String,
 }
 
 impl Refusal {
-    pub fn new(reason: &'static str, message: impl Into<String>) -> Refusal {
+    pub fn new(reason: Reason, message: impl Into<String>) -> Refusal {
         Refusal {
             reason,
             message: message.into(),
@@ -77,7 +80,7 @@ impl GameError {
     /// No game has the id `id`.
     pub fn game_not_found(id: &str) -> GameError {
         GameError::NotFound(Refusal::new(
-            "GAME_NOT_FOUND",
+            Reason::GameNotFound,
             format!("game {} not found", Quoted(id)),
         ))
     }
@@ -85,14 +88,27 @@ impl GameError {
     /// No saved position has the id `id`.
     pub fn position_not_found(id: &str) -> GameError {
         GameError::NotFound(Refusal::new(
-            "POSITION_NOT_FOUND",
+            Reason::PositionNotFound,
             format!("position {} not found", Quoted(id)),
         ))
     }
 
     /// FAILED_PRECONDITION for `reason`, explained by `message`.
-    pub(crate) fn precondition(reason: &'static str, message: impl Into<String>) -> GameError {
+    pub(crate) fn precondition(reason: Reason, message: impl Into<String>) -> GameError {
         GameError::FailedPrecondition(Refusal::new(reason, message))
+    }
+
+    /// INVALID_ARGUMENT of `field` for `reason`, explained by `message`.
+    pub(crate) fn invalid(
+        field: &'static str,
+        reason: Reason,
+        message: impl Into<String>,
+    ) -> GameError {
+        GameError::InvalidArgument {
+            field,
+            reason,
+            message: message.into(),
+        }
     }
 }
 

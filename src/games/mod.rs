@@ -39,6 +39,7 @@ pub use view::{GameView, MoveView, OutcomeView, Status};
 
 use crate::{
     analysis::Analyst,
+    reason::Reason,
     rules::{
         DrawClaim, MoveError, Quoted, Side, Variant,
         referee::{Referee, referee},
@@ -152,14 +153,15 @@ impl Games {
                 }
                 .ok_or_else(|| GameError::position_not_found(&id))?;
                 if saved.variant != variant.name() {
-                    return Err(GameError::InvalidArgument {
-                        field: "position_id",
-                        message: format!(
+                    return Err(GameError::invalid(
+                        "position_id",
+                        Reason::VariantMismatch,
+                        format!(
                             "position {} is a {} position, not {variant}",
                             Quoted(&id),
                             saved.variant
                         ),
-                    });
+                    ));
                 }
                 Some(saved.fen)
             }
@@ -167,7 +169,7 @@ impl Games {
         let record = referee::<&str>(variant, fen.as_deref(), &[])?;
         if let Some(end) = record.verdict().end {
             return Err(GameError::precondition(
-                "START_POSITION_DECIDED",
+                Reason::StartPositionDecided,
                 format!("the start position is already decided: {end}"),
             ));
         }
@@ -353,7 +355,7 @@ impl Games {
             match game.draw_offer.as_deref() {
                 Some(s) if s == side.name() => {
                     return Err(GameError::precondition(
-                        "DRAW_ALREADY_OFFERED",
+                        Reason::DrawAlreadyOffered,
                         "you already offered a draw; wait for the answer",
                     ));
                 }
@@ -430,7 +432,7 @@ impl Games {
             }
             let claim = trial.verdict().claimable.first().copied().ok_or_else(|| {
                 GameError::precondition(
-                    "NO_DRAW_TO_CLAIM",
+                    Reason::NoDrawToClaim,
                     "no draw can be claimed: the position has not occurred three times and \
                      fifty moves have not passed without capture or pawn move",
                 )
@@ -461,7 +463,7 @@ impl Games {
         self.act(id, token, EventKind::Aborted, |game, _, _| {
             if game.moves.len() >= 2 {
                 return Err(GameError::precondition(
-                    "TOO_LATE_TO_ABORT",
+                    Reason::TooLateToAbort,
                     "both sides have moved: the game can no longer be aborted (resign or offer a draw)",
                 ));
             }
@@ -551,13 +553,14 @@ impl Games {
 pub(crate) fn refuse_control_characters(field: &'static str, text: &str) -> Result<(), GameError> {
     match text.chars().find(|c| c.is_control()) {
         None => Ok(()),
-        Some(c) => Err(GameError::InvalidArgument {
+        Some(c) => Err(GameError::invalid(
             field,
-            message: format!(
+            Reason::ControlCharacter,
+            format!(
                 "must not contain control characters (it has U+{:04X})",
                 u32::from(c)
             ),
-        }),
+        )),
     }
 }
 
@@ -568,11 +571,17 @@ fn seat_name(field: &'static str, seat: &SeatSpec) -> Result<String, GameError> 
     if let (true, Some(engine)) = (name.is_empty(), seat.engine) {
         return Ok(engine.default_name());
     }
+    let reason = if name.is_empty() {
+        Reason::MissingField
+    } else {
+        Reason::TooLong
+    };
     if name.is_empty() || name.chars().count() > MAX_NAME {
-        return Err(GameError::InvalidArgument {
+        return Err(GameError::invalid(
             field,
-            message: format!("a display name of 1 to {MAX_NAME} characters is required"),
-        });
+            reason,
+            format!("a display name of 1 to {MAX_NAME} characters is required"),
+        ));
     }
     Ok(name.to_owned())
 }
@@ -581,7 +590,7 @@ fn seat_name(field: &'static str, seat: &SeatSpec) -> Result<String, GameError> 
 fn seat(game: &StoredGame, token: &str) -> Result<Side, GameError> {
     if token.is_empty() {
         return Err(GameError::Unauthenticated(Refusal::new(
-            "SEAT_TOKEN_MISSING",
+            Reason::SeatTokenMissing,
             "seat_token is required: use the token CreateGame returned for your seat",
         )));
     }
@@ -592,7 +601,7 @@ fn seat(game: &StoredGame, token: &str) -> Result<Side, GameError> {
         Ok(Side::Black)
     } else {
         Err(GameError::Unauthenticated(Refusal::new(
-            "SEAT_TOKEN_UNKNOWN",
+            Reason::SeatTokenUnknown,
             "seat_token does not belong to either seat of this game",
         )))
     }
@@ -604,7 +613,7 @@ fn offered_by_opponent(offer: Option<&str>, side: Side, what: &str) -> Result<()
         Ok(())
     } else {
         Err(GameError::precondition(
-            "NOTHING_TO_ANSWER",
+            Reason::NothingToAnswer,
             format!("there is no {what} from your opponent to answer"),
         ))
     }
@@ -627,7 +636,7 @@ fn ensure_turn(turn: Side, side: Side) -> Result<(), GameError> {
         Ok(())
     } else {
         Err(GameError::PermissionDenied(Refusal::new(
-            "NOT_YOUR_TURN",
+            Reason::NotYourTurn,
             format!("it is {turn}'s turn, not {side}'s"),
         )))
     }
