@@ -379,10 +379,8 @@ async fn every_refusal_carries_its_reason() {
     let mut positions = PositionsClient::new(channel.clone());
     let mut engine = server.engine().await;
     let chess = pb::Variant::Chess;
-    let legal = |position: Option<pb::Position>, detail: i32| pb::LegalMovesRequest {
-        position,
-        detail,
-    };
+    let legal =
+        |position: Option<pb::Position>, detail: i32| pb::LegalMovesRequest { position, detail };
     let validate = |position: Option<pb::Position>, text: &str| pb::ValidateMoveRequest {
         position,
         r#move: text.to_owned(),
@@ -529,7 +527,12 @@ async fn every_refusal_carries_its_reason() {
                 .create_game(new_game(0, common::seat("Alice")))
                 .await
                 .unwrap_err(),
-            field("a game of no variant", "MISSING_VARIANT", "variant", "MISSING_VARIANT"),
+            field(
+                "a game of no variant",
+                "MISSING_VARIANT",
+                "variant",
+                "MISSING_VARIANT",
+            ),
         ),
         (
             games
@@ -676,7 +679,10 @@ async fn every_refusal_carries_its_reason() {
             ),
         ),
         (
-            games.make_move(make_move("", "e4", None)).await.unwrap_err(),
+            games
+                .make_move(make_move("", "e4", None))
+                .await
+                .unwrap_err(),
             expect("no seat token", Code::Unauthenticated, "SEAT_TOKEN_MISSING"),
         ),
         (
@@ -684,14 +690,24 @@ async fn every_refusal_carries_its_reason() {
                 .make_move(make_move("not-a-token", "e4", None))
                 .await
                 .unwrap_err(),
-            expect("a stranger's token", Code::Unauthenticated, "SEAT_TOKEN_UNKNOWN"),
+            expect(
+                "a stranger's token",
+                Code::Unauthenticated,
+                "SEAT_TOKEN_UNKNOWN",
+            ),
         ),
         (
-            games.make_move(make_move(&black, "e5", None)).await.unwrap_err(),
+            games
+                .make_move(make_move(&black, "e5", None))
+                .await
+                .unwrap_err(),
             expect("out of turn", Code::PermissionDenied, "NOT_YOUR_TURN"),
         ),
         (
-            games.make_move(make_move(&white, "zz", None)).await.unwrap_err(),
+            games
+                .make_move(make_move(&white, "zz", None))
+                .await
+                .unwrap_err(),
             field("no move", "UNPARSABLE_MOVE", "move", "UNPARSABLE_MOVE"),
         ),
         (
@@ -763,7 +779,11 @@ async fn every_refusal_carries_its_reason() {
                 })
                 .await
                 .unwrap_err(),
-            expect("no owner token", Code::Unauthenticated, "OWNER_TOKEN_MISSING"),
+            expect(
+                "no owner token",
+                Code::Unauthenticated,
+                "OWNER_TOKEN_MISSING",
+            ),
         ),
         (
             positions
@@ -824,8 +844,15 @@ async fn every_refusal_carries_its_reason() {
         .await
         .expect("resigned");
     refusals.push((
-        games.make_move(make_move(&white, "e4", None)).await.unwrap_err(),
-        expect("a move after resigning", Code::FailedPrecondition, "GAME_OVER"),
+        games
+            .make_move(make_move(&white, "e4", None))
+            .await
+            .unwrap_err(),
+        expect(
+            "a move after resigning",
+            Code::FailedPrecondition,
+            "GAME_OVER",
+        ),
     ));
     for (status, expected) in &refusals {
         assert_refusal(status, expected);
