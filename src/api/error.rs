@@ -239,3 +239,79 @@ impl From<AnalysisError> for Status {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use tonic::Code;
+
+    use super::*;
+    use crate::rules::{Variant, referee::referee};
+
+    #[test]
+    fn a_status_has_its_reasons_code_and_every_detail() {
+        let status: Status = ErrorStatus::new(Reason::RateLimited, "slow down")
+            .metadata("limit", "1/s")
+            .violation("name", "TOO_LONG", "at most 3 characters")
+            .retry_after(Duration::from_millis(5))
+            .into();
+        assert_eq!(
+            (status.code(), status.message()),
+            (Code::ResourceExhausted, "slow down")
+        );
+        let details = status.get_error_details();
+        let info = details.error_info().unwrap();
+        assert_eq!(
+            (info.reason.as_str(), info.domain.as_str()),
+            ("RATE_LIMITED", DOMAIN)
+        );
+        assert_eq!(info.metadata["limit"], "1/s");
+        let violation = &details.bad_request().unwrap().field_violations[0];
+        assert_eq!(
+            (violation.field.as_str(), violation.reason.as_str()),
+            ("name", "TOO_LONG")
+        );
+        assert_eq!(
+            details.retry_info().unwrap().retry_delay,
+            Some(Duration::from_millis(5))
+        );
+    }
+
+    /// A FEN's problems and a history's move are violations with their own
+    /// codes as reasons, under INVALID_FEN and INVALID_MOVES; descriptions
+    /// do not repeat the codes.
+    #[test]
+    fn position_problems_are_violations_with_their_codes() {
+        for (fen, moves, reason, field, problem) in [
+            (
+                "8/8/8 w - - 0 1",
+                &[][..],
+                "INVALID_FEN",
+                "position.fen",
+                "WRONG_RANK_COUNT",
+            ),
+            (
+                "",
+                &["e4", "e4"][..],
+                "INVALID_MOVES",
+                "position.moves[1]",
+                "NO_PIECE_CAN_REACH",
+            ),
+        ] {
+            let Err(err) = referee(Variant::Chess, Some(fen), moves) else {
+                panic!("{fen} {moves:?} is a position");
+            };
+            let status = invalid_position("position", &err);
+            assert_eq!(status.code(), Code::InvalidArgument);
+            assert_eq!(status.get_details_error_info().unwrap().reason, reason);
+            let violations = status.get_details_bad_request().unwrap().field_violations;
+            assert_eq!(
+                (violations[0].field.as_str(), violations[0].reason.as_str()),
+                (field, problem),
+                "{violations:?}"
+            );
+            for v in &violations {
+                assert!(!v.description.starts_with(&v.reason), "{v:?}");
+            }
+        }
+    }
+}

@@ -7,7 +7,8 @@ use crate::{
 };
 
 /// Everything a games or positions request can fail with. The API maps each
-/// variant to one gRPC status.
+/// variant to one gRPC status; a [`Refusal`]'s code is its reason's (the
+/// variant names the class for callers in the domain).
 #[derive(Debug, thiserror::Error)]
 pub enum GameError {
     #[error("{0}")]
