@@ -102,6 +102,8 @@ reasons! {
     GameNotFound = "GAME_NOT_FOUND", NotFound;
     /// No saved position has the id (or the id cannot be one).
     PositionNotFound = "POSITION_NOT_FOUND", NotFound;
+    /// Health.Check names a service the server does not have.
+    UnknownService = "UNKNOWN_SERVICE", NotFound;
     /// `seat_token` is empty.
     SeatTokenMissing = "SEAT_TOKEN_MISSING", Unauthenticated;
     /// `seat_token` is neither seat's (nor, for Abort, the operator

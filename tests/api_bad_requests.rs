@@ -835,6 +835,19 @@ async fn every_refusal_carries_its_reason() {
                 .unwrap_err(),
             expect("a search after mate", Code::FailedPrecondition, "GAME_OVER"),
         ),
+        (
+            tonic_health::pb::health_client::HealthClient::new(channel.clone())
+                .check(tonic_health::pb::HealthCheckRequest {
+                    service: "nope".into(),
+                })
+                .await
+                .unwrap_err(),
+            expect(
+                "an unknown service's health",
+                Code::NotFound,
+                "UNKNOWN_SERVICE",
+            ),
+        ),
     ];
     games
         .resign(pb::ResignRequest {

@@ -12,7 +12,8 @@
 //! flag without a compression, gzip that does not decompress), a message
 //! that decompresses beyond the limit, and an unsupported compression. An
 //! unknown method's UNIMPLEMENTED, which tonic sends without a message, gets
-//! one. Any other answer passes through untouched.
+//! one, and the health service's NOT_FOUND for a service it does not know
+//! gets its reason. Any other answer passes through untouched.
 
 use tonic::{Code, Status, body::Body};
 
@@ -31,6 +32,8 @@ enum Rejection {
     UnsupportedCompression,
     /// No service here has the method (tonic says nothing more).
     UnknownMethod,
+    /// Health.Check asked about a service the server does not have.
+    UnknownService,
 }
 
 /// Rewrites a transport rejection (see the module docs); `response` as it
@@ -100,6 +103,8 @@ fn rejection(status: &Status) -> Option<Rejection> {
             Some(Rejection::UnsupportedCompression)
         }
         Code::Unimplemented if message.is_empty() => Some(Rejection::UnknownMethod),
+        // tonic-health's whole answer for a name it was never told about.
+        Code::NotFound if message == "service not registered" => Some(Rejection::UnknownService),
         _ => None,
     }
 }
@@ -141,6 +146,11 @@ fn answer(rejection: Rejection, reason: &str) -> Status {
             Reason::UnknownMethod,
             "this server has no such method: it serves arbiter.v1.Rules, Positions, Games and \
              Engine, and grpc.health.v1.Health; server reflection lists every method",
+        ),
+        Rejection::UnknownService => ErrorStatus::new(
+            Reason::UnknownService,
+            "health knows no such service: ask about \"\" (the server), arbiter.v1.Rules, \
+             arbiter.v1.Positions, arbiter.v1.Games or arbiter.v1.Engine",
         ),
     }
     .into()
@@ -221,6 +231,18 @@ mod tests {
         assert_eq!(
             status.get_details_error_info().unwrap().reason,
             "UNSUPPORTED_COMPRESSION"
+        );
+    }
+
+    #[test]
+    fn an_unknown_health_service_keeps_its_code_and_gains_a_reason() {
+        let tonic = Status::not_found("service not registered");
+        let status = Status::from_header_map(refused(tonic).headers()).unwrap();
+        assert_eq!(status.code(), Code::NotFound);
+        assert!(status.message().contains("arbiter.v1.Games"), "{status:?}");
+        assert_eq!(
+            status.get_details_error_info().unwrap().reason,
+            "UNKNOWN_SERVICE"
         );
     }
 
