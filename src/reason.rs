@@ -93,7 +93,8 @@ reasons! {
     /// The move text fits several legal moves.
     AmbiguousMove = "AMBIGUOUS_MOVE", InvalidArgument;
     /// The PGN does not read, names an unsupported variant, holds a move
-    /// that cannot be played or a result its moves contradict.
+    /// that cannot be played (the violation has the move's reason) or a
+    /// result its moves contradict.
     InvalidPgn = "INVALID_PGN", InvalidArgument;
     /// The PGN is past ImportGame's caps (metadata `limit_moves` or
     /// `limit_tokens`).

@@ -661,7 +661,12 @@ async fn every_refusal_carries_its_reason() {
                 })
                 .await
                 .unwrap_err(),
-            field("an illegal PGN move", "INVALID_PGN", "pgn", "INVALID_PGN"),
+            field(
+                "an illegal PGN move",
+                "INVALID_PGN",
+                "pgn",
+                "NO_PIECE_CAN_REACH",
+            ),
         ),
         (
             games

@@ -163,8 +163,11 @@ impl From<GameError> for Status {
             GameError::InvalidArgument {
                 field,
                 reason,
+                problem,
                 message,
-            } => invalid_argument(field, *reason, message.clone()),
+            } => ErrorStatus::new(*reason, err.to_string())
+                .violation(*field, problem, message.clone())
+                .into(),
             GameError::OverLimit {
                 field,
                 reason,

@@ -13,11 +13,13 @@ use crate::{
 pub enum GameError {
     #[error("{0}")]
     NotFound(Refusal),
-    /// `field` is wrong for `reason`.
+    /// `field` is wrong for `reason`; `problem` is the field violation's
+    /// own reason (the move's in a PGN, or `reason`'s).
     #[error("{field}: {message}")]
     InvalidArgument {
         field: &'static str,
         reason: Reason,
+        problem: &'static str,
         message: String,
     },
     /// `field` goes past a cap of the service; the API names the cap
@@ -105,9 +107,21 @@ impl GameError {
         reason: Reason,
         message: impl Into<String>,
     ) -> GameError {
+        GameError::invalid_for(field, reason, reason.as_str(), message)
+    }
+
+    /// [`GameError::invalid`] whose field violation has a reason of its
+    /// own, `problem`.
+    pub(crate) fn invalid_for(
+        field: &'static str,
+        reason: Reason,
+        problem: &'static str,
+        message: impl Into<String>,
+    ) -> GameError {
         GameError::InvalidArgument {
             field,
             reason,
+            problem,
             message: message.into(),
         }
     }

@@ -102,14 +102,21 @@ impl Games {
             player(&game, "White", "White")?,
             player(&game, "Black", "Black")?,
         );
-        let mut record = referee::<&str>(variant, game.tag("FEN"), &[])
-            .map_err(|e| invalid(Reason::InvalidFen, format!("[FEN]: {e}")))?;
+        let mut record = referee::<&str>(variant, game.tag("FEN"), &[]).map_err(|e| {
+            let problem = e
+                .problems
+                .first()
+                .map_or(Reason::InvalidFen.as_str(), |p| p.code);
+            GameError::invalid_for("pgn", Reason::InvalidFen, problem, format!("[FEN]: {e}"))
+        })?;
         let mut moves = Vec::with_capacity(game.moves.len());
         let played_at = now_millis();
         for (ply, (text, line)) in game.moves.iter().enumerate() {
             let played = record.play_recorded(text).map_err(|e| {
-                invalid(
+                GameError::invalid_for(
+                    "pgn",
                     Reason::InvalidPgn,
+                    Reason::from(&e).as_str(),
                     format!(
                         "move {} ({}, line {line}) cannot be played: {e}",
                         ply + 1,
