@@ -13,6 +13,7 @@ pub mod engine;
 pub mod games;
 pub mod peers;
 pub mod positions;
+pub mod reason;
 pub mod rules;
 pub mod store;
 pub mod telemetry;

@@ -8,6 +8,7 @@ use crate::{
     games::{
         AdminToken, GameError, Refusal, hash_token, is_admin, new_token, refuse_control_characters,
     },
+    reason::Reason,
     rules::{
         Side, Variant,
         placement::{Extras, fen_from_pieces},
@@ -74,10 +75,11 @@ impl Positions {
         refuse_control_characters("name", name)?;
         let name = name.trim();
         if name.chars().count() > MAX_NAME {
-            return Err(GameError::InvalidArgument {
-                field: "name",
-                message: format!("at most {MAX_NAME} characters"),
-            });
+            return Err(GameError::invalid(
+                "name",
+                Reason::TooLong,
+                format!("at most {MAX_NAME} characters"),
+            ));
         }
         let tags = clean_tags(tags)?;
         let fen = match source {
@@ -147,7 +149,7 @@ impl Positions {
     pub async fn delete(&self, id: &str, token: &str) -> Result<(), GameError> {
         if token.is_empty() {
             return Err(GameError::Unauthenticated(Refusal::new(
-                "OWNER_TOKEN_MISSING",
+                Reason::OwnerTokenMissing,
                 "owner_token is required: use the token CreatePosition returned",
             )));
         }
@@ -161,7 +163,7 @@ impl Positions {
                  only the operator credential deletes it"
             };
             return Err(GameError::Unauthenticated(Refusal::new(
-                "OWNER_TOKEN_UNKNOWN",
+                Reason::OwnerTokenUnknown,
                 message,
             )));
         }
@@ -187,24 +189,23 @@ fn clean_tags(tags: &[String]) -> Result<Vec<String>, GameError> {
     let mut clean: Vec<String> = tags.iter().map(|t| t.trim().to_owned()).collect();
     clean.sort();
     clean.dedup();
-    let message = if !listed.is_empty() {
+    let (reason, message) = if !listed.is_empty() {
         let more = match unlisted {
             0 => String::new(),
             more => format!(" (and {more} more)"),
         };
-        format!(
+        let message = format!(
             "{}{more}: a tag has 1 to {MAX_TAG} characters, none of them a control character",
             listed.join("; ")
-        )
+        );
+        (Reason::InvalidTag, message)
     } else if clean.len() > MAX_TAGS {
-        format!("at most {MAX_TAGS} different tags, not {}", clean.len())
+        let message = format!("at most {MAX_TAGS} different tags, not {}", clean.len());
+        (Reason::TooLong, message)
     } else {
         return Ok(clean);
     };
-    Err(GameError::InvalidArgument {
-        field: "tags",
-        message,
-    })
+    Err(GameError::invalid("tags", reason, message))
 }
 
 /// What is wrong with `tag`, if anything. A control character (a newline

@@ -289,3 +289,593 @@ async fn errors_quote_long_inputs_cut_short() {
     }
     server.stop().await;
 }
+
+/// What a refusal must carry: its code, its `ErrorInfo` reason and, for a
+/// field's problem, the first violation's field and reason.
+struct Expected {
+    what: &'static str,
+    code: Code,
+    reason: &'static str,
+    violation: Option<(&'static str, &'static str)>,
+}
+
+const fn expect(what: &'static str, code: Code, reason: &'static str) -> Expected {
+    Expected {
+        what,
+        code,
+        reason,
+        violation: None,
+    }
+}
+
+/// INVALID_ARGUMENT for `reason`, whose first violation is `field`'s for
+/// `violation`.
+const fn field(
+    what: &'static str,
+    reason: &'static str,
+    field: &'static str,
+    violation: &'static str,
+) -> Expected {
+    Expected {
+        what,
+        code: Code::InvalidArgument,
+        reason,
+        violation: Some((field, violation)),
+    }
+}
+
+/// Checks that `status` is `expected`: the code, an `ErrorInfo` in the
+/// `arbiter.dev` domain with the reason, a `BadRequest` whose every
+/// violation has a reason when it is a field's INVALID_ARGUMENT, and a
+/// message that does not start with a code.
+fn assert_refusal(status: &Status, expected: &Expected) {
+    let what = expected.what;
+    assert_eq!(status.code(), expected.code, "{what}: {status:?}");
+    let info = status
+        .get_details_error_info()
+        .unwrap_or_else(|| panic!("{what}: no ErrorInfo in {status:?}"));
+    assert_eq!(info.domain, "arbiter.dev", "{what}");
+    assert_eq!(info.reason, expected.reason, "{what}: {status:?}");
+    let starts_with_code = |text: &str| {
+        text.split_once(':').is_some_and(|(head, _)| {
+            head.len() > 2 && head.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+        })
+    };
+    assert!(!starts_with_code(status.message()), "{what}: {status:?}");
+    if let Some((field, reason)) = expected.violation {
+        let violations = status
+            .get_details_bad_request()
+            .unwrap_or_else(|| panic!("{what}: no BadRequest in {status:?}"))
+            .field_violations;
+        assert!(!violations.is_empty(), "{what}");
+        for v in &violations {
+            assert!(!v.reason.is_empty(), "{what}: {v:?}");
+            assert!(!starts_with_code(&v.description), "{what}: {v:?}");
+        }
+        assert_eq!(
+            (violations[0].field.as_str(), violations[0].reason.as_str()),
+            (field, reason),
+            "{what}: {violations:?}"
+        );
+    }
+}
+
+/// A position of `variant` with `fen` and `moves`.
+fn position(variant: pb::Variant, fen: &str, moves: &[&str]) -> Option<pb::Position> {
+    Some(pb::Position {
+        variant: variant as i32,
+        fen: fen.to_owned(),
+        moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+    })
+}
+
+/// Every kind of refusal, through the generated clients: each carries its
+/// reason, and each field problem names its field with a reason of its own.
+#[tokio::test]
+async fn every_refusal_carries_its_reason() {
+    use pb::create_game_request::Start;
+    let server = TestServer::start().await;
+    let channel = server.channel().await;
+    let mut rules = RulesClient::new(channel.clone());
+    let mut games = GamesClient::new(channel.clone());
+    let mut positions = PositionsClient::new(channel.clone());
+    let mut engine = server.engine().await;
+    let chess = pb::Variant::Chess;
+    let legal =
+        |position: Option<pb::Position>, detail: i32| pb::LegalMovesRequest { position, detail };
+    let validate = |position: Option<pb::Position>, text: &str| pb::ValidateMoveRequest {
+        position,
+        r#move: text.to_owned(),
+    };
+    let created = common::new_chess_game(&mut games, None).await;
+    let id = created.game.unwrap().id;
+    let (white, black) = (created.white_token, created.black_token);
+    let make_move = |token: &str, text: &str, expected_ply: Option<u32>| pb::MakeMoveRequest {
+        game_id: id.clone(),
+        seat_token: token.to_owned(),
+        r#move: text.to_owned(),
+        expected_ply,
+    };
+    let new_game = |variant: i32, white: Option<pb::SeatRequest>| pb::CreateGameRequest {
+        variant,
+        white,
+        black: common::seat("Bob"),
+        ..Default::default()
+    };
+    let saved = positions
+        .create_position(pb::CreatePositionRequest {
+            variant: chess as i32,
+            source: Some(pb::create_position_request::Source::Fen(String::new())),
+            ..Default::default()
+        })
+        .await
+        .expect("position saved")
+        .into_inner()
+        .position
+        .unwrap()
+        .id;
+    let ambiguous = "k7/8/8/8/8/8/8/KN3N2 w - - 0 1";
+    let mated = "k7/1Q6/1K6/8/8/8/8/8 b - - 0 1";
+    let mut refusals: Vec<(Status, Expected)> = vec![
+        (
+            rules.legal_moves(legal(None, 0)).await.unwrap_err(),
+            field("no position", "MISSING_FIELD", "position", "MISSING_FIELD"),
+        ),
+        (
+            rules
+                .legal_moves(legal(position(pb::Variant::Unspecified, "", &[]), 0))
+                .await
+                .unwrap_err(),
+            field(
+                "no variant",
+                "MISSING_VARIANT",
+                "position.variant",
+                "MISSING_VARIANT",
+            ),
+        ),
+        (
+            rules
+                .legal_moves(pb::LegalMovesRequest {
+                    position: Some(pb::Position {
+                        variant: 9,
+                        ..Default::default()
+                    }),
+                    detail: 0,
+                })
+                .await
+                .unwrap_err(),
+            field(
+                "an unknown variant",
+                "UNKNOWN_ENUM_VALUE",
+                "position.variant",
+                "UNKNOWN_ENUM_VALUE",
+            ),
+        ),
+        (
+            rules
+                .legal_moves(legal(position(chess, "8/8/8/8/8/8/8/8 w - - 0 1", &[]), 0))
+                .await
+                .unwrap_err(),
+            field("no kings", "INVALID_FEN", "position.fen", "MISSING_KING"),
+        ),
+        (
+            rules
+                .legal_moves(legal(position(chess, "", &["e2e4", "zz"]), 0))
+                .await
+                .unwrap_err(),
+            field(
+                "a history move that is no move",
+                "INVALID_MOVES",
+                "position.moves[1]",
+                "UNPARSABLE_MOVE",
+            ),
+        ),
+        (
+            rules
+                .legal_moves(legal(position(chess, "", &["e2e4", "e2e4"]), 0))
+                .await
+                .unwrap_err(),
+            field(
+                "an illegal history move",
+                "INVALID_MOVES",
+                "position.moves[1]",
+                "NO_PIECE",
+            ),
+        ),
+        (
+            rules
+                .legal_moves(legal(position(chess, "", &["a3"; 2_001]), 0))
+                .await
+                .unwrap_err(),
+            field("a long history", "TOO_LONG", "position.moves", "TOO_LONG"),
+        ),
+        (
+            rules
+                .legal_moves(legal(position(chess, "", &[]), 99))
+                .await
+                .unwrap_err(),
+            field(
+                "an unknown detail",
+                "UNKNOWN_ENUM_VALUE",
+                "detail",
+                "UNKNOWN_ENUM_VALUE",
+            ),
+        ),
+        (
+            rules
+                .validate_move(validate(position(chess, "", &[]), "zz"))
+                .await
+                .unwrap_err(),
+            field("no move", "UNPARSABLE_MOVE", "move", "UNPARSABLE_MOVE"),
+        ),
+        (
+            rules
+                .validate_move(validate(position(chess, ambiguous, &[]), "Nd2"))
+                .await
+                .unwrap_err(),
+            field("two knights", "AMBIGUOUS_MOVE", "move", "AMBIGUOUS_MOVE"),
+        ),
+        (
+            games
+                .get_game(pb::GetGameRequest {
+                    game_id: "nope".into(),
+                })
+                .await
+                .unwrap_err(),
+            expect("an unknown game", Code::NotFound, "GAME_NOT_FOUND"),
+        ),
+        (
+            games
+                .create_game(new_game(0, common::seat("Alice")))
+                .await
+                .unwrap_err(),
+            field(
+                "a game of no variant",
+                "MISSING_VARIANT",
+                "variant",
+                "MISSING_VARIANT",
+            ),
+        ),
+        (
+            games
+                .create_game(new_game(chess as i32, common::seat(&"A".repeat(101))))
+                .await
+                .unwrap_err(),
+            field(
+                "a long display name",
+                "TOO_LONG",
+                "white.display_name",
+                "TOO_LONG",
+            ),
+        ),
+        (
+            games
+                .create_game(new_game(chess as i32, common::seat("Al\nice")))
+                .await
+                .unwrap_err(),
+            field(
+                "a display name of two lines",
+                "CONTROL_CHARACTER",
+                "white.display_name",
+                "CONTROL_CHARACTER",
+            ),
+        ),
+        (
+            games
+                .create_game(new_game(
+                    chess as i32,
+                    Some(pb::SeatRequest {
+                        display_name: String::new(),
+                        engine: Some(pb::EnginePlayer {
+                            level: 11,
+                            movetime_ms: 0,
+                        }),
+                    }),
+                ))
+                .await
+                .unwrap_err(),
+            field(
+                "an engine level past 10",
+                "VALUE_OUT_OF_RANGE",
+                "white.engine.level",
+                "VALUE_OUT_OF_RANGE",
+            ),
+        ),
+        (
+            games
+                .create_game(pb::CreateGameRequest {
+                    time_control: Some(pb::TimeControl::default()),
+                    ..new_game(chess as i32, common::seat("Alice"))
+                })
+                .await
+                .unwrap_err(),
+            field(
+                "an empty time control",
+                "INVALID_TIME_CONTROL",
+                "time_control",
+                "INVALID_TIME_CONTROL",
+            ),
+        ),
+        (
+            games
+                .create_game(pb::CreateGameRequest {
+                    start: Some(Start::Fen(mated.into())),
+                    ..new_game(chess as i32, common::seat("Alice"))
+                })
+                .await
+                .unwrap_err(),
+            expect(
+                "a game from a mate",
+                Code::FailedPrecondition,
+                "START_POSITION_DECIDED",
+            ),
+        ),
+        (
+            games
+                .list_games(pb::ListGamesRequest {
+                    page_token: "x".into(),
+                    ..Default::default()
+                })
+                .await
+                .unwrap_err(),
+            field(
+                "a made-up page token",
+                "INVALID_PAGE_TOKEN",
+                "page_token",
+                "INVALID_PAGE_TOKEN",
+            ),
+        ),
+        (
+            games
+                .list_games(pb::ListGamesRequest {
+                    page_size: -1,
+                    ..Default::default()
+                })
+                .await
+                .unwrap_err(),
+            field(
+                "a negative page size",
+                "VALUE_OUT_OF_RANGE",
+                "page_size",
+                "VALUE_OUT_OF_RANGE",
+            ),
+        ),
+        (
+            games
+                .export_game(pb::ExportGameRequest {
+                    game_id: id.clone(),
+                    notation: pb::PgnNotation::Chinese as i32,
+                })
+                .await
+                .unwrap_err(),
+            field(
+                "Chinese notation for chess",
+                "VARIANT_MISMATCH",
+                "notation",
+                "VARIANT_MISMATCH",
+            ),
+        ),
+        (
+            games
+                .import_game(pb::ImportGameRequest {
+                    pgn: "1. e4 e5 2. Ke3 *".into(),
+                    variant: 0,
+                })
+                .await
+                .unwrap_err(),
+            field(
+                "an illegal PGN move",
+                "INVALID_PGN",
+                "pgn",
+                "NO_PIECE_CAN_REACH",
+            ),
+        ),
+        (
+            games
+                .import_game(pb::ImportGameRequest {
+                    pgn: "[Variant \"xiangqi\"]\n\n*".into(),
+                    variant: chess as i32,
+                })
+                .await
+                .unwrap_err(),
+            field(
+                "a xiangqi PGN said to be chess",
+                "VARIANT_MISMATCH",
+                "pgn",
+                "VARIANT_MISMATCH",
+            ),
+        ),
+        (
+            games
+                .make_move(make_move("", "e4", None))
+                .await
+                .unwrap_err(),
+            expect("no seat token", Code::Unauthenticated, "SEAT_TOKEN_MISSING"),
+        ),
+        (
+            games
+                .make_move(make_move("not-a-token", "e4", None))
+                .await
+                .unwrap_err(),
+            expect(
+                "a stranger's token",
+                Code::Unauthenticated,
+                "SEAT_TOKEN_UNKNOWN",
+            ),
+        ),
+        (
+            games
+                .make_move(make_move(&black, "e5", None))
+                .await
+                .unwrap_err(),
+            expect("out of turn", Code::PermissionDenied, "NOT_YOUR_TURN"),
+        ),
+        (
+            games
+                .make_move(make_move(&white, "zz", None))
+                .await
+                .unwrap_err(),
+            field("no move", "UNPARSABLE_MOVE", "move", "UNPARSABLE_MOVE"),
+        ),
+        (
+            games
+                .make_move(make_move(&white, "e1e2", None))
+                .await
+                .unwrap_err(),
+            expect(
+                "onto its own pawn",
+                Code::FailedPrecondition,
+                "OWN_PIECE_ON_DESTINATION",
+            ),
+        ),
+        (
+            games
+                .make_move(make_move(&white, "e4", Some(3)))
+                .await
+                .unwrap_err(),
+            expect("a stale ply", Code::Aborted, "PLY_CONFLICT"),
+        ),
+        (
+            games
+                .claim_draw(pb::ClaimDrawRequest {
+                    game_id: id.clone(),
+                    seat_token: white.clone(),
+                    r#move: String::new(),
+                })
+                .await
+                .unwrap_err(),
+            expect("no draw", Code::FailedPrecondition, "NO_DRAW_TO_CLAIM"),
+        ),
+        (
+            games
+                .respond_to_draw(pb::RespondToDrawRequest {
+                    game_id: id.clone(),
+                    seat_token: white.clone(),
+                    accept: true,
+                })
+                .await
+                .unwrap_err(),
+            expect("no offer", Code::FailedPrecondition, "NOTHING_TO_ANSWER"),
+        ),
+        (
+            games
+                .propose_takeback(pb::ProposeTakebackRequest {
+                    game_id: id.clone(),
+                    seat_token: white.clone(),
+                })
+                .await
+                .unwrap_err(),
+            expect(
+                "nothing to take back",
+                Code::FailedPrecondition,
+                "NO_MOVE_TO_TAKE_BACK",
+            ),
+        ),
+        (
+            positions
+                .get_position(pb::GetPositionRequest { id: "nope".into() })
+                .await
+                .unwrap_err(),
+            expect("an unknown position", Code::NotFound, "POSITION_NOT_FOUND"),
+        ),
+        (
+            positions
+                .delete_position(pb::DeletePositionRequest {
+                    id: saved,
+                    owner_token: String::new(),
+                })
+                .await
+                .unwrap_err(),
+            expect(
+                "no owner token",
+                Code::Unauthenticated,
+                "OWNER_TOKEN_MISSING",
+            ),
+        ),
+        (
+            positions
+                .create_position(pb::CreatePositionRequest {
+                    variant: chess as i32,
+                    ..Default::default()
+                })
+                .await
+                .unwrap_err(),
+            field("no source", "MISSING_FIELD", "source", "MISSING_FIELD"),
+        ),
+        (
+            positions
+                .create_position(pb::CreatePositionRequest {
+                    variant: chess as i32,
+                    source: Some(pb::create_position_request::Source::Fen(String::new())),
+                    tags: vec![String::new()],
+                    ..Default::default()
+                })
+                .await
+                .unwrap_err(),
+            field("an empty tag", "INVALID_TAG", "tags", "INVALID_TAG"),
+        ),
+        (
+            engine
+                .best_move(pb::BestMoveRequest {
+                    position: position(chess, "", &[]),
+                    limits: Some(pb::SearchLimits {
+                        depth: 1_000,
+                        ..Default::default()
+                    }),
+                })
+                .await
+                .unwrap_err(),
+            field(
+                "a deep search",
+                "VALUE_OUT_OF_RANGE",
+                "limits.depth",
+                "VALUE_OUT_OF_RANGE",
+            ),
+        ),
+        (
+            engine
+                .best_move(pb::BestMoveRequest {
+                    position: position(chess, mated, &[]),
+                    limits: None,
+                })
+                .await
+                .unwrap_err(),
+            expect("a search after mate", Code::FailedPrecondition, "GAME_OVER"),
+        ),
+        (
+            tonic_health::pb::health_client::HealthClient::new(channel.clone())
+                .check(tonic_health::pb::HealthCheckRequest {
+                    service: "nope".into(),
+                })
+                .await
+                .unwrap_err(),
+            expect(
+                "an unknown service's health",
+                Code::NotFound,
+                "UNKNOWN_SERVICE",
+            ),
+        ),
+    ];
+    games
+        .resign(pb::ResignRequest {
+            game_id: id.clone(),
+            seat_token: white.clone(),
+        })
+        .await
+        .expect("resigned");
+    refusals.push((
+        games
+            .make_move(make_move(&white, "e4", None))
+            .await
+            .unwrap_err(),
+        expect(
+            "a move after resigning",
+            Code::FailedPrecondition,
+            "GAME_OVER",
+        ),
+    ));
+    for (status, expected) in &refusals {
+        assert_refusal(status, expected);
+    }
+    server.stop().await;
+}

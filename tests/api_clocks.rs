@@ -226,7 +226,11 @@ async fn increments_delays_and_flags() {
         },
     ] {
         let status = create(&mut games, None, bad).await.unwrap_err();
-        assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+        assert_eq!(
+            common::code_and_reason(&status),
+            (Code::InvalidArgument, "INVALID_TIME_CONTROL".to_owned()),
+            "{status:?}"
+        );
     }
     server.stop().await;
 }

@@ -93,36 +93,47 @@ async fn best_moves_mates_and_errors_in_both_games() {
         Some(pb::score::Value::Mate(1))
     );
 
-    let cases: Vec<(pb::BestMoveRequest, Code, &str)> = vec![
-        (best_move(None, None), Code::InvalidArgument, "position"),
+    let cases: Vec<(pb::BestMoveRequest, Code, &str, &str)> = vec![
+        (
+            best_move(None, None),
+            Code::InvalidArgument,
+            "MISSING_FIELD",
+            "position",
+        ),
         (
             best_move(position(pb::Variant::Unspecified, "", &[]), None),
             Code::InvalidArgument,
+            "MISSING_VARIANT",
             "variant",
         ),
         (
             best_move(position(pb::Variant::Chess, "8/8/8 w - - 0 1", &[]), None),
             Code::InvalidArgument,
+            "INVALID_FEN",
             "ranks",
         ),
         (
             best_move(position(pb::Variant::Chess, "", &["e2e5"]), None),
             Code::InvalidArgument,
+            "INVALID_MOVES",
             "move 1",
         ),
         (
             best_move(position(pb::Variant::Chess, "", &[]), limits(0, 0, 11)),
             Code::InvalidArgument,
+            "VALUE_OUT_OF_RANGE",
             "level",
         ),
         (
             best_move(position(pb::Variant::Chess, "", &[]), limits(0, 600_000, 0)),
             Code::InvalidArgument,
+            "VALUE_OUT_OF_RANGE",
             "movetime_ms",
         ),
         (
             best_move(position(pb::Variant::Chess, "", &[]), limits(65, 0, 0)),
             Code::InvalidArgument,
+            "VALUE_OUT_OF_RANGE",
             "depth",
         ),
         (
@@ -131,12 +142,17 @@ async fn best_moves_mates_and_errors_in_both_games() {
                 None,
             ),
             Code::FailedPrecondition,
+            "GAME_OVER",
             "over",
         ),
     ];
-    for (request, code, needle) in cases {
+    for (request, code, reason, needle) in cases {
         let status = engine.best_move(request.clone()).await.unwrap_err();
-        assert_eq!(status.code(), code, "{request:?}: {status:?}");
+        assert_eq!(
+            common::code_and_reason(&status),
+            (code, reason.to_owned()),
+            "{request:?}: {status:?}"
+        );
         assert!(status.message().contains(needle), "{}", status.message());
     }
     server.stop().await;
@@ -198,7 +214,10 @@ async fn analysis_streams_every_depth_and_a_full_engine_says_busy() {
         ))
         .await
         .unwrap_err();
-    assert_eq!(status.code(), Code::ResourceExhausted);
+    assert_eq!(
+        common::code_and_reason(&status),
+        (Code::ResourceExhausted, "ENGINE_BUSY".to_owned())
+    );
     assert!(status.message().contains("busy"), "{}", status.message());
     // ...while the rules still answer.
     for _ in 0..20 {
@@ -309,7 +328,10 @@ async fn analysis_reports_several_lines_best_first() {
     let status = final_lines(&mut engine, position(pb::Variant::Chess, "", &[]), 2, 17)
         .await
         .unwrap_err();
-    assert_eq!(status.code(), Code::InvalidArgument);
+    assert_eq!(
+        common::code_and_reason(&status),
+        (Code::InvalidArgument, "VALUE_OUT_OF_RANGE".to_owned())
+    );
     assert!(status.message().contains("multipv"), "{}", status.message());
     server.stop().await;
 }
@@ -450,7 +472,10 @@ async fn a_human_plays_the_engine_with_make_move_and_watch_game() {
         })
         .await
         .unwrap_err();
-    assert_eq!(status.code(), Code::InvalidArgument);
+    assert_eq!(
+        common::code_and_reason(&status),
+        (Code::InvalidArgument, "VALUE_OUT_OF_RANGE".to_owned())
+    );
     assert!(
         status.message().contains("white.engine.level"),
         "{}",

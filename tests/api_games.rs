@@ -89,25 +89,28 @@ async fn a_whole_game_with_errors_watchers_and_restart() {
         .make_move(mv(&created, false, "Ke7e5", None))
         .await
         .unwrap_err();
-    assert!(
-        matches!(err.code(), Code::InvalidArgument | Code::FailedPrecondition),
+    assert_eq!(
+        code_and_reason(&err),
+        reason(Code::FailedPrecondition, "NO_PIECE_CAN_REACH"),
         "{err:?}"
     );
     assert_eq!(
-        games
-            .make_move(mv(&created, false, "???", None))
-            .await
-            .unwrap_err()
-            .code(),
-        Code::InvalidArgument
+        code_and_reason(
+            &games
+                .make_move(mv(&created, false, "???", None))
+                .await
+                .unwrap_err()
+        ),
+        reason(Code::InvalidArgument, "UNPARSABLE_MOVE")
     );
     assert_eq!(
-        games
-            .make_move(mv(&created, false, "e5", Some(0)))
-            .await
-            .unwrap_err()
-            .code(),
-        Code::Aborted
+        code_and_reason(
+            &games
+                .make_move(mv(&created, false, "e5", Some(0)))
+                .await
+                .unwrap_err()
+        ),
+        reason(Code::Aborted, "PLY_CONFLICT")
     );
     let mut missing = mv(&created, false, "e5", None);
     missing.game_id = "nope".into();
@@ -175,7 +178,10 @@ async fn a_whole_game_with_errors_watchers_and_restart() {
         .make_move(mv(&created, true, "a3", None))
         .await
         .unwrap_err();
-    assert_eq!(err.code(), Code::FailedPrecondition);
+    assert_eq!(
+        code_and_reason(&err),
+        (Code::FailedPrecondition, "GAME_OVER".to_owned())
+    );
     drop(watchers);
     let list = games
         .list_games(pb::ListGamesRequest {

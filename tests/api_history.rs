@@ -67,7 +67,10 @@ async fn pgn_export_in_every_notation() {
         })
         .await
         .unwrap_err();
-    assert_eq!(status.code(), Code::InvalidArgument);
+    assert_eq!(
+        common::code_and_reason(&status),
+        (Code::InvalidArgument, "VARIANT_MISMATCH".to_owned())
+    );
     let status = games
         .export_game(pb::ExportGameRequest {
             game_id: "nope".into(),
@@ -75,7 +78,10 @@ async fn pgn_export_in_every_notation() {
         })
         .await
         .unwrap_err();
-    assert_eq!(status.code(), Code::NotFound);
+    assert_eq!(
+        common::code_and_reason(&status),
+        (Code::NotFound, "GAME_NOT_FOUND".to_owned())
+    );
 
     // A custom start with Black to move, finished by resignation.
     let fen = "4k3/8/8/8/8/8/4P3/4K3 b - - 0 40";
@@ -223,24 +229,36 @@ async fn list_games_filters() {
         .collect();
     assert_eq!(ids, vec![id(&c), id(&b), id(&a)]);
 
-    for bad in [
-        pb::ListGamesRequest {
-            termination: 99,
-            ..Default::default()
-        },
-        pb::ListGamesRequest {
-            created_after: Some(prost_types::Timestamp {
-                seconds: 0,
-                nanos: -1,
-            }),
-            ..Default::default()
-        },
-        pb::ListGamesRequest {
-            player: "x".repeat(101),
-            ..Default::default()
-        },
+    for (bad, reason) in [
+        (
+            pb::ListGamesRequest {
+                termination: 99,
+                ..Default::default()
+            },
+            "UNKNOWN_ENUM_VALUE",
+        ),
+        (
+            pb::ListGamesRequest {
+                created_after: Some(prost_types::Timestamp {
+                    seconds: 0,
+                    nanos: -1,
+                }),
+                ..Default::default()
+            },
+            "VALUE_OUT_OF_RANGE",
+        ),
+        (
+            pb::ListGamesRequest {
+                player: "x".repeat(101),
+                ..Default::default()
+            },
+            "TOO_LONG",
+        ),
     ] {
-        assert_eq!(list(bad).await.unwrap_err().code(), Code::InvalidArgument);
+        assert_eq!(
+            common::code_and_reason(&list(bad).await.unwrap_err()),
+            (Code::InvalidArgument, reason.to_owned())
+        );
     }
     server.stop().await;
 }

@@ -63,7 +63,10 @@ async fn rules_answer_and_explain() {
         })
         .await
         .unwrap_err();
-    assert_eq!(status.code(), tonic::Code::InvalidArgument);
+    assert_eq!(
+        common::code_and_reason(&status),
+        (Code::InvalidArgument, "UNKNOWN_ENUM_VALUE".to_owned())
+    );
 
     let v = rules
         .validate_move(pb::ValidateMoveRequest {
@@ -128,7 +131,10 @@ async fn rules_answer_and_explain() {
         })
         .await
         .unwrap_err();
-    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_eq!(
+        common::code_and_reason(&err),
+        (Code::InvalidArgument, "INVALID_FEN".to_owned())
+    );
     let details = err.get_error_details();
     let violations = &details
         .bad_request()
@@ -138,6 +144,7 @@ async fn rules_answer_and_explain() {
         violations[0].description.contains("rank 3 has 9 squares"),
         "{violations:?}"
     );
+    assert_eq!(violations[0].reason, "WRONG_RANK_LENGTH", "{violations:?}");
 
     let err = rules
         .validate_move(pb::ValidateMoveRequest {
@@ -146,7 +153,10 @@ async fn rules_answer_and_explain() {
         })
         .await
         .unwrap_err();
-    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_eq!(
+        common::code_and_reason(&err),
+        (Code::InvalidArgument, "UNPARSABLE_MOVE".to_owned())
+    );
 
     let err = rules
         .legal_moves(pb::LegalMovesRequest {
@@ -155,7 +165,10 @@ async fn rules_answer_and_explain() {
         })
         .await
         .unwrap_err();
-    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_eq!(
+        common::code_and_reason(&err),
+        (Code::InvalidArgument, "MISSING_FIELD".to_owned())
+    );
     let err = rules
         .legal_moves(pb::LegalMovesRequest {
             position: Some(pb::Position {
@@ -167,7 +180,10 @@ async fn rules_answer_and_explain() {
         })
         .await
         .unwrap_err();
-    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_eq!(
+        common::code_and_reason(&err),
+        (Code::InvalidArgument, "MISSING_VARIANT".to_owned())
+    );
     server.stop().await;
 }
 
@@ -286,7 +302,10 @@ async fn requests_over_the_limits_are_refused() {
         })
         .await
         .unwrap_err();
-    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert_eq!(
+        common::code_and_reason(&status),
+        (Code::ResourceExhausted, "REQUEST_TOO_LARGE".to_owned())
+    );
     assert!(
         status.message().contains("at most 65536 bytes"),
         "{status:?}"
@@ -308,7 +327,10 @@ async fn requests_over_the_limits_are_refused() {
         })
         .await
         .unwrap_err();
-    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    assert_eq!(
+        common::code_and_reason(&status),
+        (Code::InvalidArgument, "TOO_LONG".to_owned())
+    );
     assert!(
         status.message().contains("at most 2000 moves"),
         "{status:?}"

@@ -8,6 +8,7 @@ use arbiter::api::proto::{
 use common::{TestServer, binary::Serve};
 use tokio_stream::StreamExt;
 use tonic::Code;
+use tonic_types::StatusExt;
 
 #[tokio::test]
 async fn positions_are_validated_saved_listed_and_deleted() {
@@ -64,13 +65,27 @@ async fn positions_are_validated_saved_listed_and_deleted() {
         .create_position(create(pb::Variant::Chess, bad, "", &[]))
         .await
         .unwrap_err();
-    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_eq!(
+        common::code_and_reason(&err),
+        (Code::InvalidArgument, "INVALID_FEN".to_owned())
+    );
+    let problems: Vec<String> = err
+        .get_details_bad_request()
+        .expect("BadRequest")
+        .field_violations
+        .into_iter()
+        .map(|v| v.reason)
+        .collect();
+    assert_eq!(problems, ["SQUARE_TAKEN_TWICE", "BAD_SQUARE"], "{err:?}");
     let fen = pb::create_position_request::Source::Fen("8/8/8/8/8/8/8/8 w - - 0 1".into());
     let err = positions
         .create_position(create(pb::Variant::Chess, fen, "", &[]))
         .await
         .unwrap_err();
-    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_eq!(
+        common::code_and_reason(&err),
+        (Code::InvalidArgument, "INVALID_FEN".to_owned())
+    );
     assert!(
         err.message().contains("white has no king"),
         "{}",
@@ -108,7 +123,11 @@ async fn positions_are_validated_saved_listed_and_deleted() {
         })
         .await
         .unwrap_err();
-    assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+    assert_eq!(
+        common::code_and_reason(&err),
+        (Code::InvalidArgument, "INVALID_PAGE_TOKEN".to_owned()),
+        "{err:?}"
+    );
     let only_chess = positions
         .list_positions(pb::ListPositionsRequest {
             variant: pb::Variant::Chess as i32,

@@ -161,7 +161,13 @@ async fn an_engine_grants_takebacks_unless_told_not_to() {
         let answer = propose_takeback(&mut games, &id, &created.white_token).await;
         if declines {
             let status = answer.unwrap_err();
-            assert_eq!(status.code(), Code::FailedPrecondition);
+            assert_eq!(
+                common::code_and_reason(&status),
+                (
+                    Code::FailedPrecondition,
+                    "ENGINE_DECLINES_TAKEBACKS".to_owned()
+                )
+            );
             assert!(
                 status.message().contains("does not grant"),
                 "{}",

@@ -11,11 +11,20 @@ use common::TestServer;
 use tonic::{Code, Status, transport::Channel};
 use tonic_types::StatusExt;
 
-/// The field an INVALID_ARGUMENT names.
-fn field(status: &Status) -> String {
-    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+/// The field an INVALID_ARGUMENT names, and its reason (the violation's,
+/// which is the `ErrorInfo`'s).
+fn field(status: &Status) -> (String, String) {
+    let (code, reason) = common::code_and_reason(status);
+    assert_eq!(code, Code::InvalidArgument, "{status:?}");
     let bad = status.get_details_bad_request().expect("BadRequest");
-    bad.field_violations[0].field.clone()
+    let violation = &bad.field_violations[0];
+    assert_eq!(violation.reason, reason, "{status:?}");
+    (violation.field.clone(), reason)
+}
+
+/// `field`'s answer for a problem of `named` for `reason`.
+fn named(field: &str, reason: &str) -> (String, String) {
+    (field.to_owned(), reason.to_owned())
 }
 
 async fn create_game(
@@ -54,14 +63,18 @@ async fn names_and_tags_refuse_control_characters() {
     let mut games = GamesClient::new(channel.clone());
     let mut positions = PositionsClient::new(channel);
 
-    for (white, black, named) in [
+    for (white, black, seat) in [
         ("Ali\nce", "Bob", "white.display_name"),
         ("Alice", "Bob\t", "black.display_name"),
         ("Alice", "\u{7}Bob", "black.display_name"),
         ("Alice", "Bob\u{85}", "black.display_name"),
     ] {
         let status = create_game(&mut games, white, black).await.unwrap_err();
-        assert_eq!(field(&status), named, "{white:?} {black:?}");
+        assert_eq!(
+            field(&status),
+            named(seat, "CONTROL_CHARACTER"),
+            "{white:?} {black:?}"
+        );
         assert!(
             status.message().contains("control characters"),
             "{status:?}"
@@ -79,12 +92,12 @@ async fn names_and_tags_refuse_control_characters() {
         .create_position(position("two\nlines", &[]))
         .await
         .unwrap_err();
-    assert_eq!(field(&status), "name");
+    assert_eq!(field(&status), named("name", "CONTROL_CHARACTER"));
     let status = positions
         .create_position(position("ok", &["fine", "endgame\nrook"]))
         .await
         .unwrap_err();
-    assert_eq!(field(&status), "tags");
+    assert_eq!(field(&status), named("tags", "INVALID_TAG"));
     assert!(
         status
             .message()
@@ -102,7 +115,7 @@ async fn names_and_tags_refuse_control_characters() {
     let status = import(&mut games, "[White \"A\\\tB\"]\n1. e4 *".into())
         .await
         .unwrap_err();
-    assert_eq!(field(&status), "pgn");
+    assert_eq!(field(&status), named("pgn", "CONTROL_CHARACTER"));
     assert!(status.message().contains("[White]"), "{status:?}");
     server.stop().await;
 }
@@ -123,7 +136,7 @@ async fn import_stops_reading_at_its_caps() {
     let status = import(&mut games, format!("1. {}*", "a ".repeat(500_000)))
         .await
         .unwrap_err();
-    assert_eq!(field(&status), "pgn");
+    assert_eq!(field(&status), named("pgn", "PGN_TOO_LONG"));
     assert_eq!(cap(&status, "limit_moves"), too_long());
     assert!(status.message().contains("at most 2000"), "{status:?}");
     // What follows the cap is not read: here, a comment never closed.

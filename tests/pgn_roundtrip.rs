@@ -132,47 +132,63 @@ async fn xiangqi_games_round_trip() {
 async fn malformed_pgn_is_refused_with_the_first_bad_move() {
     let server = TestServer::start().await;
     let mut games = server.games().await;
-    let cases: [(&str, pb::Variant, &str); 8] = [
+    let cases: [(&str, pb::Variant, &str, &str); 8] = [
         (
             "1. e4 e5 2. Nf3 Nc6 3. Bb5 Nf6 4. Qxf7 *",
             pb::Variant::Unspecified,
             "move 7 (\"Qxf7\", line 1)",
+            "INVALID_PGN",
         ),
         (
             "1. e4 e5\n2. Ke3 *",
             pb::Variant::Unspecified,
             "move 3 (\"Ke3\", line 2)",
+            "INVALID_PGN",
         ),
-        ("1. e4 zz9 *", pb::Variant::Unspecified, "move 2 (\"zz9\""),
+        (
+            "1. e4 zz9 *",
+            pb::Variant::Unspecified,
+            "move 2 (\"zz9\"",
+            "INVALID_PGN",
+        ),
         (
             "[Variant \"shogi\"]\n\n1. e4 *",
             pb::Variant::Unspecified,
             "not supported",
+            "INVALID_PGN",
         ),
         (
             "[Variant \"xiangqi\"]\n\n1. h2e2 *",
             pb::Variant::Chess,
             "request says",
+            "VARIANT_MISMATCH",
         ),
         (
             "[FEN \"8/8/8 w - - 0 1\"]\n\n1. e4 *",
             pb::Variant::Unspecified,
             "[FEN]",
+            "INVALID_FEN",
         ),
         (
             "1. f3 e5 2. g4 Qh4# 1-0",
             pb::Variant::Unspecified,
             "contradicts",
+            "INVALID_PGN",
         ),
         (
             "1. e4 {unclosed",
             pb::Variant::Unspecified,
             "unterminated comment",
+            "INVALID_PGN",
         ),
     ];
-    for (pgn, variant, needle) in cases {
+    for (pgn, variant, needle, reason) in cases {
         let status = import(&mut games, pgn, variant).await.unwrap_err();
-        assert_eq!(status.code(), Code::InvalidArgument, "{pgn}");
+        assert_eq!(
+            common::code_and_reason(&status),
+            (Code::InvalidArgument, reason.to_owned()),
+            "{pgn}"
+        );
         assert!(
             status.message().contains(needle),
             "{pgn}: {}",

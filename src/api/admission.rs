@@ -2,13 +2,15 @@
 //! ImportGame, CreatePosition): one token bucket per peer address, shared by
 //! the three.
 
-use std::{collections::HashMap, sync::Arc};
+use std::sync::Arc;
 
-use tonic::{Code, Request, Status};
-use tonic_types::{ErrorDetails, StatusExt};
+use tonic::{Request, Status};
 
-use super::error::DOMAIN;
-use crate::peers::{CreateRate, Peer, RateLimited};
+use super::error::ErrorStatus;
+use crate::{
+    peers::{CreateRate, Peer, RateLimited},
+    reason::Reason,
+};
 
 /// The creating calls' rate limit (`None`: off).
 pub type Creates = Option<Arc<CreateRate>>;
@@ -26,25 +28,19 @@ pub fn admit_create<T>(creates: &Creates, request: &Request<T>) -> Result<(), St
 
 fn rate_limited(refused: &RateLimited) -> Status {
     let retry_ms = refused.retry_after.as_millis().max(1);
-    let mut details = ErrorDetails::with_error_info(
-        "RATE_LIMITED",
-        DOMAIN,
-        HashMap::from([
-            (
-                "limit".to_owned(),
-                format!("{}/s, burst {}", refused.per_second, refused.burst),
-            ),
-            ("retry_after_ms".to_owned(), retry_ms.to_string()),
-        ]),
-    );
-    details.set_retry_info(Some(refused.retry_after));
-    Status::with_error_details(
-        Code::ResourceExhausted,
+    ErrorStatus::new(
+        Reason::RateLimited,
         format!(
             "too many games and positions created from your address: at most {} a second \
              after a burst of {}; retry in {retry_ms} ms",
             refused.per_second, refused.burst
         ),
-        details,
     )
+    .metadata(
+        "limit",
+        format!("{}/s, burst {}", refused.per_second, refused.burst),
+    )
+    .metadata("retry_after_ms", retry_ms)
+    .retry_after(refused.retry_after)
+    .into()
 }

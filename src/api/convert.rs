@@ -12,6 +12,7 @@ use crate::{
         Ending, EngineSeat, FIRST_MOVE_GRACE, GameClock, GameView, MoveView, OutcomeView, SeatSpec,
         Status as GameStatus, TimeControl,
     },
+    reason::Reason,
     rules::{
         DrawClaim, GameEnd, IllegalReason, MoveDescription, Side, Termination, Variant, Verdict,
     },
@@ -22,9 +23,15 @@ pub fn variant(field: &str, value: i32) -> Result<Variant, Status> {
     match pb::Variant::try_from(value) {
         Ok(pb::Variant::Chess) => Ok(Variant::Chess),
         Ok(pb::Variant::Xiangqi) => Ok(Variant::Xiangqi),
-        _ => Err(invalid_argument(
+        Ok(pb::Variant::Unspecified) => Err(invalid_argument(
             field,
+            Reason::MissingVariant,
             "a variant is required: VARIANT_CHESS or VARIANT_XIANGQI",
+        )),
+        Err(_) => Err(invalid_argument(
+            field,
+            Reason::UnknownEnumValue,
+            format!("unknown variant {value}: VARIANT_CHESS or VARIANT_XIANGQI"),
         )),
     }
 }
@@ -35,13 +42,15 @@ const MAX_MOVES: usize = 2_000;
 /// The `position` of a request: present, with a known variant (recorded in
 /// the RPC's span) and a history of at most `MAX_MOVES` moves.
 pub fn position(position: Option<&pb::Position>) -> Result<(Variant, &pb::Position), Status> {
-    let position =
-        position.ok_or_else(|| invalid_argument("position", "a position is required"))?;
+    let position = position.ok_or_else(|| {
+        invalid_argument("position", Reason::MissingField, "a position is required")
+    })?;
     let variant = variant("position.variant", position.variant)?;
     tracing::Span::current().record("variant", variant.name());
     if position.moves.len() > MAX_MOVES {
         return Err(invalid_argument(
             "position.moves",
+            Reason::TooLong,
             format!("at most {MAX_MOVES} moves are accepted"),
         ));
     }
@@ -124,7 +133,11 @@ pub fn termination_filter(field: &str, value: i32) -> Result<Option<String>, Sta
         Ok(t) => Ok(Ending::all()
             .find(|&e| ending(e) == t)
             .map(|e| e.code().to_owned())),
-        Err(_) => Err(invalid_argument(field, "unknown termination")),
+        Err(_) => Err(invalid_argument(
+            field,
+            Reason::UnknownEnumValue,
+            "unknown termination",
+        )),
     }
 }
 
@@ -132,12 +145,18 @@ pub fn termination_filter(field: &str, value: i32) -> Result<Option<String>, Sta
 pub fn millis(field: &str, t: Option<&Timestamp>) -> Result<Option<i64>, Status> {
     t.map(|t| {
         if !(0..1_000_000_000).contains(&t.nanos) {
-            return Err(invalid_argument(field, "nanos must be 0 to 999,999,999"));
+            return Err(invalid_argument(
+                field,
+                Reason::ValueOutOfRange,
+                "nanos must be 0 to 999,999,999",
+            ));
         }
         t.seconds
             .checked_mul(1000)
             .and_then(|ms| ms.checked_add(i64::from(t.nanos / 1_000_000)))
-            .ok_or_else(|| invalid_argument(field, "timestamp out of range"))
+            .ok_or_else(|| {
+                invalid_argument(field, Reason::ValueOutOfRange, "timestamp out of range")
+            })
     })
     .transpose()
 }
@@ -308,10 +327,12 @@ pub fn time_control(tc: &pb::TimeControl) -> Result<TimeControl, Status> {
     match (tc.initial_ms, tc.days_per_move) {
         (0, 0) => Err(invalid_argument(
             field,
+            Reason::InvalidTimeControl,
             "set initial_ms (a clock) or days_per_move (correspondence)",
         )),
         (_, 0) if tc.increment_ms > 0 && tc.delay_ms > 0 => Err(invalid_argument(
             field,
+            Reason::InvalidTimeControl,
             "a clock has an increment or a delay, not both",
         )),
         (initial, 0)
@@ -330,7 +351,11 @@ pub fn time_control(tc: &pb::TimeControl) -> Result<TimeControl, Status> {
                 },
             })
         }
-        (_, 0) => Err(invalid_argument(field, "times are limited to 30 days")),
+        (_, 0) => Err(invalid_argument(
+            field,
+            Reason::InvalidTimeControl,
+            "times are limited to 30 days",
+        )),
         (0, days)
             if days <= 365
                 && tc.increment_ms == 0
@@ -343,10 +368,12 @@ pub fn time_control(tc: &pb::TimeControl) -> Result<TimeControl, Status> {
         }
         (0, _) => Err(invalid_argument(
             field,
+            Reason::InvalidTimeControl,
             "correspondence takes 1 to 365 days_per_move and no increment or delay",
         )),
         _ => Err(invalid_argument(
             field,
+            Reason::InvalidTimeControl,
             "initial_ms (a clock) and days_per_move (correspondence) exclude each other",
         )),
     }
@@ -370,6 +397,7 @@ pub fn seat(field: &str, seat: Option<pb::SeatRequest>) -> Result<SeatSpec, Stat
                 n => Level::new(n).ok_or_else(|| {
                     invalid_argument(
                         &format!("{field}.engine.level"),
+                        Reason::ValueOutOfRange,
                         "level must be 0 (full strength) or 1 to 10",
                     )
                 })?,
@@ -379,6 +407,7 @@ pub fn seat(field: &str, seat: Option<pb::SeatRequest>) -> Result<SeatSpec, Stat
                 d if d > EngineSeat::MAX_MOVETIME => {
                     return Err(invalid_argument(
                         &format!("{field}.engine.movetime_ms"),
+                        Reason::ValueOutOfRange,
                         format!(
                             "movetime_ms must be at most {}",
                             EngineSeat::MAX_MOVETIME.as_millis()

@@ -14,6 +14,7 @@ use crate::{
     analysis::{Analysis, Analyst, Job, MAX_MOVETIME, Score, SearchOrder},
     engine::{Level, MAX_DEPTH, MAX_MULTIPV},
     peers::Peer,
+    reason::Reason,
     rules::MoveDescription,
 };
 
@@ -42,6 +43,7 @@ fn prepare(
     if limits.depth > MAX_DEPTH {
         return Err(invalid_argument(
             "limits.depth",
+            Reason::ValueOutOfRange,
             format!("depth must be 0 (no limit) to {MAX_DEPTH}"),
         ));
     }
@@ -49,19 +51,25 @@ fn prepare(
     if requested > MAX_MOVETIME {
         return Err(invalid_argument(
             "limits.movetime_ms",
+            Reason::ValueOutOfRange,
             format!("movetime_ms must be at most {}", MAX_MOVETIME.as_millis()),
         ));
     }
     if multipv as usize > MAX_MULTIPV {
         return Err(invalid_argument(
             "multipv",
+            Reason::ValueOutOfRange,
             format!("multipv must be 0 (one line) to {MAX_MULTIPV}"),
         ));
     }
     let level = match limits.level {
         0 => Level::MAX,
         n => Level::new(n).ok_or_else(|| {
-            invalid_argument("limits.level", "level must be 0 (full strength) or 1 to 10")
+            invalid_argument(
+                "limits.level",
+                Reason::ValueOutOfRange,
+                "level must be 0 (full strength) or 1 to 10",
+            )
         })?,
     };
     let mut movetime = if requested.is_zero() {

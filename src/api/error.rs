@@ -1,155 +1,202 @@
 //! Domain errors to gRPC statuses, with machine-readable details
-//! (`google.rpc.BadRequest` / `ErrorInfo`) via tonic-types.
+//! (`google.rpc.ErrorInfo` / `BadRequest` / `RetryInfo`) via tonic-types:
+//! [`ErrorStatus`] builds every one, from a [`Reason`].
 
-use std::collections::HashMap;
+use std::{collections::HashMap, time::Duration};
 
-use tonic::{Code, Status};
+use tonic::Status;
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
 use crate::{
     analysis::AnalysisError,
-    games::{FellBehind, GameError, Refusal},
-    rules::{
-        MoveError,
-        referee::{InvalidPosition, move_error_code},
-    },
+    games::{FellBehind, GameError},
+    reason::{DOMAIN, Reason},
+    rules::{MoveError, referee::InvalidPosition},
     store::StoreError,
     telemetry::Clipped,
 };
 
-pub(super) const DOMAIN: &str = "arbiter.dev";
-
-/// INVALID_ARGUMENT for one field.
-pub fn invalid_argument(field: &str, message: impl Into<String>) -> Status {
-    let message = message.into();
-    Status::with_error_details(
-        Code::InvalidArgument,
-        format!("{field}: {message}"),
-        ErrorDetails::with_bad_request(vec![FieldViolation::new(field, message)]),
-    )
+/// An error status under construction: its reason (which fixes the gRPC
+/// code) and message, and what its `google.rpc.ErrorInfo` and `BadRequest`
+/// say beyond that. Every error the API answers is built with one, so that
+/// none lacks a reason.
+#[derive(Debug)]
+#[must_use]
+pub struct ErrorStatus {
+    reason: Reason,
+    message: String,
+    metadata: HashMap<String, String>,
+    violations: Vec<FieldViolation>,
+    retry_after: Option<Duration>,
 }
 
-/// INVALID_ARGUMENT listing every problem of a position.
+impl ErrorStatus {
+    /// An error for `reason`, explained by `message` (a sentence, without
+    /// the reason: that is in the `ErrorInfo`).
+    pub fn new(reason: Reason, message: impl Into<String>) -> ErrorStatus {
+        ErrorStatus {
+            reason,
+            message: message.into(),
+            metadata: HashMap::new(),
+            violations: Vec::new(),
+            retry_after: None,
+        }
+    }
+
+    /// `key` = `value` in the `ErrorInfo` metadata.
+    pub fn metadata(mut self, key: &str, value: impl ToString) -> ErrorStatus {
+        self.metadata.insert(key.to_owned(), value.to_string());
+        self
+    }
+
+    /// A `BadRequest` violation of `field`, for `reason` (its own code, e.g.
+    /// a FEN problem's), described by `description`.
+    pub fn violation(
+        mut self,
+        field: impl Into<String>,
+        reason: &str,
+        description: impl Into<String>,
+    ) -> ErrorStatus {
+        let mut violation = FieldViolation::new(field, description);
+        violation.reason = reason.to_owned();
+        self.violations.push(violation);
+        self
+    }
+
+    /// A `google.rpc.RetryInfo` of `delay`.
+    pub fn retry_after(mut self, delay: Duration) -> ErrorStatus {
+        self.retry_after = Some(delay);
+        self
+    }
+}
+
+impl From<ErrorStatus> for Status {
+    fn from(error: ErrorStatus) -> Status {
+        let mut details =
+            ErrorDetails::with_error_info(error.reason.as_str(), DOMAIN, error.metadata);
+        if !error.violations.is_empty() {
+            details.set_bad_request(error.violations);
+        }
+        if let Some(delay) = error.retry_after {
+            details.set_retry_info(Some(delay));
+        }
+        Status::with_error_details(error.reason.code(), error.message, details)
+    }
+}
+
+/// INVALID_ARGUMENT for one field, for `reason`.
+pub fn invalid_argument(field: &str, reason: Reason, message: impl Into<String>) -> Status {
+    let message = message.into();
+    ErrorStatus::new(reason, format!("{field}: {message}"))
+        .violation(field, reason.as_str(), message)
+        .into()
+}
+
+/// INVALID_ARGUMENT listing every problem of a position: `INVALID_FEN` with
+/// the FEN's problems, or `INVALID_MOVES` with the move that cannot be
+/// played, each violation with its problem's code as its reason.
 pub fn invalid_position(field: &str, err: &InvalidPosition) -> Status {
-    let violations: Vec<FieldViolation> = err
-        .problems
+    let reason = if err.problems.iter().any(|p| p.move_index.is_none()) {
+        Reason::InvalidFen
+    } else {
+        Reason::InvalidMoves
+    };
+    err.problems
         .iter()
-        .map(|p| {
+        .fold(ErrorStatus::new(reason, err.to_string()), |status, p| {
             let f = match p.move_index {
                 Some(i) => format!("{field}.moves[{i}]"),
                 None => format!("{field}.fen"),
             };
-            FieldViolation::new(f, format!("{}: {}", p.code, p.message))
+            status.violation(f, p.code, &p.message)
         })
-        .collect();
-    Status::with_error_details(
-        Code::InvalidArgument,
-        err.to_string(),
-        ErrorDetails::with_bad_request(violations),
-    )
+        .into()
 }
 
 /// INVALID_ARGUMENT for move text that is not a move.
 pub fn bad_move(field: &str, err: &MoveError) -> Status {
-    let mut details =
-        ErrorDetails::with_bad_request(vec![FieldViolation::new(field, err.to_string())]);
-    details.set_error_info(move_error_code(err), DOMAIN, HashMap::new());
-    Status::with_error_details(Code::InvalidArgument, err.to_string(), details)
-}
-
-/// `code` with `message`, and `reason` as its `ErrorInfo`.
-fn with_reason(code: Code, message: String, reason: &str) -> Status {
-    let details = ErrorDetails::with_error_info(reason, DOMAIN, HashMap::new());
-    Status::with_error_details(code, message, details)
-}
-
-fn refused(code: Code, refusal: &Refusal) -> Status {
-    with_reason(code, refusal.message.clone(), refusal.reason)
-}
-
-/// `code` with `message`, and `reason` and `metadata` as its `ErrorInfo`.
-fn with_metadata(code: Code, message: String, reason: &str, metadata: &[(&str, String)]) -> Status {
-    let metadata: HashMap<String, String> = metadata
-        .iter()
-        .map(|(key, value)| ((*key).to_owned(), value.clone()))
-        .collect();
-    let details = ErrorDetails::with_error_info(reason, DOMAIN, metadata);
-    Status::with_error_details(code, message, details)
+    let reason = Reason::from(err);
+    ErrorStatus::new(reason, err.to_string())
+        .violation(field, reason.as_str(), err.to_string())
+        .into()
 }
 
 /// RESOURCE_EXHAUSTED: `cap` (`game` or `connection`) has its `limit` of
 /// watchers.
 pub fn too_many_watchers(cap: &str, limit: usize) -> Status {
-    with_metadata(
-        Code::ResourceExhausted,
+    ErrorStatus::new(
+        Reason::TooManyWatchers,
         format!("too many watchers: this {cap} has {limit}, the most it may have; try again later"),
-        "TOO_MANY_WATCHERS",
-        &[("cap", cap.to_owned()), ("limit", limit.to_string())],
     )
+    .metadata("cap", cap)
+    .metadata("limit", limit)
+    .into()
 }
 
 /// RESOURCE_EXHAUSTED for a watcher that fell behind its game's backlog.
 pub fn watcher_too_slow(behind: FellBehind) -> Status {
-    with_metadata(
-        Code::ResourceExhausted,
+    ErrorStatus::new(
+        Reason::WatcherTooSlow,
         format!(
             "the watcher fell more than {} bytes behind the game; watch again for a fresh \
              snapshot (the last event received had version {})",
             behind.limit_bytes, behind.last_version
         ),
-        "WATCHER_TOO_SLOW",
-        &[
-            ("last_version", behind.last_version.to_string()),
-            ("limit_bytes", behind.limit_bytes.to_string()),
-        ],
     )
+    .metadata("last_version", behind.last_version)
+    .metadata("limit_bytes", behind.limit_bytes)
+    .into()
+}
+
+/// INTERNAL: a fault of the server, already logged.
+pub(super) fn internal() -> Status {
+    ErrorStatus::new(Reason::InternalError, "internal error; it has been logged").into()
 }
 
 impl From<GameError> for Status {
     fn from(err: GameError) -> Status {
         match &err {
-            GameError::NotFound(r) => refused(Code::NotFound, r),
-            GameError::InvalidArgument { field, message } => {
-                invalid_argument(field, message.clone())
-            }
+            GameError::NotFound(r)
+            | GameError::Unauthenticated(r)
+            | GameError::PermissionDenied(r)
+            | GameError::FailedPrecondition(r) => ErrorStatus::new(r.reason, &r.message).into(),
+            GameError::InvalidArgument {
+                field,
+                reason,
+                problem,
+                message,
+            } => ErrorStatus::new(*reason, err.to_string())
+                .violation(*field, problem, message.clone())
+                .into(),
             GameError::OverLimit {
                 field,
                 reason,
                 limit,
                 value,
                 message,
-            } => {
-                let mut details = ErrorDetails::with_bad_request(vec![FieldViolation::new(
-                    *field,
-                    message.clone(),
-                )]);
-                let metadata = HashMap::from([((*limit).to_owned(), value.to_string())]);
-                details.set_error_info(*reason, DOMAIN, metadata);
-                Status::with_error_details(Code::InvalidArgument, err.to_string(), details)
-            }
+            } => ErrorStatus::new(*reason, err.to_string())
+                .violation(*field, reason.as_str(), message.clone())
+                .metadata(limit, value)
+                .into(),
             GameError::InvalidPosition(e) => invalid_position("position", e),
             GameError::BadMove(e) => bad_move("move", e),
             GameError::Illegal(e) => {
-                with_reason(Code::FailedPrecondition, e.to_string(), e.reason.code())
+                ErrorStatus::new(Reason::Illegal(e.reason), e.to_string()).into()
             }
-            GameError::GameOver(m) => with_reason(Code::FailedPrecondition, m.clone(), "GAME_OVER"),
-            GameError::Unauthenticated(r) => refused(Code::Unauthenticated, r),
-            GameError::PermissionDenied(r) => refused(Code::PermissionDenied, r),
-            GameError::FailedPrecondition(r) => refused(Code::FailedPrecondition, r),
+            GameError::GameOver(m) => ErrorStatus::new(Reason::GameOver, m).into(),
             GameError::TooManyWatchers { limit } => too_many_watchers("game", *limit),
-            GameError::Conflict { current_ply } => with_metadata(
-                Code::Aborted,
-                err.to_string(),
-                "PLY_CONFLICT",
-                &[("current_ply", current_ply.to_string())],
-            ),
+            GameError::Conflict { current_ply } => {
+                ErrorStatus::new(Reason::PlyConflict, err.to_string())
+                    .metadata("current_ply", current_ply)
+                    .into()
+            }
             GameError::Store(StoreError::Unavailable(e)) => {
                 tracing::warn!(error = %e, "store unavailable");
                 store_unavailable()
             }
             GameError::Corrupt(_) | GameError::Store(_) => {
                 tracing::error!(error = %Clipped(&err.to_string()), "internal error");
-                Status::internal("internal error; it has been logged")
+                internal()
             }
         }
     }
@@ -158,47 +205,116 @@ impl From<GameError> for Status {
 /// UNAVAILABLE `SHUTTING_DOWN`: the server is stopping; the same call to
 /// another replica, or to this one once it is back, may succeed.
 pub(super) fn shutting_down(message: &str) -> Status {
-    with_reason(Code::Unavailable, message.to_owned(), "SHUTTING_DOWN")
+    ErrorStatus::new(Reason::ShuttingDown, message).into()
 }
 
 /// UNAVAILABLE `STORE_UNAVAILABLE`: the database cannot write now (a full
 /// disk, an I/O error, a lock held too long); nothing was stored, and the
 /// same request may succeed in a moment.
 fn store_unavailable() -> Status {
-    let mut details = ErrorDetails::with_error_info("STORE_UNAVAILABLE", DOMAIN, HashMap::new());
-    details.set_retry_info(Some(STORE_RETRY_DELAY));
-    Status::with_error_details(
-        Code::Unavailable,
+    ErrorStatus::new(
+        Reason::StoreUnavailable,
         "the database cannot store this now; nothing was stored: retry shortly",
-        details,
     )
+    .retry_after(STORE_RETRY_DELAY)
+    .into()
 }
 
 /// When a client should retry after `STORE_UNAVAILABLE`: about when the
 /// store next tries to write.
-const STORE_RETRY_DELAY: std::time::Duration = std::time::Duration::from_secs(1);
+const STORE_RETRY_DELAY: Duration = Duration::from_secs(1);
 
 impl From<AnalysisError> for Status {
     fn from(err: AnalysisError) -> Status {
         match &err {
-            AnalysisError::Busy(_) => {
-                with_reason(Code::ResourceExhausted, err.to_string(), "ENGINE_BUSY")
+            AnalysisError::Busy(_) => ErrorStatus::new(Reason::EngineBusy, err.to_string()).into(),
+            AnalysisError::PeerLimit(limit) => {
+                ErrorStatus::new(Reason::AnalysisLimit, err.to_string())
+                    .metadata("limit", limit)
+                    .into()
             }
-            AnalysisError::PeerLimit(limit) => Status::with_error_details(
-                Code::ResourceExhausted,
-                err.to_string(),
-                ErrorDetails::with_error_info(
-                    "ANALYSIS_LIMIT",
-                    DOMAIN,
-                    HashMap::from([("limit".to_owned(), limit.to_string())]),
-                ),
-            ),
             AnalysisError::Position(e) => invalid_position("position", e),
-            AnalysisError::GameOver(m) => with_reason(
-                Code::FailedPrecondition,
+            AnalysisError::GameOver(m) => ErrorStatus::new(
+                Reason::GameOver,
                 format!("the game is already over ({m}): there is no move to search"),
-                "GAME_OVER",
+            )
+            .into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tonic::Code;
+
+    use super::*;
+    use crate::rules::{Variant, referee::referee};
+
+    #[test]
+    fn a_status_has_its_reasons_code_and_every_detail() {
+        let status: Status = ErrorStatus::new(Reason::RateLimited, "slow down")
+            .metadata("limit", "1/s")
+            .violation("name", "TOO_LONG", "at most 3 characters")
+            .retry_after(Duration::from_millis(5))
+            .into();
+        assert_eq!(
+            (status.code(), status.message()),
+            (Code::ResourceExhausted, "slow down")
+        );
+        let details = status.get_error_details();
+        let info = details.error_info().unwrap();
+        assert_eq!(
+            (info.reason.as_str(), info.domain.as_str()),
+            ("RATE_LIMITED", DOMAIN)
+        );
+        assert_eq!(info.metadata["limit"], "1/s");
+        let violation = &details.bad_request().unwrap().field_violations[0];
+        assert_eq!(
+            (violation.field.as_str(), violation.reason.as_str()),
+            ("name", "TOO_LONG")
+        );
+        assert_eq!(
+            details.retry_info().unwrap().retry_delay,
+            Some(Duration::from_millis(5))
+        );
+    }
+
+    /// A FEN's problems and a history's move are violations with their own
+    /// codes as reasons, under INVALID_FEN and INVALID_MOVES; descriptions
+    /// do not repeat the codes.
+    #[test]
+    fn position_problems_are_violations_with_their_codes() {
+        for (fen, moves, reason, field, problem) in [
+            (
+                "8/8/8 w - - 0 1",
+                &[][..],
+                "INVALID_FEN",
+                "position.fen",
+                "WRONG_RANK_COUNT",
             ),
+            (
+                "",
+                &["e4", "e4"][..],
+                "INVALID_MOVES",
+                "position.moves[1]",
+                "NO_PIECE_CAN_REACH",
+            ),
+        ] {
+            let Err(err) = referee(Variant::Chess, Some(fen), moves) else {
+                panic!("{fen} {moves:?} is a position");
+            };
+            let status = invalid_position("position", &err);
+            assert_eq!(status.code(), Code::InvalidArgument);
+            assert_eq!(status.get_details_error_info().unwrap().reason, reason);
+            let violations = status.get_details_bad_request().unwrap().field_violations;
+            assert_eq!(
+                (violations[0].field.as_str(), violations[0].reason.as_str()),
+                (field, problem),
+                "{violations:?}"
+            );
+            for v in &violations {
+                assert!(!v.description.starts_with(&v.reason), "{v:?}");
+            }
         }
     }
 }

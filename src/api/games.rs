@@ -14,6 +14,7 @@ use super::{
 };
 use crate::{
     games::{GameError, Games, PgnNotation, Start, is_well_formed_id},
+    reason::Reason,
     store::GameFilter,
 };
 
@@ -33,7 +34,13 @@ pub struct GamesService {
 pub fn paging(page_size: i32, token: &str, list: char) -> Result<(u32, Option<i64>), Status> {
     let limit = match page_size {
         0 => DEFAULT_PAGE,
-        n if n < 0 => return Err(invalid_argument("page_size", "must not be negative")),
+        n if n < 0 => {
+            return Err(invalid_argument(
+                "page_size",
+                Reason::ValueOutOfRange,
+                "must not be negative",
+            ));
+        }
         n => (n as u32).min(MAX_PAGE),
     };
     let before = if token.is_empty() {
@@ -44,7 +51,11 @@ pub fn paging(page_size: i32, token: &str, list: char) -> Result<(u32, Option<i6
                 .strip_prefix(list)
                 .and_then(|n| n.parse::<i64>().ok())
                 .ok_or_else(|| {
-                    invalid_argument("page_token", "not a token from a previous page")
+                    invalid_argument(
+                        "page_token",
+                        Reason::InvalidPageToken,
+                        "not a token from a previous page",
+                    )
                 })?,
         )
     };
@@ -147,7 +158,13 @@ impl games_server::Games for GamesService {
             Ok(pb::GameStatusFilter::Ongoing) => Some(false),
             Ok(pb::GameStatusFilter::Finished) => Some(true),
             Ok(pb::GameStatusFilter::Unspecified) => None,
-            Err(_) => return Err(invalid_argument("status", "unknown status filter")),
+            Err(_) => {
+                return Err(invalid_argument(
+                    "status",
+                    Reason::UnknownEnumValue,
+                    "unknown status filter",
+                ));
+            }
         };
         let variant = match r.variant {
             0 => None,
@@ -155,7 +172,11 @@ impl games_server::Games for GamesService {
         };
         let player = r.player.trim();
         if player.chars().count() > 100 {
-            return Err(invalid_argument("player", "at most 100 characters"));
+            return Err(invalid_argument(
+                "player",
+                Reason::TooLong,
+                "at most 100 characters",
+            ));
         }
         let page = self
             .games
@@ -186,7 +207,13 @@ impl games_server::Games for GamesService {
             Ok(pb::PgnNotation::Unspecified | pb::PgnNotation::Standard) => PgnNotation::Standard,
             Ok(pb::PgnNotation::Coordinates) => PgnNotation::Coordinates,
             Ok(pb::PgnNotation::Chinese) => PgnNotation::Chinese,
-            Err(_) => return Err(invalid_argument("notation", "unknown notation")),
+            Err(_) => {
+                return Err(invalid_argument(
+                    "notation",
+                    Reason::UnknownEnumValue,
+                    "unknown notation",
+                ));
+            }
         };
         let pgn = self.games.export(&r.game_id, notation).await?;
         Ok(Response::new(pb::ExportGameResponse { pgn }))

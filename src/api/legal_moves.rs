@@ -34,7 +34,10 @@ use super::{
     rules::{RulesService, record},
     server::REQUEST_COMPRESSION,
 };
-use crate::rules::{MoveDescription, MoveText, referee::Referee};
+use crate::{
+    reason::Reason,
+    rules::{MoveDescription, MoveText, referee::Referee},
+};
 
 /// A `LegalMoves` answer: the generated message without its list of moves,
 /// and the position whose legal moves the answer lists. The moves are
@@ -61,6 +64,7 @@ impl LegalMovesAnswer {
         let Ok(detail) = pb::MoveDetail::try_from(request.detail) else {
             return Err(invalid_argument(
                 "detail",
+                Reason::UnknownEnumValue,
                 "unknown detail: use MOVE_DETAIL_FULL, MOVE_DETAIL_UCI or MOVE_DETAIL_UCI_TEXT",
             ));
         };

@@ -12,6 +12,7 @@ use super::{
 use crate::{
     games::{GameError, is_well_formed_id},
     positions::{Positions, Source},
+    reason::Reason,
     rules::Side,
     store::{PositionFilter, StoredPosition},
 };
@@ -64,6 +65,7 @@ impl positions_server::Positions for PositionsService {
                     _ => {
                         return Err(invalid_argument(
                             "board.turn",
+                            Reason::MissingField,
                             "the side to move is required",
                         ));
                     }
@@ -79,6 +81,7 @@ impl positions_server::Positions for PositionsService {
             None => {
                 return Err(invalid_argument(
                     "source",
+                    Reason::MissingField,
                     "give the position as fen or as board",
                 ));
             }

@@ -12,14 +12,13 @@
 //! flag without a compression, gzip that does not decompress), a message
 //! that decompresses beyond the limit, and an unsupported compression. An
 //! unknown method's UNIMPLEMENTED, which tonic sends without a message, gets
-//! one. Any other answer passes through untouched.
-
-use std::collections::HashMap;
+//! one, and the health service's NOT_FOUND for a service it does not know
+//! gets its reason. Any other answer passes through untouched.
 
 use tonic::{Code, Status, body::Body};
-use tonic_types::{ErrorDetails, StatusExt};
 
-use super::error::DOMAIN;
+use super::error::ErrorStatus;
+use crate::reason::Reason;
 
 /// The status tonic gave a request it could not read, and what it means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +32,8 @@ enum Rejection {
     UnsupportedCompression,
     /// No service here has the method (tonic says nothing more).
     UnknownMethod,
+    /// Health.Check asked about a service the server does not have.
+    UnknownService,
 }
 
 /// Rewrites a transport rejection (see the module docs); `response` as it
@@ -102,64 +103,63 @@ fn rejection(status: &Status) -> Option<Rejection> {
             Some(Rejection::UnsupportedCompression)
         }
         Code::Unimplemented if message.is_empty() => Some(Rejection::UnknownMethod),
+        // tonic-health's whole answer for a name it was never told about.
+        Code::NotFound if message == "service not registered" => Some(Rejection::UnknownService),
         _ => None,
     }
 }
 
 /// The status a caller gets for `rejection`; `reason` is tonic's message.
 fn answer(rejection: Rejection, reason: &str) -> Status {
-    let (code, message, info) = match rejection {
-        Rejection::Malformed => (
-            Code::InvalidArgument,
+    match rejection {
+        Rejection::Malformed => ErrorStatus::new(
+            Reason::MalformedRequest,
             format!(
                 "the request is not a valid message of this method's request type \
                  (check the client was generated from arbiter's .proto files): {reason}"
             ),
-            ("MALFORMED_REQUEST", HashMap::new()),
         ),
-        Rejection::TooLarge { found, limit } => {
-            let mut metadata = HashMap::from([("limit_bytes".to_owned(), limit.to_string())]);
-            let message = match found {
-                Some(found) => {
-                    metadata.insert("found_bytes".to_owned(), found.to_string());
-                    format!(
-                        "the request message is {found} bytes; the server accepts at most {limit} bytes"
-                    )
-                }
-                None => format!(
-                    "the request message decompresses to more than {limit} bytes, \
-                     the most the server accepts"
-                ),
-            };
-            (
-                Code::ResourceExhausted,
-                message,
-                ("REQUEST_TOO_LARGE", metadata),
-            )
-        }
-        Rejection::UnsupportedCompression => (
-            Code::Unimplemented,
+        Rejection::TooLarge {
+            found: Some(found),
+            limit,
+        } => ErrorStatus::new(
+            Reason::RequestTooLarge,
+            format!(
+                "the request message is {found} bytes; the server accepts at most {limit} bytes"
+            ),
+        )
+        .metadata("found_bytes", found)
+        .metadata("limit_bytes", limit),
+        Rejection::TooLarge { found: None, limit } => ErrorStatus::new(
+            Reason::RequestTooLarge,
+            format!(
+                "the request message decompresses to more than {limit} bytes, \
+                 the most the server accepts"
+            ),
+        )
+        .metadata("limit_bytes", limit),
+        Rejection::UnsupportedCompression => ErrorStatus::new(
+            Reason::UnsupportedCompression,
             format!("{reason}: send requests uncompressed or compressed with gzip"),
-            ("UNSUPPORTED_COMPRESSION", HashMap::new()),
         ),
-        Rejection::UnknownMethod => (
-            Code::Unimplemented,
+        Rejection::UnknownMethod => ErrorStatus::new(
+            Reason::UnknownMethod,
             "this server has no such method: it serves arbiter.v1.Rules, Positions, Games and \
-             Engine, and grpc.health.v1.Health; server reflection lists every method"
-                .to_owned(),
-            ("UNKNOWN_METHOD", HashMap::new()),
+             Engine, and grpc.health.v1.Health; server reflection lists every method",
         ),
-    };
-    let (reason, metadata) = info;
-    Status::with_error_details(
-        code,
-        message,
-        ErrorDetails::with_error_info(reason, DOMAIN, metadata),
-    )
+        Rejection::UnknownService => ErrorStatus::new(
+            Reason::UnknownService,
+            "health knows no such service: ask about \"\" (the server), arbiter.v1.Rules, \
+             arbiter.v1.Positions, arbiter.v1.Games or arbiter.v1.Engine",
+        ),
+    }
+    .into()
 }
 
 #[cfg(test)]
 mod tests {
+    use tonic_types::StatusExt;
+
     use super::*;
 
     fn refused(status: Status) -> http::Response<Body> {
@@ -231,6 +231,18 @@ mod tests {
         assert_eq!(
             status.get_details_error_info().unwrap().reason,
             "UNSUPPORTED_COMPRESSION"
+        );
+    }
+
+    #[test]
+    fn an_unknown_health_service_keeps_its_code_and_gains_a_reason() {
+        let tonic = Status::not_found("service not registered");
+        let status = Status::from_header_map(refused(tonic).headers()).unwrap();
+        assert_eq!(status.code(), Code::NotFound);
+        assert!(status.message().contains("arbiter.v1.Games"), "{status:?}");
+        assert_eq!(
+            status.get_details_error_info().unwrap().reason,
+            "UNKNOWN_SERVICE"
         );
     }
 

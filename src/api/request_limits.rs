@@ -15,7 +15,6 @@
 //! stream whose body never comes holds its slot.
 
 use std::{
-    collections::HashMap,
     pin::Pin,
     sync::Arc,
     task::{Context, Poll},
@@ -28,13 +27,15 @@ use tokio::{
     sync::{OwnedSemaphorePermit, Semaphore},
     time::Sleep,
 };
-use tonic::{Code, Status, body::Body, transport::server::TcpConnectInfo};
-use tonic_types::{ErrorDetails, StatusExt};
+use tonic::{Status, body::Body, transport::server::TcpConnectInfo};
 use tower::Layer;
 use tower_service::Service;
 
-use super::error::DOMAIN;
-use crate::peers::{Peer, PeerSlot, PeerSlots};
+use super::error::{ErrorStatus, internal};
+use crate::{
+    peers::{Peer, PeerSlot, PeerSlots},
+    reason::Reason,
+};
 
 /// Adds [`RequestLimits`] to a service.
 #[derive(Clone, Debug)]
@@ -161,10 +162,9 @@ where
                     Poll::Pending => Poll::Pending,
                 }
             }
-            AnswerProjection::Refused { status } => Poll::Ready(Ok(status
-                .take()
-                .unwrap_or_else(|| Status::internal("answer polled after it was given"))
-                .into_http())),
+            AnswerProjection::Refused { status } => {
+                Poll::Ready(Ok(status.take().unwrap_or_else(internal).into_http()))
+            }
         }
     }
 }
@@ -176,35 +176,27 @@ fn busy(cap: &str, limit: usize) -> Status {
         "peer" => "for your address",
         _ => "in all",
     };
-    Status::with_error_details(
-        Code::ResourceExhausted,
+    ErrorStatus::new(
+        Reason::ServerBusy,
         format!(
             "the server is serving {limit} requests {whose}, the most it serves at once: \
              retry with backoff"
         ),
-        ErrorDetails::with_error_info(
-            "SERVER_BUSY",
-            DOMAIN,
-            HashMap::from([
-                ("limit".to_owned(), limit.to_string()),
-                ("cap".to_owned(), cap.to_owned()),
-            ]),
-        ),
     )
+    .metadata("limit", limit)
+    .metadata("cap", cap)
+    .into()
 }
 
 /// The status of a request not answered within `timeout`.
 fn timed_out(timeout: Duration) -> Status {
     let ms = timeout.as_millis();
-    Status::with_error_details(
-        Code::DeadlineExceeded,
+    ErrorStatus::new(
+        Reason::RequestTimeout,
         format!("the request was not answered within {ms} ms"),
-        ErrorDetails::with_error_info(
-            "REQUEST_TIMEOUT",
-            DOMAIN,
-            HashMap::from([("limit_ms".to_owned(), ms.to_string())]),
-        ),
     )
+    .metadata("limit_ms", ms)
+    .into()
 }
 
 /// The request's own `grpc-timeout`: up to 8 digits and a unit (gRPC over
@@ -230,6 +222,9 @@ fn client_timeout(headers: &HeaderMap) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use std::convert::Infallible;
+
+    use tonic::Code;
+    use tonic_types::StatusExt;
 
     use tower::ServiceExt;
 

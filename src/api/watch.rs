@@ -40,13 +40,14 @@ use tower_service::Service;
 use super::{
     admission::Creates,
     convert,
-    error::{shutting_down, too_many_watchers, watcher_too_slow},
+    error::{ErrorStatus, shutting_down, too_many_watchers, watcher_too_slow},
     games::{GamesService, trace_game},
     proto::{self as pb, games_server::GamesServer},
     server::REQUEST_COMPRESSION,
 };
-use crate::games::{
-    EventKind, GameEvent, GameView, Games, Published, Status as GameStatus, Watcher,
+use crate::{
+    games::{EventKind, GameEvent, GameView, Games, Published, Status as GameStatus, Watcher},
+    reason::Reason,
 };
 
 /// Bytes before a message in its gRPC frame: a compression flag (0: not
@@ -66,8 +67,13 @@ fn framed(message: &pb::WatchGameResponse) -> Bytes {
 
 /// The message in a frame made by [`framed`].
 pub(super) fn unframed(frame: &Bytes) -> Result<pb::WatchGameResponse, Status> {
-    pb::WatchGameResponse::decode(frame.slice(FRAME_HEADER.min(frame.len())..))
-        .map_err(|e| Status::internal(format!("an encoded event does not decode: {e}")))
+    pb::WatchGameResponse::decode(frame.slice(FRAME_HEADER.min(frame.len())..)).map_err(|e| {
+        ErrorStatus::new(
+            Reason::InternalError,
+            format!("an encoded event does not decode: {e}"),
+        )
+        .into()
+    })
 }
 
 /// The messages a watcher receives for `event`, each in its gRPC frame: the

@@ -1,19 +1,25 @@
 use std::fmt;
 
 use crate::{
+    reason::Reason,
     rules::{IllegalMove, MoveError, Quoted, referee::InvalidPosition},
     store::{GameNotFound, StoreError},
 };
 
 /// Everything a games or positions request can fail with. The API maps each
-/// variant to one gRPC status.
+/// variant to one gRPC status; a [`Refusal`]'s code is its reason's (the
+/// variant names the class for callers in the domain).
 #[derive(Debug, thiserror::Error)]
 pub enum GameError {
     #[error("{0}")]
     NotFound(Refusal),
+    /// `field` is wrong for `reason`; `problem` is the field violation's
+    /// own reason (the move's in a PGN, or `reason`'s).
     #[error("{field}: {message}")]
     InvalidArgument {
         field: &'static str,
+        reason: Reason,
+        problem: &'static str,
         message: String,
     },
     /// `field` goes past a cap of the service; the API names the cap
@@ -21,7 +27,7 @@ pub enum GameError {
     #[error("{field}: {message}")]
     OverLimit {
         field: &'static str,
-        reason: &'static str,
+        reason: Reason,
         limit: &'static str,
         value: usize,
         message: String,
@@ -50,16 +56,16 @@ pub enum GameError {
     Store(#[from] StoreError),
 }
 
-/// Why a request was refused: a stable code for programs (the API sends it
-/// as `google.rpc.ErrorInfo.reason`) and a sentence for people.
+/// Why a request was refused: a stable reason for programs (the API sends
+/// it as `google.rpc.ErrorInfo.reason`) and a sentence for people.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
-    pub reason: &'static str,
+    pub reason: Reason,
     pub message: String,
 }
 
 impl Refusal {
-    pub fn new(reason: &'static str, message: impl Into<String>) -> Refusal {
+    pub fn new(reason: Reason, message: impl Into<String>) -> Refusal {
         Refusal {
             reason,
             message: message.into(),
@@ -77,7 +83,7 @@ impl GameError {
     /// No game has the id `id`.
     pub fn game_not_found(id: &str) -> GameError {
         GameError::NotFound(Refusal::new(
-            "GAME_NOT_FOUND",
+            Reason::GameNotFound,
             format!("game {} not found", Quoted(id)),
         ))
     }
@@ -85,14 +91,39 @@ impl GameError {
     /// No saved position has the id `id`.
     pub fn position_not_found(id: &str) -> GameError {
         GameError::NotFound(Refusal::new(
-            "POSITION_NOT_FOUND",
+            Reason::PositionNotFound,
             format!("position {} not found", Quoted(id)),
         ))
     }
 
     /// FAILED_PRECONDITION for `reason`, explained by `message`.
-    pub(crate) fn precondition(reason: &'static str, message: impl Into<String>) -> GameError {
+    pub(crate) fn precondition(reason: Reason, message: impl Into<String>) -> GameError {
         GameError::FailedPrecondition(Refusal::new(reason, message))
+    }
+
+    /// INVALID_ARGUMENT of `field` for `reason`, explained by `message`.
+    pub(crate) fn invalid(
+        field: &'static str,
+        reason: Reason,
+        message: impl Into<String>,
+    ) -> GameError {
+        GameError::invalid_for(field, reason, reason.as_str(), message)
+    }
+
+    /// [`GameError::invalid`] whose field violation has a reason of its
+    /// own, `problem`.
+    pub(crate) fn invalid_for(
+        field: &'static str,
+        reason: Reason,
+        problem: &'static str,
+        message: impl Into<String>,
+    ) -> GameError {
+        GameError::InvalidArgument {
+            field,
+            reason,
+            problem,
+            message: message.into(),
+        }
     }
 }
 

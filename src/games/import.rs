@@ -7,6 +7,7 @@ use super::{
     pgn::{self, PgnCap, PgnGame, PgnLimits},
 };
 use crate::{
+    reason::Reason,
     rules::{Quoted, Side, Termination, Variant, referee::referee},
     store::{NewGame, StoredMove, now_millis},
 };
@@ -21,11 +22,9 @@ impl PgnLimits {
     };
 }
 
-fn invalid(message: String) -> GameError {
-    GameError::InvalidArgument {
-        field: "pgn",
-        message,
-    }
+/// INVALID_ARGUMENT of the `pgn` field for `reason`.
+fn invalid(reason: Reason, message: String) -> GameError {
+    GameError::invalid("pgn", reason, message)
 }
 
 /// The game the tags name; `hint` is the caller's, when given.
@@ -34,10 +33,13 @@ fn variant(game: &PgnGame, hint: Option<Variant>) -> Result<Variant, GameError> 
         None | Some("" | "standard" | "chess") => None,
         Some("xiangqi" | "chinese chess") => Some(Variant::Xiangqi),
         Some(other) => {
-            return Err(invalid(format!(
-                "[Variant {}] is not supported: chess or xiangqi",
-                Quoted(other)
-            )));
+            return Err(invalid(
+                Reason::InvalidPgn,
+                format!(
+                    "[Variant {}] is not supported: chess or xiangqi",
+                    Quoted(other)
+                ),
+            ));
         }
     }
     .or_else(|| {
@@ -46,9 +48,10 @@ fn variant(game: &PgnGame, hint: Option<Variant>) -> Result<Variant, GameError> 
             .map(|_| Variant::Xiangqi)
     });
     match (named, hint) {
-        (Some(named), Some(hint)) if named != hint => Err(invalid(format!(
-            "the PGN is a {named} game but the request says {hint}"
-        ))),
+        (Some(named), Some(hint)) if named != hint => Err(invalid(
+            Reason::VariantMismatch,
+            format!("the PGN is a {named} game but the request says {hint}"),
+        )),
         (named, hint) => Ok(named.or(hint).unwrap_or(Variant::Chess)),
     }
 }
@@ -57,9 +60,10 @@ fn variant(game: &PgnGame, hint: Option<Variant>) -> Result<Variant, GameError> 
 fn player(game: &PgnGame, tag: &str, side: &str) -> Result<String, GameError> {
     match game.tag(tag).map(str::trim) {
         None | Some("" | "?" | "-") => Ok(side.to_owned()),
-        Some(name) if name.chars().any(char::is_control) => Err(invalid(format!(
-            "[{tag}] must not contain control characters: it is a display name"
-        ))),
+        Some(name) if name.chars().any(char::is_control) => Err(invalid(
+            Reason::ControlCharacter,
+            format!("[{tag}] must not contain control characters: it is a display name"),
+        )),
         Some(name) => Ok(name.chars().take(100).collect()),
     }
 }
@@ -78,7 +82,7 @@ impl Games {
         hint: Option<Variant>,
     ) -> Result<CreatedGame, GameError> {
         let game = pgn::read(text, self.import_limits).map_err(|e| match e.cap {
-            None => invalid(e.to_string()),
+            None => invalid(Reason::InvalidPgn, e.to_string()),
             Some(cap) => {
                 let (limit, value) = match cap {
                     PgnCap::Moves(n) => ("limit_moves", n),
@@ -86,7 +90,7 @@ impl Games {
                 };
                 GameError::OverLimit {
                     field: "pgn",
-                    reason: "PGN_TOO_LONG",
+                    reason: Reason::PgnTooLong,
                     limit,
                     value,
                     message: e.to_string(),
@@ -98,17 +102,27 @@ impl Games {
             player(&game, "White", "White")?,
             player(&game, "Black", "Black")?,
         );
-        let mut record = referee::<&str>(variant, game.tag("FEN"), &[])
-            .map_err(|e| invalid(format!("[FEN]: {e}")))?;
+        let mut record = referee::<&str>(variant, game.tag("FEN"), &[]).map_err(|e| {
+            let problem = e
+                .problems
+                .first()
+                .map_or(Reason::InvalidFen.as_str(), |p| p.code);
+            GameError::invalid_for("pgn", Reason::InvalidFen, problem, format!("[FEN]: {e}"))
+        })?;
         let mut moves = Vec::with_capacity(game.moves.len());
         let played_at = now_millis();
         for (ply, (text, line)) in game.moves.iter().enumerate() {
             let played = record.play_recorded(text).map_err(|e| {
-                invalid(format!(
-                    "move {} ({}, line {line}) cannot be played: {e}",
-                    ply + 1,
-                    Quoted(text)
-                ))
+                GameError::invalid_for(
+                    "pgn",
+                    Reason::InvalidPgn,
+                    Reason::from(&e).as_str(),
+                    format!(
+                        "move {} ({}, line {line}) cannot be played: {e}",
+                        ply + 1,
+                        Quoted(text)
+                    ),
+                )
             })?;
             moves.push(StoredMove {
                 ply: ply as i64,
@@ -139,9 +153,10 @@ impl Games {
         let (status, winner, ending) = match (rules_end, claimed) {
             (Some(end), claimed) => {
                 if claimed.is_some_and(|c| c != end.winner) {
-                    return Err(invalid(format!(
-                        "the result {result} contradicts the moves, which end in {end}"
-                    )));
+                    return Err(invalid(
+                        Reason::InvalidPgn,
+                        format!("the result {result} contradicts the moves, which end in {end}"),
+                    ));
                 }
                 let status = if end.winner.is_some() {
                     "decisive"

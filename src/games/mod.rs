@@ -40,6 +40,7 @@ pub use view::{GameView, MoveView, OutcomeView, Status};
 
 use crate::{
     analysis::Analyst,
+    reason::Reason,
     rules::{
         DrawClaim, MoveError, Quoted, Side, Variant,
         referee::{Referee, referee},
@@ -162,14 +163,15 @@ impl Games {
                 }
                 .ok_or_else(|| GameError::position_not_found(&id))?;
                 if saved.variant != variant.name() {
-                    return Err(GameError::InvalidArgument {
-                        field: "position_id",
-                        message: format!(
+                    return Err(GameError::invalid(
+                        "position_id",
+                        Reason::VariantMismatch,
+                        format!(
                             "position {} is a {} position, not {variant}",
                             Quoted(&id),
                             saved.variant
                         ),
-                    });
+                    ));
                 }
                 Some(saved.fen)
             }
@@ -177,7 +179,7 @@ impl Games {
         let record = referee::<&str>(variant, fen.as_deref(), &[])?;
         if let Some(end) = record.verdict().end {
             return Err(GameError::precondition(
-                "START_POSITION_DECIDED",
+                Reason::StartPositionDecided,
                 format!("the start position is already decided: {end}"),
             ));
         }
@@ -363,7 +365,7 @@ impl Games {
             match game.draw_offer.as_deref() {
                 Some(s) if s == side.name() => {
                     return Err(GameError::precondition(
-                        "DRAW_ALREADY_OFFERED",
+                        Reason::DrawAlreadyOffered,
                         "you already offered a draw; wait for the answer",
                     ));
                 }
@@ -440,7 +442,7 @@ impl Games {
             }
             let claim = trial.verdict().claimable.first().copied().ok_or_else(|| {
                 GameError::precondition(
-                    "NO_DRAW_TO_CLAIM",
+                    Reason::NoDrawToClaim,
                     "no draw can be claimed: the position has not occurred three times and \
                      fifty moves have not passed without capture or pawn move",
                 )
@@ -471,7 +473,7 @@ impl Games {
         self.act(id, token, EventKind::Aborted, |game, _, _| {
             if game.moves.len() >= 2 {
                 return Err(GameError::precondition(
-                    "TOO_LATE_TO_ABORT",
+                    Reason::TooLateToAbort,
                     "both sides have moved: the game can no longer be aborted (resign or offer a draw)",
                 ));
             }
@@ -572,13 +574,14 @@ impl Games {
 pub(crate) fn refuse_control_characters(field: &'static str, text: &str) -> Result<(), GameError> {
     match text.chars().find(|c| c.is_control()) {
         None => Ok(()),
-        Some(c) => Err(GameError::InvalidArgument {
+        Some(c) => Err(GameError::invalid(
             field,
-            message: format!(
+            Reason::ControlCharacter,
+            format!(
                 "must not contain control characters (it has U+{:04X})",
                 u32::from(c)
             ),
-        }),
+        )),
     }
 }
 
@@ -599,10 +602,11 @@ fn seat_name(
         });
     }
     if name.chars().count() > MAX_NAME {
-        return Err(GameError::InvalidArgument {
+        return Err(GameError::invalid(
             field,
-            message: format!("a display name of at most {MAX_NAME} characters is allowed"),
-        });
+            Reason::TooLong,
+            format!("a display name of at most {MAX_NAME} characters is allowed"),
+        ));
     }
     Ok(name.to_owned())
 }
@@ -621,7 +625,7 @@ fn side_title(variant: Variant, side: Side) -> &'static str {
 fn seat(game: &StoredGame, token: &str) -> Result<Side, GameError> {
     if token.is_empty() {
         return Err(GameError::Unauthenticated(Refusal::new(
-            "SEAT_TOKEN_MISSING",
+            Reason::SeatTokenMissing,
             "seat_token is required: use the token CreateGame returned for your seat",
         )));
     }
@@ -632,7 +636,7 @@ fn seat(game: &StoredGame, token: &str) -> Result<Side, GameError> {
         Ok(Side::Black)
     } else {
         Err(GameError::Unauthenticated(Refusal::new(
-            "SEAT_TOKEN_UNKNOWN",
+            Reason::SeatTokenUnknown,
             "seat_token does not belong to either seat of this game",
         )))
     }
@@ -644,7 +648,7 @@ fn offered_by_opponent(offer: Option<&str>, side: Side, what: &str) -> Result<()
         Ok(())
     } else {
         Err(GameError::precondition(
-            "NOTHING_TO_ANSWER",
+            Reason::NothingToAnswer,
             format!("there is no {what} from your opponent to answer"),
         ))
     }
@@ -667,7 +671,7 @@ fn ensure_turn(turn: Side, side: Side) -> Result<(), GameError> {
         Ok(())
     } else {
         Err(GameError::PermissionDenied(Refusal::new(
-            "NOT_YOUR_TURN",
+            Reason::NotYourTurn,
             format!("it is {turn}'s turn, not {side}'s"),
         )))
     }

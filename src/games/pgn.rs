@@ -6,7 +6,10 @@
 use std::fmt::Write as _;
 
 use super::{Ending, GameError, GameView, Status, TimeControl};
-use crate::rules::{Game, Side, Variant, chess::Chess, xiangqi::Xiangqi};
+use crate::{
+    reason::Reason,
+    rules::{Game, Side, Variant, chess::Chess, xiangqi::Xiangqi},
+};
 
 /// The notation of the movetext.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -30,10 +33,11 @@ const LINE: usize = 80;
 /// [`GameError::InvalidArgument`] for Chinese notation in a chess game.
 pub fn write(game: &GameView, notation: PgnNotation) -> Result<String, GameError> {
     if notation == PgnNotation::Chinese && game.variant == Variant::Chess {
-        return Err(GameError::InvalidArgument {
-            field: "notation",
-            message: "Chinese notation exists only for xiangqi".to_owned(),
-        });
+        return Err(GameError::invalid(
+            "notation",
+            Reason::VariantMismatch,
+            "Chinese notation exists only for xiangqi",
+        ));
     }
     let result = result(game);
     let mut pgn = String::new();

@@ -13,6 +13,7 @@ use super::{
     ensure_ongoing, flag, offered_by_opponent, replay, seat, view_of,
 };
 use crate::{
+    reason::Reason,
     rules::{Side, referee::Referee},
     store::{StoredGame, Update},
 };
@@ -22,7 +23,7 @@ fn plies_to_undo(game: &StoredGame, record: &dyn Referee, side: Side) -> Result<
     let plies = if record.turn() == side { 2 } else { 1 };
     if game.moves.len() < plies {
         return Err(GameError::precondition(
-            "NO_MOVE_TO_TAKE_BACK",
+            Reason::NoMoveToTakeBack,
             "you have no move to take back",
         ));
     }
@@ -82,13 +83,13 @@ impl Games {
                 match game.takeback_offer.as_deref() {
                     Some(s) if s == side.name() => {
                         return Err(GameError::precondition(
-                            "TAKEBACK_ALREADY_PROPOSED",
+                            Reason::TakebackAlreadyProposed,
                             "you already proposed a takeback; wait for the answer",
                         ));
                     }
                     Some(_) => {
                         return Err(GameError::precondition(
-                            "TAKEBACK_PENDING",
+                            Reason::TakebackPending,
                             "your opponent proposed a takeback: answer it with RespondToTakeback",
                         ));
                     }
@@ -99,7 +100,7 @@ impl Games {
                 let event = if engine_of(game, side.other()).is_some() {
                     if !game.engine_grants_takebacks {
                         return Err(GameError::precondition(
-                            "ENGINE_DECLINES_TAKEBACKS",
+                            Reason::EngineDeclinesTakebacks,
                             "the engine in this game does not grant takebacks",
                         ));
                     }

@@ -6,7 +6,7 @@ use super::{
     FenProblem, Game, MoveDescription, MoveError, MoveText, Quoted, Record, ReplayError, Side,
     Variant, Verdict,
 };
-use crate::with_game;
+use crate::{reason::Reason, with_game};
 
 /// One problem with a position given as FEN plus moves.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -223,19 +223,10 @@ pub fn record<G: Game, S: AsRef<str>>(
     Record::replay(start, moves.iter().map(AsRef::as_ref)).map_err(
         |ReplayError { ply, text, error }| InvalidPosition {
             problems: vec![PositionProblem {
-                code: move_error_code(&error),
+                code: Reason::from(&error).as_str(),
                 message: format!("move {} ({}): {error}", ply + 1, Quoted(&text)),
                 move_index: Some(ply),
             }],
         },
     )
-}
-
-/// A stable code for a move error.
-pub fn move_error_code(error: &MoveError) -> &'static str {
-    match error {
-        MoveError::Unparsable { .. } => "UNPARSABLE_MOVE",
-        MoveError::Ambiguous { .. } => "AMBIGUOUS_MOVE",
-        MoveError::Illegal(e) => e.reason.code(),
-    }
 }

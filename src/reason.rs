@@ -1,0 +1,246 @@
+//! Every reason an error of the API gives, in one list.
+//!
+//! A refusal carries its reason as `google.rpc.ErrorInfo.reason` (domain
+//! [`DOMAIN`]) so that a program tells the cases apart without reading the
+//! message; the reason also fixes the gRPC code. The strings are part of the
+//! contract: a reason is never renamed, and README's error table lists them
+//! all (a test checks it does).
+
+use tonic::Code;
+
+use crate::rules::{IllegalReason, MoveError};
+
+/// The `ErrorInfo.domain` of every error.
+pub const DOMAIN: &str = "arbiter.dev";
+
+/// Declares [`Reason`] from `Variant = "STRING", CODE;` lines, so that a
+/// reason's string and code are written once, beside its meaning.
+macro_rules! reasons {
+    ($($(#[doc = $doc:literal])* $name:ident = $text:literal, $code:ident;)*) => {
+        /// Why the API refused a request (see the module docs).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Reason {
+            $($(#[doc = $doc])* $name,)*
+            /// FAILED_PRECONDITION: the move is illegal; the reason is the
+            /// `IllegalReason` name without its `ILLEGAL_REASON_` prefix
+            /// (`OWN_KING_IN_CHECK`, ...).
+            Illegal(IllegalReason),
+        }
+
+        impl Reason {
+            /// Every reason but the illegal-move ones.
+            pub const ALL: &[Reason] = &[$(Reason::$name,)*];
+
+            /// The reason as sent (`SCREAMING_SNAKE_CASE`).
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Reason::$name => $text,)*
+                    Reason::Illegal(reason) => reason.code(),
+                }
+            }
+
+            /// The gRPC code of an error with this reason.
+            pub const fn code(self) -> Code {
+                match self {
+                    $(Reason::$name => Code::$code,)*
+                    Reason::Illegal(_) => Code::FailedPrecondition,
+                }
+            }
+        }
+    };
+}
+
+reasons! {
+    /// The request body is not the method's request message (or a gRPC
+    /// frame is cut short, gzip does not decompress, grpc-web-text is not
+    /// base64).
+    MalformedRequest = "MALFORMED_REQUEST", InvalidArgument;
+    /// `variant` is VARIANT_UNSPECIFIED.
+    MissingVariant = "MISSING_VARIANT", InvalidArgument;
+    /// A required field is empty (`position`, `source`, `board.turn`, a
+    /// human seat's display name).
+    MissingField = "MISSING_FIELD", InvalidArgument;
+    /// An enum field holds a number this server does not know.
+    UnknownEnumValue = "UNKNOWN_ENUM_VALUE", InvalidArgument;
+    /// A number is outside its range (a page size, a search limit, an
+    /// engine seat's level or move time, a timestamp).
+    ValueOutOfRange = "VALUE_OUT_OF_RANGE", InvalidArgument;
+    /// A text or a list is longer than allowed (a name, a player filter,
+    /// the tags, a position's moves).
+    TooLong = "TOO_LONG", InvalidArgument;
+    /// A name, a display name or a PGN player tag holds a control character
+    /// (a newline, a tab, ...).
+    ControlCharacter = "CONTROL_CHARACTER", InvalidArgument;
+    /// A tag is empty, too long or holds a control character.
+    InvalidTag = "INVALID_TAG", InvalidArgument;
+    /// The time control is not a clock nor correspondence, or mixes them.
+    InvalidTimeControl = "INVALID_TIME_CONTROL", InvalidArgument;
+    /// The request names one game and something it refers to is of the
+    /// other (a saved position, the PGN's `[Variant]`, Chinese notation for
+    /// chess).
+    VariantMismatch = "VARIANT_MISMATCH", InvalidArgument;
+    /// `page_token` is not a token of a previous page of this list.
+    InvalidPageToken = "INVALID_PAGE_TOKEN", InvalidArgument;
+    /// The FEN is not a position; each violation's reason is its problem
+    /// (`MISSING_KING`, `BAD_CASTLING`, ...).
+    InvalidFen = "INVALID_FEN", InvalidArgument;
+    /// A move of the position's `moves` cannot be played; the violation
+    /// (`position.moves[i]`) has the move's reason (`UNPARSABLE_MOVE`, an
+    /// illegal-move reason, ...).
+    InvalidMoves = "INVALID_MOVES", InvalidArgument;
+    /// The move text is not a move in any notation of the game.
+    UnparsableMove = "UNPARSABLE_MOVE", InvalidArgument;
+    /// The move text fits several legal moves.
+    AmbiguousMove = "AMBIGUOUS_MOVE", InvalidArgument;
+    /// The PGN does not read, names an unsupported variant, holds a move
+    /// that cannot be played (the violation has the move's reason) or a
+    /// result its moves contradict.
+    InvalidPgn = "INVALID_PGN", InvalidArgument;
+    /// The PGN is past ImportGame's caps (metadata `limit_moves` or
+    /// `limit_tokens`).
+    PgnTooLong = "PGN_TOO_LONG", InvalidArgument;
+    /// No game has the id (or the id cannot be one).
+    GameNotFound = "GAME_NOT_FOUND", NotFound;
+    /// No saved position has the id (or the id cannot be one).
+    PositionNotFound = "POSITION_NOT_FOUND", NotFound;
+    /// Health.Check names a service the server does not have.
+    UnknownService = "UNKNOWN_SERVICE", NotFound;
+    /// `seat_token` is empty.
+    SeatTokenMissing = "SEAT_TOKEN_MISSING", Unauthenticated;
+    /// `seat_token` is neither seat's (nor, for Abort, the operator
+    /// credential).
+    SeatTokenUnknown = "SEAT_TOKEN_UNKNOWN", Unauthenticated;
+    /// DeletePosition without `owner_token`.
+    OwnerTokenMissing = "OWNER_TOKEN_MISSING", Unauthenticated;
+    /// `owner_token` is neither the position's nor the operator credential.
+    OwnerTokenUnknown = "OWNER_TOKEN_UNKNOWN", Unauthenticated;
+    /// A valid seat acting out of turn.
+    NotYourTurn = "NOT_YOUR_TURN", PermissionDenied;
+    /// The game is over (also after the flag fell, and asking the engine
+    /// about a finished position).
+    GameOver = "GAME_OVER", FailedPrecondition;
+    /// A draw claim the position does not support.
+    NoDrawToClaim = "NO_DRAW_TO_CLAIM", FailedPrecondition;
+    /// A player's abort after both sides moved.
+    TooLateToAbort = "TOO_LATE_TO_ABORT", FailedPrecondition;
+    /// A second draw offer from the same side.
+    DrawAlreadyOffered = "DRAW_ALREADY_OFFERED", FailedPrecondition;
+    /// A second takeback proposal from the same side.
+    TakebackAlreadyProposed = "TAKEBACK_ALREADY_PROPOSED", FailedPrecondition;
+    /// A takeback proposal while the opponent's is pending: answer it with
+    /// RespondToTakeback.
+    TakebackPending = "TAKEBACK_PENDING", FailedPrecondition;
+    /// Answering an offer or proposal the opponent did not make.
+    NothingToAnswer = "NOTHING_TO_ANSWER", FailedPrecondition;
+    /// A takeback with no move of the proposer's to take back.
+    NoMoveToTakeBack = "NO_MOVE_TO_TAKE_BACK", FailedPrecondition;
+    /// A takeback from an engine seat, which declines them.
+    EngineDeclinesTakebacks = "ENGINE_DECLINES_TAKEBACKS", FailedPrecondition;
+    /// A game from a start position the rules have already decided.
+    StartPositionDecided = "START_POSITION_DECIDED", FailedPrecondition;
+    /// `expected_ply` is stale (metadata `current_ply`).
+    PlyConflict = "PLY_CONFLICT", Aborted;
+    /// Every engine slot is busy: retry with backoff.
+    EngineBusy = "ENGINE_BUSY", ResourceExhausted;
+    /// The caller's address already runs its most BestMove/Analyze calls
+    /// (metadata `limit`): wait for one to end.
+    AnalysisLimit = "ANALYSIS_LIMIT", ResourceExhausted;
+    /// The caller's address creates games or positions too fast (metadata
+    /// `limit`, `retry_after_ms`, and a `google.rpc.RetryInfo`).
+    RateLimited = "RATE_LIMITED", ResourceExhausted;
+    /// A request message over its method's limit (metadata `limit_bytes`,
+    /// and `found_bytes` when known).
+    RequestTooLarge = "REQUEST_TOO_LARGE", ResourceExhausted;
+    /// The server, or the caller's address, has as many requests in flight
+    /// as it may (metadata `cap` = `server` or `peer`, and `limit`).
+    ServerBusy = "SERVER_BUSY", ResourceExhausted;
+    /// A game or a connection has as many watchers as it may (metadata
+    /// `cap` = `game` or `connection`, and `limit`).
+    TooManyWatchers = "TOO_MANY_WATCHERS", ResourceExhausted;
+    /// A WatchGame stream fell too far behind its game (metadata
+    /// `last_version`, `limit_bytes`): watch again.
+    WatcherTooSlow = "WATCHER_TOO_SLOW", ResourceExhausted;
+    /// No answer within `--request-timeout` or the call's own deadline
+    /// (metadata `limit_ms`).
+    RequestTimeout = "REQUEST_TIMEOUT", DeadlineExceeded;
+    /// The server has no such method.
+    UnknownMethod = "UNKNOWN_METHOD", Unimplemented;
+    /// The request is compressed other than with gzip.
+    UnsupportedCompression = "UNSUPPORTED_COMPRESSION", Unimplemented;
+    /// The database cannot write now; nothing was stored (with a
+    /// `google.rpc.RetryInfo`).
+    StoreUnavailable = "STORE_UNAVAILABLE", Unavailable;
+    /// The server is shutting down: call again (another replica, or this
+    /// one once it is back).
+    ShuttingDown = "SHUTTING_DOWN", Unavailable;
+    /// A fault of the server (stored data that does not read back, a bug);
+    /// it has been logged.
+    InternalError = "INTERNAL_ERROR", Internal;
+}
+
+impl From<&MoveError> for Reason {
+    fn from(error: &MoveError) -> Reason {
+        match error {
+            MoveError::Unparsable { .. } => Reason::UnparsableMove,
+            MoveError::Ambiguous { .. } => Reason::AmbiguousMove,
+            MoveError::Illegal(e) => Reason::Illegal(e.reason),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn reasons_are_distinct_screaming_snake_case() {
+        let mut seen = HashSet::new();
+        for reason in Reason::ALL {
+            let text = reason.as_str();
+            assert!(seen.insert(text), "{text} twice");
+            assert!(
+                text.split('_')
+                    .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_uppercase())),
+                "{text}"
+            );
+        }
+    }
+
+    /// The README's error table has a row `| REASON | CODE | ...` for every
+    /// reason, with the reason's code.
+    #[test]
+    fn the_readme_documents_every_reason() {
+        let readme = include_str!("../README.md");
+        for reason in Reason::ALL {
+            let row = format!("| `{}` | `{}` |", reason.as_str(), code_name(reason.code()));
+            assert!(readme.contains(&row), "README.md lacks the row {row}");
+        }
+    }
+
+    /// The proto's error documentation names every reason.
+    #[test]
+    fn the_contract_documents_every_reason() {
+        let proto = include_str!("../proto/arbiter/v1/errors.proto");
+        for reason in Reason::ALL {
+            let line = format!("//   {} ", reason.as_str());
+            assert!(
+                proto.contains(&line),
+                "proto/arbiter/v1/errors.proto lacks {line:?}"
+            );
+        }
+    }
+
+    /// `code` as gRPC spells it (`INVALID_ARGUMENT`).
+    fn code_name(code: Code) -> String {
+        let mut name = String::new();
+        for c in format!("{code:?}").chars() {
+            if c.is_ascii_uppercase() && !name.is_empty() {
+                name.push('_');
+            }
+            name.push(c.to_ascii_uppercase());
+        }
+        name
+    }
+}
