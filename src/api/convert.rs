@@ -102,6 +102,7 @@ fn termination(t: Termination) -> pb::Termination {
         Termination::SeventyFiveMoves => pb::Termination::SeventyFiveMoves,
         Termination::PerpetualCheck => pb::Termination::PerpetualCheck,
         Termination::MoveLimit => pb::Termination::MoveLimit,
+        Termination::PerpetualChase => pb::Termination::PerpetualChase,
     }
 }
 
@@ -166,6 +167,7 @@ pub fn verdict(v: &Verdict) -> pb::Outcome {
             end @ GameEnd {
                 winner,
                 termination: t,
+                ..
             },
         ) => pb::Outcome {
             status: if winner.is_some() {

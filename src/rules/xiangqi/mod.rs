@@ -1,6 +1,6 @@
 //! Xiangqi (Chinese chess) under the Asian Xiangqi Federation rules as strong
-//! engines implement them: stalemate loses, perpetual check loses, and a
-//! no-capture move limit draws.
+//! engines implement them: stalemate loses, perpetual check and perpetual
+//! chase lose, and a no-capture move limit draws.
 //!
 //! Points are named in ICCS coordinates (files `a`-`i`, ranks `0`-`9` from
 //! Red's side); moves are read in ICCS, WXF or Chinese notation.
@@ -17,6 +17,7 @@
 
 mod attacks;
 mod bitboard;
+mod chase;
 mod explain;
 mod fen;
 mod hash;

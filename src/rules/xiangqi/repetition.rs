@@ -1,31 +1,49 @@
-//! Repetition judgement (Asian rules, as engines approximate them).
+//! Repetition judgement (Asian rules).
 //!
-//! On the third occurrence of a position the game ends. Each side's conduct
-//! during the repetition cycle is judged by the offence rules: a side that
-//! gave check with every one of its moves in the cycle loses (perpetual
-//! check). If both sides, or neither, offended, the game is drawn.
+//! When a position occurs for the third time the game ends, and each side's
+//! conduct over the cycle since the first of those occurrences is judged:
 //!
-//! Only perpetual check is implemented. Perpetual *chase* (attacking the same
-//! unprotected piece with every move) is a separate offence that will be its
-//! own rule beside [`perpetual_check`], combined in [`judge`]; until then a
-//! perpetual chase is judged a draw.
+//! * **Perpetual check**: a side that gave check with every one of its moves
+//!   in the cycle loses.
+//! * **Perpetual chase**: a side that, with every one of its moves, created
+//!   a new threat (see [`chase`](super::chase)) against the same piece loses.
+//!   Pieces are followed by identity along the cycle: the chased piece may
+//!   flee from point to point, it stays the one piece. A checking move is
+//!   not a chase (one check, one chase is allowed), and threats that merely
+//!   persist through a move are not created by it.
+//!
+//! Check ranks above chase: if any side checks perpetually, chases are not
+//! looked at. A side that offends alone loses; if both offend in the same
+//! way, or neither does, the game is drawn by repetition. One exception, AXF
+//! diagram 39 (as Fairy-Stockfish and Pikafish judge it): when both sides
+//! chase and only one of them chases a chariot pinned by a horse, that side
+//! loses; the pinned chariot, which cannot flee, may threaten its pinner.
 
-use super::Xiangqi;
-use crate::rules::{Game, GameEnd, Record, Side, Termination};
+use super::{Xiangqi, bitboard::Bitboard, moves::Move};
+use crate::rules::{Chase, Game, GameEnd, Record, Side, Termination};
 
 /// The plies of the repetition cycle: the positions from the first
-/// occurrence of the current position to the current one.
+/// occurrence of the current position to the current one, and the moves
+/// between them (`moves[i]` leads from `positions[i]` to `positions[i + 1]`).
 struct Cycle<'a> {
     positions: &'a [Xiangqi],
+    moves: &'a [Move],
 }
 
 impl Cycle<'_> {
-    /// The positions reached by `side`'s moves in the cycle.
-    fn after_moves_of(&self, side: Side) -> impl Iterator<Item = &Xiangqi> {
+    /// The moves of the cycle with the positions before and after each.
+    fn plies(&self) -> impl Iterator<Item = (&Xiangqi, Move, &Xiangqi)> {
         self.positions
             .windows(2)
-            .filter(move |pair| pair[0].turn == side)
-            .map(|pair| &pair[1])
+            .zip(self.moves)
+            .map(|(pair, &m)| (&pair[0], m, &pair[1]))
+    }
+
+    /// The positions reached by `side`'s moves in the cycle.
+    fn after_moves_of(&self, side: Side) -> impl Iterator<Item = &Xiangqi> {
+        self.plies()
+            .filter(move |(before, ..)| before.turn == side)
+            .map(|(.., after)| after)
     }
 }
 
@@ -35,19 +53,101 @@ fn perpetual_check(cycle: &Cycle<'_>, side: Side) -> bool {
     moves.peek().is_some() && moves.all(Game::is_check)
 }
 
+/// A side's perpetual chase.
+struct PerpetualChase {
+    chase: Chase,
+    /// One of the pieces chased throughout is a chariot pinned by a horse
+    /// (AXF diagram 39): such a chase outweighs the pinned chariot's own
+    /// threats against its pinner.
+    of_pinned_chariot: bool,
+}
+
+/// Pieces followed along the cycle by identity: a set of points that moves
+/// with the pieces on them.
+#[derive(Clone, Copy)]
+struct Followed(Option<Bitboard>);
+
+impl Followed {
+    /// The opponent's move `m`: a followed piece that flees stays followed.
+    fn carry(&mut self, m: Move) {
+        if let Some(set) = self.0.as_mut()
+            && set.contains(m.from())
+        {
+            *set ^= Bitboard::from_square(m.from()) | Bitboard::from_square(m.to());
+        }
+    }
+
+    /// Keeps the pieces also in `now` (all of them at the first call).
+    fn keep(&mut self, now: Bitboard) -> Bitboard {
+        let set = self.0.map_or(now, |set| set & now);
+        self.0 = Some(set);
+        set
+    }
+}
+
+/// The chase, if every move of `side` in the cycle threatened a piece anew
+/// and one piece was threatened by all of them.
+fn perpetual_chase(cycle: &Cycle<'_>, side: Side) -> Option<PerpetualChase> {
+    let mut chased = Followed(None);
+    let mut pinned = Followed(None);
+    let mut last = None;
+    for (before, m, after) in cycle.plies() {
+        if before.turn != side {
+            chased.carry(m);
+            pinned.carry(m);
+            continue;
+        }
+        if after.is_check() {
+            return None;
+        }
+        let new = after.threatened_by(side) & !before.threatened_by(side);
+        let set = chased.keep(new);
+        if set.is_empty() {
+            return None;
+        }
+        pinned.keep(new & after.chariots_pinned_by_horses(!side));
+        last = Some((after, set));
+    }
+    let (after, set) = last?;
+    let victim = set.first()?;
+    let threat = after.threat_on(side, victim)?;
+    Some(PerpetualChase {
+        chase: Chase {
+            chaser: side,
+            chasing: threat.kind,
+            chased: threat.victim_kind,
+            on: threat.victim,
+            protected: threat.protected,
+        },
+        of_pinned_chariot: pinned.0.is_some_and(Bitboard::any),
+    })
+}
+
 /// The end of the game if the current position occurs for the third time.
 pub(super) fn judge(record: &Record<Xiangqi>) -> Option<GameEnd> {
     if record.repetitions() < 3 {
         return None;
     }
-    let first = record.earlier_occurrences().last()?;
+    // The first of the last three occurrences (most recent first).
+    let first = record.earlier_occurrences().nth(1)?;
     let cycle = Cycle {
         positions: record.positions().get(first..)?,
+        moves: record.moves().get(first..)?,
     };
-    let offends = |side| perpetual_check(&cycle, side);
-    Some(match (offends(Side::White), offends(Side::Black)) {
-        (true, false) => GameEnd::win(Side::Black, Termination::PerpetualCheck),
-        (false, true) => GameEnd::win(Side::White, Termination::PerpetualCheck),
+    let checks = |side| perpetual_check(&cycle, side);
+    match (checks(Side::White), checks(Side::Black)) {
+        (true, false) => return Some(GameEnd::win(Side::Black, Termination::PerpetualCheck)),
+        (false, true) => return Some(GameEnd::win(Side::White, Termination::PerpetualCheck)),
+        (true, true) => return Some(GameEnd::draw(Termination::ThreefoldRepetition)),
+        (false, false) => {}
+    }
+    let chases = |side| perpetual_chase(&cycle, side);
+    Some(match (chases(Side::White), chases(Side::Black)) {
+        (Some(only), None) | (None, Some(only)) => GameEnd::perpetual_chase(only.chase),
+        (Some(red), Some(black)) if red.of_pinned_chariot != black.of_pinned_chariot => {
+            let offender = if red.of_pinned_chariot { red } else { black };
+            GameEnd::perpetual_chase(offender.chase)
+        }
         _ => GameEnd::draw(Termination::ThreefoldRepetition),
     })
 }
