@@ -28,9 +28,11 @@ use super::{
 };
 use crate::rules::{Game, Side};
 
-/// One threat: `attacker` (a `kind`) can win the `victim_kind` on `victim`.
+/// One threat: the `kind` on `attacker` can win the `victim_kind` on
+/// `victim`.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Threat {
+    pub(super) attacker: Square,
     pub(super) kind: Kind,
     pub(super) victim: Square,
     pub(super) victim_kind: Kind,
@@ -45,6 +47,17 @@ impl Xiangqi {
         let mut victims = Bitboard::EMPTY;
         self.each_threat(side, |threat| {
             victims |= Bitboard::from_square(threat.victim)
+        });
+        victims
+    }
+
+    /// The points of the enemy pieces `side`'s piece on `attacker` threatens.
+    pub(super) fn threatened_from(&self, side: Side, attacker: Square) -> Bitboard {
+        let mut victims = Bitboard::EMPTY;
+        self.each_threat(side, |threat| {
+            if threat.attacker == attacker {
+                victims |= Bitboard::from_square(threat.victim);
+            }
         });
         victims
     }
@@ -96,6 +109,7 @@ impl Xiangqi {
                 continue;
             }
             visit(Threat {
+                attacker: from,
                 kind,
                 victim: to,
                 victim_kind,

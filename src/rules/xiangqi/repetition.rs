@@ -5,12 +5,16 @@
 //!
 //! * **Perpetual check**: a side that gave check with every one of its moves
 //!   in the cycle loses.
-//! * **Perpetual chase**: a side that, with every one of its moves, created
-//!   a new threat (see [`chase`](super::chase)) against the same piece loses.
-//!   Pieces are followed by identity along the cycle: the chased piece may
-//!   flee from point to point, it stays the one piece. A checking move is
-//!   not a chase (one check, one chase is allowed), and threats that merely
-//!   persist through a move are not created by it.
+//! * **Perpetual chase**: a side whose every move in the cycle chases the
+//!   same piece loses. A move chases a piece when, after it, the side
+//!   threatens the piece (see [`chase`](super::chase)) and the threat is
+//!   the move's doing: it was not there before the move, or the moved piece
+//!   keeps up a threat that the opponent's reply answers (a chariot that
+//!   follows a fleeing horse along a line). A threat standing unchanged
+//!   through the move and the reply, or one by another piece, is no chase. Pieces are
+//!   followed by identity along the cycle: the chased piece may flee from
+//!   point to point, it stays the one piece. A checking move is not a chase
+//!   (one check, one chase is allowed).
 //!
 //! Check ranks above chase: if any side checks perpetually, chases are not
 //! looked at. A side that offends alone loses; if both offend in the same
@@ -37,6 +41,21 @@ impl Cycle<'_> {
             .windows(2)
             .zip(self.moves)
             .map(|(pair, &m)| (&pair[0], m, &pair[1]))
+    }
+
+    /// The reply to the move at ply `k`, and the position after it. The reply to the cycle's last move is its first move: the
+    /// position it leaves is the one the cycle ends in.
+    fn reply(&self, k: usize) -> Option<(Move, &Xiangqi)> {
+        let next = if k + 1 < self.moves.len() { k + 1 } else { 0 };
+        Some((*self.moves.get(next)?, self.positions.get(next + 1)?))
+    }
+
+    /// The move that led to ply `k`'s position, and the position it left.
+    /// The cycle's first position is its last one, so its predecessor is
+    /// the last move's.
+    fn previous(&self, k: usize) -> Option<(Move, &Xiangqi)> {
+        let prev = k.checked_sub(1).unwrap_or(self.moves.len().checked_sub(1)?);
+        Some((*self.moves.get(prev)?, self.positions.get(prev)?))
     }
 
     /// The positions reached by `side`'s moves in the cycle.
@@ -85,13 +104,27 @@ impl Followed {
     }
 }
 
-/// The chase, if every move of `side` in the cycle threatened a piece anew
-/// and one piece was threatened by all of them.
+/// The points of the pieces on `set` after move `m` (the moved piece is
+/// followed to its destination).
+fn moved_on(set: Bitboard, m: Move) -> Bitboard {
+    if set.contains(m.from()) {
+        set ^ Bitboard::from_square(m.from()) ^ Bitboard::from_square(m.to())
+    } else {
+        set
+    }
+}
+
+/// The chase, if every move of `side` in the cycle was a chase of one and
+/// the same piece: it threatens the piece after the move, and either did
+/// not before it, or the moved piece itself makes the threat and the
+/// opponent's reply answers it (a threat that persists unchanged through
+/// the move and the reply, or one the move has nothing to do with, is no
+/// chase).
 fn perpetual_chase(cycle: &Cycle<'_>, side: Side) -> Option<PerpetualChase> {
     let mut chased = Followed(None);
     let mut pinned = Followed(None);
     let mut last = None;
-    for (before, m, after) in cycle.plies() {
+    for (k, (before, m, after)) in cycle.plies().enumerate() {
         if before.turn != side {
             chased.carry(m);
             pinned.carry(m);
@@ -100,12 +133,30 @@ fn perpetual_chase(cycle: &Cycle<'_>, side: Side) -> Option<PerpetualChase> {
         if after.is_check() {
             return None;
         }
-        let new = after.threatened_by(side) & !before.threatened_by(side);
-        let set = chased.keep(new);
+        let threats = after.threatened_by(side);
+        // In check a side threatens nothing (every capture but an answer to
+        // the check is illegal): its move renews what it threatened before
+        // it was checked.
+        let before_threats = if before.is_check() {
+            let (checking, earlier) = cycle.previous(k)?;
+            moved_on(earlier.threatened_by(side), checking)
+        } else {
+            before.threatened_by(side)
+        };
+        let (reply, replied) = cycle.reply(k)?;
+        // A check is no answer to a threat.
+        let answered = if replied.is_check() {
+            Bitboard::EMPTY
+        } else {
+            threats & !moved_on(replied.threatened_by(side), reply.reversed())
+        };
+        let followed = answered & after.threatened_from(side, m.to());
+        let chases = threats & (!before_threats | followed);
+        let set = chased.keep(chases);
         if set.is_empty() {
             return None;
         }
-        pinned.keep(new & after.chariots_pinned_by_horses(!side));
+        pinned.keep(chases & after.chariots_pinned_by_horses(!side));
         last = Some((after, set));
     }
     let (after, set) = last?;
