@@ -48,23 +48,26 @@ fn games() -> Vec<FixtureGame> {
 /// Compares our WXF with pyffish's, which writes `=` for sideways moves (we
 /// write the wxf.org `.`) and, for tandem pieces, the file form when only one
 /// of them can make the move (`C4-3` where wxf.org writes `C+-3`) or its own
-/// ordinal pawn forms (`17=8`: the first pawn of file 7). Returns whether the
-/// texts agree and whether we read pyffish's text back as the same move;
-/// panics on any other kind of difference.
+/// numbered pawn forms (`17=8`: the first pawn of file 7). Returns whether
+/// the texts agree and whether we read pyffish's text back as its move;
+/// panics on any other kind of difference, and if pyffish's text is read as
+/// any other move (refusing it is the only other answer allowed).
 fn wxf_agrees(pos: &Xiangqi, iccs: &str, theirs: &str) -> (bool, bool) {
     let m = pos.parse_move(iccs).unwrap();
     let ours = pos.describe(m).san;
     let same = ours == theirs.replace('=', ".");
-    let parsed = pos.parse_move(theirs) == Ok(m);
     let tandem =
         |wxf: &str| !wxf.as_bytes()[1].is_ascii_digit() || wxf.as_bytes()[0].is_ascii_digit();
     let context = || format!("{iccs}: pyffish {theirs}, ours {ours} in {}", pos.fen());
     assert!(same || tandem(&ours), "{}", context());
-    assert!(
-        parsed || theirs.as_bytes()[0].is_ascii_digit(),
-        "{}",
-        context()
-    );
+    let parsed = match pos.parse_move(theirs) {
+        Ok(read) => {
+            assert_eq!(read, m, "{}", context());
+            true
+        }
+        Err(_) => false,
+    };
+    assert_eq!(pos.parse_move(&ours), Ok(m), "{}", context());
     (same, parsed)
 }
 
@@ -198,14 +201,14 @@ fn positions_agree_with_pyffish() {
         "fixture too small"
     );
     // The differing WXF names are tandem moves, where pyffish writes a file
-    // form and we follow wxf.org (`C+-3`); pyffish's ordinal pawn forms
-    // (`17=8`) are not standard WXF and are not read.
+    // form and we follow wxf.org (`C+-3`) or its numbered pawn forms
+    // (`17=8`). Every name pyffish writes is read back as its move.
     assert!(
         wxf_total - wxf_same <= 61,
         "WXF: {wxf_same}/{wxf_total} identical"
     );
-    assert!(
-        wxf_total - wxf_parsed <= 26,
+    assert_eq!(
+        wxf_parsed, wxf_total,
         "WXF: {wxf_parsed}/{wxf_total} read back"
     );
     // Game ends: only the documented chase verdicts may differ.
