@@ -104,7 +104,9 @@ fn drawn() -> GameEnd {
     GameEnd::draw(Termination::ThreefoldRepetition)
 }
 
-/// Hand-built cycles for the clauses of the rule; pyffish agrees on each.
+/// Hand-built cycles for the clauses of the rule (pyffish agrees on each;
+/// the Fairy-Stockfish test.py cases in tests/xiangqi_outcome.rs cover
+/// mutual chases, fake protectors, pins and one check one chase).
 #[test]
 fn chasing_an_unprotected_piece_loses() {
     // The general cannot take back on d0 (flying general): a fake protector.
@@ -165,6 +167,18 @@ fn alternating_targets_are_no_perpetual_chase() {
         end_after_cycle(
             "3k5/9/9/9/r8/9/9/9/NC7/4K4 w - - 0 1",
             ["e0e1", "a5b5", "e1e0", "b5a5"],
+        ),
+        drawn()
+    );
+}
+
+#[test]
+fn a_soldier_may_chase() {
+    // The black soldier across the river follows the cannon along rank 1.
+    assert_eq!(
+        end_after_cycle(
+            "5k3/9/9/9/9/9/9/4p4/3C5/3K5 b - - 0 1",
+            ["e2d2", "d1e1", "d2e2", "e1d1"],
         ),
         drawn()
     );
