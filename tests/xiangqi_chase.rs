@@ -3,7 +3,10 @@
 //! tools/gen_xiangqi_chases.py), and hand-built cycles for the clauses of
 //! the rule.
 
-use arbiter::rules::{Game, GameEnd, Record, Side, Termination, xiangqi::Xiangqi};
+use arbiter::rules::{
+    Game, GameEnd, IllegalReason, MoveError, Record, Side, Termination,
+    xiangqi::{Xiangqi, XiangqiOptions, XiangqiRules},
+};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -181,5 +184,58 @@ fn a_soldier_may_chase() {
             ["e2d2", "d1e1", "d2e2", "e1d1"],
         ),
         drawn()
+    );
+}
+
+/// The minimal chase under the other rule sets.
+#[test]
+fn rule_sets_judge_or_refuse_the_chase() {
+    let fen = "3k5/9/9/9/9/9/3r5/9/9/3NK4 w - - 0 1";
+    let cycle = [
+        "d0c2", "d3c3", "c2d0", "c3d3", "d0c2", "d3c3", "c2d0", "c3d3",
+    ];
+    let with = |rules| {
+        Record::with_options(
+            Xiangqi::from_fen(fen).unwrap(),
+            XiangqiOptions {
+                rules,
+                ..XiangqiOptions::default()
+            },
+        )
+    };
+    // Casual play: any third occurrence draws.
+    let mut casual = with(XiangqiRules::RepetitionDraws);
+    for m in cycle {
+        casual.play_text(m).unwrap();
+    }
+    assert_eq!(casual.verdict().end, Some(drawn()));
+
+    // Refusing: the chasing move that would complete the cycle is illegal,
+    // and says which piece it chases; Black must vary.
+    let mut refusing = with(XiangqiRules::AsianRefusing);
+    for m in &cycle[..7] {
+        refusing.play_text(m).unwrap();
+    }
+    match refusing.play_text("c3d3") {
+        Err(MoveError::Illegal(e)) => {
+            assert_eq!(e.reason, IllegalReason::PerpetualChase);
+            assert_eq!(
+                e.message,
+                "c3d3 would complete a perpetual chase (Black's chariot chased the \
+                 unprotected horse on d0): play another move"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    refusing.play_text("c3c4").unwrap();
+    assert_eq!(refusing.verdict().end, None);
+    // Red, the chased side, may repeat as it likes.
+    let mut red = with(XiangqiRules::AsianRefusing);
+    for m in &cycle[..6] {
+        red.play_text(m).unwrap();
+    }
+    assert_eq!(
+        red.play_text("c2d0").map(|m| m.to_string()).as_deref(),
+        Ok("c2d0")
     );
 }

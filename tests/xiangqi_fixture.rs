@@ -136,6 +136,7 @@ fn positions_agree_with_pyffish() {
             start,
             XiangqiOptions {
                 move_limit_plies: 100,
+                ..XiangqiOptions::default()
             },
         );
         for (ply, expected) in game.positions.iter().enumerate() {

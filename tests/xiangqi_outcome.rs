@@ -211,6 +211,7 @@ fn move_limit_and_bare_generals_draw() {
     );
     let options = arbiter::rules::xiangqi::XiangqiOptions {
         move_limit_plies: 100,
+        ..arbiter::rules::xiangqi::XiangqiOptions::default()
     };
     let record = Record::with_options(
         Xiangqi::from_fen("3k5/9/9/9/9/9/9/9/9/R3K4 w - - 100 80").unwrap(),

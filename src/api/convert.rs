@@ -390,5 +390,7 @@ pub fn illegal_reason(r: IllegalReason) -> i32 {
         IllegalReason::CannonNeedsScreen => P::CannonNeedsScreen,
         IllegalReason::SoldierCannotMoveThatWay => P::SoldierCannotMoveThatWay,
         IllegalReason::GeneralsFacing => P::GeneralsFacing,
+        IllegalReason::PerpetualCheck => P::PerpetualCheck,
+        IllegalReason::PerpetualChase => P::PerpetualChase,
     }) as i32
 }

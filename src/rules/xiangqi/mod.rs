@@ -31,14 +31,16 @@ mod square;
 
 pub use fen::FenError;
 pub use moves::{IntoIter, Move, MoveList};
-pub use outcome::XiangqiOptions;
+pub use outcome::{XiangqiOptions, XiangqiRules};
 pub use piece::{Kind, Piece};
 pub use square::Square;
 
 use attacks::{Occupied, side_index};
 use bitboard::Bitboard;
 
-use crate::rules::{Game, InvalidFen, MoveDescription, MoveError, Record, Side, Variant, Verdict};
+use crate::rules::{
+    Game, IllegalMove, InvalidFen, MoveDescription, MoveError, Record, Side, Variant, Verdict,
+};
 
 /// A legal xiangqi position. `Side::White` is Red, who moves first.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -273,6 +275,10 @@ impl Game for Xiangqi {
 
     fn adjudicate(record: &Record<Xiangqi>, has_moves: bool) -> Verdict {
         outcome::adjudicate(record, has_moves)
+    }
+
+    fn forbidden(record: &Record<Xiangqi>, m: Move) -> Option<IllegalMove> {
+        repetition::forbidden(record, m)
     }
 }
 

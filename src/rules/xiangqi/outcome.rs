@@ -3,7 +3,7 @@
 //! bare material draw.
 
 use super::{Xiangqi, piece::Kind, repetition};
-use crate::rules::{Game, GameEnd, Record, Side, Termination, Verdict};
+use crate::rules::{Game, GameEnd, IllegalReason, Record, Side, Termination, Verdict};
 
 /// The rule options a xiangqi game may vary.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -12,14 +12,32 @@ pub struct XiangqiOptions {
     /// rules (and Pikafish) use 120 (60 moves); Fairy-Stockfish uses 100.
     /// Checks beyond ten by one side extend it by two plies each.
     pub move_limit_plies: u32,
+    /// How repetitions are judged.
+    pub rules: XiangqiRules,
 }
 
 impl Default for XiangqiOptions {
     fn default() -> XiangqiOptions {
         XiangqiOptions {
             move_limit_plies: 120,
+            rules: XiangqiRules::default(),
         }
     }
+}
+
+/// How a xiangqi game judges repeated positions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum XiangqiRules {
+    /// Asian rules: at the third occurrence, perpetual check and perpetual
+    /// chase lose, anything else draws.
+    #[default]
+    Asian,
+    /// Every third occurrence is a draw (casual play).
+    RepetitionDraws,
+    /// Asian rules enforced as several platforms do: the move that would
+    /// complete a perpetual check or chase is refused, so the offender must
+    /// vary; a side whose every legal move is refused loses.
+    AsianRefusing,
 }
 
 /// Judges the current position of `record`: a side without legal moves
@@ -29,7 +47,9 @@ impl Default for XiangqiOptions {
 /// draw claims: every end is automatic.
 pub(super) fn adjudicate(record: &Record<Xiangqi>, has_moves: bool) -> Verdict {
     let pos = record.current();
-    let end = if !has_moves {
+    let end = if let Some(end) = has_moves.then(|| refused_everywhere(record)).flatten() {
+        Some(end)
+    } else if !has_moves {
         let termination = if pos.is_check() {
             Termination::Checkmate
         } else {
@@ -53,6 +73,24 @@ pub(super) fn adjudicate(record: &Record<Xiangqi>, has_moves: bool) -> Verdict {
         end,
         claimable: Vec::new(),
     }
+}
+
+/// Under [`XiangqiRules::AsianRefusing`], a side that must move and whose
+/// every legal move is refused loses, by the offence the last one refused
+/// would have completed.
+fn refused_everywhere(record: &Record<Xiangqi>) -> Option<GameEnd> {
+    if record.options().rules != XiangqiRules::AsianRefusing {
+        return None;
+    }
+    let mut last = None;
+    for m in record.current().legal_moves() {
+        last = Some(repetition::forbidden(record, m)?);
+    }
+    let termination = match last?.reason {
+        IllegalReason::PerpetualCheck => Termination::PerpetualCheck,
+        _ => Termination::PerpetualChase,
+    };
+    Some(GameEnd::win(!record.current().turn, termination))
 }
 
 /// Checks beyond ten by one side do not count toward the move limit (AXF):

@@ -23,8 +23,8 @@
 //! chase and only one of them chases a chariot pinned by a horse, that side
 //! loses; the pinned chariot, which cannot flee, may threaten its pinner.
 
-use super::{Xiangqi, bitboard::Bitboard, moves::Move};
-use crate::rules::{Chase, Game, GameEnd, Record, Side, Termination};
+use super::{Xiangqi, XiangqiRules, bitboard::Bitboard, moves::Move, piece::side_name};
+use crate::rules::{Chase, Game, GameEnd, IllegalMove, IllegalReason, Record, Side, Termination};
 
 /// The plies of the repetition cycle: the positions from the first
 /// occurrence of the current position to the current one, and the moves
@@ -174,8 +174,49 @@ fn perpetual_chase(cycle: &Cycle<'_>, side: Side) -> Option<PerpetualChase> {
     })
 }
 
+/// Under [`XiangqiRules::AsianRefusing`], why the legal move `m` is
+/// refused: it would make a position occur for the third time with the
+/// mover losing by perpetual check or chase.
+pub(super) fn forbidden(record: &Record<Xiangqi>, m: Move) -> Option<IllegalMove> {
+    if record.options().rules != XiangqiRules::AsianRefusing || record.occurrences_after(m) < 2 {
+        return None;
+    }
+    let mover = record.current().turn;
+    let mut after = record.clone();
+    after.push(m);
+    let end = offence(&after)?;
+    if end.winner == Some(mover) {
+        return None;
+    }
+    Some(match end.chase {
+        Some(chase) => IllegalMove::new(
+            IllegalReason::PerpetualChase,
+            format!("{m} would complete a perpetual chase ({chase}): play another move"),
+        ),
+        None => IllegalMove::new(
+            IllegalReason::PerpetualCheck,
+            format!(
+                "{m} would complete a perpetual check by {}: play another move",
+                side_name(mover)
+            ),
+        ),
+    })
+}
+
 /// The end of the game if the current position occurs for the third time.
 pub(super) fn judge(record: &Record<Xiangqi>) -> Option<GameEnd> {
+    if record.repetitions() < 3 {
+        return None;
+    }
+    if record.options().rules == XiangqiRules::RepetitionDraws {
+        return Some(GameEnd::draw(Termination::ThreefoldRepetition));
+    }
+    offence(record).or(Some(GameEnd::draw(Termination::ThreefoldRepetition)))
+}
+
+/// The offence that decides the current third occurrence: a perpetual
+/// check or chase by one side (a win for the other), or `None`.
+fn offence(record: &Record<Xiangqi>) -> Option<GameEnd> {
     if record.repetitions() < 3 {
         return None;
     }
@@ -189,16 +230,16 @@ pub(super) fn judge(record: &Record<Xiangqi>) -> Option<GameEnd> {
     match (checks(Side::White), checks(Side::Black)) {
         (true, false) => return Some(GameEnd::win(Side::Black, Termination::PerpetualCheck)),
         (false, true) => return Some(GameEnd::win(Side::White, Termination::PerpetualCheck)),
-        (true, true) => return Some(GameEnd::draw(Termination::ThreefoldRepetition)),
+        (true, true) => return None,
         (false, false) => {}
     }
     let chases = |side| perpetual_chase(&cycle, side);
-    Some(match (chases(Side::White), chases(Side::Black)) {
-        (Some(only), None) | (None, Some(only)) => GameEnd::perpetual_chase(only.chase),
+    match (chases(Side::White), chases(Side::Black)) {
+        (Some(only), None) | (None, Some(only)) => Some(GameEnd::perpetual_chase(only.chase)),
         (Some(red), Some(black)) if red.of_pinned_chariot != black.of_pinned_chariot => {
             let offender = if red.of_pinned_chariot { red } else { black };
-            GameEnd::perpetual_chase(offender.chase)
+            Some(GameEnd::perpetual_chase(offender.chase))
         }
-        _ => GameEnd::draw(Termination::ThreefoldRepetition),
-    })
+        _ => None,
+    }
 }
