@@ -11,10 +11,13 @@
 //!   the move's doing: it was not there before the move, or the moved piece
 //!   keeps up a threat that the opponent's reply answers (a chariot that
 //!   follows a fleeing horse along a line). A threat standing unchanged
-//!   through the move and the reply, or one by another piece, is no chase. Pieces are
-//!   followed by identity along the cycle: the chased piece may flee from
-//!   point to point, it stays the one piece. A checking move is not a chase
-//!   (one check, one chase is allowed).
+//!   through the move and the reply, or one by another piece, is no chase.
+//!   Pieces are followed by identity along the cycle: the chased piece may
+//!   flee from point to point, it stays the one piece. A checking move is
+//!   not a chase (one check, one chase is allowed).
+//! * Under [`XiangqiRules::RepetitionDraws`] every third occurrence draws;
+//!   under [`XiangqiRules::AsianRefusing`] the move that would complete an
+//!   offence is refused instead ([`forbidden`]).
 //!
 //! Check ranks above chase: if any side checks perpetually, chases are not
 //! looked at. A side that offends alone loses; if both offend in the same
@@ -43,8 +46,9 @@ impl Cycle<'_> {
             .map(|(pair, &m)| (&pair[0], m, &pair[1]))
     }
 
-    /// The reply to the move at ply `k`, and the position after it. The reply to the cycle's last move is its first move: the
-    /// position it leaves is the one the cycle ends in.
+    /// The reply to the move at ply `k`, and the position after it. The
+    /// reply to the cycle's last move is its first move: the position it
+    /// leaves is the one the cycle ends in.
     fn reply(&self, k: usize) -> Option<(Move, &Xiangqi)> {
         let next = if k + 1 < self.moves.len() { k + 1 } else { 0 };
         Some((*self.moves.get(next)?, self.positions.get(next + 1)?))
@@ -89,10 +93,8 @@ struct Followed(Option<Bitboard>);
 impl Followed {
     /// The opponent's move `m`: a followed piece that flees stays followed.
     fn carry(&mut self, m: Move) {
-        if let Some(set) = self.0.as_mut()
-            && set.contains(m.from())
-        {
-            *set ^= Bitboard::from_square(m.from()) | Bitboard::from_square(m.to());
+        if let Some(set) = self.0.as_mut() {
+            *set = moved_on(*set, m);
         }
     }
 
