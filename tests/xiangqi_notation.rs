@@ -237,3 +237,35 @@ fn tandem_forms() {
         ("7+.8", Some("前七平八"))
     );
 }
+
+/// pyffish's numbered soldier forms (place from the front, then the file)
+/// are read as pyffish means them; where two equal digits could also be
+/// wxf.org's middle soldier of that file and the two are different soldiers,
+/// the text is refused, never read as a guess.
+#[test]
+fn numbered_soldier_forms_are_read_as_written_or_refused() {
+    let read = |fen: &str, text: &str| {
+        let pos = Xiangqi::from_fen(fen).unwrap();
+        pos.parse_move(text).map(|m| pos.coordinate_notation(m))
+    };
+    // Three soldiers on Red's file 1, none tandem elsewhere: `11=2` is the
+    // first of them (i9), as pyffish writes it.
+    let one_file = "6P1P/9/4k3P/3n4P/9/9/9/5K2B/9/3A5 w - - 0 26";
+    assert_eq!(read(one_file, "11=2").as_deref(), Ok("i9h9"));
+    assert_eq!(read(one_file, "21=2").as_deref(), Ok("i7h7"));
+    assert_eq!(read(one_file, "31=2").as_deref(), Ok("i6h6"));
+    // Three on file 3 and two on file 5: `23=4` is the middle one both ways,
+    // `33=4` is the third for pyffish but the middle for wxf.org.
+    let two_files = "3k2P2/9/6P2/4P1P2/4P4/9/9/9/9/4K4 w - - 0 1";
+    assert_eq!(read(two_files, "13=4").as_deref(), Ok("g9f9"));
+    assert_eq!(read(two_files, "23=4").as_deref(), Ok("g7f7"));
+    assert!(matches!(
+        read(two_files, "33=4"),
+        Err(MoveError::Ambiguous { .. })
+    ));
+    assert_eq!(read(two_files, "25=6").as_deref(), Ok("e5d5"));
+    // The middle one of three is written in the form both readings share.
+    let pos = Xiangqi::from_fen(two_files).unwrap();
+    let middle = pos.parse_move("g7f7").unwrap();
+    assert_eq!(pos.describe(middle).san, "23.4");
+}

@@ -111,6 +111,7 @@ fn termination(t: Termination) -> pb::Termination {
         Termination::SeventyFiveMoves => pb::Termination::SeventyFiveMoves,
         Termination::PerpetualCheck => pb::Termination::PerpetualCheck,
         Termination::MoveLimit => pb::Termination::MoveLimit,
+        Termination::PerpetualChase => pb::Termination::PerpetualChase,
     }
 }
 
@@ -185,6 +186,7 @@ pub fn verdict(v: &Verdict) -> pb::Outcome {
             end @ GameEnd {
                 winner,
                 termination: t,
+                ..
             },
         ) => pb::Outcome {
             status: if winner.is_some() {
@@ -450,5 +452,7 @@ pub fn illegal_reason(r: IllegalReason) -> i32 {
         IllegalReason::CannonNeedsScreen => P::CannonNeedsScreen,
         IllegalReason::SoldierCannotMoveThatWay => P::SoldierCannotMoveThatWay,
         IllegalReason::GeneralsFacing => P::GeneralsFacing,
+        IllegalReason::PerpetualCheck => P::PerpetualCheck,
+        IllegalReason::PerpetualChase => P::PerpetualChase,
     }) as i32
 }

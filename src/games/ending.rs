@@ -16,7 +16,7 @@ pub enum Ending {
     TimeoutVsInsufficientMaterial,
 }
 
-const RULES: [Termination; 9] = [
+const RULES: [Termination; 10] = [
     Termination::Checkmate,
     Termination::Stalemate,
     Termination::InsufficientMaterial,
@@ -26,6 +26,7 @@ const RULES: [Termination; 9] = [
     Termination::SeventyFiveMoves,
     Termination::PerpetualCheck,
     Termination::MoveLimit,
+    Termination::PerpetualChase,
 ];
 
 impl Ending {
@@ -42,6 +43,7 @@ impl Ending {
                 Termination::SeventyFiveMoves => "seventy_five_moves",
                 Termination::PerpetualCheck => "perpetual_check",
                 Termination::MoveLimit => "move_limit",
+                Termination::PerpetualChase => "perpetual_chase",
             },
             Ending::Resignation => "resignation",
             Ending::Agreement => "agreement",

@@ -1,5 +1,5 @@
 use crate::{
-    rules::{DrawClaim, MoveDescription, Side, Variant, referee::Referee},
+    rules::{DrawClaim, MoveDescription, Side, Termination, Variant, referee::Referee},
     store::StoredGame,
 };
 
@@ -107,6 +107,12 @@ impl GameView {
             })
             .collect();
         view.ply = view.moves.len() as u32;
+        if view.outcome.ending == Some(Ending::Rules(Termination::PerpetualChase)) {
+            // Which piece chased which is not stored: the rules tell again.
+            if let Some(end) = record.verdict().end {
+                view.outcome.description = end.to_string();
+            }
+        }
         if view.outcome.status == Status::Ongoing {
             view.turn = Some(record.turn());
             view.outcome.claimable = record.verdict().claimable;

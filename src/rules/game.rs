@@ -141,6 +141,15 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     /// legal move (callers often know already; it decides mate and
     /// stalemate).
     fn adjudicate(record: &Record<Self>, has_moves: bool) -> Verdict;
+
+    /// Why the rules in force forbid the legal move `m` in the current
+    /// position of `record`, given its history; `None` (the default) when
+    /// they do not. Only xiangqi, under rules that refuse a forbidden
+    /// repetition instead of losing by it, forbids any.
+    fn forbidden(record: &Record<Self>, m: Self::Move) -> Option<IllegalMove> {
+        let _ = (record, m);
+        None
+    }
 }
 
 /// A move, described in every notation for clients.

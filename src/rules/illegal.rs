@@ -48,6 +48,12 @@ pub enum IllegalReason {
     SoldierCannotMoveThatWay,
     /// Xiangqi: the two generals would face each other on an open file.
     GeneralsFacing,
+    /// Xiangqi, under rules that refuse forbidden repetitions: the move
+    /// would complete a perpetual check.
+    PerpetualCheck,
+    /// Xiangqi, under rules that refuse forbidden repetitions: the move
+    /// would complete a perpetual chase.
+    PerpetualChase,
 }
 
 impl IllegalReason {
@@ -76,6 +82,8 @@ impl IllegalReason {
             IllegalReason::CannonNeedsScreen => "CANNON_NEEDS_SCREEN",
             IllegalReason::SoldierCannotMoveThatWay => "SOLDIER_CANNOT_MOVE_THAT_WAY",
             IllegalReason::GeneralsFacing => "GENERALS_FACING",
+            IllegalReason::PerpetualCheck => "PERPETUAL_CHECK",
+            IllegalReason::PerpetualChase => "PERPETUAL_CHASE",
         }
     }
 }

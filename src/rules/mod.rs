@@ -22,7 +22,7 @@ pub mod xiangqi;
 pub use game::{FenProblem, Game, InvalidFen, MoveDescription, MoveError};
 pub use illegal::{IllegalMove, IllegalReason};
 pub use move_text::MoveText;
-pub use outcome::{DrawClaim, GameEnd, Termination, Verdict};
+pub use outcome::{Chase, DrawClaim, GameEnd, Termination, Verdict};
 pub use quoted::Quoted;
 pub use record::{Record, ReplayError};
 pub use side::Side;

@@ -1,6 +1,6 @@
 use std::fmt;
 
-use super::Side;
+use super::{Side, xiangqi};
 
 /// How the rules ended a game (the service adds resignation, agreement,
 /// time forfeit and the like on top).
@@ -25,6 +25,9 @@ pub enum Termination {
     PerpetualCheck,
     /// The no-capture move limit was reached (xiangqi).
     MoveLimit,
+    /// A side chased the same piece with every one of its moves in a
+    /// repetition cycle (xiangqi, Asian rules): it loses.
+    PerpetualChase,
 }
 
 /// A finished game: the winner (`None` for a draw) and why it ended.
@@ -32,6 +35,8 @@ pub enum Termination {
 pub struct GameEnd {
     pub winner: Option<Side>,
     pub termination: Termination,
+    /// For a perpetual chase: which piece chased which.
+    pub chase: Option<Chase>,
 }
 
 impl GameEnd {
@@ -39,6 +44,7 @@ impl GameEnd {
         GameEnd {
             winner: Some(winner),
             termination,
+            chase: None,
         }
     }
 
@@ -46,7 +52,48 @@ impl GameEnd {
         GameEnd {
             winner: None,
             termination,
+            chase: None,
         }
+    }
+
+    /// The chaser's opponent wins by perpetual chase.
+    pub const fn perpetual_chase(chase: Chase) -> GameEnd {
+        GameEnd {
+            winner: Some(chase.chaser.other()),
+            termination: Termination::PerpetualChase,
+            chase: Some(chase),
+        }
+    }
+}
+
+/// The offence of a perpetual chase (xiangqi): the piece that chased, and
+/// the piece it chased, where it stood at the chaser's last move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Chase {
+    pub chaser: Side,
+    pub chasing: xiangqi::Kind,
+    pub chased: xiangqi::Kind,
+    pub on: xiangqi::Square,
+    /// Whether the chased piece had a protector (only a chariot threatened
+    /// by a horse or cannon is chased while protected).
+    pub protected: bool,
+}
+
+impl fmt::Display for Chase {
+    /// "Black's chariot chased the unprotected horse on c2"
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let side = match self.chaser {
+            Side::White => "Red",
+            Side::Black => "Black",
+        };
+        let unprotected = if self.protected { "" } else { "unprotected " };
+        write!(
+            f,
+            "{side}'s {} chased the {unprotected}{} on {}",
+            self.chasing.name(),
+            self.chased.name(),
+            self.on
+        )
     }
 }
 
@@ -63,15 +110,21 @@ impl Termination {
             Termination::SeventyFiveMoves => "seventy-five-move rule",
             Termination::PerpetualCheck => "perpetual check",
             Termination::MoveLimit => "move limit",
+            Termination::PerpetualChase => "perpetual chase",
         }
     }
 }
 
 impl fmt::Display for GameEnd {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.winner {
-            Some(side) => write!(f, "{side} won by {}", self.termination.describe()),
-            None => write!(f, "drawn by {}", self.termination.describe()),
+        match (self.winner, self.chase) {
+            // Only xiangqi has chases: its sides are Red and Black.
+            (Some(side), Some(chase)) => {
+                let winner = if side == Side::White { "red" } else { "black" };
+                write!(f, "{winner} won by perpetual chase: {chase}")
+            }
+            (Some(side), None) => write!(f, "{side} won by {}", self.termination.describe()),
+            (None, _) => write!(f, "drawn by {}", self.termination.describe()),
         }
     }
 }

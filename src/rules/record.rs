@@ -152,6 +152,9 @@ impl<G: Game> Record<G> {
             .into());
         }
         let m = parsed?;
+        if let Some(forbidden) = G::forbidden(self, m) {
+            return Err(forbidden.into());
+        }
         self.push(m);
         Ok(m)
     }
@@ -186,6 +189,21 @@ impl<G: Game> Record<G> {
         (last - window..last)
             .rev()
             .filter(move |&i| self.keys[i] == self.keys[last])
+    }
+
+    /// How many times the position after the legal move `m` has occurred
+    /// before it (since the last irreversible move), without playing `m`
+    /// into the record.
+    pub fn occurrences_after(&self, m: G::Move) -> usize {
+        let current = self.current();
+        let mut next = current.clone();
+        next.play(m);
+        let key = current.next_repetition_key(self.keys[self.keys.len() - 1], m, &next);
+        let window = (next.halfmove_clock() as usize).min(self.keys.len());
+        self.keys[self.keys.len() - window..]
+            .iter()
+            .filter(|&&k| k == key)
+            .count()
     }
 
     /// The rules' judgement of the current position.

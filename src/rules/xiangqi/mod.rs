@@ -1,6 +1,6 @@
 //! Xiangqi (Chinese chess) under the Asian Xiangqi Federation rules as strong
-//! engines implement them: stalemate loses, perpetual check loses, and a
-//! no-capture move limit draws.
+//! engines implement them: stalemate loses, perpetual check and perpetual
+//! chase lose, and a no-capture move limit draws.
 //!
 //! Points are named in ICCS coordinates (files `a`-`i`, ranks `0`-`9` from
 //! Red's side); moves are read in ICCS, WXF or Chinese notation.
@@ -17,6 +17,7 @@
 
 mod attacks;
 mod bitboard;
+mod chase;
 mod explain;
 mod fen;
 mod hash;
@@ -30,14 +31,16 @@ mod square;
 
 pub use fen::FenError;
 pub use moves::{IntoIter, Move, MoveList};
-pub use outcome::XiangqiOptions;
+pub use outcome::{XiangqiOptions, XiangqiRules};
 pub use piece::{Kind, Piece};
 pub use square::Square;
 
 use attacks::{Occupied, side_index};
 use bitboard::Bitboard;
 
-use crate::rules::{Game, InvalidFen, MoveDescription, MoveError, Record, Side, Variant, Verdict};
+use crate::rules::{
+    Game, IllegalMove, InvalidFen, MoveDescription, MoveError, Record, Side, Variant, Verdict,
+};
 
 /// A legal xiangqi position. `Side::White` is Red, who moves first.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -272,6 +275,10 @@ impl Game for Xiangqi {
 
     fn adjudicate(record: &Record<Xiangqi>, has_moves: bool) -> Verdict {
         outcome::adjudicate(record, has_moves)
+    }
+
+    fn forbidden(record: &Record<Xiangqi>, m: Move) -> Option<IllegalMove> {
+        repetition::forbidden(record, m)
     }
 }
 

@@ -29,6 +29,12 @@ impl Move {
         self.to
     }
 
+    /// The move back.
+    #[must_use]
+    pub const fn reversed(self) -> Move {
+        Move::new(self.to, self.from)
+    }
+
     /// Appends the move in ICCS (`h2e2`) to `text`, as [`fmt::Display`]
     /// writes it.
     pub fn push_iccs(self, text: &mut impl Extend<char>) {

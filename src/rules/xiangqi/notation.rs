@@ -11,7 +11,13 @@
 //!   `+`/`-` for the origin (`R+.3`, `C--1`); the WXF pawn forms are
 //!   supported: with 3 pawns on a file the middle one uses its file (`P3.4`),
 //!   with 4-5 the outermost are `++`/`--` (`++.4`), and with tandems on two
-//!   files the first character is the file (`3+.4`, `33.4`, `7-.6`).
+//!   files the first character is the file (`3+.4`, `7-.6`). pyffish's
+//!   numbered forms are read as it writes them: the soldier's place from the
+//!   front, then its file (`27.8`: the second soldier of file 7). Two equal
+//!   digits (`33.4`) are read only where wxf.org's meaning (the middle
+//!   soldier of file 3) and pyffish's (the third from the front) are the
+//!   same soldier; otherwise the text is refused as ambiguous. The middle
+//!   one of three is written `23.4`, which both read alike.
 //! - **Chinese**: piece + file + 进/退/平 + number: `炮二平五`, `马8进7`. Red's
 //!   numbers are written 一..九 and Black's as ASCII digits 1-9; on input any
 //!   of 一..九, 1-9 and full-width １-９ is read for either side, and the
@@ -105,6 +111,12 @@ enum Origin {
 struct Description {
     kind: Kind,
     origin: Origin,
+    /// Another reading of the same text: two equal digits (`33`) are the
+    /// third soldier from the front of file 3 for pyffish, and, where two
+    /// files hold tandem soldiers (the only place wxf.org starts with a
+    /// digit), the middle one of file 3 for wxf.org. The text is read only
+    /// where both name the same soldier.
+    or_else: Option<Origin>,
     direction: Direction,
     number: u8,
 }
@@ -219,7 +231,7 @@ fn wxf_direction(c: char) -> Option<Direction> {
     }
 }
 
-/// `C2.5`, `R+.3`, `++.4`, `3-.4`, `+R.3`.
+/// `C2.5`, `R+.3`, `++.4`, `3-.4`, `+R.3`, `27.8`.
 fn wxf(text: &str) -> Option<Description> {
     let chars: Vec<char> = text.chars().collect();
     let &[a, b, dir, number] = chars.as_slice() else {
@@ -230,6 +242,7 @@ fn wxf(text: &str) -> Option<Description> {
         '-' => Some(Tandem::WxfMinus),
         _ => None,
     };
+    let mut or_else = None;
     let (kind, origin) = if let Some(kind) = wxf_kind(a) {
         let origin = match (wxf_digit(b), plus_minus(b)) {
             (Some(file), _) => Origin::File(file),
@@ -239,14 +252,19 @@ fn wxf(text: &str) -> Option<Description> {
         (kind, origin)
     } else if let (Some(tandem), Some(kind)) = (plus_minus(a), wxf_kind(b)) {
         (kind, Origin::Tandem(tandem))
-    } else if let Some(file) = wxf_digit(a) {
-        let tandem = match (plus_minus(b), wxf_digit(b)) {
-            (Some(Tandem::WxfPlus), _) => Tandem::Front,
-            (Some(_), _) => Tandem::Rear,
-            (_, Some(same)) if same == file => Tandem::Middle,
+    } else if let Some(first) = wxf_digit(a) {
+        let origin = match (plus_minus(b), wxf_digit(b)) {
+            (Some(Tandem::WxfPlus), _) => Origin::FileTandem(first, Tandem::Front),
+            (Some(_), _) => Origin::FileTandem(first, Tandem::Rear),
+            (_, Some(file)) if file == first => {
+                or_else = Some(Origin::FileTandem(file, Tandem::Middle));
+                Origin::FileTandem(file, Tandem::Ordinal(file))
+            }
+            // pyffish: the soldier's place from the front, then its file.
+            (_, Some(file)) if first <= 5 => Origin::FileTandem(file, Tandem::Ordinal(first)),
             _ => return None,
         };
-        (Kind::Soldier, Origin::FileTandem(file, tandem))
+        (Kind::Soldier, origin)
     } else {
         match (a, b) {
             ('+', '+') => (Kind::Soldier, Origin::Tandem(Tandem::Foremost)),
@@ -257,6 +275,7 @@ fn wxf(text: &str) -> Option<Description> {
     Some(Description {
         kind,
         origin,
+        or_else,
         direction: wxf_direction(dir)?,
         number: wxf_digit(number)?,
     })
@@ -326,6 +345,7 @@ fn chinese(text: &str) -> Option<Description> {
     Some(Description {
         kind,
         origin,
+        or_else: None,
         direction,
         number,
     })
@@ -398,9 +418,33 @@ fn origins(pos: &Xiangqi, kind: Kind, origin: Origin) -> Vec<Square> {
 /// Finds the one legal move a WXF or Chinese description names.
 fn resolve(pos: &Xiangqi, d: Description, text: &str) -> Result<Move, MoveError> {
     let side = pos.turn;
-    let attempts: Vec<Result<Move, IllegalMove>> = origins(pos, d.kind, d.origin)
+    let or_else = d.or_else.filter(|_| tandem_soldier_files(pos, side) >= 2);
+    let mut from = origins(pos, d.kind, d.origin);
+    for other in or_else
+        .map(|other| origins(pos, d.kind, other))
+        .unwrap_or_default()
+    {
+        if !from.contains(&other) {
+            from.push(other);
+        }
+    }
+    let described: Vec<(Square, Square)> = from
         .into_iter()
         .filter_map(|from| destination(side, d.kind, from, d.direction, d.number))
+        .collect();
+    if or_else.is_some() && described.len() > 1 {
+        // Two notations, two soldiers: whichever is legal, the writer may
+        // have meant the other.
+        return Err(MoveError::Ambiguous {
+            text: text.to_owned(),
+            candidates: described
+                .iter()
+                .map(|&(from, to)| Move::new(from, to).to_string())
+                .collect(),
+        });
+    }
+    let attempts: Vec<Result<Move, IllegalMove>> = described
+        .into_iter()
         .map(|(from, to)| explain::coordinates(pos, from, to))
         .collect();
     let legal: Vec<Move> = attempts.iter().filter_map(|a| a.clone().ok()).collect();
@@ -492,7 +536,9 @@ fn wxf_origin(kind: Kind, origin: Origin, file: u8, n: usize) -> [char; 2] {
         Origin::File(_) | Origin::Tandem(Tandem::Middle) => [letter, file],
         Origin::FileTandem(_, Tandem::Front) => [file, '+'],
         Origin::FileTandem(_, Tandem::Rear) => [file, '-'],
-        Origin::FileTandem(..) => [file, file],
+        // The middle one of three as its place from the front (`23.4`), which
+        // both wxf.org's `33.4` reading and pyffish's numbered form agree on.
+        Origin::FileTandem(..) => ['2', file],
         Origin::Tandem(Tandem::Front) => [letter, '+'],
         Origin::Tandem(Tandem::Ordinal(1)) => ['+', '+'],
         Origin::Tandem(Tandem::Ordinal(k)) if usize::from(k) == n => ['-', '-'],
