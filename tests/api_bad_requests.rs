@@ -395,6 +395,7 @@ async fn every_refusal_carries_its_reason() {
         seat_token: token.to_owned(),
         r#move: text.to_owned(),
         expected_ply,
+        ..Default::default()
     };
     let new_game = |variant: i32, white: Option<pb::SeatRequest>| pb::CreateGameRequest {
         variant,
@@ -519,6 +520,7 @@ async fn every_refusal_carries_its_reason() {
             games
                 .get_game(pb::GetGameRequest {
                     game_id: "nope".into(),
+                    ..Default::default()
                 })
                 .await
                 .unwrap_err(),
@@ -741,6 +743,7 @@ async fn every_refusal_carries_its_reason() {
                     game_id: id.clone(),
                     seat_token: white.clone(),
                     r#move: String::new(),
+                    ..Default::default()
                 })
                 .await
                 .unwrap_err(),
@@ -752,6 +755,7 @@ async fn every_refusal_carries_its_reason() {
                     game_id: id.clone(),
                     seat_token: white.clone(),
                     accept: true,
+                    ..Default::default()
                 })
                 .await
                 .unwrap_err(),
@@ -762,6 +766,7 @@ async fn every_refusal_carries_its_reason() {
                 .propose_takeback(pb::ProposeTakebackRequest {
                     game_id: id.clone(),
                     seat_token: white.clone(),
+                    ..Default::default()
                 })
                 .await
                 .unwrap_err(),
@@ -860,6 +865,7 @@ async fn every_refusal_carries_its_reason() {
         .resign(pb::ResignRequest {
             game_id: id.clone(),
             seat_token: white.clone(),
+            ..Default::default()
         })
         .await
         .expect("resigned");

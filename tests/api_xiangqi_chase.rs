@@ -25,6 +25,7 @@ async fn a_perpetual_chase_ends_the_game_and_is_reported() {
                 fen: FEN.into(),
                 moves: MOVES.iter().map(|m| (*m).to_owned()).collect(),
             }),
+            ..Default::default()
         })
         .await
         .unwrap()

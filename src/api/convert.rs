@@ -245,6 +245,7 @@ pub fn view(value: i32, default: View) -> Result<View, Status> {
         Ok(pb::GameView::Full) => Ok(View::Full),
         Err(_) => Err(invalid_argument(
             "view",
+            Reason::UnknownEnumValue,
             "unknown view: use GAME_VIEW_BASIC or GAME_VIEW_FULL",
         )),
     }
