@@ -517,11 +517,12 @@ async fn get_outcome_with_a_move_judges_as_claim_draw() {
         .into_inner();
     assert!(now.r#move.is_none() && now.outcome.unwrap().claimable_draws.is_empty());
 
-    // Moves the position refuses are the caller's mistake, with the reason.
-    for (history, m, reason) in [
-        (history, "e8e7", "OWN_PIECE_ON_DESTINATION"),
-        (history, "hello", "UNPARSABLE_MOVE"),
-        (&FIVEFOLD[..], "e4", "GAME_OVER"),
+    // Moves the position refuses come with their reason, whose code says
+    // whether the text or the position is at fault.
+    for (history, m, code, reason) in [
+        (history, "e8e7", Code::FailedPrecondition, "OWN_PIECE_ON_DESTINATION"),
+        (history, "hello", Code::InvalidArgument, "UNPARSABLE_MOVE"),
+        (&FIVEFOLD[..], "e4", Code::FailedPrecondition, "GAME_OVER"),
     ] {
         let err = rules
             .get_outcome(pb::GetOutcomeRequest {
@@ -532,7 +533,7 @@ async fn get_outcome_with_a_move_judges_as_claim_draw() {
             .unwrap_err();
         assert_eq!(
             common::code_and_reason(&err),
-            (Code::InvalidArgument, reason.to_owned()),
+            (code, reason.to_owned()),
             "{m}: {err:?}"
         );
     }
