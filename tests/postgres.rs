@@ -247,6 +247,59 @@ async fn concurrent_moves_on_different_servers_exactly_one_wins() {
     }
 }
 
+/// The server that ran a clocked game's timer is gone: another server on
+/// the database lets the flag fall, about as late as its sweep interval,
+/// and tells its watchers.
+#[tokio::test]
+async fn a_flag_falls_on_another_server_when_the_games_server_is_gone() {
+    let Some(db) =
+        postgres_or_skip("a_flag_falls_on_another_server_when_the_games_server_is_gone").await
+    else {
+        return;
+    };
+    let (a, b) = (
+        TestServer::start_on(&db).await,
+        TestServer::start_on(&db).await,
+    );
+    let mut on_a = a.games().await;
+    let created = on_a
+        .create_game(pb::CreateGameRequest {
+            variant: pb::Variant::Chess as i32,
+            white: common::seat("W"),
+            black: common::seat("B"),
+            time_control: Some(pb::TimeControl {
+                initial_ms: 2_000,
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let id = created.game.as_ref().unwrap().id.clone();
+    play(&mut on_a, &id, &created.white_token, "e4").await;
+    let flag_due = play(&mut on_a, &id, &created.black_token, "e5").await;
+    let white_left = flag_due.clock.as_ref().unwrap().white_ms;
+    a.stop().await; // White's clock runs; its timer went with its server.
+    let stopped = std::time::Instant::now();
+    let mut on_b = b.games().await;
+    let seen = events(common::watch(&mut on_b, &id).await).await;
+    assert_eq!(
+        seen.last().map(|(kind, _)| *kind),
+        Some(pb::GameEventKind::GameEnded),
+        "{seen:?}"
+    );
+    let game = common::get_game(&mut on_b, &id).await;
+    let outcome = game.outcome.unwrap();
+    assert_eq!(outcome.termination, pb::Termination::Timeout as i32);
+    assert_eq!(outcome.winner, pb::Side::Black as i32);
+    let late = stopped
+        .elapsed()
+        .saturating_sub(Duration::from_millis(white_left as u64));
+    assert!(late < Duration::from_secs(3), "the flag fell {late:?} late");
+    b.stop().await;
+}
+
 /// Every server connection killed from the database's side
 /// (`pg_terminate_backend`) between moves: the next calls may fail with
 /// UNAVAILABLE, then the service goes on, and every acknowledged move is

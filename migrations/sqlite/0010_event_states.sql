@@ -10,3 +10,10 @@ ALTER TABLE game_events ADD COLUMN takeback_offer TEXT;
 ALTER TABLE game_events ADD COLUMN clock_white_ms INTEGER;
 ALTER TABLE game_events ADD COLUMN clock_black_ms INTEGER;
 ALTER TABLE game_events ADD COLUMN clock_turn_started_at INTEGER;
+
+-- When the side to move runs out of time, as of the game's last change (NULL:
+-- nothing can run out), so that any server finds the flags due, also those
+-- of games whose server is gone.
+ALTER TABLE games ADD COLUMN clock_flag_at INTEGER;
+CREATE INDEX games_by_flag_at ON games(clock_flag_at)
+    WHERE status = 'ongoing' AND clock_flag_at IS NOT NULL;

@@ -135,6 +135,8 @@ impl GameClock {
             black_ms: self.remaining[1],
             turn_started_at: self.turn_started_at,
             engine_waiting_ply: self.engine_waiting.and_then(|ply| i64::try_from(ply).ok()),
+            // Set with the mover, by whoever stores the clock.
+            flag_at: None,
         }
     }
 

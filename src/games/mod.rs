@@ -108,7 +108,7 @@ impl Games {
         if let Some(changes) = changes {
             tokio::spawn(telling::follow(Arc::clone(&hub), store.clone(), changes));
         }
-        Games {
+        let games = Games {
             store,
             hub,
             analyst,
@@ -118,7 +118,11 @@ impl Games {
             admin: None,
             import_limits: PgnLimits::DEFAULT,
             shared_store,
+        };
+        if shared_store {
+            tokio::spawn(flag::sweep(games.clone()));
         }
+        games
     }
 
     /// The service with the operator credential `admin` (aborts any game).
@@ -185,13 +189,15 @@ impl Games {
         }
         let (new, [white_token, black_token]) =
             new_game(variant, record.as_ref(), white_name, black_name);
+        let mut clock = time_control.map(|tc| tc.start(self.time.now()).stored());
+        flag::stamp_flag(&new.start_fen, 0, &mut clock);
         let stored = self
             .store
             .insert_game(NewGame {
                 white_engine: white.engine.map(EngineSeat::stored),
                 black_engine: black.engine.map(EngineSeat::stored),
                 engine_grants_takebacks,
-                clock: time_control.map(|tc| tc.start(self.time.now()).stored()),
+                clock,
                 ..new
             })
             .await?;
@@ -290,8 +296,7 @@ impl Games {
         }
         let now = self.time.now();
         let (stored, expired) = self
-            .store
-            .update_game(id, |game| {
+            .change(id, |game| {
                 let side = match mover {
                     Mover::Token(token) => seat(game, token)?,
                     Mover::Engine(side) => side,
@@ -487,8 +492,7 @@ impl Games {
     /// in the game's history, `aborted_by_operator` as its termination).
     async fn abort_as_operator(&self, id: &str) -> Result<GameView, GameError> {
         let (stored, ()) = self
-            .store
-            .update_game(id, |game| {
+            .change(id, |game| {
                 ensure_ongoing(game)?;
                 end_aborted(game, Ending::AbortedByOperator);
                 Ok::<_, GameError>(Update {
@@ -547,8 +551,7 @@ impl Games {
     ) -> Result<GameView, GameError> {
         self.screen(id, token, Needs::Seat).await?;
         let (stored, ()) = self
-            .store
-            .update_game(id, |game| {
+            .change(id, |game| {
                 let side = seat(game, token)?;
                 ensure_ongoing(game)?;
                 let record = replay(game)?;

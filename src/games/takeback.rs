@@ -76,8 +76,7 @@ impl Games {
         self.screen(id, token, Needs::Seat).await?;
         let now = self.time.now();
         let (stored, event) = self
-            .store
-            .update_game(id, |game| {
+            .change(id, |game| {
                 let side = seat(game, token)?;
                 ensure_ongoing(game)?;
                 match game.takeback_offer.as_deref() {
@@ -131,8 +130,7 @@ impl Games {
         self.screen(id, token, Needs::Seat).await?;
         let now = self.time.now();
         let (stored, event) = self
-            .store
-            .update_game(id, |game| {
+            .change(id, |game| {
                 let side = seat(game, token)?;
                 ensure_ongoing(game)?;
                 offered_by_opponent(game.takeback_offer.as_deref(), side, "takeback proposal")?;

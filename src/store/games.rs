@@ -40,8 +40,11 @@ pub struct StoredClock {
     pub black_ms: i64,
     pub turn_started_at: i64,
     /// The ply at which an engine seat waits for a search slot (see
-    /// `migrations/0008_engine_seat_waits.sql`).
+    /// `migrations/sqlite/0008_engine_seat_waits.sql`).
     pub engine_waiting_ply: Option<i64>,
+    /// When the side to move runs out of time, as of this state (`None`:
+    /// nothing can run out); [`Store::due_flags`] finds the games past it.
+    pub flag_at: Option<i64>,
 }
 
 /// A seat played by the engine.
@@ -147,7 +150,7 @@ pub(super) const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, 
      white_engine_level, white_engine_movetime_ms, black_engine_level, black_engine_movetime_ms, \
      takeback_offer, engine_grants_takebacks, clock_initial_ms, clock_increment_ms, clock_delay_ms, \
      clock_days_per_move, clock_white_ms, clock_black_ms, clock_turn_started_at, clock_grace_ms, \
-     clock_engine_waiting_ply";
+     clock_engine_waiting_ply, clock_flag_at";
 
 impl Store {
     /// Creates a game (with its moves, for an imported one) in one
@@ -165,9 +168,9 @@ impl Store {
              white_engine_level, white_engine_movetime_ms, black_engine_level, \
              black_engine_movetime_ms, engine_grants_takebacks, clock_initial_ms, \
              clock_increment_ms, clock_delay_ms, clock_days_per_move, clock_white_ms, \
-             clock_black_ms, clock_turn_started_at, clock_grace_ms) \
+             clock_black_ms, clock_turn_started_at, clock_grace_ms, clock_flag_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
-             $18, $19, $20, $21, $22, $23, $24, $25, $26) \
+             $18, $19, $20, $21, $22, $23, $24, $25, $26, $27) \
              RETURNING seq",
         )
         .bind(&new.id)
@@ -196,6 +199,7 @@ impl Store {
         .bind(new.clock.map(|c| c.black_ms))
         .bind(new.clock.map(|c| c.turn_started_at))
         .bind(new.clock.and_then(|c| c.grace_ms))
+        .bind(new.clock.and_then(|c| c.flag_at))
         .fetch_one(tx.conn())
         .await?
         .get(0);
@@ -292,6 +296,27 @@ impl Store {
             "SELECT id FROM games WHERE status = 'ongoing' \
              AND (white_engine_level IS NOT NULL OR black_engine_level IS NOT NULL) ORDER BY seq",
         )
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
+    }
+
+    /// Ids of the ongoing games whose side to move ran out of time by `now`
+    /// (as of their last change), the longest overdue first, at most
+    /// `limit`.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn due_flags(&self, now: i64, limit: u32) -> Result<Vec<String>, StoreError> {
+        Ok(sqlx::query(
+            "SELECT id FROM games WHERE status = 'ongoing' AND clock_flag_at <= $1 \
+             ORDER BY clock_flag_at LIMIT $2",
+        )
+        .bind(now)
+        .bind(i64::from(limit))
         .fetch_all(&self.pool)
         .await?
         .iter()
@@ -409,7 +434,8 @@ async fn write_game<T>(
     sqlx::query(
         "UPDATE games SET status = $1, winner = $2, termination = $3, draw_offer = $4, \
          takeback_offer = $5, clock_white_ms = $6, clock_black_ms = $7, \
-         clock_turn_started_at = $8, ply = $9, version = $10, updated_at = $11 WHERE seq = $12",
+         clock_turn_started_at = $8, ply = $9, version = $10, updated_at = $11, \
+         clock_flag_at = $13 WHERE seq = $12",
     )
     .bind(&game.status)
     .bind(&game.winner)
@@ -423,6 +449,7 @@ async fn write_game<T>(
     .bind(game.version)
     .bind(now)
     .bind(game.seq)
+    .bind(game.clock.and_then(|c| c.flag_at))
     .execute(&mut *tx)
     .await?;
     sqlx::query(
@@ -552,6 +579,7 @@ fn clock_from_row(row: &AnyRow, column: usize) -> Option<StoredClock> {
         days_per_move: get(3),
         grace_ms: get(7),
         engine_waiting_ply: get(8),
+        flag_at: get(9),
         white_ms: get(4)?,
         black_ms: get(5)?,
         turn_started_at: get(6)?,
