@@ -520,7 +520,12 @@ async fn get_outcome_with_a_move_judges_as_claim_draw() {
     // Moves the position refuses come with their reason, whose code says
     // whether the text or the position is at fault.
     for (history, m, code, reason) in [
-        (history, "e8e7", Code::FailedPrecondition, "OWN_PIECE_ON_DESTINATION"),
+        (
+            history,
+            "e8e7",
+            Code::FailedPrecondition,
+            "OWN_PIECE_ON_DESTINATION",
+        ),
         (history, "hello", Code::InvalidArgument, "UNPARSABLE_MOVE"),
         (&FIVEFOLD[..], "e4", Code::FailedPrecondition, "GAME_OVER"),
     ] {
