@@ -300,6 +300,65 @@ async fn a_flag_falls_on_another_server_when_the_games_server_is_gone() {
     b.stop().await;
 }
 
+/// The server that searched an engine seat's move is gone before the
+/// engine moved: another server on the database searches it once its turn
+/// is overdue, and the engine moves exactly once.
+#[tokio::test]
+async fn an_engine_seat_moves_from_another_server_when_the_games_server_is_gone() {
+    let Some(db) =
+        postgres_or_skip("an_engine_seat_moves_from_another_server_when_the_games_server_is_gone")
+            .await
+    else {
+        return;
+    };
+    let (a, b) = (
+        TestServer::start_on(&db).await,
+        TestServer::start_on(&db).await,
+    );
+    let mut on_a = a.games().await;
+    let created = on_a
+        .create_game(pb::CreateGameRequest {
+            variant: pb::Variant::Chess as i32,
+            white: common::seat("Human"),
+            black: Some(pb::SeatRequest {
+                display_name: String::new(),
+                engine: Some(pb::EnginePlayer {
+                    level: 1,
+                    movetime_ms: 1_500,
+                }),
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let id = created.game.as_ref().unwrap().id.clone();
+    play(&mut on_a, &id, &created.white_token, "e4").await;
+    a.stop().await; // Its search had no time to finish.
+    let mut on_b = b.games().await;
+    let mut stream = common::watch(&mut on_b, &id).await;
+    let mut seen = Vec::new();
+    while seen.len() < 2 {
+        let event = tokio::time::timeout(Duration::from_secs(15), stream.message())
+            .await
+            .expect("the engine moves within 15 s")
+            .unwrap()
+            .unwrap();
+        seen.push((event.kind(), event.game.unwrap().ply));
+    }
+    assert_eq!(
+        seen,
+        [
+            (pb::GameEventKind::Snapshot, 1),
+            (pb::GameEventKind::Move, 2)
+        ]
+    );
+    // Exactly once: nothing follows (it is the human's turn).
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(common::get_game(&mut on_b, &id).await.ply, 2);
+    b.stop().await;
+}
+
 /// Every server connection killed from the database's side
 /// (`pg_terminate_backend`) between moves: the next calls may fail with
 /// UNAVAILABLE, then the service goes on, and every acknowledged move is

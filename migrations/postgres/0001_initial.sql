@@ -58,7 +58,9 @@ CREATE TABLE games (
     clock_grace_ms           BIGINT,
     clock_engine_waiting_ply BIGINT,
     -- When the side to move runs out of time, as of the last change.
-    clock_flag_at            BIGINT
+    clock_flag_at            BIGINT,
+    -- When the engine seat to move should have moved by.
+    engine_due_at            BIGINT
 );
 CREATE INDEX games_by_status ON games(status, seq);
 CREATE INDEX games_with_engines ON games(status)
@@ -70,6 +72,8 @@ CREATE INDEX games_by_termination ON games(termination, seq);
 CREATE INDEX games_by_created ON games(created_at, seq);
 CREATE INDEX games_by_flag_at ON games(clock_flag_at)
     WHERE status = 'ongoing' AND clock_flag_at IS NOT NULL;
+CREATE INDEX games_by_engine_due_at ON games(engine_due_at)
+    WHERE status = 'ongoing' AND engine_due_at IS NOT NULL;
 
 -- One row per move; (game, ply) is unique, so two writers can never both
 -- append the same ply.

@@ -17,3 +17,10 @@ ALTER TABLE game_events ADD COLUMN clock_turn_started_at INTEGER;
 ALTER TABLE games ADD COLUMN clock_flag_at INTEGER;
 CREATE INDEX games_by_flag_at ON games(clock_flag_at)
     WHERE status = 'ongoing' AND clock_flag_at IS NOT NULL;
+
+-- When the engine seat to move should have moved by (its thinking time and
+-- a margin after its turn began; NULL: a human is to move), so that any
+-- server finds the engine turns of games whose server is gone.
+ALTER TABLE games ADD COLUMN engine_due_at INTEGER;
+CREATE INDEX games_by_engine_due_at ON games(engine_due_at)
+    WHERE status = 'ongoing' AND engine_due_at IS NOT NULL;

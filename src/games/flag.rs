@@ -20,8 +20,8 @@ use super::{
     view_of,
 };
 use crate::{
-    rules::{Side, referee::Referee},
-    store::{GameNotFound, StoreError, StoredClock, StoredGame, Update},
+    rules::referee::Referee,
+    store::{StoredGame, Update},
 };
 
 /// Ends `game` for `expiry`: the side out of time loses, unless its
@@ -45,7 +45,7 @@ pub(super) fn expire(game: &mut StoredGame, record: &dyn Referee, expiry: Expiry
 }
 
 /// Why a flag timer leaves a game alone.
-enum Unexpired {
+pub(super) enum Unexpired {
     /// The side to move still has time, until this deadline (the game
     /// changed since the timer was armed): nothing is written.
     NotDue(i64),
@@ -240,29 +240,9 @@ impl Games {
         }
     }
 
-    /// Changes game `id` as the store's `update_game` does, and records
-    /// when the side to move runs out after the change (see
-    /// `StoredClock::flag_at`).
-    pub(super) async fn change<T, E>(
-        &self,
-        id: &str,
-        change: impl FnOnce(&mut StoredGame) -> Result<Update<T>, E>,
-    ) -> Result<(StoredGame, T), E>
-    where
-        E: From<StoreError> + From<GameNotFound>,
-    {
-        self.store
-            .update_game(id, |game| {
-                let update = change(game)?;
-                stamp_flag(&game.start_fen, game.moves.len(), &mut game.clock);
-                Ok(update)
-            })
-            .await
-    }
-
     /// Ends game `id` if the side to move is out of time now, and tells its
     /// watchers.
-    async fn expire_if_due(&self, id: &str) -> Result<(), Unexpired> {
+    pub(super) async fn expire_if_due(&self, id: &str) -> Result<(), Unexpired> {
         let now = self.time.now();
         let (stored, event) = self
             .change(id, |game| {
@@ -288,59 +268,5 @@ impl Games {
         let view = view_of(&stored)?;
         self.tell(event, &view, None).await;
         Ok(())
-    }
-}
-
-/// How often a server on a store other servers share looks for the flags
-/// due in any game: a game's flag timer runs on the server that last
-/// changed it, which may be gone. A flag falls at most about this late.
-pub const FLAG_SWEEP_INTERVAL: Duration = Duration::from_secs(1);
-
-/// Games a sweep ends at most.
-const FLAG_SWEEP_BATCH: u32 = 100;
-
-/// Ends the games whose flags are due every [`FLAG_SWEEP_INTERVAL`], until
-/// the store closes. Whichever servers sweep, a flag falls once: it is
-/// checked and recorded under the game's lock.
-pub(super) async fn sweep(games: Games) {
-    let mut tick = tokio::time::interval(FLAG_SWEEP_INTERVAL);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        if games.store.is_closed() {
-            return;
-        }
-        let due = match games
-            .store
-            .due_flags(games.time.now(), FLAG_SWEEP_BATCH)
-            .await
-        {
-            Ok(due) => due,
-            Err(error) => {
-                tracing::debug!(%error, "cannot look for due flags");
-                continue;
-            }
-        };
-        for id in due {
-            if let Err(Unexpired::Failed(error)) = games.expire_if_due(&id).await {
-                tracing::warn!(game_id = %id, %error, "a due flag was not recorded");
-            }
-        }
-    }
-}
-
-/// Records in `clock` when the side to move after `ply` moves from
-/// `start_fen` runs out.
-pub(super) fn stamp_flag(start_fen: &str, ply: usize, clock: &mut Option<StoredClock>) {
-    if let Some(stored) = clock {
-        // Stored FENs are the server's own: the side to move is `w` or `b`.
-        let first = match start_fen.split_whitespace().nth(1) {
-            Some("b") => Side::Black,
-            _ => Side::White,
-        };
-        let mover = if ply % 2 == 0 { first } else { first.other() };
-        stored.flag_at = GameClock::from_stored(stored)
-            .deadline(mover, ply)
-            .map(|(at, _)| at);
     }
 }

@@ -15,6 +15,7 @@ mod import;
 mod pgn;
 mod screen;
 mod takeback;
+mod takeover;
 mod telling;
 mod view;
 
@@ -120,7 +121,7 @@ impl Games {
             shared_store,
         };
         if shared_store {
-            tokio::spawn(flag::sweep(games.clone()));
+            tokio::spawn(takeover::sweep(games.clone()));
         }
         games
     }
@@ -189,15 +190,18 @@ impl Games {
         }
         let (new, [white_token, black_token]) =
             new_game(variant, record.as_ref(), white_name, black_name);
-        let mut clock = time_control.map(|tc| tc.start(self.time.now()).stored());
-        flag::stamp_flag(&new.start_fen, 0, &mut clock);
+        let now = self.time.now();
+        let mut clock = time_control.map(|tc| tc.start(now).stored());
+        takeover::stamp_flag(&new.start_fen, 0, &mut clock);
+        let engines = [white.engine, black.engine].map(|seat| seat.map(EngineSeat::stored));
         let stored = self
             .store
             .insert_game(NewGame {
-                white_engine: white.engine.map(EngineSeat::stored),
-                black_engine: black.engine.map(EngineSeat::stored),
+                white_engine: engines[0],
+                black_engine: engines[1],
                 engine_grants_takebacks,
                 clock,
+                engine_due_at: takeover::engine_due_at(&new.start_fen, 0, engines, now),
                 ..new
             })
             .await?;
@@ -763,6 +767,7 @@ fn new_game(
         termination: None,
         engine_grants_takebacks: true,
         clock: None,
+        engine_due_at: None,
     };
     (game, tokens)
 }

@@ -24,6 +24,9 @@ pub struct NewGame {
     /// Does an engine seat grant the human's takebacks?
     pub engine_grants_takebacks: bool,
     pub clock: Option<StoredClock>,
+    /// When the engine seat to move should have moved by (`None`: a human
+    /// is to move).
+    pub engine_due_at: Option<i64>,
 }
 
 /// A game's clock columns (see `migrations/0004_clocks.sql`).
@@ -91,6 +94,9 @@ pub struct StoredGame {
     pub engine_grants_takebacks: bool,
     /// The clock, for a timed game.
     pub clock: Option<StoredClock>,
+    /// When the engine seat to move should have moved by (`None`: a human
+    /// is to move); [`Store::due_engine_turns`] finds the games past it.
+    pub engine_due_at: Option<i64>,
     /// Bumped by every change; orders the game's events.
     pub version: i64,
     pub created_at: i64,
@@ -150,7 +156,7 @@ pub(super) const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, 
      white_engine_level, white_engine_movetime_ms, black_engine_level, black_engine_movetime_ms, \
      takeback_offer, engine_grants_takebacks, clock_initial_ms, clock_increment_ms, clock_delay_ms, \
      clock_days_per_move, clock_white_ms, clock_black_ms, clock_turn_started_at, clock_grace_ms, \
-     clock_engine_waiting_ply, clock_flag_at";
+     clock_engine_waiting_ply, clock_flag_at, engine_due_at";
 
 impl Store {
     /// Creates a game (with its moves, for an imported one) in one
@@ -168,9 +174,10 @@ impl Store {
              white_engine_level, white_engine_movetime_ms, black_engine_level, \
              black_engine_movetime_ms, engine_grants_takebacks, clock_initial_ms, \
              clock_increment_ms, clock_delay_ms, clock_days_per_move, clock_white_ms, \
-             clock_black_ms, clock_turn_started_at, clock_grace_ms, clock_flag_at) \
+             clock_black_ms, clock_turn_started_at, clock_grace_ms, clock_flag_at, \
+             engine_due_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
-             $18, $19, $20, $21, $22, $23, $24, $25, $26, $27) \
+             $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28) \
              RETURNING seq",
         )
         .bind(&new.id)
@@ -200,6 +207,7 @@ impl Store {
         .bind(new.clock.map(|c| c.turn_started_at))
         .bind(new.clock.and_then(|c| c.grace_ms))
         .bind(new.clock.and_then(|c| c.flag_at))
+        .bind(new.engine_due_at)
         .fetch_one(tx.conn())
         .await?
         .get(0);
@@ -231,6 +239,7 @@ impl Store {
             takeback_offer: None,
             engine_grants_takebacks: new.engine_grants_takebacks,
             clock: new.clock,
+            engine_due_at: new.engine_due_at,
             version: 0,
             created_at: now,
             updated_at: now,
@@ -314,6 +323,26 @@ impl Store {
         Ok(sqlx::query(
             "SELECT id FROM games WHERE status = 'ongoing' AND clock_flag_at <= $1 \
              ORDER BY clock_flag_at LIMIT $2",
+        )
+        .bind(now)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
+    }
+
+    /// Ids of the ongoing games whose engine seat should have moved by
+    /// `now`, the longest overdue first, at most `limit`.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn due_engine_turns(&self, now: i64, limit: u32) -> Result<Vec<String>, StoreError> {
+        Ok(sqlx::query(
+            "SELECT id FROM games WHERE status = 'ongoing' AND engine_due_at <= $1 \
+             ORDER BY engine_due_at LIMIT $2",
         )
         .bind(now)
         .bind(i64::from(limit))
@@ -435,7 +464,7 @@ async fn write_game<T>(
         "UPDATE games SET status = $1, winner = $2, termination = $3, draw_offer = $4, \
          takeback_offer = $5, clock_white_ms = $6, clock_black_ms = $7, \
          clock_turn_started_at = $8, ply = $9, version = $10, updated_at = $11, \
-         clock_flag_at = $13 WHERE seq = $12",
+         clock_flag_at = $13, engine_due_at = $14 WHERE seq = $12",
     )
     .bind(&game.status)
     .bind(&game.winner)
@@ -450,6 +479,7 @@ async fn write_game<T>(
     .bind(now)
     .bind(game.seq)
     .bind(game.clock.and_then(|c| c.flag_at))
+    .bind(game.engine_due_at)
     .execute(&mut *tx)
     .await?;
     sqlx::query(
@@ -565,6 +595,7 @@ pub(super) fn game_from_row(row: &AnyRow) -> StoredGame {
         takeback_offer: row.get(19),
         engine_grants_takebacks: row.get::<i64, _>(20) != 0,
         clock: clock_from_row(row, 21),
+        engine_due_at: row.get(31),
         moves: Vec::new(),
         undone: Vec::new(),
     }
