@@ -73,6 +73,18 @@ async fn two_servers_on_one_database_serve_any_call() {
     b.stop().await;
 }
 
+/// Ends every connection to `pool`'s database but the one that asks, from
+/// the database's side (`pg_terminate_backend`).
+async fn cut_connections(pool: &sqlx::AnyPool) {
+    sqlx::query(
+        "SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity \
+         WHERE datname = current_database() AND pid != pg_backend_pid()",
+    )
+    .fetch_all(pool)
+    .await
+    .unwrap();
+}
+
 /// Reads `stream` to its end: each event's kind and game version.
 async fn events(
     mut stream: tonic::Streaming<pb::WatchGameResponse>,
@@ -112,13 +124,7 @@ async fn watched_from_elsewhere(cut_listeners: bool) {
     let admin = db.pool().await;
     let cut = || async {
         if cut_listeners {
-            sqlx::query(
-                "SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity \
-                 WHERE datname = current_database() AND pid != pg_backend_pid()",
-            )
-            .fetch_all(&admin)
-            .await
-            .unwrap();
+            cut_connections(&admin).await;
         }
     };
     let (w, bl) = (&created.white_token, &created.black_token);
@@ -372,10 +378,6 @@ async fn killed_database_connections_lose_no_acknowledged_move() {
     let server = TestServer::start_on(&db).await;
     let mut games = server.games().await;
     let admin = db.pool().await;
-    let name: String = sqlx::query_scalar("SELECT current_database()::text")
-        .fetch_one(&admin)
-        .await
-        .unwrap();
     // Knights out and back: 12 plies stay short of a fivefold repetition.
     let line = ["Nf3", "Nf6", "Ng1", "Ng8"];
     let (mut tried, mut acknowledged) = (0, 0);
@@ -385,14 +387,7 @@ async fn killed_database_connections_lose_no_acknowledged_move() {
         let mut ply = 0;
         for attempt in 0..12 {
             if attempt % 3 == 1 {
-                sqlx::query(
-                    "SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity \
-                     WHERE datname = $1 AND pid != pg_backend_pid()",
-                )
-                .bind(&name)
-                .fetch_all(&admin)
-                .await
-                .unwrap();
+                cut_connections(&admin).await;
             }
             let token = if ply % 2 == 0 {
                 &created.white_token

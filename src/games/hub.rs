@@ -178,6 +178,19 @@ struct Channel {
 }
 
 impl Channel {
+    /// Whether the event of `version` comes next (false: a duplicate).
+    ///
+    /// # Errors
+    ///
+    /// It skips a version.
+    fn takes(&self, version: i64) -> Result<bool, Gap> {
+        match self.last {
+            Some(last) if version <= last => Ok(false),
+            Some(last) if version > last + 1 => Err(Gap { after: last }),
+            _ => Ok(true),
+        }
+    }
+
     /// No event follows the backlog: the game ended or events were lost.
     fn closed(&self) -> bool {
         self.ended || self.broken
@@ -328,10 +341,8 @@ impl Hub {
         let Some(channel) = lock(&self.channels).get(&game.id).cloned() else {
             return Ok(());
         };
-        match lock(&channel).last {
-            Some(last) if game.version <= last => return Ok(()),
-            Some(last) if game.version > last + 1 => return Err(Gap { after: last }),
-            _ => {}
+        if !lock(&channel).takes(game.version)? {
+            return Ok(());
         }
         // Encoded outside the locks: a long game's record takes a while.
         let event = Arc::new(Published {
@@ -350,10 +361,8 @@ impl Hub {
             }
             // Checked again: another event may have come while this one was
             // encoded.
-            match state.last {
-                Some(last) if event.version <= last => return Ok(()),
-                Some(last) if event.version > last + 1 => return Err(Gap { after: last }),
-                _ => {}
+            if !state.takes(event.version)? {
+                return Ok(());
             }
             state.last = Some(event.version);
             state.bytes += event.size();

@@ -320,17 +320,7 @@ impl Store {
     ///
     /// Database failure.
     pub async fn due_flags(&self, now: i64, limit: u32) -> Result<Vec<String>, StoreError> {
-        Ok(sqlx::query(
-            "SELECT id FROM games WHERE status = 'ongoing' AND clock_flag_at <= $1 \
-             ORDER BY clock_flag_at LIMIT $2",
-        )
-        .bind(now)
-        .bind(i64::from(limit))
-        .fetch_all(&self.pool)
-        .await?
-        .iter()
-        .map(|r| r.get(0))
-        .collect())
+        self.due("clock_flag_at", now, limit).await
     }
 
     /// Ids of the ongoing games whose engine seat should have moved by
@@ -340,10 +330,15 @@ impl Store {
     ///
     /// Database failure.
     pub async fn due_engine_turns(&self, now: i64, limit: u32) -> Result<Vec<String>, StoreError> {
-        Ok(sqlx::query(
-            "SELECT id FROM games WHERE status = 'ongoing' AND engine_due_at <= $1 \
-             ORDER BY engine_due_at LIMIT $2",
-        )
+        self.due("engine_due_at", now, limit).await
+    }
+
+    /// Ids of the ongoing games whose time `column` is at most `now`.
+    async fn due(&self, column: &str, now: i64, limit: u32) -> Result<Vec<String>, StoreError> {
+        Ok(sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT id FROM games WHERE status = 'ongoing' AND {column} <= $1 \
+             ORDER BY {column} LIMIT $2"
+        )))
         .bind(now)
         .bind(i64::from(limit))
         .fetch_all(&self.pool)
