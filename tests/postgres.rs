@@ -521,6 +521,44 @@ async fn an_unreachable_database_is_reported_and_recovered_from() {
     server.stop().await;
 }
 
+/// `sslmode=require` in the URL: the server talks to PostgreSQL over TLS.
+#[tokio::test]
+async fn postgres_over_tls() {
+    let Some(db) = postgres_or_skip("postgres_over_tls").await else {
+        return;
+    };
+    let admin = db.pool().await;
+    let ssl: String = sqlx::query_scalar("SHOW ssl")
+        .fetch_one(&admin)
+        .await
+        .unwrap();
+    admin.close().await;
+    if ssl != "on" {
+        eprintln!("skipped postgres_over_tls: the PostgreSQL server has ssl = {ssl}");
+        return;
+    }
+    let server = TestServer::start_on_configured(&db, |config| arbiter::api::ServerConfig {
+        database_url: format!("{}?sslmode=require", db.url()),
+        ..config
+    })
+    .await;
+    let mut games = server.games().await;
+    let created = common::new_chess_game(&mut games, None).await;
+    let id = created.game.as_ref().unwrap().id.clone();
+    play(&mut games, &id, &created.white_token, "e4").await;
+    let admin = db.pool().await;
+    let encrypted: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) \
+         WHERE datname = current_database() AND ssl AND pid != pg_backend_pid()",
+    )
+    .fetch_one(&admin)
+    .await
+    .unwrap();
+    assert!(encrypted > 0, "no connection of the server uses TLS");
+    admin.close().await;
+    server.stop().await;
+}
+
 /// `arbiter serve` on this URL exits at once: its exit code and stderr.
 async fn refused_start(url: &str) -> (i32, String) {
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
