@@ -3,7 +3,10 @@
 //! It keeps `--concurrency` requests in flight (one task each, sending its
 //! next request as soon as the previous one is answered), spread round-robin
 //! over `--connections` HTTP/2 connections (default: min(concurrency, 4); one
-//! connection serialises on a single socket and server task). Each run has
+//! connection serialises on a single socket and server task). `--addr` may
+//! name several servers (repeated or comma-separated): the tasks are spread
+//! round-robin over them, each with `--connections` of its own (fewer when
+//! fewer tasks use it). Each run has
 //! `--warmup` unmeasured seconds, then `--duration` measured seconds. A request
 //! is measured when it starts and ends inside the measured window.
 //!
@@ -23,7 +26,7 @@
 //!   only);
 //! * `legal-moves-uci-text`: `legal-moves` with `MOVE_DETAIL_UCI_TEXT`
 //!   (coordinates in one space-separated string);
-//! * `make-move`: `arbiter.v1.Games/MakeMove`, a durable SQLite write. Every
+//! * `make-move`: `arbiter.v1.Games/MakeMove`, a durable write. Every
 //!   task plays its own games: it moves the knights (horses) out and back from
 //!   the start position, alternating the seat tokens and passing
 //!   `expected_ply`, and creates a fresh game before the repetition would end
@@ -31,8 +34,29 @@
 //!   7, before the threefold repetition that ends it). The `CreateGame` calls
 //!   are neither timed nor counted as requests, but they take the task's time,
 //!   so they lower requests/second a little (one per 15 or 7 moves).
+//!   With `--start-ply N` every game is first built to N plies by one
+//!   untimed `ImportGame` of a fixed long game (`long_game.rs`: no check, no
+//!   repeated position, an irreversible move often enough for no move-count
+//!   rule to apply), and its next 20 moves are measured: MakeMove on games
+//!   N plies long. An imported game's first move may find it outside a
+//!   server's cache of live games. With `--alternate` each task sends its
+//!   game's moves to every `--addr` in turn, its own first (the servers must
+//!   share one database: several replicas on PostgreSQL), so that every
+//!   move is written by another server than the one before;
+//! * `raw-commit`: no gRPC; one-row INSERT transactions to a scratch table
+//!   of `--raw-database` (`raw_commit.rs`), with the store's settings: the
+//!   bare commit rate that make-move is compared with in the same run. For
+//!   SQLite (`sqlite:///PATH`, a file on the filesystem of the server's
+//!   database, created if missing) WAL with `synchronous = FULL` and one
+//!   writer connection that the tasks queue on, as the server's writer
+//!   does; for PostgreSQL one connection per task and, run alone at more
+//!   than one in flight, a run from one connection first. The table
+//!   (`arbiter_load_scratch_<pid>`) is created at the start and dropped at
+//!   the end (not if the program is killed); the file stays. `--all` adds it
+//!   to the matrix, right before make-move, when `--raw-database` is given.
 //!
-//! Output: one line per run with the requests completed in the measured window,
+//! Output: one line per run with its connections (all servers'; database
+//! connections for raw-commit), the requests completed in the measured window,
 //! how many of those failed, successful requests per second and the p50, p90,
 //! p99 and maximum latency of the successful ones in milliseconds. `--all` runs
 //! the matrix of BENCHMARKS.md (every RPC at 1, 16 and 64 in flight) and prints
@@ -61,6 +85,11 @@
 //! target/release/arbiter-load --rpc make-move --concurrency 16
 //! target/release/arbiter-load --all --duration 10 --warmup 2
 //! target/release/arbiter-load --all --rounds 5 --duration 4 --warmup 1
+//! target/release/arbiter-load --rpc raw-commit --concurrency 64 \
+//!     --raw-database sqlite:///tmp/scratch.db
+//! target/release/arbiter-load --rpc make-move --start-ply 400 --concurrency 16
+//! target/release/arbiter-load --rpc make-move --concurrency 64 --alternate \
+//!     --addr http://127.0.0.1:50051,http://127.0.0.1:50052
 //! ```
 
 use std::{
@@ -74,12 +103,15 @@ use std::{
     time::{Duration, Instant},
 };
 
+mod long_game;
+mod raw_commit;
 mod wire;
 
 use arbiter::api::proto::{self as pb, games_client::GamesClient, rules_client::RulesClient};
 use clap::{Parser, ValueEnum};
 use http::uri::PathAndQuery;
 use prost::{Message, bytes::Bytes};
+use raw_commit::{Committer, ScratchDatabase};
 use tonic::{
     Request, Status,
     client::Grpc,
@@ -106,6 +138,12 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Pause after a failed `CreateGame`, so a failing server is not hammered.
 const SETUP_BACKOFF: Duration = Duration::from_millis(10);
 
+/// The longest `--start-ply`: ImportGame's default limit.
+const MAX_START_PLY: i64 = 2000;
+/// Moves measured in each game of `--start-ply` before a fresh one is
+/// imported.
+const MEASURED_PLIES: u32 = 20;
+
 /// The `LegalMoves` method, for the client that checks answers on the wire.
 const LEGAL_MOVES_PATH: &str = "/arbiter.v1.Rules/LegalMoves";
 
@@ -124,9 +162,25 @@ const XIANGQI_MOVES: [&str; 5] = ["h0g2", "h9g7", "a1d1", "i9i8", "b2e2"];
 #[derive(Debug, Parser)]
 #[command(name = "arbiter-load", version)]
 struct Args {
-    /// Server URL.
-    #[arg(long, default_value = "http://127.0.0.1:50051")]
-    addr: String,
+    /// Server URL. Several (the option repeated, or comma-separated) spread
+    /// the tasks round-robin over them.
+    #[arg(long, value_delimiter = ',', default_value = "http://127.0.0.1:50051")]
+    addr: Vec<String>,
+    /// With several --addr: each make-move task sends its game's moves to
+    /// the addresses in turn (every move of a game on another server than
+    /// the one before) instead of playing on one.
+    #[arg(long)]
+    alternate: bool,
+    /// make-move: build each game to this many plies first (one untimed
+    /// ImportGame of a fixed long game) and measure moves from there.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=MAX_START_PLY))]
+    start_ply: u32,
+    /// raw-commit's database: `sqlite:///PATH` on the filesystem of the
+    /// server's database, or `postgres://USER@HOST:PORT/DATABASE`. A scratch
+    /// table is created in it and dropped at the end. With --all, adds
+    /// raw-commit to the matrix.
+    #[arg(long, required_if_eq("rpc", "raw-commit"))]
+    raw_database: Option<String>,
     /// The RPC to measure.
     #[arg(long, value_enum, required_unless_present = "all")]
     rpc: Option<Rpc>,
@@ -180,17 +234,20 @@ enum Rpc {
     /// arbiter.v1.Rules/LegalMoves with MOVE_DETAIL_UCI_TEXT (coordinates in
     /// one string).
     LegalMovesUciText,
+    /// No gRPC: one-row commits to a scratch table of --raw-database.
+    RawCommit,
     /// arbiter.v1.Games/MakeMove in games the tasks create.
     MakeMove,
 }
 
 impl Rpc {
-    const ALL: [Rpc; 6] = [
+    const ALL: [Rpc; 7] = [
         Rpc::Health,
         Rpc::LegalMoves,
         Rpc::LegalMovesDecoded,
         Rpc::LegalMovesUci,
         Rpc::LegalMovesUciText,
+        Rpc::RawCommit,
         Rpc::MakeMove,
     ];
 }
@@ -275,22 +332,57 @@ fn parse_positive_secs(text: &str) -> Result<Duration, String> {
 #[derive(Clone, Copy, Debug)]
 struct RunSpec {
     rpc: Rpc,
-    variant: GameVariant,
     concurrency: usize,
+    /// Connections per server address.
     connections: usize,
     warmup: Duration,
     duration: Duration,
 }
 
-/// The RPC's name, with the game where it matters.
-fn rpc_label(rpc: Rpc, variant: GameVariant) -> String {
-    match rpc {
-        Rpc::Health => "health".into(),
-        Rpc::LegalMoves => format!("legal-moves ({variant})"),
-        Rpc::LegalMovesDecoded => format!("legal-moves-decoded ({variant})"),
-        Rpc::LegalMovesUci => format!("legal-moves-uci ({variant})"),
-        Rpc::LegalMovesUciText => format!("legal-moves-uci-text ({variant})"),
-        Rpc::MakeMove => format!("make-move ({variant})"),
+/// What every run shares: where the requests go and what make-move plays.
+struct Setup {
+    endpoints: Vec<Endpoint>,
+    /// make-move tasks alternate their moves over the endpoints.
+    alternate: bool,
+    script: Arc<Script>,
+    raw: Option<ScratchDatabase>,
+}
+
+impl Setup {
+    /// The RPC's name, with the game where it matters, the database of
+    /// raw-commit, make-move's start ply and the servers when there are
+    /// several.
+    fn label(&self, rpc: Rpc) -> String {
+        let variant = self.script.variant();
+        let mut details = match rpc {
+            Rpc::Health => vec![],
+            Rpc::RawCommit => match &self.raw {
+                Some(raw) => vec![raw.backend().to_string()],
+                None => vec![],
+            },
+            _ => vec![variant.to_string()],
+        };
+        if rpc == Rpc::MakeMove
+            && let Script::Long { start, .. } = &*self.script
+        {
+            details.push(format!("from ply {start}"));
+        }
+        let servers = self.endpoints.len();
+        if servers > 1 && rpc != Rpc::RawCommit {
+            let alternating = self.alternate && rpc == Rpc::MakeMove;
+            details.push(format!(
+                "{servers} servers{}",
+                if alternating { ", alternating" } else { "" }
+            ));
+        }
+        let name = rpc
+            .to_possible_value()
+            .map_or_else(|| format!("{rpc:?}"), |value| value.get_name().to_owned());
+        if details.is_empty() {
+            name
+        } else {
+            format!("{name} ({})", details.join(", "))
+        }
     }
 }
 
@@ -314,12 +406,28 @@ enum Worker {
         client: RulesClient<Channel>,
         request: pb::LegalMovesRequest,
     },
+    RawCommit(Committer),
     MakeMove(Player),
 }
 
 impl Worker {
-    fn new(rpc: Rpc, variant: GameVariant, channel: Channel) -> Worker {
-        match rpc {
+    /// A task's worker for `rpc` over `channels`: one, or (alternating
+    /// make-move) one for each server address, the task's own first.
+    /// raw-commit's takes the `committer` instead.
+    fn new(
+        rpc: Rpc,
+        variant: GameVariant,
+        channels: Vec<Channel>,
+        script: &Arc<Script>,
+        committer: Option<Committer>,
+    ) -> Result<Worker, Fatal> {
+        if let Some(committer) = committer {
+            return Ok(Worker::RawCommit(committer));
+        }
+        let Some(channel) = channels.first().cloned() else {
+            return Err(Fatal(format!("{rpc:?} needs a server to send to")));
+        };
+        Ok(match rpc {
             Rpc::Health => Worker::Health(HealthClient::new(channel)),
             Rpc::LegalMoves | Rpc::LegalMovesUci | Rpc::LegalMovesUciText => {
                 let detail = match rpc {
@@ -336,21 +444,23 @@ impl Worker {
                 client: RulesClient::new(channel),
                 request: variant.legal_moves_request(pb::MoveDetail::Full),
             },
+            Rpc::RawCommit => return Err(Fatal("raw-commit needs --raw-database".into())),
             Rpc::MakeMove => Worker::MakeMove(Player {
-                client: GamesClient::new(channel),
-                variant,
+                clients: channels.into_iter().map(GamesClient::new).collect(),
+                script: Arc::clone(script),
                 game: None,
             }),
-        }
+        })
     }
 
     /// Untimed set-up before the next request (a fresh game for make-move).
     async fn prepare(&mut self) -> Result<(), Status> {
         match self {
             Worker::MakeMove(player) => player.ensure_game().await,
-            Worker::Health(_) | Worker::LegalMoves { .. } | Worker::LegalMovesDecoded { .. } => {
-                Ok(())
-            }
+            Worker::Health(_)
+            | Worker::LegalMoves { .. }
+            | Worker::LegalMovesDecoded { .. }
+            | Worker::RawCommit(_) => Ok(()),
         }
     }
 
@@ -383,6 +493,7 @@ impl Worker {
                 let response = client.legal_moves(request.clone()).await?.into_inner();
                 some_moves(response.moves.len())
             }
+            Worker::RawCommit(committer) => committer.commit().await,
             Worker::MakeMove(player) => player.play().await,
         }
     }
@@ -397,10 +508,70 @@ fn some_moves(count: usize) -> Result<(), Status> {
     }
 }
 
+/// What make-move's games are and which moves they play.
+enum Script {
+    /// From the start position, the variant's [`GameVariant::move_cycle`].
+    Cycle(GameVariant),
+    /// Imported at ply `start` of a long game, then its next
+    /// [`MEASURED_PLIES`] moves (`moves` has them all).
+    Long {
+        variant: GameVariant,
+        start: u32,
+        moves: Vec<String>,
+        /// The first `start` moves, as ImportGame takes them.
+        pgn: String,
+    },
+}
+
+impl Script {
+    /// The script of `--start-ply start`.
+    fn new(variant: GameVariant, start: u32) -> Result<Script, Fatal> {
+        if start == 0 {
+            return Ok(Script::Cycle(variant));
+        }
+        let moves = long_game::moves(variant, (start + MEASURED_PLIES) as usize)
+            .map_err(|err| Fatal(format!("--start-ply {start}: {err}")))?;
+        let pgn = long_game::pgn(&moves[..start as usize]);
+        Ok(Script::Long {
+            variant,
+            start,
+            moves,
+            pgn,
+        })
+    }
+
+    fn variant(&self) -> GameVariant {
+        match self {
+            Script::Cycle(variant) | Script::Long { variant, .. } => *variant,
+        }
+    }
+
+    /// The ply after which a fresh game is needed.
+    fn last_ply(&self) -> u32 {
+        match self {
+            Script::Cycle(variant) => variant.moves_per_game(),
+            Script::Long { start, .. } => start + MEASURED_PLIES,
+        }
+    }
+
+    /// The move to play at `ply`.
+    fn move_at(&self, ply: u32) -> &str {
+        match self {
+            Script::Cycle(variant) => {
+                let cycle = variant.move_cycle();
+                cycle[ply as usize % cycle.len()]
+            }
+            Script::Long { moves, .. } => &moves[ply as usize],
+        }
+    }
+}
+
 /// A task playing its own games for make-move.
 struct Player {
-    client: GamesClient<Channel>,
-    variant: GameVariant,
+    /// The task's own server first; moves at ply `p` go to
+    /// `clients[p % clients.len()]`.
+    clients: Vec<GamesClient<Channel>>,
+    script: Arc<Script>,
     game: Option<OpenGame>,
 }
 
@@ -414,56 +585,67 @@ struct OpenGame {
 }
 
 impl Player {
-    /// Creates a game unless the current one can take another move.
+    /// Creates (or imports) a game unless the current one can take another
+    /// move.
     async fn ensure_game(&mut self) -> Result<(), Status> {
-        let limit = self.variant.moves_per_game();
+        let limit = self.script.last_ply();
         if self.game.as_ref().is_some_and(|game| game.ply < limit) {
             return Ok(());
         }
         self.game = None;
-        let seat = |name: &str| {
-            Some(pb::SeatRequest {
-                display_name: name.into(),
-                engine: None,
-            })
+        let client = &mut self.clients[0];
+        let (game, tokens) = match &*self.script {
+            Script::Cycle(_) => {
+                let seat = |name: &str| {
+                    Some(pb::SeatRequest {
+                        display_name: name.into(),
+                        engine: None,
+                    })
+                };
+                let created = client
+                    .create_game(pb::CreateGameRequest {
+                        variant: self.script.variant().proto() as i32,
+                        white: seat("load white"),
+                        black: seat("load black"),
+                        ..Default::default()
+                    })
+                    .await?
+                    .into_inner();
+                (created.game, [created.white_token, created.black_token])
+            }
+            Script::Long { pgn, .. } => {
+                let imported = client
+                    .import_game(pb::ImportGameRequest {
+                        pgn: pgn.clone(),
+                        variant: self.script.variant().proto() as i32,
+                    })
+                    .await?
+                    .into_inner();
+                (imported.game, [imported.white_token, imported.black_token])
+            }
         };
-        let created = self
-            .client
-            .create_game(pb::CreateGameRequest {
-                variant: self.variant.proto() as i32,
-                start: None,
-                white: seat("load white"),
-                black: seat("load black"),
-                engine_declines_takebacks: false,
-                time_control: None,
-            })
-            .await?
-            .into_inner();
-        let game = created
-            .game
-            .ok_or_else(|| Status::internal("CreateGame answered without a game"))?;
+        let game = game.ok_or_else(|| Status::internal("the game was answered without a game"))?;
         self.game = Some(OpenGame {
             id: game.id,
-            tokens: [created.white_token, created.black_token],
+            tokens,
             ply: game.ply,
         });
         Ok(())
     }
 
-    /// Plays the next move of the cycle. On any failure the game is dropped,
+    /// Plays the script's next move. On any failure the game is dropped,
     /// so the next call starts a fresh one.
     async fn play(&mut self) -> Result<(), Status> {
         let Some(game) = self.game.take() else {
             return Err(Status::internal("no game to play in"));
         };
-        let cycle = self.variant.move_cycle();
         let ply = game.ply;
-        let response = self
-            .client
+        let count = self.clients.len();
+        let response = self.clients[ply as usize % count]
             .make_move(pb::MakeMoveRequest {
                 game_id: game.id.clone(),
                 seat_token: game.tokens[ply as usize % 2].clone(),
-                r#move: cycle[ply as usize % cycle.len()].into(),
+                r#move: self.script.move_at(ply).into(),
                 expected_ply: Some(ply),
                 ..Default::default()
             })
@@ -729,47 +911,148 @@ async fn connect(endpoint: &Endpoint, count: usize) -> Result<Vec<Channel>, Fata
     Ok(channels)
 }
 
-/// Sends one request of each RPC to be measured, so that an unreachable or
-/// misbehaving server stops the program before any run.
-async fn preflight(endpoint: &Endpoint, rpcs: &[Rpc], variant: GameVariant) -> Result<(), Fatal> {
-    let channel = connect(endpoint, 1).await?.remove(0);
-    for &rpc in rpcs {
-        let mut worker = Worker::new(rpc, variant, channel.clone());
-        let result = match worker.prepare().await {
-            Ok(()) => worker.call().await,
-            Err(status) => Err(status),
-        };
-        result.map_err(|status| {
+/// Sends one request of each RPC to be measured to each server (and one
+/// raw commit), so that an unreachable or misbehaving server stops the
+/// program before any run.
+async fn preflight(setup: &Setup, rpcs: &[Rpc]) -> Result<(), Fatal> {
+    let variant = setup.script.variant();
+    let fail = |rpc: Rpc, target: String| {
+        let label = setup.label(rpc);
+        move |status: Status| {
             Fatal(format!(
-                "{} against {} failed: {:?}: {}",
-                rpc_label(rpc, variant),
-                endpoint.uri(),
+                "{label} against {target} failed: {:?}: {}",
                 status.code(),
                 status.message()
             ))
-        })?;
+        }
+    };
+    if let Some(raw) = &setup.raw {
+        for committer in raw.committers(1).await? {
+            committer
+                .commit()
+                .await
+                .map_err(fail(Rpc::RawCommit, raw.to_string()))?;
+        }
+    }
+    // raw-commit alone needs no server.
+    let grpc: Vec<Rpc> = rpcs
+        .iter()
+        .copied()
+        .filter(|&rpc| rpc != Rpc::RawCommit)
+        .collect();
+    for endpoint in setup.endpoints.iter().filter(|_| !grpc.is_empty()) {
+        let channel = connect(endpoint, 1).await?.remove(0);
+        for &rpc in &grpc {
+            let mut worker = Worker::new(rpc, variant, vec![channel.clone()], &setup.script, None)?;
+            let result = match worker.prepare().await {
+                Ok(()) => worker.call().await,
+                Err(status) => Err(status),
+            };
+            result.map_err(fail(rpc, endpoint.uri().to_string()))?;
+        }
     }
     Ok(())
 }
 
+/// Which server address and which of its connections each task uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Spread {
+    addresses: usize,
+    tasks: usize,
+    /// Every task uses every address (alternating make-move).
+    alternate: bool,
+}
+
+impl Spread {
+    /// The address of task `task`'s own server (round-robin).
+    fn home(self, task: usize) -> usize {
+        task % self.addresses
+    }
+
+    /// The tasks that send requests to `address`.
+    fn tasks_at(self, address: usize) -> usize {
+        if self.alternate {
+            self.tasks
+        } else {
+            self.tasks / self.addresses + usize::from(address < self.tasks % self.addresses)
+        }
+    }
+
+    /// The addresses task `task` sends to, its own first.
+    fn addresses_of(self, task: usize) -> Vec<usize> {
+        let count = if self.alternate { self.addresses } else { 1 };
+        (0..count)
+            .map(|k| (self.home(task) + k) % self.addresses)
+            .collect()
+    }
+
+    /// Which of an address's `connections` task `task` uses.
+    fn connection_of(self, task: usize, connections: usize) -> usize {
+        (task / self.addresses) % connections
+    }
+}
+
 /// Runs one measurement.
-async fn run(endpoint: &Endpoint, spec: RunSpec) -> Result<Report, Fatal> {
-    let channels = connect(endpoint, spec.connections).await?;
-    let label = rpc_label(spec.rpc, spec.variant);
+async fn run(setup: &Setup, spec: RunSpec) -> Result<Report, Fatal> {
+    let variant = setup.script.variant();
+    let spread = Spread {
+        addresses: setup.endpoints.len(),
+        tasks: spec.concurrency,
+        alternate: setup.alternate && spec.rpc == Rpc::MakeMove,
+    };
+    let mut committers = Vec::new();
+    let mut channels: Vec<Vec<Channel>> = Vec::new();
+    let connections = match (spec.rpc, &setup.raw) {
+        (Rpc::RawCommit, Some(raw)) => {
+            committers = raw.committers(spec.concurrency).await?;
+            raw.connections(spec.concurrency)
+        }
+        (Rpc::RawCommit, None) => return Err(Fatal("raw-commit needs --raw-database".into())),
+        _ => {
+            for (address, endpoint) in setup.endpoints.iter().enumerate() {
+                let count = spec.connections.min(spread.tasks_at(address));
+                channels.push(connect(endpoint, count).await?);
+            }
+            channels.iter().map(Vec::len).sum()
+        }
+    };
+    let label = setup.label(spec.rpc);
     let first_error = Arc::new(FirstError {
         label: format!("{label} at {} in flight", spec.concurrency),
         seen: AtomicBool::new(false),
     });
+    let mut committers = committers.into_iter();
+    let workers = (0..spec.concurrency)
+        .map(|task| {
+            let task_channels = if channels.is_empty() {
+                Vec::new()
+            } else {
+                spread
+                    .addresses_of(task)
+                    .into_iter()
+                    .map(|address| {
+                        let at = &channels[address];
+                        at[spread.connection_of(task, at.len())].clone()
+                    })
+                    .collect()
+            };
+            Worker::new(
+                spec.rpc,
+                variant,
+                task_channels,
+                &setup.script,
+                committers.next(),
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let start = Instant::now() + spec.warmup;
     let window = Window {
         start,
         end: start + spec.duration,
     };
-    let tasks: Vec<_> = (0..spec.concurrency)
-        .map(|i| {
-            let worker = Worker::new(spec.rpc, spec.variant, channels[i % channels.len()].clone());
-            tokio::spawn(drive(worker, window, Arc::clone(&first_error)))
-        })
+    let tasks: Vec<_> = workers
+        .into_iter()
+        .map(|worker| tokio::spawn(drive(worker, window, Arc::clone(&first_error))))
         .collect();
     let mut latencies = Vec::new();
     let mut errors = 0;
@@ -784,33 +1067,86 @@ async fn run(endpoint: &Endpoint, spec: RunSpec) -> Result<Report, Fatal> {
     Ok(Report {
         label,
         concurrency: spec.concurrency,
-        connections: spec.connections,
+        connections,
         latencies,
         errors,
         duration: spec.duration,
     })
 }
 
+/// The RPCs and concurrency levels to measure: `--all`'s matrix (with
+/// raw-commit when there is a database for it), or one RPC. PostgreSQL's
+/// raw-commit alone at more than one in flight is measured from one
+/// connection first: the rate the issue's targets compare with.
+fn plan(args: &Args) -> (Vec<Rpc>, Vec<usize>) {
+    match args.rpc {
+        Some(rpc) if !args.all => {
+            let concurrency = args.concurrency as usize;
+            let one_first = rpc == Rpc::RawCommit
+                && concurrency > 1
+                && args
+                    .raw_database
+                    .as_deref()
+                    .is_some_and(|url| url.starts_with("postgres"));
+            let levels = if one_first {
+                vec![1, concurrency]
+            } else {
+                vec![concurrency]
+            };
+            (vec![rpc], levels)
+        }
+        _ => {
+            let rpcs = Rpc::ALL
+                .into_iter()
+                .filter(|&rpc| rpc != Rpc::RawCommit || args.raw_database.is_some())
+                .collect();
+            (rpcs, MATRIX_CONCURRENCY.to_vec())
+        }
+    }
+}
+
 async fn main_inner(args: Args) -> Result<(), Fatal> {
-    let endpoint = endpoint(&args.addr)?;
-    let (rpcs, levels): (Vec<Rpc>, Vec<usize>) = match args.rpc {
-        Some(rpc) if !args.all => (vec![rpc], vec![args.concurrency as usize]),
-        _ => (Rpc::ALL.to_vec(), MATRIX_CONCURRENCY.to_vec()),
+    let endpoints = args
+        .addr
+        .iter()
+        .map(|addr| endpoint(addr))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (rpcs, levels) = plan(&args);
+    let raw = match &args.raw_database {
+        Some(url) if rpcs.contains(&Rpc::RawCommit) => Some(ScratchDatabase::create(url).await?),
+        _ => None,
     };
-    preflight(&endpoint, &rpcs, args.variant).await?;
+    let setup = Setup {
+        endpoints,
+        alternate: args.alternate,
+        script: Arc::new(Script::new(args.variant, args.start_ply)?),
+        raw,
+    };
+    let measured = measure(&args, &setup, &rpcs, &levels).await;
+    // The scratch table goes whatever happened to the runs.
+    let dropped = match setup.raw {
+        Some(raw) => raw.drop_table().await,
+        None => Ok(()),
+    };
+    measured.and(dropped)
+}
+
+/// Every run of the plan, printed as it ends.
+async fn measure(args: &Args, setup: &Setup, rpcs: &[Rpc], levels: &[usize]) -> Result<(), Fatal> {
+    preflight(setup, rpcs).await?;
     if args.all {
         println!("{}", Report::TABLE_HEADER);
     }
     let mut cells: Vec<Cell> = Vec::new();
     // Concurrency outermost, then rounds, then RPCs: each RPC is measured
     // right after the health baseline it is compared with.
-    for &concurrency in &levels {
+    for &concurrency in levels {
         let connections = args
             .connections
             .map_or_else(|| concurrency.min(DEFAULT_MAX_CONNECTIONS), |c| c as usize);
         let first = cells.len();
         cells.extend(rpcs.iter().map(|&rpc| Cell {
-            label: rpc_label(rpc, args.variant),
+            label: setup.label(rpc),
             concurrency,
             per_second: Vec::new(),
             shares: Vec::new(),
@@ -820,13 +1156,12 @@ async fn main_inner(args: Args) -> Result<(), Fatal> {
             for (i, &rpc) in rpcs.iter().enumerate() {
                 let spec = RunSpec {
                     rpc,
-                    variant: args.variant,
                     concurrency,
                     connections,
                     warmup: args.warmup,
                     duration: args.duration,
                 };
-                let report = run(&endpoint, spec).await?;
+                let report = run(setup, spec).await?;
                 if !args.all {
                     println!("{}", report.line());
                     continue;
@@ -859,5 +1194,184 @@ async fn main() -> ExitCode {
             eprintln!("arbiter-load: {err}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use arbiter::rules::{Game, Record, chess::Chess, xiangqi::Xiangqi};
+
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from([&["arbiter-load"], args].concat())
+    }
+
+    #[test]
+    fn addresses_may_be_repeated_or_comma_separated() {
+        let args = parse(&["--rpc", "make-move"]).unwrap();
+        assert_eq!(args.addr, ["http://127.0.0.1:50051"]);
+        let args = parse(&[
+            "--rpc",
+            "make-move",
+            "--addr",
+            "http://a:1,http://b:2",
+            "--addr",
+            "http://c:3",
+            "--alternate",
+        ])
+        .unwrap();
+        assert_eq!(args.addr, ["http://a:1", "http://b:2", "http://c:3"]);
+        assert!(args.alternate);
+    }
+
+    #[test]
+    fn raw_commit_needs_its_database() {
+        assert!(parse(&["--rpc", "raw-commit"]).is_err());
+        let args = parse(&[
+            "--rpc",
+            "raw-commit",
+            "--raw-database",
+            "sqlite:///tmp/s.db",
+        ])
+        .unwrap();
+        assert_eq!(args.rpc, Some(Rpc::RawCommit));
+        assert_eq!(args.raw_database.as_deref(), Some("sqlite:///tmp/s.db"));
+    }
+
+    #[test]
+    fn start_ply_is_bounded_by_what_an_import_takes() {
+        assert_eq!(parse(&["--all"]).unwrap().start_ply, 0);
+        assert_eq!(
+            parse(&["--all", "--start-ply", "400"]).unwrap().start_ply,
+            400
+        );
+        assert!(parse(&["--all", "--start-ply", "-1"]).is_err());
+        assert!(parse(&["--all", "--start-ply", &(MAX_START_PLY + 1).to_string()]).is_err());
+    }
+
+    #[test]
+    fn the_matrix_has_raw_commit_only_with_a_database() {
+        let (rpcs, levels) = plan(&parse(&["--all"]).unwrap());
+        assert!(!rpcs.contains(&Rpc::RawCommit));
+        assert_eq!(rpcs.len(), Rpc::ALL.len() - 1);
+        assert_eq!(levels, MATRIX_CONCURRENCY);
+        let (rpcs, _) = plan(&parse(&["--all", "--raw-database", "sqlite:///tmp/s.db"]).unwrap());
+        assert_eq!(rpcs, Rpc::ALL);
+    }
+
+    #[test]
+    fn raw_commit_on_postgres_is_measured_from_one_connection_too() {
+        let raw = |url: &str, concurrency: &str| {
+            plan(
+                &parse(&[
+                    "--rpc",
+                    "raw-commit",
+                    "--raw-database",
+                    url,
+                    "--concurrency",
+                    concurrency,
+                ])
+                .unwrap(),
+            )
+        };
+        assert_eq!(raw("postgres://u@h:5432/d", "64").1, [1, 64]);
+        assert_eq!(raw("postgres://u@h:5432/d", "1").1, [1]);
+        assert_eq!(raw("sqlite:///tmp/s.db", "64").1, [64]);
+    }
+
+    #[test]
+    fn tasks_spread_round_robin_over_the_addresses() {
+        let spread = Spread {
+            addresses: 3,
+            tasks: 7,
+            alternate: false,
+        };
+        let homes: Vec<_> = (0..7).map(|task| spread.addresses_of(task)).collect();
+        assert_eq!(homes, [[0], [1], [2], [0], [1], [2], [0]]);
+        assert_eq!(
+            (0..3).map(|a| spread.tasks_at(a)).collect::<Vec<_>>(),
+            [3, 2, 2]
+        );
+        // Tasks 0, 3 and 6 share address 0's two connections in turn.
+        let connections: Vec<_> = [0, 3, 6].map(|task| spread.connection_of(task, 2)).into();
+        assert_eq!(connections, [0, 1, 0]);
+    }
+
+    #[test]
+    fn alternating_tasks_use_every_address_their_own_first() {
+        let spread = Spread {
+            addresses: 3,
+            tasks: 2,
+            alternate: true,
+        };
+        assert_eq!(spread.addresses_of(0), [0, 1, 2]);
+        assert_eq!(spread.addresses_of(1), [1, 2, 0]);
+        assert_eq!(spread.tasks_at(2), 2);
+    }
+
+    #[test]
+    fn labels_say_what_was_measured() {
+        let setup = |servers: usize, alternate: bool, start: u32| Setup {
+            endpoints: vec![Endpoint::from_static("http://127.0.0.1:1"); servers],
+            alternate,
+            script: Arc::new(Script::new(GameVariant::Xiangqi, start).unwrap()),
+            raw: None,
+        };
+        assert_eq!(
+            setup(1, false, 0).label(Rpc::MakeMove),
+            "make-move (xiangqi)"
+        );
+        assert_eq!(setup(1, false, 0).label(Rpc::Health), "health");
+        assert_eq!(
+            setup(2, true, 10).label(Rpc::MakeMove),
+            "make-move (xiangqi, from ply 10, 2 servers, alternating)"
+        );
+        assert_eq!(
+            setup(2, true, 10).label(Rpc::LegalMoves),
+            "legal-moves (xiangqi, 2 servers)"
+        );
+    }
+
+    /// Plays a script's measured moves after its start with the rules
+    /// library, as the server would.
+    fn check_script<G: Game>(start: G, script: &Script) {
+        let mut record = Record::new(start);
+        for ply in 0..script.last_ply() {
+            let text = script.move_at(ply);
+            record
+                .play_text(text)
+                .unwrap_or_else(|err| panic!("ply {}: {text}: {err}", ply + 1));
+            assert!(!record.verdict().is_over(), "ply {} ends the game", ply + 1);
+        }
+    }
+
+    #[test]
+    fn every_script_plays_to_its_last_ply_without_ending_the_game() {
+        for start in [0, 10, 400, MAX_START_PLY as u32] {
+            check_script(
+                Chess::start(),
+                &Script::new(GameVariant::Chess, start).unwrap(),
+            );
+            check_script(
+                Xiangqi::start(),
+                &Script::new(GameVariant::Xiangqi, start).unwrap(),
+            );
+        }
+    }
+
+    #[test]
+    fn a_long_script_imports_its_start_and_plays_on_from_there() {
+        let script = Script::new(GameVariant::Xiangqi, 10).unwrap();
+        assert_eq!(script.last_ply(), 10 + MEASURED_PLIES);
+        let Script::Long { pgn, moves, .. } = &script else {
+            panic!("a start past 0 imports a long game");
+        };
+        assert_eq!(moves.len(), (10 + MEASURED_PLIES) as usize);
+        assert!(
+            pgn.contains(&format!("5. {} {} *", moves[8], moves[9])),
+            "{pgn}"
+        );
+        assert_eq!(script.move_at(10), moves[10]);
     }
 }
