@@ -5,7 +5,8 @@
 //! deepening, aspiration windows, principal variation search, null-move,
 //! futility and static-exchange pruning, late-move and internal iterative
 //! reductions, quiescence search, check extensions, mate distances,
-//! repetition and perpetual-check awareness, multi-PV).
+//! repetitions judged by the game's rules (xiangqi's perpetual check and
+//! chase), multi-PV).
 //!
 //! ```
 //! use arbiter::{engine::{Limits, search}, rules::{chess::Chess, Game, Record}};

@@ -5,6 +5,17 @@
 //! judged by the game's own rules, and several best lines on request
 //! (multi-PV: each line's root search leaves out the moves of the lines
 //! before it).
+//!
+//! Repetitions, as in Pikafish (`rule_judge`): the first time the search
+//! meets a position again, within its own line or against the game's
+//! history, it takes the cycle as one that would be repeated to the third
+//! occurrence, and scores it as the rules would then end the game. In chess
+//! that is a draw. In xiangqi the cycle is judged by the rules library
+//! ([`Evaluate::repetition_loser`]): the side that checked or chased
+//! perpetually loses (scored as being mated there), otherwise it is a draw.
+//! So the engine does not chase into a lost repetition, and repeats when the
+//! opponent's chasing makes the repetition a win. The judge is asked only
+//! when a position repeats, which few nodes do.
 
 use std::{
     sync::{
@@ -23,7 +34,8 @@ use crate::rules::Record;
 
 /// A mate score; mate in `n` plies scores `MATE - n`.
 pub const MATE: i32 = 30_000;
-/// Scores beyond this are mates (or, in xiangqi, perpetual-check wins).
+/// Scores beyond this are mates (or, in xiangqi, wins by the opponent's
+/// perpetual check or chase).
 const MATE_BOUND: i32 = MATE - 1_000;
 const INFINITY: i32 = MATE + 1;
 const MAX_PLY: usize = 128;
@@ -85,10 +97,13 @@ pub struct Line<M> {
 
 /// One position on the game's path and the search's current line.
 #[derive(Clone, Copy)]
-struct Visit {
+struct Visit<M> {
     key: u64,
     /// The side to move is in check (the move into it gave check).
     in_check: bool,
+    /// The move that led here (`None` for the game's start, and for a null
+    /// move), to replay a repetition cycle for the judge.
+    last_move: Option<M>,
 }
 
 struct Searcher<'a, G: Evaluate> {
@@ -96,8 +111,16 @@ struct Searcher<'a, G: Evaluate> {
     stop: &'a AtomicBool,
     table: &'a mut TranspositionTable,
     heuristics: Heuristics<G>,
+    /// The game's positions up to the root (`path` starts with them).
+    history: &'a [G],
+    /// Repetition cycles are judged by the game's rules
+    /// ([`Evaluate::judges_repetitions`]) rather than all drawn.
+    judged: bool,
+    /// Repetitions the judge scored as a win or loss, so far: a node whose
+    /// search met one does not store a mate-like score (see `negamax`).
+    verdicts: u64,
     /// The game so far and the current search line.
-    path: Vec<Visit>,
+    path: Vec<Visit<G::Move>>,
     /// Index in `path` of the first position after the last null move's:
     /// repetitions are not looked for across a null move.
     barrier: usize,
@@ -193,7 +216,7 @@ pub fn search_with<G: Evaluate>(
 
 impl<'a, G: Evaluate> Searcher<'a, G> {
     fn new(
-        record: &Record<G>,
+        record: &'a Record<G>,
         limits: &'a Limits,
         table: &'a mut TranspositionTable,
         stop: &'a AtomicBool,
@@ -203,12 +226,17 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
             stop,
             table,
             heuristics: Heuristics::new(),
+            history: record.positions(),
+            judged: G::judges_repetitions(record.options()),
+            verdicts: 0,
             path: record
                 .positions()
                 .iter()
-                .map(|p| Visit {
+                .enumerate()
+                .map(|(i, p)| Visit {
                     key: p.repetition_key(),
                     in_check: p.is_check(),
+                    last_move: i.checked_sub(1).map(|m| record.moves()[m]),
                 })
                 .collect(),
             barrier: 0,
@@ -270,32 +298,65 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
 
     /// The score of a repetition of the current position since the last
     /// irreversible move, for the side to move, or `None` when it has not
-    /// repeated. A repetition is a draw, except that under
-    /// [`Evaluate::PERPETUAL_CHECK_LOSES`] a side that gave check with every
-    /// move of the cycle loses.
-    fn repetition(&self, pos: &G, ply: usize) -> Option<i32> {
+    /// repeated. A repetition is a draw unless the game judges its cycle
+    /// ([`Evaluate::repetition_loser`]): then the loser is mated here.
+    fn repetition(&mut self, pos: &G, ply: usize) -> Option<i32> {
         let last = self.path.len() - 1;
         let window = (pos.halfmove_clock() as usize).min(last.saturating_sub(self.barrier));
         let key = self.path[last].key;
         let earlier = (last - window..last)
             .rev()
             .find(|&i| self.path[i].key == key)?;
-        if !G::PERPETUAL_CHECK_LOSES {
+        if !self.judged {
             return Some(0);
         }
-        // Positions at even distance from now were reached by the opponent's
-        // moves; at odd distance by ours.
-        let checked_by = |parity: usize| {
-            (earlier + 1..=last)
-                .filter(|i| (last - i) % 2 == parity)
-                .all(|i| self.path[i].in_check)
+        // No loser (or, never expected, a cycle that cannot be rebuilt):
+        // a draw.
+        let Some(loser) = self
+            .cycle(earlier)
+            .and_then(|(positions, moves)| G::repetition_loser(&positions, &moves))
+        else {
+            return Some(0);
         };
+        self.verdicts += 1;
         let win = MATE - i32::try_from(ply).unwrap_or(0);
-        Some(match (checked_by(0), checked_by(1)) {
-            (true, false) => win,
-            (false, true) => -win,
-            _ => 0,
-        })
+        Some(if loser == pos.turn() { -win } else { win })
+    }
+
+    /// The positions of the path from index `first` to the current one,
+    /// and the moves between them. Positions of the game come from its
+    /// history; those of the search line are replayed from the root (only
+    /// the keys are kept along the line, the cycle is rebuilt when needed).
+    fn cycle(&self, first: usize) -> Option<(Vec<G>, Vec<G::Move>)> {
+        let root = self.history.len() - 1;
+        // No null move inside a cycle: repetitions are not looked for
+        // across one.
+        let moves = self.path[first + 1..]
+            .iter()
+            .map(|v| v.last_move)
+            .collect::<Option<Vec<G::Move>>>()?;
+        let mut pos = self.history[first.min(root)].clone();
+        for v in &self.path[root + 1..=first.max(root)] {
+            // The line may pass (a null move) before the cycle starts.
+            match v.last_move {
+                Some(m) => pos.play(m),
+                None => pos = pos.null_move()?,
+            }
+        }
+        let mut positions = Vec::with_capacity(moves.len() + 1);
+        positions.push(pos);
+        for (i, &m) in (first + 1..).zip(&moves) {
+            let next = match self.history.get(i) {
+                Some(p) => p.clone(),
+                None => {
+                    let mut p = positions[positions.len() - 1].clone();
+                    p.play(m);
+                    p
+                }
+            };
+            positions.push(next);
+        }
+        Some((positions, moves))
     }
 
     fn play(&mut self, pos: &G, m: G::Move) -> G {
@@ -308,6 +369,7 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         self.path.push(Visit {
             key,
             in_check: child.is_check(),
+            last_move: Some(m),
         });
         child
     }
@@ -322,7 +384,8 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         {
             return score;
         }
-        let Visit { key, in_check } = *self.path.last().expect("path has the root");
+        let Visit { key, in_check, .. } = *self.path.last().expect("path has the root");
+        let verdicts = self.verdicts;
         if depth <= 0 || ply >= MAX_PLY {
             return self.quiescence(pos, alpha, beta, ply);
         }
@@ -363,6 +426,7 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
                 self.path.push(Visit {
                     key: passed.repetition_key(),
                     in_check: false,
+                    last_move: None,
                 });
                 let barrier = std::mem::replace(&mut self.barrier, self.path.len());
                 let score = -self.negamax(&passed, depth - reduction, -beta, -beta + 1, ply + 1);
@@ -449,6 +513,17 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         }
         if ply == 0 {
             self.root_best = best.1;
+        }
+        // A repetition's verdict belongs to the line that led to it, not to
+        // the position: stored, a perpetual-chase win found along one line
+        // would be read as a forced mate wherever the position turns up
+        // again. So a mate-like score from a subtree where the judge gave a
+        // verdict is not stored. Drawn repetitions are stored, as Stockfish
+        // stores them: a draw misread elsewhere costs little, a false mate
+        // decides the game. Real mates found in such a subtree are searched
+        // again, which costs little as verdicts are rare.
+        if self.verdicts != verdicts && best.0.abs() >= MATE_BOUND {
+            return best.0;
         }
         let bound = if best.0 >= beta {
             Bound::Lower
@@ -629,12 +704,12 @@ mod tests {
         }
         let (limits, stop) = (Limits::depth(1), AtomicBool::new(false));
         let mut table = TranspositionTable::new(1);
-        let searcher = Searcher::new(&record, &limits, &mut table, &stop);
+        let mut searcher = Searcher::new(&record, &limits, &mut table, &stop);
         searcher.repetition(record.current(), 3)
     }
 
     #[test]
-    fn perpetual_check_loses_in_xiangqi_and_draws_in_chess() {
+    fn perpetual_check_and_chase_lose_in_xiangqi_and_draw_in_chess() {
         // Red's chariot checks on every move and the position comes back.
         let checks = ["a7a9", "e9e8", "a9a8", "e8e9", "a8a9"];
         let fen = "4k4/9/R8/9/9/9/9/9/9/5K3 w - - 0 1";
@@ -643,6 +718,11 @@ mod tests {
         // Both sides' moves without check: a plain draw.
         let quiet = ["a7b7", "e9d9", "b7a7", "d9e9"];
         assert_eq!(repetition_after::<Xiangqi>(fen, &quiet), Some(0));
+        // Black's chariot chases the unprotected horse round the cycle:
+        // Black loses, so Red, to move, wins.
+        let chase = ["d0c2", "d3c3", "c2d0", "c3d3"];
+        let fen = "3k5/9/9/9/9/9/3r5/9/9/3NK4 w - - 0 1";
+        assert_eq!(repetition_after::<Xiangqi>(fen, &chase), Some(MATE - 3));
         // The same checking cycle in chess is a draw.
         let chess = ["a6a8", "e8e7", "a8a7", "e7e8", "a7a8"];
         assert_eq!(

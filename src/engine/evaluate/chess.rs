@@ -367,7 +367,6 @@ impl Evaluate for Chess {
     }
 
     const STALEMATE_IS_LOSS: bool = false;
-    const PERPETUAL_CHECK_LOSES: bool = false;
 }
 
 #[cfg(test)]

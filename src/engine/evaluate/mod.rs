@@ -6,7 +6,7 @@ mod exchange;
 mod score;
 mod xiangqi;
 
-use crate::rules::Game;
+use crate::rules::{Game, Side};
 
 /// What the search needs to know about a game beyond its rules.
 pub trait Evaluate: Game {
@@ -36,7 +36,19 @@ pub trait Evaluate: Game {
     /// The score of having no legal move while not in check, for the side to
     /// move: a draw in chess, a loss in xiangqi.
     const STALEMATE_IS_LOSS: bool;
-    /// Does a side that checks on every move of a repetition cycle lose
-    /// (xiangqi), rather than draw (chess)?
-    const PERPETUAL_CHECK_LOSES: bool;
+    /// Are repetition cycles judged under `options` (xiangqi's perpetual
+    /// check and chase), rather than every repetition drawn (chess, and
+    /// xiangqi played with repetitions drawn)?
+    fn judges_repetitions(options: &Self::Options) -> bool {
+        let _ = options;
+        false
+    }
+    /// The side that loses by the repetition cycle `positions` (its first
+    /// and last positions the same, `moves[i]` leading from `positions[i]`
+    /// to `positions[i + 1]`), or `None` when the repetition is a draw. Asked
+    /// only where [`Evaluate::judges_repetitions`].
+    fn repetition_loser(positions: &[Self], moves: &[Self::Move]) -> Option<Side> {
+        let _ = (positions, moves);
+        None
+    }
 }

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::rules::{
     Game, Side,
-    xiangqi::{Kind, Square, Xiangqi},
+    xiangqi::{Kind, Move, Square, Xiangqi, XiangqiOptions, XiangqiRules},
 };
 
 /// Phase weight: chariot 2, horse and cannon 1; 16 with every piece on.
@@ -164,7 +164,20 @@ impl Evaluate for Xiangqi {
     }
 
     const STALEMATE_IS_LOSS: bool = true;
-    const PERPETUAL_CHECK_LOSES: bool = true;
+
+    fn judges_repetitions(options: &XiangqiOptions) -> bool {
+        options.rules != XiangqiRules::RepetitionDraws
+    }
+
+    /// The library's judge: perpetual check, then perpetual chase, loses.
+    /// Under the refusing rules the offending move is refused rather than
+    /// lost by, which leaves the offender the same choice: vary, or lose
+    /// once every move is refused.
+    fn repetition_loser(positions: &[Xiangqi], moves: &[Move]) -> Option<Side> {
+        Xiangqi::judge_cycle(positions, moves)?
+            .winner
+            .map(|winner| !winner)
+    }
 }
 
 #[cfg(test)]

@@ -224,24 +224,36 @@ fn offence(record: &Record<Xiangqi>) -> Option<GameEnd> {
     }
     // The first of the last three occurrences (most recent first).
     let first = record.earlier_occurrences().nth(1)?;
-    let cycle = Cycle {
-        positions: record.positions().get(first..)?,
-        moves: record.moves().get(first..)?,
-    };
-    let checks = |side| perpetual_check(&cycle, side);
-    match (checks(Side::White), checks(Side::Black)) {
-        (true, false) => return Some(GameEnd::win(Side::Black, Termination::PerpetualCheck)),
-        (false, true) => return Some(GameEnd::win(Side::White, Termination::PerpetualCheck)),
-        (true, true) => return None,
-        (false, false) => {}
-    }
-    let chases = |side| perpetual_chase(&cycle, side);
-    match (chases(Side::White), chases(Side::Black)) {
-        (Some(only), None) | (None, Some(only)) => Some(GameEnd::perpetual_chase(only.chase)),
-        (Some(red), Some(black)) if red.of_pinned_chariot != black.of_pinned_chariot => {
-            let offender = if red.of_pinned_chariot { red } else { black };
-            Some(GameEnd::perpetual_chase(offender.chase))
+    Xiangqi::judge_cycle(
+        record.positions().get(first..)?,
+        record.moves().get(first..)?,
+    )
+}
+
+impl Xiangqi {
+    /// The offence that decides the repetition cycle `positions` (its first
+    /// and last positions the same, `moves[i]` leading from `positions[i]`
+    /// to `positions[i + 1]`): a perpetual check or chase by one side, as a
+    /// win for the other, or `None` when the repetition is a draw. This is
+    /// the rule a third occurrence is judged by, applied to one given cycle
+    /// (the engine judges the cycles its search runs into with it).
+    pub fn judge_cycle(positions: &[Xiangqi], moves: &[Move]) -> Option<GameEnd> {
+        let cycle = Cycle { positions, moves };
+        let checks = |side| perpetual_check(&cycle, side);
+        match (checks(Side::White), checks(Side::Black)) {
+            (true, false) => return Some(GameEnd::win(Side::Black, Termination::PerpetualCheck)),
+            (false, true) => return Some(GameEnd::win(Side::White, Termination::PerpetualCheck)),
+            (true, true) => return None,
+            (false, false) => {}
         }
-        _ => None,
+        let chases = |side| perpetual_chase(&cycle, side);
+        match (chases(Side::White), chases(Side::Black)) {
+            (Some(only), None) | (None, Some(only)) => Some(GameEnd::perpetual_chase(only.chase)),
+            (Some(red), Some(black)) if red.of_pinned_chariot != black.of_pinned_chariot => {
+                let offender = if red.of_pinned_chariot { red } else { black };
+                Some(GameEnd::perpetual_chase(offender.chase))
+            }
+            _ => None,
+        }
     }
 }
