@@ -464,6 +464,7 @@ mod tests {
                         variant: variant as i32,
                         fen: fen.to_owned(),
                         moves: moves.iter().map(|&m| m.to_owned()).collect(),
+                        ..Default::default()
                     }),
                     detail: detail as i32,
                 };

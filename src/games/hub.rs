@@ -502,6 +502,7 @@ mod tests {
         GameView {
             id: id.to_owned(),
             variant: Variant::Chess,
+            rules: Default::default(),
             version,
             start_fen: String::new(),
             fen: String::new(),

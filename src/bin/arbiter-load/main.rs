@@ -220,6 +220,7 @@ impl GameVariant {
             variant: self.proto() as i32,
             fen: fen.into(),
             moves: moves.iter().map(|m| (*m).into()).collect(),
+            ..Default::default()
         };
         pb::LegalMovesRequest {
             position: Some(position),
@@ -436,6 +437,7 @@ impl Player {
                 black: seat("load black"),
                 engine_declines_takebacks: false,
                 time_control: None,
+                ..Default::default()
             })
             .await?
             .into_inner();
