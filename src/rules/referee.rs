@@ -220,8 +220,16 @@ pub fn referee_under<S: AsRef<str>>(
     fen: Option<&str>,
     moves: &[S],
 ) -> Result<Box<dyn Referee>, InvalidPosition> {
-    with_game!(variant, G => record_under::<G, S>(G::options(choices), fen, moves)
-        .map(|r| Box::new(r) as Box<dyn Referee>))
+    with_game!(variant, G => boxed::<G, S>(choices, fen, moves))
+}
+
+/// The record of [`referee_under`] for a game known at compile time.
+fn boxed<G: Game, S: AsRef<str>>(
+    choices: RuleChoices,
+    fen: Option<&str>,
+    moves: &[S],
+) -> Result<Box<dyn Referee>, InvalidPosition> {
+    record_under::<G, S>(G::options(choices), fen, moves).map(|r| Box::new(r) as Box<dyn Referee>)
 }
 
 /// [`referee`] for a game known at compile time.
