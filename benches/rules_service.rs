@@ -97,6 +97,7 @@ fn bench(c: &mut Criterion) {
                     } as i32,
                     fen: fen.to_owned(),
                     moves: moves.map(String::from).to_vec(),
+                    ..Default::default()
                 }),
                 detail: detail as i32,
             };

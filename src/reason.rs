@@ -77,7 +77,7 @@ reasons! {
     InvalidTimeControl = "INVALID_TIME_CONTROL", InvalidArgument;
     /// The request names one game and something it refers to is of the
     /// other (a saved position, the PGN's `[Variant]`, Chinese notation for
-    /// chess).
+    /// chess, `xiangqi_rules` for chess).
     VariantMismatch = "VARIANT_MISMATCH", InvalidArgument;
     /// `page_token` is not a token of a previous page of this list.
     InvalidPageToken = "INVALID_PAGE_TOKEN", InvalidArgument;

@@ -120,6 +120,7 @@ async fn messages_over_the_limit_exhaust_resources() {
             variant: pb::Variant::Chess as i32,
             fen: "x".repeat(1024 * 1024),
             moves: vec![],
+            ..Default::default()
         }),
         detail: 0,
     };
@@ -256,6 +257,7 @@ async fn errors_quote_long_inputs_cut_short() {
                     variant: pb::Variant::Chess as i32,
                     fen: String::new(),
                     moves: vec![long.clone()],
+                    ..Default::default()
                 }),
                 detail: 0,
             })
@@ -366,6 +368,7 @@ fn position(variant: pb::Variant, fen: &str, moves: &[&str]) -> Option<pb::Posit
         variant: variant as i32,
         fen: fen.to_owned(),
         moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+        ..Default::default()
     })
 }
 
@@ -662,6 +665,7 @@ async fn every_refusal_carries_its_reason() {
                 .import_game(pb::ImportGameRequest {
                     pgn: "1. e4 e5 2. Ke3 *".into(),
                     variant: 0,
+                    ..Default::default()
                 })
                 .await
                 .unwrap_err(),
@@ -677,6 +681,7 @@ async fn every_refusal_carries_its_reason() {
                 .import_game(pb::ImportGameRequest {
                     pgn: "[Variant \"xiangqi\"]\n\n*".into(),
                     variant: chess as i32,
+                    ..Default::default()
                 })
                 .await
                 .unwrap_err(),

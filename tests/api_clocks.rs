@@ -49,6 +49,7 @@ async fn create_in(
             black: common::seat("B"),
             engine_declines_takebacks: false,
             time_control: Some(tc),
+            ..Default::default()
         })
         .await
         .map(tonic::Response::into_inner)

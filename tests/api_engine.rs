@@ -20,6 +20,7 @@ fn position(variant: pb::Variant, fen: &str, moves: &[&str]) -> Option<pb::Posit
         variant: variant as i32,
         fen: fen.into(),
         moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+        ..Default::default()
     })
 }
 
@@ -376,6 +377,7 @@ async fn create(
             black,
             engine_declines_takebacks: false,
             time_control: None,
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -469,6 +471,7 @@ async fn a_human_plays_the_engine_with_make_move_and_watch_game() {
             black: seat("b", None),
             engine_declines_takebacks: false,
             time_control: None,
+            ..Default::default()
         })
         .await
         .unwrap_err();

@@ -12,6 +12,7 @@ fn position(variant: pb::Variant, fen: &str, moves: &[&str]) -> Option<pb::Posit
         variant: variant as i32,
         fen: fen.to_owned(),
         moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+        ..Default::default()
     })
 }
 
@@ -175,6 +176,7 @@ async fn rules_answer_and_explain() {
                 variant: 0,
                 fen: String::new(),
                 moves: vec![],
+                ..Default::default()
             }),
             ..Default::default()
         })

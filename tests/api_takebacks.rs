@@ -144,6 +144,7 @@ async fn an_engine_grants_takebacks_unless_told_not_to() {
                 }),
                 engine_declines_takebacks: declines,
                 time_control: None,
+                ..Default::default()
             })
             .await
             .unwrap()

@@ -33,6 +33,7 @@ async fn import(
         .import_game(pb::ImportGameRequest {
             pgn: common::long_game::pgn(sans, plies),
             variant: variant as i32,
+            ..Default::default()
         })
         .await
         .unwrap()

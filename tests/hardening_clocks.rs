@@ -41,6 +41,7 @@ async fn started(games: &mut GamesClient<Channel>, initial_s: u64) -> pb::Create
             black: common::seat("B"),
             engine_declines_takebacks: false,
             time_control: Some(clock(initial_s)),
+            ..Default::default()
         })
         .await
         .unwrap()

@@ -355,6 +355,7 @@ async fn gzip_past_the_rules_limit_is_too_large() {
                 variant: pb::Variant::Chess as i32,
                 fen: "x".repeat(200_000),
                 moves: vec![],
+                ..Default::default()
             }),
             detail: 0,
         })

@@ -104,6 +104,7 @@ impl Acknowledged {
             black: common::seat("Black"),
             engine_declines_takebacks: false,
             time_control: None,
+            ..Default::default()
         };
         let Some(created) = acknowledged(games.create_game(request).await) else {
             return false;

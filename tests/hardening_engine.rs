@@ -88,6 +88,7 @@ fn start(variant: pb::Variant) -> Option<pb::Position> {
         variant: variant as i32,
         fen: String::new(),
         moves: Vec::new(),
+        ..Default::default()
     })
 }
 
@@ -137,6 +138,7 @@ async fn engine_game(
             black: common::seat("Human"),
             engine_declines_takebacks: false,
             time_control: clock,
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -316,6 +318,7 @@ async fn creating_calls_are_rate_limited_per_caller() {
         .import_game(pb::ImportGameRequest {
             pgn: "1. e4 e5 *".into(),
             variant: 0,
+            ..Default::default()
         })
         .await
         .unwrap();

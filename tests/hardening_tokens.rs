@@ -87,6 +87,7 @@ async fn refusals_never_wait_for_the_writer() {
         .import_game(pb::ImportGameRequest {
             pgn: pgn(&sans, IMPORTED),
             variant: pb::Variant::Chess as i32,
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -183,7 +184,10 @@ async fn wrong_tokens_never_enter_the_writer() {
     let url = format!("sqlite://{}", dir.path().join("tokens.db").display());
     let store = Store::connect(&url).await.unwrap();
     let games = common::games_service(store.clone(), Arc::new(SystemTime));
-    let created = games.import(&pgn(&sans, IMPORTED), None).await.unwrap();
+    let created = games
+        .import(&pgn(&sans, IMPORTED), None, None)
+        .await
+        .unwrap();
     let id = created.game.id.clone();
     let before = store.write_transactions();
     let mut flood = JoinSet::new();

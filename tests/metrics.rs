@@ -120,6 +120,7 @@ async fn legal_moves(
                 variant: pb::Variant::Chess as i32,
                 fen: fen.into(),
                 moves: vec![],
+                ..Default::default()
             }),
             detail: pb::MoveDetail::Uci as i32,
         })
@@ -191,6 +192,7 @@ async fn refusals_of_the_request_limits_count_under_their_method() {
             variant: pb::Variant::Chess as i32,
             fen: String::new(),
             moves: vec![],
+            ..Default::default()
         }),
         limits: Some(pb::SearchLimits {
             movetime_ms: 10_000,

@@ -43,6 +43,7 @@ async fn import(
         .import_game(pb::ImportGameRequest {
             pgn: pgn.to_owned(),
             variant: variant as i32,
+            ..Default::default()
         })
         .await
         .map(|r| r.into_inner().game.unwrap())
@@ -200,6 +201,7 @@ async fn malformed_pgn_is_refused_with_the_first_bad_move() {
         .import_game(pb::ImportGameRequest {
             pgn: "[White \"Ann\"]\n[Black \"?\"]\n\n1. e4 e5 *".into(),
             variant: 0,
+            ..Default::default()
         })
         .await
         .unwrap()

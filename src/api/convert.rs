@@ -14,7 +14,8 @@ use crate::{
     },
     reason::Reason,
     rules::{
-        DrawClaim, GameEnd, IllegalReason, MoveDescription, Side, Termination, Variant, Verdict,
+        DrawClaim, GameEnd, IllegalReason, MoveDescription, RuleChoices, Side, Termination,
+        Variant, Verdict, xiangqi::XiangqiRules,
     },
 };
 
@@ -33,6 +34,54 @@ pub fn variant(field: &str, value: i32) -> Result<Variant, Status> {
             Reason::UnknownEnumValue,
             format!("unknown variant {value}: VARIANT_CHESS or VARIANT_XIANGQI"),
         )),
+    }
+}
+
+/// The rule choices of a request about `variant`, from its `field` (a
+/// `XiangqiRules`): UNSPECIFIED is Asian; set for chess, or unknown, it is
+/// INVALID_ARGUMENT.
+pub fn rule_choices(field: &str, variant: Variant, value: i32) -> Result<RuleChoices, Status> {
+    let Some(xiangqi) = xiangqi_rules(field, value)? else {
+        return Ok(RuleChoices::default());
+    };
+    if variant != Variant::Xiangqi {
+        return Err(invalid_argument(
+            field,
+            Reason::VariantMismatch,
+            format!("xiangqi rules do not apply to {variant}: leave the field unset"),
+        ));
+    }
+    Ok(RuleChoices { xiangqi })
+}
+
+/// The xiangqi rules a request's `field` sets (`None`: UNSPECIFIED);
+/// INVALID_ARGUMENT when unknown.
+pub fn xiangqi_rules(field: &str, value: i32) -> Result<Option<XiangqiRules>, Status> {
+    match pb::XiangqiRules::try_from(value) {
+        Ok(pb::XiangqiRules::Unspecified) => Ok(None),
+        Ok(pb::XiangqiRules::Asian) => Ok(Some(XiangqiRules::Asian)),
+        Ok(pb::XiangqiRules::RepetitionDraws) => Ok(Some(XiangqiRules::RepetitionDraws)),
+        Ok(pb::XiangqiRules::AsianRefusing) => Ok(Some(XiangqiRules::AsianRefusing)),
+        Err(_) => Err(invalid_argument(
+            field,
+            Reason::UnknownEnumValue,
+            format!(
+                "unknown xiangqi rules {value}: XIANGQI_RULES_ASIAN, \
+                 XIANGQI_RULES_REPETITION_DRAWS or XIANGQI_RULES_ASIAN_REFUSING"
+            ),
+        )),
+    }
+}
+
+/// A game's xiangqi rules as the protobuf enum (UNSPECIFIED for chess).
+pub fn xiangqi_rules_to_pb(variant: Variant, choices: RuleChoices) -> i32 {
+    match (variant, choices.xiangqi) {
+        (Variant::Chess, _) => pb::XiangqiRules::Unspecified as i32,
+        (Variant::Xiangqi, XiangqiRules::Asian) => pb::XiangqiRules::Asian as i32,
+        (Variant::Xiangqi, XiangqiRules::RepetitionDraws) => {
+            pb::XiangqiRules::RepetitionDraws as i32
+        }
+        (Variant::Xiangqi, XiangqiRules::AsianRefusing) => pb::XiangqiRules::AsianRefusing as i32,
     }
 }
 
@@ -288,6 +337,7 @@ pub fn game_in(g: &GameView, view: View) -> pb::Game {
         created_at: timestamp(g.created_at),
         updated_at: timestamp(g.updated_at),
         version: g.version,
+        xiangqi_rules: xiangqi_rules_to_pb(g.variant, g.rules),
     }
 }
 

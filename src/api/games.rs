@@ -103,6 +103,7 @@ impl games_server::Games for GamesService {
         let r = request.into_inner();
         let variant = convert::variant("variant", r.variant)?;
         tracing::Span::current().record("variant", variant.name());
+        let choices = convert::rule_choices("xiangqi_rules", variant, r.xiangqi_rules)?;
         let start = match r.start {
             None => Start::Standard,
             Some(pb::create_game_request::Start::Fen(f)) if f.trim().is_empty() => Start::Standard,
@@ -118,8 +119,9 @@ impl games_server::Games for GamesService {
             .transpose()?;
         let created = self
             .games
-            .create(
+            .create_under(
                 variant,
+                choices,
                 start,
                 white,
                 black,
@@ -229,7 +231,8 @@ impl games_server::Games for GamesService {
             0 => None,
             v => Some(convert::variant("variant", v)?),
         };
-        let imported = self.games.import(&r.pgn, hint).await?;
+        let rules = convert::xiangqi_rules("xiangqi_rules", r.xiangqi_rules)?;
+        let imported = self.games.import(&r.pgn, hint, rules).await?;
         trace_game(&imported.game.id)?;
         tracing::info!(game_id = %imported.game.id, plies = imported.game.ply, "game imported");
         Ok(Response::new(pb::ImportGameResponse {

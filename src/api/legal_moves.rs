@@ -464,6 +464,7 @@ mod tests {
                         variant: variant as i32,
                         fen: fen.to_owned(),
                         moves: moves.iter().map(|&m| m.to_owned()).collect(),
+                        ..Default::default()
                     }),
                     detail: detail as i32,
                 };
@@ -479,6 +480,46 @@ mod tests {
         }
         assert!(described > 200, "{described} moves described");
         assert_eq!(coordinates, described);
+    }
+
+    /// Under rules that refuse a forbidden repetition, the move that would
+    /// complete it is left out at every detail, and the encoding is still
+    /// prost's.
+    #[test]
+    fn refused_moves_are_left_out_at_every_detail() {
+        let completing = "c3d3";
+        for detail in [
+            pb::MoveDetail::Full,
+            pb::MoveDetail::Uci,
+            pb::MoveDetail::UciText,
+        ] {
+            let request = pb::LegalMovesRequest {
+                position: Some(pb::Position {
+                    variant: Xiangqi as i32,
+                    fen: "3k5/9/9/9/9/9/3r5/9/9/3NK4 w - - 0 1".to_owned(),
+                    moves: ["d0c2", "d3c3", "c2d0", "c3d3", "d0c2", "d3c3", "c2d0"]
+                        .map(str::to_owned)
+                        .to_vec(),
+                    xiangqi_rules: pb::XiangqiRules::AsianRefusing as i32,
+                }),
+                detail: detail as i32,
+            };
+            let answer = LegalMovesAnswer::of(&request).expect("valid position");
+            let mut ours = Vec::new();
+            answer.encode(&mut ours);
+            assert_eq!(ours.len(), answer.encoded_len());
+            let message = answer.into_message();
+            assert_eq!(ours, message.encode_to_vec());
+            let listed: Vec<&str> = message
+                .moves
+                .iter()
+                .map(|m| m.uci.as_str())
+                .chain(message.uci_moves.iter().map(String::as_str))
+                .chain(message.uci_text.split_whitespace())
+                .collect();
+            assert!(listed.len() > 10, "{detail:?}: {listed:?}");
+            assert!(!listed.contains(&completing), "{detail:?}: {listed:?}");
+        }
     }
 
     #[test]

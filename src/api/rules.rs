@@ -10,7 +10,7 @@ use super::{
 };
 use crate::rules::{
     MoveError,
-    referee::{InvalidPosition, Referee, referee},
+    referee::{InvalidPosition, Referee, referee_under},
 };
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -20,7 +20,13 @@ fn setup(
     position: Option<&pb::Position>,
 ) -> Result<Result<Box<dyn Referee>, InvalidPosition>, Status> {
     let (variant, position) = convert::position(position)?;
-    Ok(referee(variant, Some(&position.fen), &position.moves))
+    let choices = convert::rule_choices("position.xiangqi_rules", variant, position.xiangqi_rules)?;
+    Ok(referee_under(
+        variant,
+        choices,
+        Some(&position.fen),
+        &position.moves,
+    ))
 }
 
 /// The referee of `position`; INVALID_ARGUMENT with every problem if it is

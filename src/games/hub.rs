@@ -511,6 +511,7 @@ mod tests {
         GameView {
             id: id.to_owned(),
             variant: Variant::Chess,
+            rules: Default::default(),
             version,
             start_fen: String::new(),
             fen: String::new(),

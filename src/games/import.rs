@@ -8,7 +8,10 @@ use super::{
 };
 use crate::{
     reason::Reason,
-    rules::{Quoted, Side, Termination, Variant, referee::referee},
+    rules::{
+        Quoted, RuleChoices, Side, Termination, Variant, referee::referee_under,
+        xiangqi::XiangqiRules,
+    },
     store::{NewGame, StoredMove, now_millis},
 };
 
@@ -69,17 +72,20 @@ fn player(game: &PgnGame, tag: &str, side: &str) -> Result<String, GameError> {
 }
 
 impl Games {
-    /// Stores the game of `text` (one PGN game) after validating every move.
+    /// Stores the game of `text` (one PGN game) after validating every move;
+    /// a xiangqi game is played on under `rules` (`None`: Asian).
     ///
     /// # Errors
     ///
-    /// Malformed PGN, an unsupported or contradictory variant, an invalid
-    /// FEN, the first move that cannot be played (named with its number and
-    /// line), a result the moves contradict, or storage.
+    /// Malformed PGN, an unsupported or contradictory variant, rules for a
+    /// chess game, an invalid FEN, the first move that cannot be played
+    /// (named with its number and line), a result the moves contradict, or
+    /// storage.
     pub async fn import(
         &self,
         text: &str,
         hint: Option<Variant>,
+        rules: Option<XiangqiRules>,
     ) -> Result<CreatedGame, GameError> {
         let game = pgn::read(text, self.import_limits).map_err(|e| match e.cap {
             None => invalid(Reason::InvalidPgn, e.to_string()),
@@ -98,17 +104,30 @@ impl Games {
             }
         })?;
         let variant = variant(&game, hint)?;
+        let choices = match (variant, rules) {
+            (Variant::Chess, Some(_)) => {
+                return Err(GameError::invalid(
+                    "xiangqi_rules",
+                    Reason::VariantMismatch,
+                    "the PGN is a chess game: xiangqi rules do not apply to it".to_owned(),
+                ));
+            }
+            (_, rules) => RuleChoices {
+                xiangqi: rules.unwrap_or_default(),
+            },
+        };
         let (white, black) = (
             player(&game, "White", "White")?,
             player(&game, "Black", "Black")?,
         );
-        let mut record = referee::<&str>(variant, game.tag("FEN"), &[]).map_err(|e| {
-            let problem = e
-                .problems
-                .first()
-                .map_or(Reason::InvalidFen.as_str(), |p| p.code);
-            GameError::invalid_for("pgn", Reason::InvalidFen, problem, format!("[FEN]: {e}"))
-        })?;
+        let mut record =
+            referee_under::<&str>(variant, choices, game.tag("FEN"), &[]).map_err(|e| {
+                let problem = e
+                    .problems
+                    .first()
+                    .map_or(Reason::InvalidFen.as_str(), |p| p.code);
+                GameError::invalid_for("pgn", Reason::InvalidFen, problem, format!("[FEN]: {e}"))
+            })?;
         let mut moves = Vec::with_capacity(game.moves.len());
         let played_at = now_millis();
         for (ply, (text, line)) in game.moves.iter().enumerate() {
@@ -171,7 +190,8 @@ impl Games {
             (None, Some(None)) => ("drawn", None, Some(Ending::Agreement)),
             (None, None) => ("ongoing", None, None),
         };
-        let (new, [white_token, black_token]) = new_game(variant, record.as_ref(), white, black);
+        let (new, [white_token, black_token]) =
+            new_game(variant, choices, record.as_ref(), white, black);
         let stored = self
             .store
             .insert_game(NewGame {

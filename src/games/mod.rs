@@ -43,8 +43,9 @@ use crate::{
     analysis::Analyst,
     reason::Reason,
     rules::{
-        DrawClaim, MoveError, Quoted, Side, Variant,
-        referee::{Referee, referee},
+        DrawClaim, MoveError, Quoted, RuleChoices, Side, Variant,
+        referee::{Referee, referee_under},
+        xiangqi::XiangqiRules,
     },
     store::{GameFilter, NewGame, Page, Store, StoredGame, StoredMove, Update},
 };
@@ -141,7 +142,7 @@ impl Games {
         }
     }
 
-    /// Starts a game.
+    /// Starts a game under the default rules.
     ///
     /// # Errors
     ///
@@ -149,6 +150,35 @@ impl Games {
     pub async fn create(
         &self,
         variant: Variant,
+        start: Start,
+        white: SeatSpec,
+        black: SeatSpec,
+        engine_grants_takebacks: bool,
+        time_control: Option<TimeControl>,
+    ) -> Result<CreatedGame, GameError> {
+        let choices = RuleChoices::default();
+        self.create_under(
+            variant,
+            choices,
+            start,
+            white,
+            black,
+            engine_grants_takebacks,
+            time_control,
+        )
+        .await
+    }
+
+    /// Starts a game, played under the rule `choices`.
+    ///
+    /// # Errors
+    ///
+    /// Bad names, an invalid FEN, an unknown saved position, or storage.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn create_under(
+        &self,
+        variant: Variant,
+        choices: RuleChoices,
         start: Start,
         white: SeatSpec,
         black: SeatSpec,
@@ -181,7 +211,7 @@ impl Games {
                 Some(saved.fen)
             }
         };
-        let record = referee::<&str>(variant, fen.as_deref(), &[])?;
+        let record = referee_under::<&str>(variant, choices, fen.as_deref(), &[])?;
         if let Some(end) = record.verdict().end {
             return Err(GameError::precondition(
                 Reason::StartPositionDecided,
@@ -189,7 +219,7 @@ impl Games {
             ));
         }
         let (new, [white_token, black_token]) =
-            new_game(variant, record.as_ref(), white_name, black_name);
+            new_game(variant, choices, record.as_ref(), white_name, black_name);
         let now = self.time.now();
         let mut clock = time_control.map(|tc| tc.start(now).stored());
         takeover::stamp_flag(&new.start_fen, 0, &mut clock);
@@ -703,14 +733,31 @@ fn replay(game: &StoredGame) -> Result<Box<dyn Referee>, GameError> {
     let corrupt = |e: &dyn std::fmt::Display| {
         GameError::Corrupt(format!("game {} does not replay: {e}", game.id))
     };
-    let mut record =
-        referee::<&str>(variant, Some(&game.start_fen), &[]).map_err(|e| corrupt(&e))?;
+    let choices = rule_choices(game).ok_or_else(|| {
+        GameError::Corrupt(format!(
+            "game {}: unknown xiangqi rules {}",
+            game.id,
+            Quoted(game.xiangqi_rules.as_deref().unwrap_or_default())
+        ))
+    })?;
+    let mut record = referee_under::<&str>(variant, choices, Some(&game.start_fen), &[])
+        .map_err(|e| corrupt(&e))?;
     // Stored moves were validated when played or imported; an imported game
     // may go on past a repetition nobody claimed.
     for m in &game.moves {
         record.play_recorded(&m.uci).map_err(|e| corrupt(&e))?;
     }
     Ok(record)
+}
+
+/// The rules `game` is played under (`None`: a name the rules do not know).
+/// A xiangqi game stored without rules is an Asian one.
+fn rule_choices(game: &StoredGame) -> Option<RuleChoices> {
+    let xiangqi = match game.xiangqi_rules.as_deref() {
+        None => XiangqiRules::default(),
+        Some(name) => XiangqiRules::from_name(name)?,
+    };
+    Some(RuleChoices { xiangqi })
 }
 
 fn view_of(game: &StoredGame) -> Result<GameView, GameError> {
@@ -742,10 +789,11 @@ fn play(
 }
 
 /// A new game's stored fields with two fresh seat tokens, returned to be
-/// shown once (only their hashes are stored): ongoing, without moves,
-/// engines or clock.
+/// shown once (only their hashes are stored): ongoing under the rule
+/// `choices`, without moves, engines or clock.
 fn new_game(
     variant: Variant,
+    choices: RuleChoices,
     record: &dyn Referee,
     white_name: String,
     black_name: String,
@@ -768,6 +816,7 @@ fn new_game(
         engine_grants_takebacks: true,
         clock: None,
         engine_due_at: None,
+        xiangqi_rules: (variant == Variant::Xiangqi).then(|| choices.xiangqi.name().to_owned()),
     };
     (game, tokens)
 }

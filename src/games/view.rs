@@ -1,5 +1,7 @@
 use crate::{
-    rules::{DrawClaim, MoveDescription, Side, Termination, Variant, referee::Referee},
+    rules::{
+        DrawClaim, MoveDescription, RuleChoices, Side, Termination, Variant, referee::Referee,
+    },
     store::StoredGame,
 };
 
@@ -42,6 +44,8 @@ pub struct MoveView {
 pub struct GameView {
     pub id: String,
     pub variant: Variant,
+    /// The rules the game is played under.
+    pub rules: RuleChoices,
     pub version: i64,
     pub start_fen: String,
     pub fen: String,
@@ -138,6 +142,7 @@ impl GameView {
         GameView {
             id: game.id.clone(),
             variant: game.variant.parse().unwrap_or(Variant::Chess),
+            rules: super::rule_choices(game).unwrap_or_default(),
             version: game.version,
             start_fen: game.start_fen.clone(),
             fen: game

@@ -1,6 +1,6 @@
 use std::{error::Error, fmt, hash::Hash, ops::Deref};
 
-use super::{IllegalMove, MoveText, Quoted, Record, Side, Variant, Verdict};
+use super::{IllegalMove, MoveText, Quoted, Record, RuleChoices, Side, Variant, Verdict};
 
 /// The rules of one game, applied to one of its positions.
 ///
@@ -23,6 +23,13 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
 
     /// The standard starting position.
     fn start() -> Self;
+
+    /// The options `choices` make for this game; the default options when
+    /// none of them is about it.
+    fn options(choices: RuleChoices) -> Self::Options {
+        let _ = choices;
+        Self::Options::default()
+    }
 
     /// Parses a FEN strictly, reporting every problem found.
     ///

@@ -5,6 +5,7 @@
 //! exactly one place with [`with_game!`](crate::with_game).
 
 pub mod chess;
+mod choices;
 pub mod fen_fields;
 mod game;
 mod illegal;
@@ -19,6 +20,7 @@ mod side;
 mod variant;
 pub mod xiangqi;
 
+pub use choices::RuleChoices;
 pub use game::{FenProblem, Game, InvalidFen, MoveDescription, MoveError};
 pub use illegal::{IllegalMove, IllegalReason};
 pub use move_text::MoveText;

@@ -69,8 +69,22 @@ impl<G: Game> Record<G> {
         start: G,
         moves: impl IntoIterator<Item = S>,
     ) -> Result<Record<G>, ReplayError> {
+        Record::replay_under(start, G::Options::default(), moves)
+    }
+
+    /// Replays `moves` (text in any notation) from `start` under `options`:
+    /// a move they forbid, or any move once they end the game, is refused.
+    ///
+    /// # Errors
+    ///
+    /// The first move that cannot be played, with its index.
+    pub fn replay_under<S: AsRef<str>>(
+        start: G,
+        options: G::Options,
+        moves: impl IntoIterator<Item = S>,
+    ) -> Result<Record<G>, ReplayError> {
         let moves = moves.into_iter();
-        let mut record = Record::with_room(start, G::Options::default(), moves.size_hint().0);
+        let mut record = Record::with_room(start, options, moves.size_hint().0);
         for (ply, text) in moves.enumerate() {
             let text = text.as_ref();
             record.play_text(text).map_err(|error| ReplayError {
@@ -204,6 +218,12 @@ impl<G: Game> Record<G> {
             .iter()
             .filter(|&&k| k == key)
             .count()
+    }
+
+    /// Is the legal move `m` one the options in force let the side to move
+    /// play, given the history (see [`Game::forbidden`])?
+    pub fn allows(&self, m: G::Move) -> bool {
+        G::forbidden(self, m).is_none()
     }
 
     /// The rules' judgement of the current position.

@@ -3,8 +3,8 @@
 //! [`Variant`] meets the generic rules, once.
 
 use super::{
-    FenProblem, Game, MoveDescription, MoveError, MoveText, Quoted, Record, ReplayError, Side,
-    Variant, Verdict,
+    FenProblem, Game, MoveDescription, MoveError, MoveText, Quoted, Record, ReplayError,
+    RuleChoices, Side, Variant, Verdict,
 };
 use crate::{reason::Reason, with_game};
 
@@ -54,7 +54,9 @@ pub trait Referee: Send + Sync {
     fn verdict(&self) -> Verdict;
     /// Can `side` not win by any sequence of legal moves (material alone)?
     fn has_insufficient_material(&self, side: Side) -> bool;
-    /// Every legal move of the current position.
+    /// Every legal move of the current position that the rules in force
+    /// let the side to move play, given the history (the moves listed by
+    /// every method below).
     fn legal_moves(&self) -> Vec<MoveDescription>;
     /// Describes every legal move of the current position to `each`, in the
     /// order of [`Referee::legal_moves`], without collecting them.
@@ -117,12 +119,21 @@ impl<G: Game> Referee for Record<G> {
         self.current().has_insufficient_material(side)
     }
     fn legal_moves(&self) -> Vec<MoveDescription> {
-        let pos = self.current();
-        pos.describe_all(&pos.legal_moves())
+        let mut described = Vec::new();
+        self.describe_legal_moves(&mut |d| described.push(d.clone()));
+        described
     }
     fn describe_legal_moves(&self, each: &mut dyn FnMut(&MoveDescription)) {
         let pos = self.current();
-        pos.describe_each(&pos.legal_moves(), each);
+        let moves = pos.legal_moves();
+        // The whole list is described (a game may share work across it,
+        // such as disambiguation), and the moves refused are left out.
+        let mut listed = moves.iter();
+        pos.describe_each(&moves, |d| {
+            if listed.next().is_some_and(|&m| self.allows(m)) {
+                each(d);
+            }
+        });
     }
     fn legal_moves_coordinates(&self) -> Vec<String> {
         let mut coordinates = Vec::new();
@@ -131,7 +142,7 @@ impl<G: Game> Referee for Record<G> {
     }
     fn coordinates_of_legal_moves(&self, each: &mut dyn FnMut(&str)) {
         let pos = self.current();
-        for m in pos.legal_moves() {
+        for m in pos.legal_moves().into_iter().filter(|&m| self.allows(m)) {
             let mut text = MoveText::default();
             pos.push_coordinate_notation(m, &mut text);
             each(&text);
@@ -141,8 +152,8 @@ impl<G: Game> Referee for Record<G> {
         let pos = self.current();
         let moves = pos.legal_moves();
         let mut text = String::with_capacity(moves.len() * 6);
-        for (i, &m) in moves.iter().enumerate() {
-            if i > 0 {
+        for m in moves.into_iter().filter(|&m| self.allows(m)) {
+            if !text.is_empty() {
                 text.push(' ');
             }
             pos.push_coordinate_notation(m, &mut text);
@@ -183,8 +194,8 @@ impl<G: Game> Referee for Record<G> {
     }
 }
 
-/// Sets up a record from an optional FEN (`None` or empty = standard start)
-/// and moves in any notation.
+/// Sets up a record under the default rules from an optional FEN (`None`
+/// or empty = standard start) and moves in any notation.
 ///
 /// # Errors
 ///
@@ -194,7 +205,31 @@ pub fn referee<S: AsRef<str>>(
     fen: Option<&str>,
     moves: &[S],
 ) -> Result<Box<dyn Referee>, InvalidPosition> {
-    with_game!(variant, G => record::<G, S>(fen, moves).map(|r| Box::new(r) as Box<dyn Referee>))
+    referee_under(variant, RuleChoices::default(), fen, moves)
+}
+
+/// [`referee`] under the rule `choices`.
+///
+/// # Errors
+///
+/// Every FEN problem, or the first move that cannot be played (under the
+/// choices: a move they refuse, or any move once they end the game).
+pub fn referee_under<S: AsRef<str>>(
+    variant: Variant,
+    choices: RuleChoices,
+    fen: Option<&str>,
+    moves: &[S],
+) -> Result<Box<dyn Referee>, InvalidPosition> {
+    with_game!(variant, G => boxed::<G, S>(choices, fen, moves))
+}
+
+/// The record of [`referee_under`] for a game known at compile time.
+fn boxed<G: Game, S: AsRef<str>>(
+    choices: RuleChoices,
+    fen: Option<&str>,
+    moves: &[S],
+) -> Result<Box<dyn Referee>, InvalidPosition> {
+    record_under::<G, S>(G::options(choices), fen, moves).map(|r| Box::new(r) as Box<dyn Referee>)
 }
 
 /// [`referee`] for a game known at compile time.
@@ -203,6 +238,19 @@ pub fn referee<S: AsRef<str>>(
 ///
 /// Every FEN problem, or the first move that cannot be played.
 pub fn record<G: Game, S: AsRef<str>>(
+    fen: Option<&str>,
+    moves: &[S],
+) -> Result<Record<G>, InvalidPosition> {
+    record_under(G::Options::default(), fen, moves)
+}
+
+/// [`record`] under `options`.
+///
+/// # Errors
+///
+/// Every FEN problem, or the first move that cannot be played.
+pub fn record_under<G: Game, S: AsRef<str>>(
+    options: G::Options,
     fen: Option<&str>,
     moves: &[S],
 ) -> Result<Record<G>, InvalidPosition> {
@@ -220,7 +268,7 @@ pub fn record<G: Game, S: AsRef<str>>(
                 .collect(),
         })?,
     };
-    Record::replay(start, moves.iter().map(AsRef::as_ref)).map_err(
+    Record::replay_under(start, options, moves.iter().map(AsRef::as_ref)).map_err(
         |ReplayError { ply, text, error }| InvalidPosition {
             problems: vec![PositionProblem {
                 code: Reason::from(&error).as_str(),

@@ -27,6 +27,8 @@ pub struct NewGame {
     /// When the engine seat to move should have moved by (`None`: a human
     /// is to move).
     pub engine_due_at: Option<i64>,
+    /// A xiangqi game's repetition rules, by name (`None` for chess).
+    pub xiangqi_rules: Option<String>,
 }
 
 /// A game's clock columns (see `migrations/0004_clocks.sql`).
@@ -97,6 +99,8 @@ pub struct StoredGame {
     /// When the engine seat to move should have moved by (`None`: a human
     /// is to move); [`Store::due_engine_turns`] finds the games past it.
     pub engine_due_at: Option<i64>,
+    /// A xiangqi game's repetition rules, by name (`None` for chess).
+    pub xiangqi_rules: Option<String>,
     /// Bumped by every change; orders the game's events.
     pub version: i64,
     pub created_at: i64,
@@ -156,7 +160,7 @@ pub(super) const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, 
      white_engine_level, white_engine_movetime_ms, black_engine_level, black_engine_movetime_ms, \
      takeback_offer, engine_grants_takebacks, clock_initial_ms, clock_increment_ms, clock_delay_ms, \
      clock_days_per_move, clock_white_ms, clock_black_ms, clock_turn_started_at, clock_grace_ms, \
-     clock_engine_waiting_ply, clock_flag_at, engine_due_at";
+     clock_engine_waiting_ply, clock_flag_at, engine_due_at, xiangqi_rules";
 
 impl Store {
     /// Creates a game (with its moves, for an imported one) in one
@@ -175,9 +179,9 @@ impl Store {
              black_engine_movetime_ms, engine_grants_takebacks, clock_initial_ms, \
              clock_increment_ms, clock_delay_ms, clock_days_per_move, clock_white_ms, \
              clock_black_ms, clock_turn_started_at, clock_grace_ms, clock_flag_at, \
-             engine_due_at) \
+             engine_due_at, xiangqi_rules) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
-             $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28) \
+             $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29) \
              RETURNING seq",
         )
         .bind(&new.id)
@@ -208,6 +212,7 @@ impl Store {
         .bind(new.clock.and_then(|c| c.grace_ms))
         .bind(new.clock.and_then(|c| c.flag_at))
         .bind(new.engine_due_at)
+        .bind(&new.xiangqi_rules)
         .fetch_one(tx.conn())
         .await?
         .get(0);
@@ -240,6 +245,7 @@ impl Store {
             engine_grants_takebacks: new.engine_grants_takebacks,
             clock: new.clock,
             engine_due_at: new.engine_due_at,
+            xiangqi_rules: new.xiangqi_rules,
             version: 0,
             created_at: now,
             updated_at: now,
@@ -591,6 +597,7 @@ pub(super) fn game_from_row(row: &AnyRow) -> StoredGame {
         engine_grants_takebacks: row.get::<i64, _>(20) != 0,
         clock: clock_from_row(row, 21),
         engine_due_at: row.get(31),
+        xiangqi_rules: row.get(32),
         moves: Vec::new(),
         undone: Vec::new(),
     }

@@ -176,6 +176,7 @@ pub async fn create_game_from(
             black: seat(black),
             engine_declines_takebacks: false,
             time_control: None,
+            ..Default::default()
         })
         .await
         .expect("game created")
@@ -327,6 +328,7 @@ pub fn start_legal_moves_frame() -> Vec<u8> {
             variant: pb::Variant::Chess as i32,
             fen: String::new(),
             moves: vec![],
+            ..Default::default()
         }),
         ..Default::default()
     };

@@ -277,6 +277,7 @@ impl GameVariant {
             variant: self.proto() as i32,
             fen: fen.into(),
             moves: moves.iter().map(|m| (*m).into()).collect(),
+            ..Default::default()
         };
         pb::LegalMovesRequest {
             position: Some(position),
@@ -618,6 +619,7 @@ impl Player {
                     .import_game(pb::ImportGameRequest {
                         pgn: pgn.clone(),
                         variant: self.script.variant().proto() as i32,
+                        ..Default::default()
                     })
                     .await?
                     .into_inner();

@@ -39,7 +39,8 @@ use attacks::{Occupied, side_index};
 use bitboard::Bitboard;
 
 use crate::rules::{
-    Game, IllegalMove, InvalidFen, MoveDescription, MoveError, Record, Side, Variant, Verdict,
+    Game, IllegalMove, InvalidFen, MoveDescription, MoveError, Record, RuleChoices, Side, Variant,
+    Verdict,
 };
 
 /// A legal xiangqi position. `Side::White` is Red, who moves first.
@@ -203,6 +204,13 @@ impl Game for Xiangqi {
             }
         }
         placement.into_position()
+    }
+
+    fn options(choices: RuleChoices) -> XiangqiOptions {
+        XiangqiOptions {
+            rules: choices.xiangqi,
+            ..XiangqiOptions::default()
+        }
     }
 
     fn from_fen(fen: &str) -> Result<Xiangqi, InvalidFen<FenError>> {

@@ -40,6 +40,30 @@ pub enum XiangqiRules {
     AsianRefusing,
 }
 
+impl XiangqiRules {
+    /// Every rule set, in a stable order.
+    pub const ALL: [XiangqiRules; 3] = [
+        XiangqiRules::Asian,
+        XiangqiRules::RepetitionDraws,
+        XiangqiRules::AsianRefusing,
+    ];
+
+    /// The lower-case name stored and shown (`asian`, `repetition_draws`,
+    /// `asian_refusing`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            XiangqiRules::Asian => "asian",
+            XiangqiRules::RepetitionDraws => "repetition_draws",
+            XiangqiRules::AsianRefusing => "asian_refusing",
+        }
+    }
+
+    /// The rule set named `name` (see [`XiangqiRules::name`]).
+    pub fn from_name(name: &str) -> Option<XiangqiRules> {
+        XiangqiRules::ALL.into_iter().find(|r| r.name() == name)
+    }
+}
+
 /// Judges the current position of `record`: a side without legal moves
 /// loses (checkmate or stalemate); then bare material, repetition and the
 /// move limit (extended for many checks) draw, except that a perpetual

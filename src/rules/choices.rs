@@ -1,0 +1,8 @@
+/// The rule choices a game or a request may make, whatever its game: each
+/// game takes the ones about it ([`Game::options`](super::Game::options))
+/// and the others do not apply to it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RuleChoices {
+    /// How xiangqi judges repetitions.
+    pub xiangqi: super::xiangqi::XiangqiRules,
+}
