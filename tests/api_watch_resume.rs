@@ -278,7 +278,8 @@ async fn resuming_a_finished_game_tells_the_rest_then_the_end() {
             (K::GameEnded as i32, 4)
         ]
     );
-    assert_eq!(told[1].r#move.as_ref().unwrap().san, "Qh4#");
+    let mated = told[1].r#move.as_ref().unwrap().r#move.as_ref().unwrap();
+    assert_eq!(mated.san, "Qh4#");
     assert!(next(&mut resumed).await.is_none(), "the stream ends");
 
     let mut at_end = watch(&mut games, &id, Some(4)).await.unwrap();
