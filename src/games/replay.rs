@@ -34,7 +34,7 @@ pub enum Replayed {
     Event(Published),
     /// The game as it is now: the events after the version asked for
     /// cannot be told again. Live events follow.
-    Snapshot(GameView),
+    Snapshot(Box<GameView>),
     /// Every past event was told: the watcher's live events follow.
     Done,
 }
@@ -42,7 +42,7 @@ pub enum Replayed {
 /// What a read of the store brought.
 enum Read {
     Page(Vec<PastEvent>),
-    Untold(GameView),
+    Untold(Box<GameView>),
     /// Other servers' changes were heard.
     Heard,
 }
@@ -151,7 +151,7 @@ impl Replay {
                     Ok(
                         match games.store.events_since(&id, after, REPLAY_PAGE).await? {
                             Some(events) => Read::Page(events),
-                            None => Read::Untold(games.get(&id).await?),
+                            None => Read::Untold(Box::new(games.get(&id).await?)),
                         },
                     )
                 })

@@ -68,7 +68,11 @@ fn mover(start_fen: &str, ply: usize) -> Side {
         Some("b") => Side::Black,
         _ => Side::White,
     };
-    if ply % 2 == 0 { first } else { first.other() }
+    if ply.is_multiple_of(2) {
+        first
+    } else {
+        first.other()
+    }
 }
 
 /// Records in `clock` when the side to move after `ply` moves from
