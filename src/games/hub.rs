@@ -7,7 +7,8 @@
 //! Its backlog keeps the events some watcher has not read yet, and no more
 //! than [`Watching::buffer_bytes`] and [`MAX_BACKLOG`] events: the publisher
 //! drops the oldest beyond that. A watcher whose next event was dropped fell
-//! that far behind; it learns so ([`FellBehind`]) when it is next polled,
+//! that far behind (unless the store told it that event already: see
+//! `replay`); it learns so ([`FellBehind`]) when it is next polled,
 //! so that a watcher which never reads (its connection's send window full,
 //! and nothing polling it) costs no more than the bounded backlog.
 //!
