@@ -140,6 +140,10 @@ reasons! {
     StartPositionDecided = "START_POSITION_DECIDED", FailedPrecondition;
     /// `expected_ply` is stale (metadata `current_ply`).
     PlyConflict = "PLY_CONFLICT", Aborted;
+    /// WatchGame's `from_version` is newer than the game's version
+    /// (metadata `current_version`): resume from the version of the last
+    /// message received.
+    VersionAhead = "VERSION_AHEAD", OutOfRange;
     /// Every engine slot is busy: retry with backoff.
     EngineBusy = "ENGINE_BUSY", ResourceExhausted;
     /// The caller's address already runs its most BestMove/Analyze calls

@@ -78,6 +78,7 @@ async fn long_ids_and_paths_leave_short_logs() {
     let status = games
         .watch_game(pb::WatchGameRequest {
             game_id: long.clone(),
+            from_version: None,
         })
         .await
         .unwrap_err();

@@ -114,7 +114,10 @@ async fn stalled_watchers(
 }
 
 fn watch_request(id: &str) -> pb::WatchGameRequest {
-    pb::WatchGameRequest { game_id: id.into() }
+    pb::WatchGameRequest {
+        game_id: id.into(),
+        from_version: None,
+    }
 }
 
 /// Watches `count` random ids, 50 at a time; each must be NOT_FOUND.

@@ -204,6 +204,48 @@ async fn a_watcher_misses_nothing_when_the_database_listener_reconnects() {
     watched_from_elsewhere(true).await;
 }
 
+/// A stream lost on one server resumes on another from the last version
+/// it saw: the events made meanwhile, then the live ones made on the first
+/// server, in order and once each, through the game's end.
+#[tokio::test]
+async fn a_stream_lost_on_one_server_resumes_on_another() {
+    let Some(db) = postgres_or_skip("a_stream_lost_on_one_server_resumes_on_another").await else {
+        return;
+    };
+    let (first, second) = (
+        TestServer::start_on(&db).await,
+        TestServer::start_on(&db).await,
+    );
+    let (mut a, mut b) = (first.games().await, second.games().await);
+    let created = common::new_chess_game(&mut a, None).await;
+    let id = created.game.unwrap().id;
+    let tokens = [created.white_token, created.black_token];
+    let mut lost = common::watch(&mut a, &id).await;
+    lost.message().await.unwrap().unwrap();
+    play(&mut a, &id, &tokens[0], "f3").await;
+    assert_eq!(
+        lost.message().await.unwrap().unwrap().game.unwrap().version,
+        1
+    );
+    drop(lost);
+    play(&mut a, &id, &tokens[1], "e5").await;
+    let resumed = b
+        .watch_game(pb::WatchGameRequest {
+            game_id: id.clone(),
+            from_version: Some(1),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    play(&mut a, &id, &tokens[0], "g4").await;
+    play(&mut a, &id, &tokens[1], "Qh4#").await;
+    use pb::GameEventKind as K;
+    assert_eq!(
+        events(resumed).await,
+        [(K::Move, 2), (K::Move, 3), (K::Move, 4), (K::GameEnded, 4)]
+    );
+}
+
 /// Of moves for one ply sent to three servers at once, exactly one is
 /// played; the others are ABORTED.
 #[tokio::test]

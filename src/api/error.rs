@@ -185,6 +185,11 @@ impl From<GameError> for Status {
             }
             GameError::GameOver(m) => ErrorStatus::new(Reason::GameOver, m).into(),
             GameError::TooManyWatchers { limit } => too_many_watchers("game", *limit),
+            GameError::VersionAhead { current, .. } => {
+                ErrorStatus::new(Reason::VersionAhead, err.to_string())
+                    .metadata("current_version", current)
+                    .into()
+            }
             GameError::Conflict { current_ply } => {
                 ErrorStatus::new(Reason::PlyConflict, err.to_string())
                     .metadata("current_ply", current_ply)

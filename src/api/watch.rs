@@ -46,7 +46,10 @@ use super::{
     server::REQUEST_COMPRESSION,
 };
 use crate::{
-    games::{EventKind, GameEvent, GameView, Games, Published, Status as GameStatus, Watcher},
+    games::{
+        EventKind, GameEvent, GameView, Games, Published, Replay, Replayed, Status as GameStatus,
+        Watcher,
+    },
     reason::Reason,
 };
 
@@ -141,24 +144,40 @@ impl Watchers {
         }
     }
 
-    /// The stream of `request`'s game: its snapshot, then its events.
+    /// The stream of `request`'s game: its snapshot, then its events; or,
+    /// resuming after `from_version`, its events after that version.
     pub async fn watch(
         &self,
         request: &Request<pb::WatchGameRequest>,
     ) -> Result<WatchStream, Status> {
-        let id = &request.get_ref().game_id;
+        let pb::WatchGameRequest {
+            game_id: id,
+            from_version,
+        } = request.get_ref();
         trace_game(id)?;
         let place = request
             .remote_addr()
             .map(|addr| self.take_place(addr))
             .transpose()?;
-        let (game, watcher) = self.games.watch(id).await?;
+        let (queued, over, watcher, replay) = match *from_version {
+            None => {
+                let (game, watcher) = self.games.watch(id).await?;
+                let over = game.outcome.status != GameStatus::Ongoing;
+                (VecDeque::from([snapshot(&game)]), over, watcher, None)
+            }
+            Some(version) => {
+                let (game, watcher, replay) = self.games.resume(id, version).await?;
+                // The client has seen a finished game's last event.
+                let over = game.outcome.status != GameStatus::Ongoing && game.version == version;
+                (VecDeque::new(), over, watcher, Some(replay))
+            }
+        };
         let mut shutdown = self.shutdown.clone();
         Ok(WatchStream {
-            snapshot: Some(snapshot(&game)),
-            over: game.outcome.status != GameStatus::Ongoing,
+            over,
             watcher,
-            queued: VecDeque::new(),
+            replay,
+            queued,
             shutdown: Box::pin(async move {
                 let _ = shutdown.wait_for(|stop| *stop).await;
             }),
@@ -205,16 +224,18 @@ impl Drop for Place {
     }
 }
 
-/// A game's snapshot, then its events as framed messages; ends after the
-/// game's end, with `WATCHER_TOO_SLOW` for a watcher that fell behind, and
-/// with UNAVAILABLE when the server shuts down. Dropping it (the client
-/// went away) leaves the game's channel.
+/// A game's snapshot (or its past events, when resuming), then its events
+/// as framed messages; ends after the game's end, with `WATCHER_TOO_SLOW`
+/// for a watcher that fell behind, and with UNAVAILABLE when the server
+/// shuts down. Dropping it (the client went away) leaves the game's
+/// channel.
 pub struct WatchStream {
-    snapshot: Option<Bytes>,
     /// The game is over: nothing follows the messages queued.
     over: bool,
     watcher: Watcher,
-    /// Messages of the current event not yet sent.
+    /// The past events to tell before the watcher's, when resuming.
+    replay: Option<Replay>,
+    /// Messages not yet sent: the snapshot, or the current event's.
     queued: VecDeque<Bytes>,
     shutdown: Pin<Box<dyn Future<Output = ()> + Send + Sync>>,
     done: bool,
@@ -229,9 +250,6 @@ impl Stream for WatchStream {
         if this.done {
             return Poll::Ready(None);
         }
-        if let Some(snapshot) = this.snapshot.take() {
-            return Poll::Ready(Some(Ok(snapshot)));
-        }
         loop {
             if let Some(message) = this.queued.pop_front() {
                 return Poll::Ready(Some(Ok(message)));
@@ -245,6 +263,24 @@ impl Stream for WatchStream {
                 return Poll::Ready(Some(Err(shutting_down(
                     "the server is shutting down; watch again",
                 ))));
+            }
+            if let Some(replay) = &mut this.replay {
+                match ready!(replay.poll_next(&mut this.watcher, cx)) {
+                    Ok(Replayed::Event(Published { messages, ends, .. })) => {
+                        this.over = ends;
+                        this.queued.extend(messages);
+                    }
+                    Ok(Replayed::Snapshot(game)) => {
+                        this.over = game.outcome.status != GameStatus::Ongoing;
+                        this.queued.push_back(snapshot(&game));
+                    }
+                    Ok(Replayed::Done) => this.replay = None,
+                    Err(error) => {
+                        this.done = true;
+                        return Poll::Ready(Some(Err(error.into())));
+                    }
+                }
+                continue;
             }
             match ready!(this.watcher.poll_next(cx)) {
                 Some(Ok(event)) => {

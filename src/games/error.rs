@@ -48,6 +48,12 @@ pub enum GameError {
     FailedPrecondition(Refusal),
     #[error("this game has {limit} watchers, the most it may have; try again later")]
     TooManyWatchers { limit: usize },
+    /// A watch resumed after a version the game has not reached.
+    #[error(
+        "from_version {asked} is newer than the game's version {current}: resume from the \
+         version of the last message received"
+    )]
+    VersionAhead { asked: i64, current: i64 },
     #[error("the game has moved on: it is at ply {current_ply}")]
     Conflict { current_ply: u32 },
     #[error("stored data is inconsistent: {0}")]

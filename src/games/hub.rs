@@ -7,7 +7,8 @@
 //! Its backlog keeps the events some watcher has not read yet, and no more
 //! than [`Watching::buffer_bytes`] and [`MAX_BACKLOG`] events: the publisher
 //! drops the oldest beyond that. A watcher whose next event was dropped fell
-//! that far behind; it learns so ([`FellBehind`]) when it is next polled,
+//! that far behind (unless the store told it that event already: see
+//! `replay`); it learns so ([`FellBehind`]) when it is next polled,
 //! so that a watcher which never reads (its connection's send window full,
 //! and nothing polling it) costs no more than the bounded backlog.
 //!
@@ -326,6 +327,20 @@ impl Hub {
         wakers.into_iter().for_each(Waker::wake);
     }
 
+    /// The event as watchers receive it.
+    pub(super) fn encode(
+        &self,
+        kind: EventKind,
+        game: &GameView,
+        played: Option<&MoveView>,
+    ) -> Published {
+        Published {
+            version: game.version,
+            messages: (self.watching.encode)(GameEvent { kind, game, played }),
+            ends: game.outcome.status != Status::Ongoing,
+        }
+    }
+
     /// Sends the event to the game's watchers, if it has any; encodes it
     /// once for all of them. The game's channel closes if it ended.
     ///
@@ -345,15 +360,7 @@ impl Hub {
             return Ok(());
         }
         // Encoded outside the locks: a long game's record takes a while.
-        let event = Arc::new(Published {
-            version: game.version,
-            messages: (self.watching.encode)(GameEvent {
-                kind,
-                game,
-                played: played.as_ref(),
-            }),
-            ends: game.outcome.status != Status::Ongoing,
-        });
+        let event = Arc::new(self.encode(kind, game, played.as_ref()));
         let wakers: Vec<Waker> = {
             let mut state = lock(&channel);
             if state.closed() || state.watchers.is_empty() {
@@ -434,10 +441,20 @@ impl Watcher {
     ) -> Poll<Option<Result<Arc<Published>, FellBehind>>> {
         let mut state = lock(&self.channel);
         if self.next < state.first {
-            return Poll::Ready(Some(Err(FellBehind {
-                last_version: self.seen,
-                limit_bytes: self.hub.watching.buffer_bytes,
-            })));
+            // Events it had not read were dropped, all older than the
+            // backlog's first: it fell behind, unless it had them already
+            // (told from the store).
+            let dropped_up_to = state
+                .backlog
+                .front()
+                .map_or(state.last, |held| Some(held.event.version - 1));
+            if dropped_up_to.is_none_or(|version| version > self.seen) {
+                return Poll::Ready(Some(Err(FellBehind {
+                    last_version: self.seen,
+                    limit_bytes: self.hub.watching.buffer_bytes,
+                })));
+            }
+            self.next = state.first;
         }
         while self.next < state.end() {
             let index = (self.next - state.first) as usize;
@@ -683,6 +700,32 @@ mod tests {
         // The reader goes on.
         publish(&hub, 51).unwrap();
         assert_eq!(next(&mut reader), Some(Ok(51)));
+    }
+
+    /// A watcher that was told the dropped events from the store (it
+    /// marks them seen) has not fallen behind.
+    #[test]
+    fn dropped_events_already_seen_are_no_fall_behind() {
+        let hub = hub(1000, 10);
+        let mut watcher = hub.subscribe("g").unwrap();
+        for version in 1..=30 {
+            publish(&hub, version).unwrap();
+        }
+        assert_eq!(backlog(&watcher), (10, 1000), "20 were dropped");
+        watcher.seen(20);
+        assert_eq!(next(&mut watcher), Some(Ok(21)));
+        let mut late = hub.subscribe("g").unwrap();
+        for version in 31..=45 {
+            publish(&hub, version).unwrap();
+        }
+        late.seen(34);
+        assert!(matches!(
+            next(&mut late),
+            Some(Err(FellBehind {
+                last_version: 34,
+                ..
+            }))
+        ));
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod hub;
 mod ids;
 mod import;
 mod pgn;
+mod replay;
 mod screen;
 mod takeback;
 mod takeover;
@@ -36,6 +37,7 @@ pub use hub::{
 pub(crate) use ids::{hash_token, new_token};
 pub use ids::{is_well_formed_id, new_id};
 pub use pgn::{PgnLimits, PgnNotation};
+pub use replay::{REPLAY_PAGE, Replay, Replayed};
 use screen::Needs;
 pub use view::{GameView, MoveView, OutcomeView, Status};
 
@@ -555,12 +557,7 @@ impl Games {
         let mut watcher = self.hub.subscribe(id)?;
         let view = self.get(id).await?;
         watcher.seen(view.version);
-        if self.shared_store {
-            // Another server's change between the snapshot and the channel
-            // knowing its version went unheard.
-            let last = self.hub.last_version(id).unwrap_or(view.version);
-            telling::catch_up(&self.hub, &self.store, id, last).await;
-        }
+        self.hear_others(id, view.version).await;
         Ok((view, watcher))
     }
 

@@ -15,7 +15,7 @@ use super::{
     hub::{Hub, MAX_BACKLOG},
     view_of,
 };
-use crate::store::{Change, Store, StoreError};
+use crate::store::{Change, PastEvent, Store, StoreError};
 
 /// The longest pause between tries to read missed events (about 3 s in
 /// all) before their watchers are told they fell behind.
@@ -27,6 +27,17 @@ impl Games {
     pub(super) async fn tell(&self, kind: EventKind, view: &GameView, played: Option<MoveView>) {
         if let Err(gap) = self.hub.publish(kind, view, played) {
             catch_up(&self.hub, &self.store, &view.id, gap.after).await;
+        }
+    }
+
+    /// Tells game `id`'s watchers, one of which has just seen `version`,
+    /// what other servers wrote meanwhile: a change between that watcher's
+    /// read and its channel knowing the version went unheard. Nothing to do
+    /// when no other server writes.
+    pub(super) async fn hear_others(&self, id: &str, version: i64) {
+        if self.shared_store {
+            let last = self.hub.last_version(id).unwrap_or(version);
+            catch_up(&self.hub, &self.store, id, last).await;
         }
     }
 }
@@ -54,18 +65,13 @@ pub(super) async fn catch_up(hub: &Hub, store: &Store, id: &str, mut after: i64)
         };
         let more = events.len() == MAX_BACKLOG;
         for event in events {
-            let (Some(kind), Ok(view)) = (EventKind::from_name(&event.kind), view_of(&event.game))
-            else {
+            let Some((kind, view, played)) = told_again(&event) else {
                 tracing::warn!(
                     game = id,
                     kind = event.kind,
                     "a stored event cannot be told"
                 );
                 return hub.lose_events(id);
-            };
-            let played = match kind {
-                EventKind::Move => view.moves.last().cloned(),
-                _ => None,
             };
             after = view.version;
             // In order from the channel's last event: at most duplicates,
@@ -76,6 +82,18 @@ pub(super) async fn catch_up(hub: &Hub, store: &Store, id: &str, mut after: i64)
             return;
         }
     }
+}
+
+/// A stored event as its watchers were told it: its kind, the game after
+/// it and the move if one was played; `None` if it does not read back.
+pub(super) fn told_again(event: &PastEvent) -> Option<(EventKind, GameView, Option<MoveView>)> {
+    let kind = EventKind::from_name(&event.kind)?;
+    let view = view_of(&event.game).ok()?;
+    let played = match kind {
+        EventKind::Move => view.moves.last().cloned(),
+        _ => None,
+    };
+    Some((kind, view, played))
 }
 
 /// Follows the store's change feed until it ends (the store closes): tells

@@ -154,7 +154,10 @@ pub async fn watch(
     id: &str,
 ) -> tonic::Streaming<pb::WatchGameResponse> {
     games
-        .watch_game(pb::WatchGameRequest { game_id: id.into() })
+        .watch_game(pb::WatchGameRequest {
+            game_id: id.into(),
+            from_version: None,
+        })
         .await
         .expect("watching")
         .into_inner()
