@@ -228,7 +228,11 @@ pub(super) fn is_unavailable(e: &sqlx::Error) -> bool {
                 .and_then(|code| code.parse::<i32>().ok())
                 .is_some_and(sqlite_unavailable),
         },
+        // A connection that breaks mid-message (a server or network going
+        // away) shows as a protocol or TLS error as often as an I/O one.
         sqlx::Error::Io(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::Tls(_)
         | sqlx::Error::PoolTimedOut
         | sqlx::Error::PoolClosed
         | sqlx::Error::WorkerCrashed => true,

@@ -273,7 +273,8 @@ mod tests {
 
     #[test]
     fn a_database_that_cannot_serve_now_is_unavailable_not_broken() {
-        for e in [sqlx::Error::PoolTimedOut, sqlx::Error::PoolClosed] {
+        let broken = || sqlx::Error::Protocol("expected 5 bytes, got 0 at EOF".into());
+        for e in [sqlx::Error::PoolTimedOut, sqlx::Error::PoolClosed, broken()] {
             assert!(matches!(StoreError::from(e), StoreError::Unavailable(_)));
         }
         for e in [sqlx::Error::RowNotFound, sqlx::Error::BeginFailed] {
