@@ -370,9 +370,11 @@ async fn an_engine_seat_moves_from_another_server_when_the_games_server_is_gone(
             white: common::seat("Human"),
             black: Some(pb::SeatRequest {
                 display_name: String::new(),
+                // Full strength thinks for its whole time: A is gone before
+                // its search ends.
                 engine: Some(pb::EnginePlayer {
-                    level: 1,
-                    movetime_ms: 1_500,
+                    level: 10,
+                    movetime_ms: 2_000,
                 }),
             }),
             ..Default::default()
@@ -389,7 +391,7 @@ async fn an_engine_seat_moves_from_another_server_when_the_games_server_is_gone(
     while seen.len() < 2 {
         let event = tokio::time::timeout(Duration::from_secs(15), stream.message())
             .await
-            .expect("the engine moves within 15 s")
+            .unwrap_or_else(|_| panic!("the engine moves within 15 s (seen {seen:?})"))
             .unwrap()
             .unwrap();
         seen.push((event.kind(), event.game.unwrap().ply));
