@@ -340,6 +340,15 @@ async fn analysis_reports_several_lines_best_first() {
 #[tokio::test]
 async fn a_search_answers_before_the_grpc_deadline() {
     let server = TestServer::start().await;
+    // Timed from a server that serves (its start-up, e.g. a PostgreSQL
+    // database's migrations, is not the search's).
+    let channel = server.channel().await;
+    common::wait_health(
+        &channel,
+        tonic_health::pb::health_check_response::ServingStatus::Serving,
+        Duration::from_secs(10),
+    )
+    .await;
     let mut engine = server.engine().await;
     let mut request = tonic::Request::new(best_move(
         position(pb::Variant::Xiangqi, "", &[]),
