@@ -42,7 +42,7 @@ impl Games {
 
 /// The side to move after `ply` moves from `start_fen` (a stored FEN, whose
 /// second field is `w` or `b` in both games).
-fn turn_after(start_fen: &str, ply: usize) -> Side {
+pub(super) fn turn_after(start_fen: &str, ply: usize) -> Side {
     let first = match start_fen.split_whitespace().nth(1) {
         Some("b") => Side::Black,
         _ => Side::White,

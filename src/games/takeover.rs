@@ -13,7 +13,7 @@
 
 use std::time::Duration;
 
-use super::{Games, flag::Unexpired};
+use super::{Games, flag::Unexpired, screen::turn_after};
 use crate::{
     rules::Side,
     store::{GameNotFound, StoreError, StoredClock, StoredEngine, StoredGame, Update},
@@ -61,26 +61,12 @@ impl Games {
     }
 }
 
-/// The side to move after `ply` moves from `start_fen`.
-fn mover(start_fen: &str, ply: usize) -> Side {
-    // Stored FENs are the server's own: the side to move is `w` or `b`.
-    let first = match start_fen.split_whitespace().nth(1) {
-        Some("b") => Side::Black,
-        _ => Side::White,
-    };
-    if ply.is_multiple_of(2) {
-        first
-    } else {
-        first.other()
-    }
-}
-
 /// Records in `clock` when the side to move after `ply` moves from
 /// `start_fen` runs out.
 pub(super) fn stamp_flag(start_fen: &str, ply: usize, clock: &mut Option<StoredClock>) {
     if let Some(stored) = clock {
         stored.flag_at = super::GameClock::from_stored(stored)
-            .deadline(mover(start_fen, ply), ply)
+            .deadline(turn_after(start_fen, ply), ply)
             .map(|(at, _)| at);
     }
 }
@@ -95,7 +81,7 @@ pub(super) fn engine_due_at(
     now: i64,
 ) -> Option<i64> {
     let [white, black] = engines;
-    let seat = match mover(start_fen, ply) {
+    let seat = match turn_after(start_fen, ply) {
         Side::White => white,
         Side::Black => black,
     }?;
@@ -136,12 +122,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_side_to_move_follows_the_start() {
+    fn an_engine_turn_falls_due_after_its_thinking_time_and_margin() {
         let chess = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-        assert_eq!(mover(chess, 0), Side::White);
-        assert_eq!(mover(chess, 3), Side::Black);
-        let black_first = "4k3/8/8/8/8/8/8/4K3 b - - 0 1";
-        assert_eq!(mover(black_first, 0), Side::Black);
         let engine = StoredEngine {
             level: 3,
             movetime_ms: 500,
