@@ -11,8 +11,9 @@ use crate::{
         DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
         DEFAULT_WATCHER_BUFFER_BYTES, ServerConfig, TlsFiles, serve,
     },
-    games::{AdminToken, PgnLimits},
+    games::{AdminToken, DEFAULT_LIVE_GAMES, PgnLimits},
     rules::{Game, Variant, perft},
+    store::DEFAULT_BATCH_MAX,
     telemetry::{self, LogFormat},
     with_game,
 };
@@ -132,6 +133,15 @@ pub struct ServeArgs {
     /// (0: no share).
     #[arg(long, env = "ARBITER_MAX_IN_FLIGHT_PER_PEER", default_value_t = 256)]
     max_in_flight_per_peer: u32,
+    /// Games in play kept in memory between their changes, so that a
+    /// move neither reads the stored moves again nor replays the game
+    /// (0: none; the game changed longest ago goes first).
+    #[arg(long, env = "ARBITER_LIVE_GAMES", default_value_t = DEFAULT_LIVE_GAMES as u32, value_parser = clap::value_parser!(u32).range(0..=10_000_000))]
+    live_games: u32,
+    /// Most game changes (moves, offers, ...) committed together in one
+    /// transaction: those that queued while the last commit ran.
+    #[arg(long, env = "ARBITER_WRITE_BATCH_MAX", default_value_t = DEFAULT_BATCH_MAX as u32, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    write_batch_max: u32,
     /// How long a request may wait for its answer (e.g. 60s, 500ms, 5m).
     #[arg(long, env = "ARBITER_REQUEST_TIMEOUT", default_value = "60s", value_parser = duration)]
     request_timeout: Duration,
@@ -198,6 +208,8 @@ impl ServeArgs {
             max_import_request_bytes,
             max_in_flight,
             max_in_flight_per_peer,
+            live_games,
+            write_batch_max,
             request_timeout,
             max_connections,
             max_concurrent_streams,
@@ -229,6 +241,8 @@ impl ServeArgs {
             max_import_request_bytes,
             max_in_flight: max_in_flight as usize,
             max_in_flight_per_peer: max_in_flight_per_peer as usize,
+            live_games: live_games as usize,
+            write_batch_max: write_batch_max as usize,
             request_timeout,
             max_connections: max_connections as usize,
             max_concurrent_streams,

@@ -34,10 +34,10 @@ use super::{
 };
 use crate::{
     analysis::{Analyst, Capacity},
-    games::{AdminToken, Games, PgnLimits, SystemTime, TimeSource, Watching},
+    games::{AdminToken, DEFAULT_LIVE_GAMES, Games, PgnLimits, SystemTime, TimeSource, Watching},
     peers::CreateRate,
     positions::Positions,
-    store::Store,
+    store::{DEFAULT_BATCH_MAX, Store},
     telemetry::Clipped,
 };
 
@@ -129,6 +129,10 @@ pub struct ServerConfig {
     pub keepalive_timeout: Duration,
     /// Time requests in flight get to finish at shutdown.
     pub shutdown_grace: Duration,
+    /// Games in play kept in memory for their next change.
+    pub live_games: usize,
+    /// Most game changes committed in one transaction.
+    pub write_batch_max: usize,
     /// Serve over TLS with these files (`None`: plaintext).
     pub tls: Option<TlsFiles>,
     /// Serve Prometheus metrics on this address (`None`: no metrics).
@@ -164,6 +168,8 @@ impl ServerConfig {
             keepalive_interval: Duration::from_secs(30),
             keepalive_timeout: Duration::from_secs(10),
             shutdown_grace: Duration::from_secs(10),
+            live_games: DEFAULT_LIVE_GAMES,
+            write_batch_max: DEFAULT_BATCH_MAX,
             tls: None,
             metrics_listen: None,
         }
@@ -204,6 +210,7 @@ pub async fn serve(
         None => None,
     };
     let store = Store::connect(&config.database_url).await?;
+    store.set_write_batch_max(config.write_batch_max);
     let addr = listener.local_addr()?;
     let (health_reporter, health) = tonic_health::server::health_reporter();
     health_reporter
@@ -248,11 +255,12 @@ pub async fn serve(
         max_per_game: config.max_watchers_per_game,
         encode: encode_event,
     };
-    let games = Games::new(
+    let games = Games::with_live_games(
         store.clone(),
         analyst.clone(),
         config.time.clone(),
         watching,
+        config.live_games,
     )
     .with_admin_token(config.admin_token.clone())
     .with_import_limits(PgnLimits {

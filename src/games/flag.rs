@@ -16,8 +16,7 @@ use std::{
 use tokio::sync::watch;
 
 use super::{
-    Ending, EventKind, GameClock, GameError, GameView, Games, abort, clock::Expiry, finish, replay,
-    view_of,
+    Ending, EventKind, GameClock, GameError, GameView, Games, abort, clock::Expiry, finish,
 };
 use crate::{
     rules::referee::Referee,
@@ -244,12 +243,11 @@ impl Games {
     /// watchers.
     pub(super) async fn expire_if_due(&self, id: &str) -> Result<(), Unexpired> {
         let now = self.time.now();
-        let (stored, event) = self
-            .change(id, |game| {
+        let (view, event) = self
+            .change(id, |game, record| {
                 if game.status != "ongoing" {
                     return Err(Unexpired::Untimed);
                 }
-                let record = replay(game)?;
                 let clock = GameClock::from_stored(&game.clock.ok_or(Unexpired::Untimed)?);
                 let (deadline, expiry) = clock
                     .deadline(record.turn(), game.moves.len())
@@ -257,7 +255,7 @@ impl Games {
                 if now < deadline {
                     return Err(Unexpired::NotDue(deadline));
                 }
-                let event = expire(game, record.as_ref(), expiry);
+                let event = expire(game, record, expiry);
                 Ok(Update {
                     value: event,
                     event: event.name(),
@@ -265,7 +263,6 @@ impl Games {
                 })
             })
             .await?;
-        let view = view_of(&stored)?;
         self.tell(event, &view, None).await;
         Ok(())
     }

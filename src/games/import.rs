@@ -3,7 +3,7 @@
 //! played on with the seat tokens the import returns).
 
 use super::{
-    CreatedGame, Ending, GameError, GameView, Games, new_game,
+    CreatedGame, Ending, GameError, Games, new_game,
     pgn::{self, PgnCap, PgnGame, PgnLimits},
 };
 use crate::{
@@ -203,7 +203,7 @@ impl Games {
             })
             .await?;
         Ok(CreatedGame {
-            game: GameView::build(&stored, record.as_ref()),
+            game: self.live.keep(stored, record),
             white_token,
             black_token,
         })

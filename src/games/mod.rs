@@ -12,6 +12,7 @@ mod flag;
 mod hub;
 mod ids;
 mod import;
+mod live;
 mod pgn;
 mod replay;
 mod screen;
@@ -36,6 +37,7 @@ pub use hub::{
 };
 pub(crate) use ids::{hash_token, new_token};
 pub use ids::{is_well_formed_id, new_id};
+pub use live::DEFAULT_LIVE_GAMES;
 pub use pgn::{PgnLimits, PgnNotation};
 pub use replay::{REPLAY_PAGE, Replay, Replayed};
 use screen::Needs;
@@ -86,6 +88,8 @@ pub struct Games {
     import_limits: PgnLimits,
     /// Other servers write games too (the store has a change feed).
     shared_store: bool,
+    /// The games in play, as their changes need them.
+    live: Arc<live::LiveGames>,
 }
 
 /// Who makes a move: a seat's holder (by token) or the engine in its seat.
@@ -106,11 +110,29 @@ impl Games {
         time: Arc<dyn TimeSource>,
         watching: Watching,
     ) -> Games {
+        Games::with_live_games(store, analyst, time, watching, DEFAULT_LIVE_GAMES)
+    }
+
+    /// The service keeping at most `live_games` games in play in memory
+    /// (see `games::live`).
+    pub fn with_live_games(
+        store: Store,
+        analyst: Analyst,
+        time: Arc<dyn TimeSource>,
+        watching: Watching,
+        live_games: usize,
+    ) -> Games {
         let hub = Arc::new(hub::Hub::new(watching));
+        let live = Arc::new(live::LiveGames::new(live_games));
         let changes = store.changes();
         let shared_store = changes.is_some();
         if let Some(changes) = changes {
-            tokio::spawn(telling::follow(Arc::clone(&hub), store.clone(), changes));
+            tokio::spawn(telling::follow(
+                Arc::clone(&hub),
+                Arc::clone(&live),
+                store.clone(),
+                changes,
+            ));
         }
         let games = Games {
             store,
@@ -122,6 +144,7 @@ impl Games {
             admin: None,
             import_limits: PgnLimits::DEFAULT,
             shared_store,
+            live,
         };
         if shared_store {
             tokio::spawn(takeover::sweep(games.clone()));
@@ -237,10 +260,11 @@ impl Games {
                 ..new
             })
             .await?;
-        let game = GameView::build(&stored, record.as_ref());
+        let id = stored.id.clone();
+        let game = self.live.keep(stored, record);
         self.arm_clock(&game);
         if white.engine.is_some() || black.engine.is_some() {
-            self.wake_engine(&stored.id);
+            self.wake_engine(&id);
         }
         // An engine's seat token is never handed out: nobody moves for it.
         let shown = |token: String, seat: &SeatSpec| {
@@ -331,21 +355,20 @@ impl Games {
             self.screen(id, token, Needs::Move { expected_ply }).await?;
         }
         let now = self.time.now();
-        let (stored, expired) = self
-            .change(id, |game| {
+        let (view, expired) = self
+            .change(id, |game, record| {
                 let side = match mover {
                     Mover::Token(token) => seat(game, token)?,
                     Mover::Engine(side) => side,
                 };
                 ensure_ongoing(game)?;
                 ensure_ply(expected_ply, game.moves.len())?;
-                let mut record = replay(game)?;
                 ensure_turn(record.turn(), side)?;
                 if let Some(stored) = game.clock {
                     let mut clock = GameClock::from_stored(&stored);
                     if let Err(expiry) = clock.charge(side, game.moves.len(), now) {
                         // Too late: the move does not count, the flag does.
-                        let event = flag::expire(game, record.as_ref(), expiry);
+                        let event = flag::expire(game, record, expiry);
                         return Ok(Update {
                             value: Some(event),
                             event: event.name(),
@@ -354,7 +377,7 @@ impl Games {
                     }
                     game.clock = Some(clock.stored());
                 }
-                play(game, record.as_mut(), text, now)?;
+                play(game, record, text, now)?;
                 if game.draw_offer.as_deref() == Some(side.other().name()) {
                     game.draw_offer = None; // moving declines the opponent's offer
                 }
@@ -367,7 +390,6 @@ impl Games {
                 })
             })
             .await?;
-        let view = view_of(&stored)?;
         if let Some(event) = expired {
             self.tell(event, &view, None).await;
             self.arm_clock(&view);
@@ -527,8 +549,8 @@ impl Games {
     /// Aborts an ongoing game for the operator, recorded as such (no side
     /// in the game's history, `aborted_by_operator` as its termination).
     async fn abort_as_operator(&self, id: &str) -> Result<GameView, GameError> {
-        let (stored, ()) = self
-            .change(id, |game| {
+        let (view, ()) = self
+            .change(id, |game, _| {
                 ensure_ongoing(game)?;
                 end_aborted(game, Ending::AbortedByOperator);
                 Ok::<_, GameError>(Update {
@@ -538,7 +560,6 @@ impl Games {
                 })
             })
             .await?;
-        let view = view_of(&stored)?;
         self.tell(EventKind::Aborted, &view, None).await;
         self.arm_clock(&view);
         Ok(view)
@@ -567,6 +588,11 @@ impl Games {
         self.hub.watched_games()
     }
 
+    /// Games in play kept in memory now (for tests and monitoring).
+    pub fn live_games(&self) -> usize {
+        self.live.len()
+    }
+
     /// Watchers of every game now (for monitoring).
     pub fn watchers(&self) -> usize {
         self.hub.watchers()
@@ -578,15 +604,14 @@ impl Games {
         id: &str,
         token: &str,
         event: EventKind,
-        change: impl FnOnce(&mut StoredGame, Side, &dyn Referee) -> Result<(), GameError>,
+        change: impl Fn(&mut StoredGame, Side, &dyn Referee) -> Result<(), GameError>,
     ) -> Result<GameView, GameError> {
         self.screen(id, token, Needs::Seat).await?;
-        let (stored, ()) = self
-            .change(id, |game| {
+        let (view, ()) = self
+            .change(id, |game, record| {
                 let side = seat(game, token)?;
                 ensure_ongoing(game)?;
-                let record = replay(game)?;
-                change(game, side, record.as_ref())?;
+                change(game, side, record)?;
                 Ok::<_, GameError>(Update {
                     value: (),
                     event: event.name(),
@@ -594,7 +619,6 @@ impl Games {
                 })
             })
             .await?;
-        let view = view_of(&stored)?;
         self.tell(event, &view, None).await;
         // A takeback restarts the turn; an ending stops the clock.
         self.arm_clock(&view);
@@ -757,8 +781,11 @@ fn rule_choices(game: &StoredGame) -> Option<RuleChoices> {
     Some(RuleChoices { xiangqi })
 }
 
+/// The view of a game read from the store (replayed).
 fn view_of(game: &StoredGame) -> Result<GameView, GameError> {
-    Ok(GameView::build(game, replay(game)?.as_ref()))
+    let record = replay(game)?;
+    let moves = Arc::new(view::move_views(game, record.as_ref()));
+    Ok(GameView::build(game, record.as_ref(), moves))
 }
 
 /// Plays `text` on `record` and appends it to `game`, ending the game if the

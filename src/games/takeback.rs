@@ -10,7 +10,7 @@
 
 use super::{
     EventKind, GameClock, GameError, GameView, Games, Needs, engine_seat::engine_of,
-    ensure_ongoing, flag, offered_by_opponent, replay, seat, view_of,
+    ensure_ongoing, flag, offered_by_opponent, seat,
 };
 use crate::{
     reason::Reason,
@@ -75,8 +75,8 @@ impl Games {
     pub async fn propose_takeback(&self, id: &str, token: &str) -> Result<GameView, GameError> {
         self.screen(id, token, Needs::Seat).await?;
         let now = self.time.now();
-        let (stored, event) = self
-            .change(id, |game| {
+        let (view, event) = self
+            .change(id, |game, record| {
                 let side = seat(game, token)?;
                 ensure_ongoing(game)?;
                 match game.takeback_offer.as_deref() {
@@ -94,8 +94,7 @@ impl Games {
                     }
                     None => {}
                 }
-                let record = replay(game)?;
-                let plies = plies_to_undo(game, record.as_ref(), side)?;
+                let plies = plies_to_undo(game, record, side)?;
                 let event = if engine_of(game, side.other()).is_some() {
                     if !game.engine_grants_takebacks {
                         return Err(GameError::precondition(
@@ -103,7 +102,7 @@ impl Games {
                             "the engine in this game does not grant takebacks",
                         ));
                     }
-                    take_back(game, record.as_ref(), plies, now)
+                    take_back(game, record, plies, now)
                 } else {
                     game.takeback_offer = Some(side.name().to_owned());
                     EventKind::TakebackProposed
@@ -111,7 +110,7 @@ impl Games {
                 Ok::<_, GameError>(recorded(event, side))
             })
             .await?;
-        self.published(&stored, event).await
+        self.published(view, event).await
     }
 
     /// Accepts (the moves are taken back) or declines the opponent's
@@ -129,15 +128,14 @@ impl Games {
     ) -> Result<GameView, GameError> {
         self.screen(id, token, Needs::Seat).await?;
         let now = self.time.now();
-        let (stored, event) = self
-            .change(id, |game| {
+        let (view, event) = self
+            .change(id, |game, record| {
                 let side = seat(game, token)?;
                 ensure_ongoing(game)?;
                 offered_by_opponent(game.takeback_offer.as_deref(), side, "takeback proposal")?;
                 let event = if accept {
-                    let record = replay(game)?;
-                    let plies = plies_to_undo(game, record.as_ref(), side.other())?;
-                    take_back(game, record.as_ref(), plies, now)
+                    let plies = plies_to_undo(game, record, side.other())?;
+                    take_back(game, record, plies, now)
                 } else {
                     game.takeback_offer = None;
                     EventKind::TakebackDeclined
@@ -145,17 +143,12 @@ impl Games {
                 Ok::<_, GameError>(recorded(event, side))
             })
             .await?;
-        self.published(&stored, event).await
+        self.published(view, event).await
     }
 
     /// Tells watchers of `event`, and re-arms the clock when moves were
     /// taken back; a takeback the flag beat is refused (the game is over).
-    async fn published(
-        &self,
-        stored: &StoredGame,
-        event: EventKind,
-    ) -> Result<GameView, GameError> {
-        let view = view_of(stored)?;
+    async fn published(&self, view: GameView, event: EventKind) -> Result<GameView, GameError> {
         self.tell(event, &view, None).await;
         // A takeback restarts the turn; an ending stops the clock.
         self.arm_clock(&view);

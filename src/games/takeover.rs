@@ -16,7 +16,7 @@ use std::time::Duration;
 use super::{Games, flag::Unexpired, screen::turn_after};
 use crate::{
     rules::Side,
-    store::{GameNotFound, StoreError, StoredClock, StoredEngine, StoredGame, Update},
+    store::{StoredClock, StoredEngine},
 };
 
 /// How often a server on a shared store looks for due flags and overdue
@@ -31,35 +31,6 @@ pub const ENGINE_TAKEOVER_MARGIN: Duration = Duration::from_secs(3);
 
 /// Games a sweep takes up of each kind, at most.
 const SWEEP_BATCH: u32 = 100;
-
-impl Games {
-    /// Changes game `id` as the store's `update_game` does, and records what
-    /// another server needs to take over its flag and engine turn.
-    pub(super) async fn change<T, E>(
-        &self,
-        id: &str,
-        change: impl FnOnce(&mut StoredGame) -> Result<Update<T>, E>,
-    ) -> Result<(StoredGame, T), E>
-    where
-        E: From<StoreError> + From<GameNotFound>,
-    {
-        let now = self.time.now();
-        self.store
-            .update_game(id, |game| {
-                let update = change(game)?;
-                let ply = game.moves.len();
-                stamp_flag(&game.start_fen, ply, &mut game.clock);
-                game.engine_due_at = engine_due_at(
-                    &game.start_fen,
-                    ply,
-                    [game.white_engine, game.black_engine],
-                    now,
-                );
-                Ok(update)
-            })
-            .await
-    }
-}
 
 /// Records in `clock` when the side to move after `ply` moves from
 /// `start_fen` runs out.

@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 use super::{
     EventKind, GameView, Games, MoveView,
     hub::{Hub, MAX_BACKLOG},
+    live::LiveGames,
     view_of,
 };
 use crate::store::{Change, PastEvent, Store, StoreError};
@@ -97,11 +98,18 @@ pub(super) fn told_again(event: &PastEvent) -> Option<(EventKind, GameView, Opti
 }
 
 /// Follows the store's change feed until it ends (the store closes): tells
-/// this server's watchers the events other servers' writes made.
-pub(super) async fn follow(hub: Arc<Hub>, store: Store, mut changes: mpsc::Receiver<Change>) {
+/// this server's watchers the events other servers' writes made, and drops
+/// the live games they made stale.
+pub(super) async fn follow(
+    hub: Arc<Hub>,
+    live: Arc<LiveGames>,
+    store: Store,
+    mut changes: mpsc::Receiver<Change>,
+) {
     while let Some(change) = changes.recv().await {
         match change {
             Change::Game { id, version } => {
+                live.forget_before(&id, version);
                 if let Some(last) = hub.last_version(&id)
                     && last < version
                 {
@@ -109,6 +117,7 @@ pub(super) async fn follow(hub: Arc<Hub>, store: Store, mut changes: mpsc::Recei
                 }
             }
             Change::Missed => {
+                live.clear();
                 for (id, last) in hub.watched() {
                     if let Some(last) = last {
                         catch_up(&hub, &store, &id, last).await;

@@ -1,8 +1,11 @@
+use std::sync::Arc;
+
 use crate::{
     rules::{
-        DrawClaim, MoveDescription, RuleChoices, Side, Termination, Variant, referee::Referee,
+        DrawClaim, MoveDescription, RuleChoices, Side, Termination, Variant,
+        referee::{PlayedMove, Referee},
     },
-    store::StoredGame,
+    store::{StoredGame, StoredMove},
 };
 
 use super::{
@@ -52,7 +55,8 @@ pub struct GameView {
     /// `None` once the game is over.
     pub turn: Option<Side>,
     pub ply: u32,
-    pub moves: Vec<MoveView>,
+    /// Shared with the live game it was built from (see `games::live`).
+    pub moves: Arc<Vec<MoveView>>,
     pub outcome: OutcomeView,
     pub white_name: String,
     pub black_name: String,
@@ -86,30 +90,18 @@ fn status(game: &StoredGame) -> Status {
 }
 
 impl GameView {
-    /// The full view: moves in every notation, outcome, claims.
-    pub(super) fn build(game: &StoredGame, record: &dyn Referee) -> GameView {
+    /// The full view: moves in every notation (`moves`, the record's as
+    /// [`move_views`] tells them), outcome, claims.
+    pub(super) fn build(
+        game: &StoredGame,
+        record: &dyn Referee,
+        moves: Arc<Vec<MoveView>>,
+    ) -> GameView {
         let mut view = GameView::summary(game);
         view.variant = record.variant();
         view.fen = record.fen();
         view.is_check = record.is_check();
-        view.moves = record
-            .history()
-            .into_iter()
-            .zip(&game.moves)
-            .enumerate()
-            .map(|(ply, (played, stored))| MoveView {
-                ply: ply as u32,
-                // Upper-case pieces are White's (Red's).
-                side: if played.description.piece.is_uppercase() {
-                    Side::White
-                } else {
-                    Side::Black
-                },
-                description: played.description,
-                fen_after: played.fen_after,
-                played_at: stored.played_at,
-            })
-            .collect();
+        view.moves = moves;
         view.ply = view.moves.len() as u32;
         if view.outcome.ending == Some(Ending::Rules(Termination::PerpetualChase)) {
             // Which piece chased which is not stored: the rules tell again.
@@ -151,7 +143,7 @@ impl GameView {
                 .map_or_else(|| game.start_fen.clone(), |m| m.fen_after.clone()),
             turn: None,
             ply: game.moves.len() as u32,
-            moves: Vec::new(),
+            moves: Arc::default(),
             outcome: OutcomeView {
                 status,
                 winner,
@@ -171,4 +163,30 @@ impl GameView {
             updated_at: game.updated_at,
         }
     }
+}
+
+/// The view of `played`, the move stored as `stored`.
+pub(super) fn move_view(played: PlayedMove, stored: &StoredMove) -> MoveView {
+    MoveView {
+        ply: u32::try_from(stored.ply).unwrap_or(u32::MAX),
+        // Upper-case pieces are White's (Red's).
+        side: if played.description.piece.is_uppercase() {
+            Side::White
+        } else {
+            Side::Black
+        },
+        description: played.description,
+        fen_after: played.fen_after,
+        played_at: stored.played_at,
+    }
+}
+
+/// The views of every move of `game`, as `record` (its replay) tells them.
+pub(super) fn move_views(game: &StoredGame, record: &dyn Referee) -> Vec<MoveView> {
+    record
+        .history()
+        .into_iter()
+        .zip(&game.moves)
+        .map(|(played, stored)| move_view(played, stored))
+        .collect()
 }

@@ -71,6 +71,8 @@ pub trait Referee: Send + Sync {
     fn legal_moves_coordinates_text(&self) -> String;
     /// Every move played so far.
     fn history(&self) -> Vec<PlayedMove>;
+    /// The move played at `ply` (0 = the first), if it was.
+    fn played(&self, ply: usize) -> Option<PlayedMove>;
     /// Plays move text (any notation), refusing it once the game is over.
     ///
     /// # Errors
@@ -161,14 +163,17 @@ impl<G: Game> Referee for Record<G> {
         text
     }
     fn history(&self) -> Vec<PlayedMove> {
-        self.moves()
-            .iter()
-            .zip(self.positions().windows(2))
-            .map(|(&m, pair)| PlayedMove {
-                description: pair[0].describe(m),
-                fen_after: pair[1].fen(),
-            })
+        (0..self.moves().len())
+            .filter_map(|ply| self.played(ply))
             .collect()
+    }
+    fn played(&self, ply: usize) -> Option<PlayedMove> {
+        let m = *self.moves().get(ply)?;
+        let positions = self.positions();
+        Some(PlayedMove {
+            description: positions[ply].describe(m),
+            fen_after: positions.get(ply + 1)?.fen(),
+        })
     }
     fn play(&mut self, text: &str) -> Result<PlayedMove, MoveError> {
         let before = self.current().clone();

@@ -42,9 +42,8 @@ impl Backend {
     }
 
     /// Starts a write transaction. SQLite's `IMMEDIATE` takes the database's
-    /// write lock at once, so what the transaction reads cannot change
-    /// before it writes; on PostgreSQL a game's row is locked as it is read
-    /// ([`Backend::lock_for_update`]).
+    /// write lock at once; on PostgreSQL a game's row is locked by the update
+    /// that checks its version (see `store::commit`).
     pub(super) fn begin_write(self) -> &'static str {
         match self {
             Backend::Sqlite => "BEGIN IMMEDIATE",
@@ -59,16 +58,6 @@ impl Backend {
         match self {
             Backend::Sqlite => "BEGIN",
             Backend::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
-        }
-    }
-
-    /// Appended to the read of a row a write transaction is about to
-    /// change: concurrent writers of that row (in any process) wait for
-    /// this transaction to end, then read what it wrote.
-    pub(super) fn lock_for_update(self) -> &'static str {
-        match self {
-            Backend::Sqlite => "",
-            Backend::Postgres => " FOR UPDATE",
         }
     }
 }

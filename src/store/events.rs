@@ -32,7 +32,7 @@ impl Store {
     ) -> Result<Option<Vec<PastEvent>>, StoreError> {
         // One snapshot of the game, its events and its undone moves.
         let mut tx = self.pool.begin_with(self.backend.begin_snapshot()).await?;
-        let Some(game) = load_game(&mut tx, id, "").await? else {
+        let Some(game) = load_game(&mut tx, id).await? else {
             return Ok(None);
         };
         let events = sqlx::query(

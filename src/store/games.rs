@@ -1,6 +1,10 @@
 use sqlx::{AnyConnection, Row, any::AnyRow};
 
-use super::{Backend, Store, StoreError, changes, game_search, now_millis};
+use super::{
+    Backend, Store, StoreError, changes,
+    commit::{GameWrite, Written},
+    game_search, now_millis,
+};
 
 /// A game to create (validated by the caller; tokens already hashed).
 #[derive(Clone, Debug)]
@@ -140,8 +144,8 @@ pub struct GameFilter {
     pub limit: u32,
 }
 
-/// A change made by [`Store::update_game`]: the value to hand back and the
-/// event to record in the game's history.
+/// A change a game's judge makes: the value to hand back and the event to
+/// record in the game's history.
 #[derive(Clone, Debug)]
 pub struct Update<T> {
     pub value: T,
@@ -260,8 +264,12 @@ impl Store {
     ///
     /// Database failure.
     pub async fn game(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
-        let mut conn = self.pool.acquire().await?;
-        load_game(&mut conn, id, "").await
+        // One snapshot: the row and its moves agree, though a change may
+        // commit between the two reads.
+        let mut tx = self.pool.begin_with(self.backend.begin_snapshot()).await?;
+        let game = load_game(&mut tx, id).await?;
+        tx.commit().await?;
+        Ok(game)
     }
 
     /// A game's row alone, without its moves: one indexed read, never
@@ -396,61 +404,68 @@ impl Store {
         tx.commit().await
     }
 
-    /// Changes a game atomically: reads it under a write lock (the
-    /// database's on SQLite, the game row's on PostgreSQL), lets `change` decide (and mutate the game: new
-    /// moves are appended to `moves`), then writes the result. If `change`
-    /// fails, nothing is written. Concurrent updates of one game, from this
-    /// process or another on the same database, are serialised, so each
-    /// sees the other's result.
+    /// Writes a game change in the next group commit (see [`commit`]): only
+    /// if the game is still as `write.base` says, in the same transaction.
     ///
     /// # Errors
     ///
-    /// `change`'s error, [`GameNotFound`], or a database failure.
-    pub async fn update_game<T, E>(
-        &self,
-        id: &str,
-        change: impl FnOnce(&mut StoredGame) -> Result<Update<T>, E>,
-    ) -> Result<(StoredGame, T), E>
-    where
-        E: From<StoreError> + From<GameNotFound>,
-    {
-        let mut tx = self.writer.begin().await?;
-        let lock = self.backend.lock_for_update();
-        let Some(mut game) = load_game(tx.conn(), id, lock).await? else {
-            tx.rollback().await?;
-            return Err(GameNotFound(id.to_owned()).into());
-        };
-        let known_moves = game.moves.len();
-        let update = match change(&mut game) {
-            Ok(update) => update,
-            Err(refused) => {
-                tx.rollback().await?;
-                return Err(refused);
-            }
-        };
-        let now = now_millis();
-        game.version += 1;
-        game.updated_at = now;
-        write_game(tx.conn(), &game, known_moves, &update, now)
-            .await
-            .map_err(StoreError::from)?;
-        if self.backend == Backend::Postgres {
-            changes::announce(tx.conn(), &game.id, game.version)
-                .await
-                .map_err(StoreError::from)?;
-        }
-        tx.commit().await?;
-        Ok((game, update.value))
+    /// A database failure (of the change's batch).
+    ///
+    /// [`commit`]: super::commit
+    pub async fn write_game(&self, write: GameWrite) -> Result<Written, StoreError> {
+        self.committer.write(write).await
     }
 }
 
-async fn write_game<T>(
+/// Writes `write` in `tx` if the game is still as its base says, with its
+/// new version and `now`; false (nothing written) if not. The game's row is
+/// written first: its check decides, and on PostgreSQL it takes the row's
+/// lock before anything else of the game is written.
+pub(super) async fn write_change(
     tx: &mut AnyConnection,
-    game: &StoredGame,
-    known_moves: usize,
-    update: &Update<T>,
+    backend: Backend,
+    write: &mut GameWrite,
     now: i64,
-) -> Result<(), sqlx::Error> {
+) -> Result<bool, sqlx::Error> {
+    let GameWrite {
+        game,
+        base,
+        event,
+        side,
+    } = write;
+    let updated = sqlx::query(
+        "UPDATE games SET status = $1, winner = $2, termination = $3, draw_offer = $4, \
+         takeback_offer = $5, clock_white_ms = $6, clock_black_ms = $7, \
+         clock_turn_started_at = $8, ply = $9, version = $10, updated_at = $11, \
+         clock_flag_at = $13, engine_due_at = $14 \
+         WHERE seq = $12 AND version = $15 \
+         AND clock_turn_started_at IS NOT DISTINCT FROM $16 \
+         AND clock_engine_waiting_ply IS NOT DISTINCT FROM $17",
+    )
+    .bind(&game.status)
+    .bind(&game.winner)
+    .bind(&game.termination)
+    .bind(&game.draw_offer)
+    .bind(&game.takeback_offer)
+    .bind(game.clock.map(|c| c.white_ms))
+    .bind(game.clock.map(|c| c.black_ms))
+    .bind(game.clock.map(|c| c.turn_started_at))
+    .bind(game.moves.len() as i64)
+    .bind(base.version + 1)
+    .bind(now)
+    .bind(game.seq)
+    .bind(game.clock.and_then(|c| c.flag_at))
+    .bind(game.engine_due_at)
+    .bind(base.version)
+    .bind(base.turn_started_at)
+    .bind(base.engine_waiting_ply)
+    .execute(&mut *tx)
+    .await?;
+    if updated.rows_affected() == 0 {
+        return Ok(false);
+    }
+    game.version = base.version + 1;
+    game.updated_at = now;
     if !game.undone.is_empty() {
         sqlx::query("DELETE FROM moves WHERE game_seq = $1 AND ply >= $2")
             .bind(game.seq)
@@ -459,30 +474,8 @@ async fn write_game<T>(
             .await?;
         insert_moves(tx, game.seq, Some(game.version), &game.undone).await?;
     }
-    let kept = known_moves.min(game.moves.len());
+    let kept = base.moves.min(game.moves.len());
     insert_moves(tx, game.seq, None, &game.moves[kept..]).await?;
-    sqlx::query(
-        "UPDATE games SET status = $1, winner = $2, termination = $3, draw_offer = $4, \
-         takeback_offer = $5, clock_white_ms = $6, clock_black_ms = $7, \
-         clock_turn_started_at = $8, ply = $9, version = $10, updated_at = $11, \
-         clock_flag_at = $13, engine_due_at = $14 WHERE seq = $12",
-    )
-    .bind(&game.status)
-    .bind(&game.winner)
-    .bind(&game.termination)
-    .bind(&game.draw_offer)
-    .bind(&game.takeback_offer)
-    .bind(game.clock.map(|c| c.white_ms))
-    .bind(game.clock.map(|c| c.black_ms))
-    .bind(game.clock.map(|c| c.turn_started_at))
-    .bind(game.moves.len() as i64)
-    .bind(game.version)
-    .bind(now)
-    .bind(game.seq)
-    .bind(game.clock.and_then(|c| c.flag_at))
-    .bind(game.engine_due_at)
-    .execute(&mut *tx)
-    .await?;
     sqlx::query(
         "INSERT INTO game_events (game_seq, version, kind, side, created_at, ply, status, \
          winner, termination, draw_offer, takeback_offer, clock_white_ms, clock_black_ms, \
@@ -491,8 +484,8 @@ async fn write_game<T>(
     )
     .bind(game.seq)
     .bind(game.version)
-    .bind(update.event)
-    .bind(&update.side)
+    .bind(*event)
+    .bind(&*side)
     .bind(now)
     .bind(game.moves.len() as i64)
     .bind(&game.status)
@@ -505,7 +498,12 @@ async fn write_game<T>(
     .bind(game.clock.map(|c| c.turn_started_at))
     .execute(&mut *tx)
     .await?;
-    Ok(())
+    if backend == Backend::Postgres {
+        changes::announce(tx, &game.id, game.version).await?;
+    }
+    // Taken back and recorded: the store never reads them back.
+    game.undone.clear();
+    Ok(true)
 }
 
 /// Inserts `moves` into the game's moves, or, with `undone_by` (the
@@ -541,14 +539,13 @@ async fn insert_moves(
     Ok(())
 }
 
-/// Game `id` with its moves; `lock` is appended to the read of its row
-/// (`Backend::lock_for_update` in a write transaction).
+/// Game `id` with its moves (read in one snapshot: see
+/// [`Backend::begin_snapshot`]).
 pub(super) async fn load_game(
     conn: &mut AnyConnection,
     id: &str,
-    lock: &str,
 ) -> Result<Option<StoredGame>, StoreError> {
-    let sql = format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1{lock}");
+    let sql = format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1");
     let Some(row) = sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(id)
         .fetch_optional(&mut *conn)

@@ -8,6 +8,7 @@
 
 mod backend;
 mod changes;
+mod commit;
 mod events;
 mod game_search;
 mod games;
@@ -22,6 +23,7 @@ use tokio::sync::watch;
 
 pub use backend::{Backend, DatabaseUrl, DatabaseUrlError};
 pub use changes::Change;
+pub use commit::{Base, DEFAULT_BATCH_MAX, GameWrite, QUEUE_CAPACITY, Written};
 pub use events::PastEvent;
 pub use games::{
     GameFilter, GameHead, GameNotFound, NewGame, StoredClock, StoredEngine, StoredGame, StoredMove,
@@ -72,7 +74,8 @@ impl From<sqlx::Error> for StoreError {
 /// The database.
 ///
 /// Reads go through a pool; writes through a pool of their own (see
-/// [`writer`]): one connection on SQLite, which admits one writer at a time
+/// [`writer`]), game changes grouped into shared transactions (see
+/// [`commit`]): one connection on SQLite, which admits one writer at a time
 /// anyway (writers that contend for its lock sleep in its busy handler, up
 /// to 100 ms a try; queueing them on one connection keeps latency flat), and
 /// several on PostgreSQL, where a game's row lock serialises the writers of
@@ -85,6 +88,8 @@ impl From<sqlx::Error> for StoreError {
 pub struct Store {
     pool: AnyPool,
     writer: Arc<writer::Writer>,
+    /// Game changes wait here for the writer (see [`commit`]).
+    committer: Arc<commit::Committer>,
     backend: Backend,
     url: Arc<DatabaseUrl>,
     /// Changes any process made (PostgreSQL only).
@@ -167,9 +172,11 @@ impl Store {
                 changes::listen(&url.connect_url()).await.map_err(open)?,
             )),
         };
+        let writer = writer::Writer::start(writer, backend);
         Ok(Store {
             pool,
-            writer: writer::Writer::start(writer, backend),
+            committer: Arc::new(commit::Committer::start(&writer, backend)),
+            writer,
             backend,
             url: Arc::new(url),
             feed,
@@ -198,6 +205,12 @@ impl Store {
     /// monitoring).
     pub fn write_transactions(&self) -> u64 {
         self.writer.transactions()
+    }
+
+    /// Commits at most `changes` game changes in one transaction (default
+    /// [`DEFAULT_BATCH_MAX`]).
+    pub fn set_write_batch_max(&self, changes: usize) {
+        self.committer.set_batch_max(changes);
     }
 
     /// Has [`Store::close`] been called?

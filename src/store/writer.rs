@@ -144,8 +144,8 @@ async fn probe(writer: Weak<Writer>, failed: Arc<Notify>, idle: Option<Duration>
 }
 
 /// A write transaction on a connection of the write pool. It ends with
-/// [`WriteTx::commit`] or [`WriteTx::rollback`]; dropped otherwise (an
-/// error, a cancelled request), or if either fails, it discards its
+/// [`WriteTx::commit`]; dropped otherwise (an
+/// error, a cancelled request), or if the commit fails, it discards its
 /// connection and wakes the probe.
 #[derive(Debug)]
 pub(super) struct WriteTx<'w> {
@@ -162,13 +162,17 @@ impl WriteTx<'_> {
     }
 
     /// Commits; only then is the write acknowledged.
-    pub(super) async fn commit(mut self) -> Result<(), StoreError> {
+    pub(super) async fn commit(self) -> Result<(), StoreError> {
+        self.commit_batch(1).await
+    }
+
+    /// Commits a transaction holding `changes` changes (a group commit).
+    pub(super) async fn commit_batch(mut self, changes: usize) -> Result<(), StoreError> {
         let started = std::time::Instant::now();
         let committed = sqlx::raw_sql("COMMIT").execute(self.conn()).await;
-        // Failed commits too: a slow failing disk shows. One transaction a
-        // commit until writes are grouped.
+        // Failed commits too: a slow failing disk shows.
         metrics::histogram!("arbiter_store_commit_seconds").record(started.elapsed());
-        metrics::histogram!("arbiter_store_commit_batch_size").record(1.0);
+        metrics::histogram!("arbiter_store_commit_batch_size").record(changes as f64);
         committed?;
         self.conn = None; // back to the pool, outside any transaction
         self.writer.writable.send_if_modified(|writable| {
@@ -178,13 +182,6 @@ impl WriteTx<'_> {
             }
             !was
         });
-        Ok(())
-    }
-
-    /// Rolls back (a change refused after reading).
-    pub(super) async fn rollback(mut self) -> Result<(), StoreError> {
-        sqlx::raw_sql("ROLLBACK").execute(self.conn()).await?;
-        self.conn = None;
         Ok(())
     }
 }

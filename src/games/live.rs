@@ -1,0 +1,303 @@
+//! Live games: what a change of a game in play needs, kept in memory
+//! between its changes, so that a move neither reads the stored move list
+//! again nor replays the game from its start.
+//!
+//! An entry holds the stored game (its row and moves), its record (the
+//! position with its repetition history) and its moves as clients see them.
+//! A change takes its game's entry out of the cache, judges on it, and puts
+//! it back once the store has committed the change; a change judged on an
+//! entry the store has moved past (another connection's or server's write)
+//! writes nothing ([`Written::Stale`]), and is judged again on the game read
+//! afresh. So the cache is never trusted over the store; a refusal judged on
+//! an entry is judged again on the store's game too, and an entry a refused
+//! change may have touched is dropped.
+//!
+//! The cache holds at most its capacity of entries (`--live-games`); the
+//! game changed longest ago goes first. An entry costs about 1.2 KB plus
+//! about 0.7 KB a move played (chess; measured in BENCHMARKS.md).
+
+use std::{
+    collections::{HashMap, VecDeque},
+    sync::{Arc, Mutex, MutexGuard},
+};
+
+use super::{
+    GameError, GameView, MoveView, replay,
+    takeover::{engine_due_at, stamp_flag},
+    view::{move_view, move_views},
+};
+use crate::{
+    rules::referee::Referee,
+    store::{Base, GameNotFound, GameWrite, StoredGame, Update, Written},
+};
+
+/// Default [`LiveGames`] capacity (`--live-games`).
+pub const DEFAULT_LIVE_GAMES: usize = 10_000;
+
+/// How often a change is judged again on a game read afresh, at most,
+/// before it is answered as a conflict (ABORTED).
+const ATTEMPTS: usize = 4;
+
+/// A game in play as its changes need it.
+pub(super) struct Live {
+    pub(super) game: StoredGame,
+    pub(super) record: Box<dyn Referee>,
+    /// Shared with the views built from this entry: a move appends without
+    /// copying once those views are gone.
+    moves: Arc<Vec<MoveView>>,
+}
+
+impl Live {
+    /// The entry of `game`, replayed.
+    fn replayed(game: StoredGame) -> Result<Live, GameError> {
+        let record = replay(&game)?;
+        Ok(Live::new(game, record))
+    }
+
+    /// The entry of `game`, whose record is `record`.
+    fn new(game: StoredGame, record: Box<dyn Referee>) -> Live {
+        let moves = Arc::new(move_views(&game, record.as_ref()));
+        Live {
+            game,
+            record,
+            moves,
+        }
+    }
+
+    /// Brings the record and the move views to the game's moves after a
+    /// change (moves played on the record already, or taken back, or played
+    /// on a copy of it).
+    fn follow_moves(&mut self) -> Result<(), GameError> {
+        let stored = self.game.moves.len();
+        while self.record.ply() > stored {
+            self.record.undo();
+        }
+        for m in &self.game.moves[self.record.ply()..] {
+            self.record.play_recorded(&m.uci).map_err(|e| {
+                GameError::Corrupt(format!("game {} does not replay: {e}", self.game.id))
+            })?;
+        }
+        let views = Arc::make_mut(&mut self.moves);
+        views.truncate(stored);
+        for ply in views.len()..stored {
+            let played = self.record.played(ply).ok_or_else(|| {
+                GameError::Corrupt(format!("game {}: no move at ply {ply}", self.game.id))
+            })?;
+            views.push(move_view(played, &self.game.moves[ply]));
+        }
+        Ok(())
+    }
+
+    pub(super) fn view(&self) -> GameView {
+        GameView::build(&self.game, self.record.as_ref(), Arc::clone(&self.moves))
+    }
+}
+
+/// The live games (see the module docs).
+#[derive(Debug)]
+pub(super) struct LiveGames {
+    capacity: usize,
+    entries: Mutex<Entries>,
+}
+
+#[derive(Default)]
+struct Entries {
+    /// By game id: the entry and the stamp of its last put.
+    by_id: HashMap<String, (u64, Live)>,
+    /// Ids by the stamp of their put, oldest first; a pair whose stamp is
+    /// not its entry's any more is skipped.
+    order: VecDeque<(u64, String)>,
+    next: u64,
+}
+
+impl std::fmt::Debug for Entries {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entries")
+            .field("games", &self.by_id.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl LiveGames {
+    /// A cache of at most `capacity` games (0: none are kept).
+    pub(super) fn new(capacity: usize) -> LiveGames {
+        LiveGames {
+            capacity,
+            entries: Mutex::default(),
+        }
+    }
+
+    fn entries(&self) -> MutexGuard<'_, Entries> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Games kept now.
+    pub(super) fn len(&self) -> usize {
+        self.entries().by_id.len()
+    }
+
+    /// Takes game `id`'s entry out (a change is judged on it).
+    fn take(&self, id: &str) -> Option<Live> {
+        self.entries().by_id.remove(id).map(|(_, live)| live)
+    }
+
+    /// Drops game `id`'s entry if it is older than `version` (another
+    /// server wrote that version).
+    pub(super) fn forget_before(&self, id: &str, version: i64) {
+        let mut entries = self.entries();
+        if entries
+            .by_id
+            .get(id)
+            .is_some_and(|(_, live)| live.game.version < version)
+        {
+            entries.by_id.remove(id);
+        }
+    }
+
+    /// Keeps `game` just stored (created or imported), whose record is
+    /// `record`; its view.
+    pub(super) fn keep(&self, game: StoredGame, record: Box<dyn Referee>) -> GameView {
+        let live = Live::new(game, record);
+        let view = live.view();
+        self.put(live);
+        view
+    }
+
+    /// Drops every entry (changes may have gone unheard).
+    pub(super) fn clear(&self) {
+        let mut entries = self.entries();
+        entries.by_id.clear();
+        entries.order.clear();
+    }
+
+    /// Keeps `live` (unless an entry as new is kept already, or its game is
+    /// over: nothing changes it any more but a takeback of nothing).
+    fn put(&self, live: Live) {
+        if self.capacity == 0 || live.game.status != "ongoing" {
+            return;
+        }
+        let mut entries = self.entries();
+        let id = live.game.id.clone();
+        if entries
+            .by_id
+            .get(&id)
+            .is_some_and(|(_, kept)| kept.game.version >= live.game.version)
+        {
+            return;
+        }
+        let stamp = entries.next;
+        entries.next += 1;
+        entries.by_id.insert(id.clone(), (stamp, live));
+        entries.order.push_back((stamp, id));
+        while entries.by_id.len() > self.capacity {
+            let Some((stamp, id)) = entries.order.pop_front() else {
+                break;
+            };
+            if entries.by_id.get(&id).is_some_and(|(s, _)| *s == stamp) {
+                entries.by_id.remove(&id);
+            }
+        }
+        // Pairs of entries put again or dropped: cleared when they are as
+        // many as the entries, so the order stays within twice the cache.
+        if entries.order.len() > 2 * entries.by_id.len() + 16 {
+            let Entries { by_id, order, .. } = &mut *entries;
+            order.retain(|(stamp, id)| by_id.get(id).is_some_and(|(s, _)| s == stamp));
+        }
+    }
+}
+
+impl super::Games {
+    /// Changes game `id`: `change` judges it (and mutates it: new moves are
+    /// played on the record and appended to the game's, taken-back ones
+    /// popped into its `undone`), then the change is written in the next
+    /// group commit and the game's new view returned. Records what another
+    /// server needs to take over its flag and engine turn. Concurrent
+    /// changes of one game, from this process or another on the same
+    /// database, each see the other's result: a change judged on a game
+    /// that changed meanwhile is judged again.
+    ///
+    /// # Errors
+    ///
+    /// `change`'s error, an unknown game, a conflict when the game keeps
+    /// changing under the change, or a database failure.
+    pub(super) async fn change<T, E>(
+        &self,
+        id: &str,
+        mut change: impl FnMut(&mut StoredGame, &mut dyn Referee) -> Result<Update<T>, E>,
+    ) -> Result<(GameView, T), E>
+    where
+        E: From<GameError>,
+    {
+        let mut ply = 0;
+        for _ in 0..ATTEMPTS {
+            let (mut live, kept) = match self.live.take(id) {
+                Some(live) => (live, true),
+                None => (self.load_live(id).await?, false),
+            };
+            ply = live.game.moves.len();
+            let base = Base::of(&live.game);
+            let update = match change(&mut live.game, live.record.as_mut()) {
+                Ok(update) => update,
+                // The entry may be behind the store, and `change` may have
+                // touched it: judge again on the stored game.
+                Err(_) if kept => continue,
+                Err(refused) => return Err(refused),
+            };
+            let now = self.time.now();
+            let game = &mut live.game;
+            let moves = game.moves.len();
+            stamp_flag(&game.start_fen, moves, &mut game.clock);
+            game.engine_due_at = engine_due_at(
+                &game.start_fen,
+                moves,
+                [game.white_engine, game.black_engine],
+                now,
+            );
+            live.follow_moves()?;
+            let Live {
+                game,
+                record,
+                moves,
+            } = live;
+            let written = self
+                .store
+                .write_game(GameWrite {
+                    game,
+                    base,
+                    event: update.event,
+                    side: update.side,
+                })
+                .await
+                .map_err(GameError::from)?;
+            match written {
+                Written::Committed(game) => {
+                    let live = Live {
+                        game,
+                        record,
+                        moves,
+                    };
+                    let view = live.view();
+                    self.live.put(live);
+                    return Ok((view, update.value));
+                }
+                // Judged on a game the store has moved past.
+                Written::Stale(_) => {}
+            }
+        }
+        Err(GameError::Conflict {
+            current_ply: u32::try_from(ply).unwrap_or(u32::MAX),
+        }
+        .into())
+    }
+
+    /// Game `id` read from the store and replayed.
+    async fn load_live(&self, id: &str) -> Result<Live, GameError> {
+        let game = self
+            .store
+            .game(id)
+            .await
+            .map_err(GameError::from)?
+            .ok_or_else(|| GameError::from(GameNotFound(id.to_owned())))?;
+        Live::replayed(game)
+    }
+}

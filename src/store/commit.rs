@@ -1,0 +1,190 @@
+//! Group commit: game changes wait in a bounded queue; one task takes what
+//! is queued (at most the batch size), writes each change in turn in one
+//! transaction, commits once, and only then answers each caller.
+//!
+//! Nothing waits for a batch to fill: the task takes whatever is queued when
+//! it is free, so a lone change is committed as soon as it arrives, and under
+//! load the changes that queued during one commit share the next. Each change
+//! is checked against the game's version (and the clock columns written
+//! without one, see [`Base`]) in the same transaction: one that finds the game
+//! changed since it was judged writes nothing and is answered
+//! [`Written::Stale`], which never affects the rest of its batch. A failed
+//! statement or commit fails the whole batch: every caller in it gets the
+//! error, and nothing of it is acknowledged.
+
+use std::sync::{
+    Arc, Weak,
+    atomic::{AtomicUsize, Ordering},
+};
+
+use tokio::sync::{mpsc, oneshot};
+
+use super::{Backend, StoreError, StoredGame, games, now_millis, writer::Writer};
+
+/// Changes that may wait for the writer at once, beyond which a caller
+/// waits to queue.
+pub const QUEUE_CAPACITY: usize = 4096;
+
+/// Default most changes committed in one transaction.
+pub const DEFAULT_BATCH_MAX: usize = 64;
+
+/// A game change to write: the game as changed, what it was judged on, and
+/// the event to record.
+#[derive(Clone, Debug)]
+pub struct GameWrite {
+    /// The game after the change (its version and time are set on writing).
+    pub game: StoredGame,
+    /// The stored state the change was judged on.
+    pub base: Base,
+    /// Event kind, e.g. `move`, `draw_offered`, `resigned`.
+    pub event: &'static str,
+    /// The side that caused it.
+    pub side: Option<String>,
+}
+
+/// The stored state a change was judged on: the write goes through only if
+/// the game is still there. Besides the version, the two clock columns an
+/// engine seat's wait for a search slot sets without a new version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Base {
+    pub version: i64,
+    /// Moves stored.
+    pub moves: usize,
+    pub turn_started_at: Option<i64>,
+    pub engine_waiting_ply: Option<i64>,
+}
+
+impl Base {
+    /// What `game`, as stored, is.
+    pub fn of(game: &StoredGame) -> Base {
+        Base {
+            version: game.version,
+            moves: game.moves.len(),
+            turn_started_at: game.clock.map(|c| c.turn_started_at),
+            engine_waiting_ply: game.clock.and_then(|c| c.engine_waiting_ply),
+        }
+    }
+}
+
+/// How a change was written.
+#[derive(Debug)]
+pub enum Written {
+    /// Committed: the game as stored now (its new version).
+    Committed(StoredGame),
+    /// The game changed after the change was judged: nothing was written;
+    /// judge it again on the stored game.
+    Stale(StoredGame),
+}
+
+struct Queued {
+    write: GameWrite,
+    answer: oneshot::Sender<Result<Written, StoreError>>,
+}
+
+/// The queue of game changes and the task that commits them.
+#[derive(Debug)]
+pub(super) struct Committer {
+    queue: mpsc::Sender<Queued>,
+    batch_max: Arc<AtomicUsize>,
+}
+
+impl Committer {
+    /// The committer writing through `writer`; its task ends when the
+    /// committer is dropped.
+    pub(super) fn start(writer: &Arc<Writer>, backend: Backend) -> Committer {
+        let (queue, queued) = mpsc::channel(QUEUE_CAPACITY);
+        let batch_max = Arc::new(AtomicUsize::new(DEFAULT_BATCH_MAX));
+        tokio::spawn(run(
+            Arc::downgrade(writer),
+            backend,
+            queued,
+            Arc::clone(&batch_max),
+        ));
+        Committer { queue, batch_max }
+    }
+
+    pub(super) fn set_batch_max(&self, changes: usize) {
+        self.batch_max.store(changes.max(1), Ordering::Relaxed);
+    }
+
+    /// Writes `write` in the next batch; answers once that batch is
+    /// committed (or failed).
+    pub(super) async fn write(&self, write: GameWrite) -> Result<Written, StoreError> {
+        let (answer, answered) = oneshot::channel();
+        let gone = || StoreError::Unavailable(sqlx::Error::PoolClosed);
+        self.queue
+            .send(Queued { write, answer })
+            .await
+            .map_err(|_| gone())?;
+        answered.await.map_err(|_| gone())?
+    }
+}
+
+async fn run(
+    writer: Weak<Writer>,
+    backend: Backend,
+    mut queued: mpsc::Receiver<Queued>,
+    batch_max: Arc<AtomicUsize>,
+) {
+    let mut batch = Vec::new();
+    while queued
+        .recv_many(&mut batch, batch_max.load(Ordering::Relaxed))
+        .await
+        > 0
+    {
+        let Some(writer) = writer.upgrade() else {
+            return;
+        };
+        commit(&writer, backend, std::mem::take(&mut batch)).await;
+    }
+}
+
+/// Writes and commits `batch`, then answers each of its callers.
+async fn commit(writer: &Writer, backend: Backend, mut batch: Vec<Queued>) {
+    // One order of row locks for every server's batches (PostgreSQL): two
+    // batches never wait for each other's rows. Stable, so that two changes
+    // of one game keep their order.
+    batch.sort_by_key(|q| q.write.game.seq);
+    let size = batch.len();
+    let written = async {
+        let mut tx = writer.begin().await?;
+        let now = now_millis();
+        let mut applied = Vec::with_capacity(size);
+        for queued in &mut batch {
+            applied.push(games::write_change(tx.conn(), backend, &mut queued.write, now).await?);
+        }
+        tx.commit_batch(size).await?;
+        Ok::<_, StoreError>(applied)
+    }
+    .await;
+    match written {
+        Ok(applied) => {
+            for (queued, applied) in batch.into_iter().zip(applied) {
+                let game = queued.write.game;
+                let written = if applied {
+                    Written::Committed(game)
+                } else {
+                    Written::Stale(game)
+                };
+                drop(queued.answer.send(Ok(written)));
+            }
+        }
+        Err(error) => {
+            for queued in batch {
+                drop(queued.answer.send(Err(error.shared())));
+            }
+        }
+    }
+}
+
+impl StoreError {
+    /// This error again, for one more caller of a failed batch: of the same
+    /// kind, with the same message.
+    fn shared(&self) -> StoreError {
+        let again = sqlx::Error::Io(std::io::Error::other(self.to_string()));
+        match self {
+            StoreError::Unavailable(_) => StoreError::Unavailable(again),
+            _ => StoreError::Database(again),
+        }
+    }
+}

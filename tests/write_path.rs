@@ -1,0 +1,338 @@
+//! The write path: game changes committed together (group commit), and
+//! live games kept in memory that are never trusted over the store.
+
+mod common;
+
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use arbiter::{
+    api::proto::{self as pb, games_client::GamesClient},
+    games::{Games, SeatSpec, Start, SystemTime},
+    rules::Variant,
+    store::Store,
+};
+use common::{TestDatabase, TestServer, binary::Serve, long_game::long_game};
+use sqlx::Row;
+use tonic::transport::Channel;
+
+/// Games played at once in the batched tests.
+const GAMES: usize = 24;
+
+async fn human_game(games: &Games) -> (String, [String; 2]) {
+    let human = || SeatSpec {
+        display_name: String::new(),
+        engine: None,
+    };
+    let created = games
+        .create(
+            Variant::Chess,
+            Start::Standard,
+            human(),
+            human(),
+            true,
+            None,
+        )
+        .await
+        .unwrap();
+    (created.game.id, [created.white_token, created.black_token])
+}
+
+/// Many games moved at once commit in shared transactions, and each caller
+/// gets its own game's answer; a refused move among them (illegal, or out
+/// of turn) is refused alone and the others commit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_games_commit_together_and_a_refused_move_leaves_the_others() {
+    let db = TestDatabase::fresh().await;
+    let store = Store::connect(&db.url()).await.unwrap();
+    let games = common::games_service(store.clone(), Arc::new(SystemTime));
+    let mut seated = Vec::new();
+    for _ in 0..GAMES {
+        seated.push(human_game(&games).await);
+    }
+    let line = long_game(40);
+    let mut grouped = false;
+    for (ply, text) in line.iter().enumerate() {
+        let before = store.write_transactions();
+        let mut moves = tokio::task::JoinSet::new();
+        for (n, (id, tokens)) in seated.iter().enumerate() {
+            let (games, id, tokens, text) =
+                (games.clone(), id.clone(), tokens.clone(), text.clone());
+            moves.spawn(async move {
+                // Every third game also gets a move it must refuse.
+                let refused = if n % 3 == 0 {
+                    Some(games.make_move(&id, &tokens[ply % 2], "Ke8", None).await)
+                } else {
+                    None
+                };
+                let played = games.make_move(&id, &tokens[ply % 2], &text, None).await;
+                (id, refused, played)
+            });
+        }
+        while let Some(answer) = moves.join_next().await {
+            let (id, refused, played) = answer.unwrap();
+            if let Some(refused) = refused {
+                assert!(refused.is_err(), "Ke8 is never legal here");
+            }
+            let (view, played) = played.unwrap_or_else(|e| panic!("{text} in {id}: {e}"));
+            assert_eq!(view.id, id, "each caller gets its own game");
+            assert_eq!(view.ply as usize, ply + 1);
+            assert_eq!(played.description.san.as_str(), text.as_str());
+        }
+        // Fewer transactions than moves: some moves shared one.
+        grouped |= store.write_transactions() - before < GAMES as u64;
+        if grouped && ply >= 3 {
+            break;
+        }
+    }
+    assert!(grouped, "moves queued during a commit share the next one");
+    for (id, _) in &seated {
+        let stored = games.get(id).await.unwrap();
+        let expected: Vec<_> = line[..stored.moves.len()].to_vec();
+        let sans: Vec<_> = stored
+            .moves
+            .iter()
+            .map(|m| m.description.san.to_string())
+            .collect();
+        assert_eq!(sans, expected);
+        assert!(stored.moves.len() >= 4);
+    }
+    store.close().await;
+}
+
+fn token(created: &pb::CreateGameResponse, ply: usize) -> &str {
+    if ply % 2 == 0 {
+        &created.white_token
+    } else {
+        &created.black_token
+    }
+}
+
+async fn play_at(
+    games: &mut GamesClient<Channel>,
+    created: &pb::CreateGameResponse,
+    ply: usize,
+    text: &str,
+) -> pb::Game {
+    let id = &created.game.as_ref().unwrap().id;
+    common::play(games, id, token(created, ply), text).await
+}
+
+fn sans(game: &pb::Game) -> Vec<String> {
+    game.moves
+        .iter()
+        .map(|m| m.r#move.as_ref().unwrap().san.clone())
+        .collect()
+}
+
+/// A write through another server on the same database between two moves
+/// is seen: the first server's live game is behind, and its next move is
+/// judged on the stored game, whether its entry would refuse the move or
+/// accept it at the wrong ply.
+#[tokio::test]
+async fn a_write_through_another_server_is_seen_by_the_next_move() {
+    let first = TestServer::start().await;
+    let mut a = first.games().await;
+    // Served: the database is migrated before the second server opens it.
+    let created = common::new_chess_game(&mut a, None).await;
+    let second = TestServer::start_on(&first.db).await;
+    let mut b = second.games().await;
+    let id = created.game.clone().unwrap().id;
+    play_at(&mut a, &created, 0, "e4").await;
+    play_at(&mut b, &created, 1, "e5").await;
+    // The first server's entry says Black is to move.
+    play_at(&mut a, &created, 2, "Nf3").await;
+    play_at(&mut b, &created, 3, "Nc6").await;
+    play_at(&mut b, &created, 4, "Bc4").await;
+    // Its entry (at ply 3) would take this Black move at the wrong ply.
+    play_at(&mut a, &created, 5, "Nf6").await;
+    // A takeback through the second server, then a move through the first.
+    common::propose_takeback(&mut b, &id, &created.black_token)
+        .await
+        .unwrap();
+    common::respond_to_takeback(&mut b, &id, &created.white_token, true)
+        .await
+        .unwrap();
+    let after = play_at(&mut a, &created, 5, "Bc5").await;
+    assert_eq!(after.ply, 6);
+    for games in [&mut a, &mut b] {
+        let game = common::get_game(games, &id).await;
+        assert_eq!(sans(&game), ["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5"]);
+        assert_eq!(game.version, after.version);
+    }
+    second.stop().await;
+    first.stop().await;
+}
+
+/// What every game action answers is what GetGame then reads, through
+/// moves, a draw offer, a takeback and a resignation.
+#[tokio::test]
+async fn the_live_game_answers_as_the_store_reads() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    let created = common::new_chess_game(&mut games, None).await;
+    let id = created.game.clone().unwrap().id;
+    let line = long_game(12);
+    for (ply, text) in line.iter().enumerate() {
+        play_at(&mut games, &created, ply, text).await;
+    }
+    let offered = games
+        .offer_draw(pb::OfferDrawRequest {
+            game_id: id.clone(),
+            seat_token: created.white_token.clone(),
+            view: pb::GameView::Full.into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap();
+    assert_eq!(offered, common::get_game(&mut games, &id).await);
+    common::propose_takeback(&mut games, &id, &created.white_token)
+        .await
+        .unwrap();
+    let taken = common::respond_to_takeback(&mut games, &id, &created.black_token, true)
+        .await
+        .unwrap();
+    assert_eq!(taken.ply, 10);
+    let replayed = play_at(&mut games, &created, 10, &line[10]).await;
+    assert_eq!(replayed.ply, 11);
+    let stored = common::get_game(&mut games, &id).await;
+    assert_eq!(sans(&stored), line[..11].to_vec());
+    let resigned = games
+        .resign(pb::ResignRequest {
+            game_id: id.clone(),
+            seat_token: created.white_token.clone(),
+            view: pb::GameView::Full.into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap();
+    assert_eq!(resigned, common::get_game(&mut games, &id).await);
+    server.stop().await;
+}
+
+/// `kill -9` in the middle of batched moves of many games loses no
+/// acknowledged move and leaves nothing half-written: every game's row,
+/// moves and events agree.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn kill_9_during_batched_moves_loses_no_acknowledged_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("batched.db");
+    let mut server = Serve::on(&db).start().await;
+    let channel = server.channel().await;
+    let mut games = GamesClient::new(channel.clone());
+    let line = Arc::new(long_game(400));
+    let mut players = tokio::task::JoinSet::new();
+    let mut acknowledged = Vec::new();
+    for _ in 0..GAMES {
+        let created = common::new_chess_game(&mut games, None).await;
+        let done = Arc::new(AtomicUsize::new(0));
+        acknowledged.push((created.game.clone().unwrap().id, done.clone()));
+        let (mut games, line) = (GamesClient::new(channel.clone()), line.clone());
+        players.spawn(async move {
+            for (ply, text) in line.iter().enumerate() {
+                let id = created.game.as_ref().unwrap().id.clone();
+                let request = pb::MakeMoveRequest {
+                    game_id: id,
+                    seat_token: token(&created, ply).to_owned(),
+                    r#move: text.clone(),
+                    ..Default::default()
+                };
+                if games.make_move(request).await.is_err() {
+                    return; // the server is gone
+                }
+                done.store(ply + 1, Ordering::SeqCst);
+            }
+        });
+    }
+    let started = Instant::now();
+    while acknowledged
+        .iter()
+        .map(|(_, d)| d.load(Ordering::SeqCst))
+        .sum::<usize>()
+        < 4 * GAMES
+        && started.elapsed() < Duration::from_secs(30)
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    server.kill().await;
+    while players.join_next().await.is_some() {}
+    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display()))
+        .await
+        .unwrap();
+    for (id, done) in &acknowledged {
+        let row = sqlx::query(
+            "SELECT g.ply, g.version, \
+             (SELECT COUNT(*) FROM moves m WHERE m.game_seq = g.seq), \
+             (SELECT COUNT(*) FROM game_events e WHERE e.game_seq = g.seq), \
+             (SELECT COALESCE(MAX(e.version), 0) FROM game_events e WHERE e.game_seq = g.seq), \
+             (SELECT COALESCE(MAX(e.ply), 0) FROM game_events e WHERE e.game_seq = g.seq) \
+             FROM games g WHERE g.id = $1",
+        )
+        .bind(id)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        let [ply, version, moves, events, last_version, last_ply]: [i64; 6] =
+            std::array::from_fn(|i| row.get(i));
+        assert!(
+            ply as usize >= done.load(Ordering::SeqCst),
+            "{id}: an acknowledged move was lost"
+        );
+        assert_eq!(
+            (moves, events, last_version, last_ply),
+            (ply, version, version, ply),
+            "{id}"
+        );
+        let stored: Vec<String> = sqlx::query_scalar(
+            "SELECT m.uci FROM moves m JOIN games g ON g.seq = m.game_seq \
+             WHERE g.id = $1 ORDER BY m.ply",
+        )
+        .bind(id)
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+        assert_eq!(stored.len() as i64, ply);
+    }
+    pool.close().await;
+    // The restarted server serves every game on.
+    let server = Serve::on(&db).start().await;
+    let mut games = GamesClient::new(server.channel().await);
+    for (id, done) in &acknowledged {
+        let game = common::get_game(&mut games, id).await;
+        assert!(game.ply as usize >= done.load(Ordering::SeqCst));
+        assert_eq!(sans(&game), line[..game.ply as usize].to_vec());
+    }
+}
+
+/// A move judged on a game that changed meanwhile in the same process (two
+/// moves of one game at once) is judged again: exactly one wins.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_moves_of_one_game_at_once_one_wins() {
+    let db = TestDatabase::fresh().await;
+    let store = Store::connect(&db.url()).await.unwrap();
+    let games = common::games_service(store.clone(), Arc::new(SystemTime));
+    for _ in 0..8 {
+        let (id, [white, _]) = human_game(&games).await;
+        let (g1, g2) = (games.clone(), games.clone());
+        let (i1, i2, w1, w2) = (id.clone(), id.clone(), white.clone(), white.clone());
+        let (first, second) = tokio::join!(
+            tokio::spawn(async move { g1.make_move(&i1, &w1, "e4", None).await }),
+            tokio::spawn(async move { g2.make_move(&i2, &w2, "d4", None).await }),
+        );
+        let answers = [first.unwrap(), second.unwrap()];
+        assert_eq!(answers.iter().filter(|a| a.is_ok()).count(), 1);
+        let stored = games.get(&id).await.unwrap();
+        assert_eq!(stored.ply, 1);
+        assert_eq!(stored.version, 1);
+    }
+    store.close().await;
+}
