@@ -42,6 +42,7 @@ pub const CONNECTION_TIME: Duration = Duration::from_secs(10);
 const UPKEEP_INTERVAL: Duration = Duration::from_secs(5);
 
 const WATCHED_GAMES: &str = "arbiter_games_watched";
+const LIVE_GAMES: &str = "arbiter_games_live";
 const CLOCKED_GAMES: &str = "arbiter_games_clocked";
 const WATCHERS: &str = "arbiter_watchers";
 const ENGINE_SLOTS: &str = "arbiter_engine_slots";
@@ -108,6 +109,10 @@ fn describe() {
         "Time from an RPC's request to its status (streams: their whole life)"
     );
     describe_gauge!(WATCHED_GAMES, "Games with watchers, held in memory");
+    describe_gauge!(
+        LIVE_GAMES,
+        "Games in play kept in memory for their next change"
+    );
     describe_gauge!(CLOCKED_GAMES, "Ongoing timed games, each with a flag timer");
     describe_gauge!(WATCHERS, "WatchGame streams open");
     describe_gauge!(ENGINE_SLOTS, "Engine search slots, by pool (rpc, seat)");
@@ -138,6 +143,7 @@ impl Sources {
     fn record(&self) {
         let count = |n: usize| n as f64;
         metrics::gauge!(WATCHED_GAMES).set(count(self.games.watched_games()));
+        metrics::gauge!(LIVE_GAMES).set(count(self.games.live_games()));
         metrics::gauge!(CLOCKED_GAMES).set(count(self.games.flag_timers()));
         metrics::gauge!(WATCHERS).set(count(self.games.watchers()));
         let load = self.analyst.load();

@@ -534,7 +534,7 @@ mod tests {
             fen: String::new(),
             turn: None,
             ply: 0,
-            moves: Vec::new(),
+            moves: Default::default(),
             outcome: OutcomeView {
                 status: if over { Status::Drawn } else { Status::Ongoing },
                 winner: None,

@@ -136,6 +136,14 @@ impl LiveGames {
         self.entries().by_id.len()
     }
 
+    /// What `look` says of game `id`'s kept game, if it is kept.
+    pub(super) fn peek<R>(&self, id: &str, look: impl FnOnce(&StoredGame) -> R) -> Option<R> {
+        self.entries()
+            .by_id
+            .get(id)
+            .map(|(_, live)| look(&live.game))
+    }
+
     /// Takes game `id`'s entry out (a change is judged on it).
     fn take(&self, id: &str) -> Option<Live> {
         self.entries().by_id.remove(id).map(|(_, live)| live)
@@ -299,5 +307,82 @@ impl super::Games {
             .map_err(GameError::from)?
             .ok_or_else(|| GameError::from(GameNotFound(id.to_owned())))?;
         Live::replayed(game)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn live(id: &str, version: i64) -> Live {
+        let game = StoredGame {
+            seq: 1,
+            id: id.to_owned(),
+            variant: "chess".to_owned(),
+            start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".to_owned(),
+            white_name: "White".to_owned(),
+            black_name: "Black".to_owned(),
+            white_token_hash: String::new(),
+            black_token_hash: String::new(),
+            white_engine: None,
+            black_engine: None,
+            status: "ongoing".to_owned(),
+            winner: None,
+            termination: None,
+            draw_offer: None,
+            takeback_offer: None,
+            engine_grants_takebacks: true,
+            clock: None,
+            engine_due_at: None,
+            xiangqi_rules: None,
+            version,
+            created_at: 0,
+            updated_at: 0,
+            moves: Vec::new(),
+            undone: Vec::new(),
+        };
+        Live::replayed(game).unwrap()
+    }
+
+    #[test]
+    fn the_game_changed_longest_ago_goes_first() {
+        let cache = LiveGames::new(2);
+        cache.put(live("a", 1));
+        cache.put(live("b", 1));
+        cache.put(live("a", 2)); // a changed again: b is the oldest now
+        cache.put(live("c", 1));
+        assert_eq!(cache.len(), 2);
+        assert!(cache.take("b").is_none());
+        assert_eq!(cache.take("a").map(|l| l.game.version), Some(2));
+        assert!(cache.take("c").is_some());
+    }
+
+    #[test]
+    fn an_older_entry_never_replaces_a_newer_one() {
+        let cache = LiveGames::new(10);
+        cache.put(live("a", 3));
+        cache.put(live("a", 2));
+        assert_eq!(cache.peek("a", |g| g.version), Some(3));
+        cache.forget_before("a", 3);
+        assert_eq!(cache.peek("a", |g| g.version), Some(3));
+        cache.forget_before("a", 4);
+        assert_eq!(cache.peek("a", |g| g.version), None);
+    }
+
+    #[test]
+    fn the_order_stays_within_twice_the_entries() {
+        let cache = LiveGames::new(4);
+        for version in 1..1_000 {
+            cache.put(live("a", version));
+        }
+        assert_eq!(cache.len(), 1);
+        assert!(cache.entries().order.len() <= 2 + 16);
+    }
+
+    #[test]
+    fn no_capacity_keeps_nothing() {
+        let cache = LiveGames::new(0);
+        cache.put(live("a", 1));
+        assert_eq!(cache.len(), 0);
     }
 }

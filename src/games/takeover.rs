@@ -7,8 +7,8 @@
 //! [`ENGINE_TAKEOVER_MARGIN`] after its turn began). On a shared store each
 //! server looks every [`SWEEP_INTERVAL`] for the games past either, through
 //! an index: a due flag falls, and an overdue engine seat gets its search
-//! here. Whichever servers act, the flag falls once (checked and recorded
-//! under the game's lock) and the engine's move is written once (with the
+//! here. Whichever servers act, the flag falls once (recorded only if the
+//! game is still at the version it was checked on) and the engine's move is written once (with the
 //! game's expected ply).
 
 use std::time::Duration;

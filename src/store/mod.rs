@@ -78,8 +78,9 @@ impl From<sqlx::Error> for StoreError {
 /// [`commit`]): one connection on SQLite, which admits one writer at a time
 /// anyway (writers that contend for its lock sleep in its busy handler, up
 /// to 100 ms a try; queueing them on one connection keeps latency flat), and
-/// several on PostgreSQL, where a game's row lock serialises the writers of
-/// one game, whichever process they are in.
+/// several on PostgreSQL. Every game write checks, in its transaction, the
+/// version it was judged on, so two writers of one game cannot both win,
+/// whichever process they are in.
 ///
 /// A write that fails leaves nothing behind: its connection is replaced, and
 /// while writes keep failing the store says so ([`Store::writable`]) and
