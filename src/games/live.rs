@@ -13,8 +13,9 @@
 //! change may have touched is dropped.
 //!
 //! The cache holds at most its capacity of entries (`--live-games`); the
-//! game changed longest ago goes first. An entry costs about 1.2 KB plus
-//! about 0.7 KB a move played (chess; measured in BENCHMARKS.md).
+//! game changed longest ago goes first. An entry costs about 1.5 KB plus
+//! about 0.7 KB a move played (chess), by the sizes of its parts: a stored
+//! move and its FEN, a position of the record, a move view.
 
 use std::{
     collections::{HashMap, VecDeque},
