@@ -106,7 +106,7 @@ async fn concurrent_games_commit_together_and_a_refused_move_leaves_the_others()
 }
 
 fn token(created: &pb::CreateGameResponse, ply: usize) -> &str {
-    if ply % 2 == 0 {
+    if ply.is_multiple_of(2) {
         &created.white_token
     } else {
         &created.black_token
