@@ -10,6 +10,7 @@ export {
   GameEventKind,
   OutcomeStatus,
   Side,
+  Termination,
   Variant,
   type Clock,
   type Game,

@@ -6,15 +6,19 @@ import { Side, timestampMs, type Clock } from "../api";
 export class ClockView {
   readonly element = h("span", { class: "clock" });
   private clock: Clock | undefined;
+  private flagged = false;
   private timer: number | undefined;
 
   constructor(private readonly side: Side) {
     this.element.dataset.side = side === Side.WHITE ? "white" : "black";
   }
 
-  /** Shows a game's clock (undefined: untimed, hidden); `live` is false once the game ended. */
-  update(clock: Clock | undefined, live: boolean): void {
+  /** Shows a game's clock (undefined: untimed, hidden); `live` is false once
+   * the game ended; `flagged` when this side's time ran out (the final clock
+   * still holds its time as of the start of its turn). */
+  update(clock: Clock | undefined, live: boolean, flagged: boolean): void {
     this.clock = clock;
+    this.flagged = flagged;
     this.element.hidden = clock === undefined;
     window.clearInterval(this.timer);
     this.timer = undefined;
@@ -33,7 +37,7 @@ export class ClockView {
   /** Milliseconds left now. */
   private left(): number {
     const clock = this.clock;
-    if (!clock) return 0;
+    if (!clock || this.flagged) return 0;
     if (this.runs() && clock.deadline) return Math.max(0, timestampMs(clock.deadline) - Date.now());
     return Number(this.side === Side.WHITE ? clock.whiteMs : clock.blackMs);
   }

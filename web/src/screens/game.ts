@@ -9,6 +9,8 @@ import {
   OutcomeStatus,
   Side,
   sideName,
+  Termination,
+  Variant,
   variantName,
   watchGame,
   type Game,
@@ -125,8 +127,9 @@ class GameView {
       `${seatOf(side)?.displayName ?? sideName(side, game.variant)}${side === this.mySide ? " (you)" : ""}`;
     this.names.top.textContent = label(topSide);
     this.names.bottom.textContent = label(topSide === Side.WHITE ? Side.BLACK : Side.WHITE);
-    this.clocks.top.update(game.clock, ongoing);
-    this.clocks.bottom.update(game.clock, ongoing);
+    const flagged = this.flaggedSide();
+    this.clocks.top.update(game.clock, ongoing, flagged === topSide);
+    this.clocks.bottom.update(game.clock, ongoing, flagged !== undefined && flagged !== topSide);
     this.status.replaceChildren(this.statusText());
     if (kind === GameEventKind.DRAW_DECLINED) this.notice.textContent = "The draw offer was declined.";
     else if (kind === GameEventKind.TAKEBACK_DECLINED) this.notice.textContent = "The takeback was declined.";
@@ -148,6 +151,13 @@ class GameView {
     return this.mySide === Side.WHITE ? Side.BLACK : Side.WHITE;
   }
 
+  /** The side whose flag fell, once a game ended on time: the side to move. */
+  private flaggedSide(): Side | undefined {
+    const termination = this.game.outcome?.termination;
+    if (termination !== Termination.TIMEOUT && termination !== Termination.TIMEOUT_VS_INSUFFICIENT_MATERIAL) return undefined;
+    return this.game.fen.split(" ")[1] === "b" ? Side.BLACK : Side.WHITE;
+  }
+
   private checkSquare(): string | undefined {
     if (!this.game.isCheck) return undefined;
     const king = this.game.turn === Side.WHITE ? "K" : "k";
@@ -158,7 +168,7 @@ class GameView {
   private statusText(): HTMLElement {
     const game = this.game;
     if (!this.ongoing()) {
-      const sentence = game.outcome?.description ?? "";
+      const sentence = outcomeSentence(game);
       return h("span", { class: "outcome", "data-testid": "outcome" }, sentence.charAt(0).toUpperCase() + sentence.slice(1) + ".");
     }
     const mover = game.turn === Side.WHITE ? game.white : game.black;
@@ -335,4 +345,10 @@ class GameView {
       field("Watch this game", watchLink(this.game.id), "watch-link"),
     );
   }
+}
+
+/** The server's outcome sentence, with xiangqi's first side called Red. */
+function outcomeSentence(game: Game): string {
+  const sentence = game.outcome?.description ?? "";
+  return game.variant === Variant.XIANGQI ? sentence.replace(/\bwhite\b/gi, (w) => (w[0] === "W" ? "Red" : "red")) : sentence;
 }
