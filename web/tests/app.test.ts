@@ -134,7 +134,7 @@ describe("web app", () => {
     await black.context.close();
   });
 
-  test("an illegal move shows the server's reason", async () => {
+  test("an illegal move shows the server's reason; a takeback against the engine", async () => {
     const { page, context } = await stack.newPlayer();
     await newGame(page, { variant: "chess", opponent: "engine", level: 1 });
     await clickSquare(page, "e2");
@@ -144,6 +144,13 @@ describe("web app", () => {
     const notice = await waitForText(page, "[data-testid=notice]", judged.message);
     assert.ok(notice.endsWith(judged.message), notice);
     await screenshot(page, "chess-illegal-move");
+    // The engine grants a takeback at once: both moves are gone.
+    await clickSquare(page, "e2");
+    await clickSquare(page, "e4");
+    await waitForMoves(page, 2);
+    await page.click("[data-testid=takeback]");
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=moves] td[data-ply]").length === 0);
+    await page.waitForSelector('g.piece[data-square="e2"][data-piece="P"]');
     await context.close();
   });
 

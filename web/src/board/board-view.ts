@@ -119,7 +119,7 @@ export class BoardView {
       marks.push(
         this.geo.variant === "chess"
           ? s("rect", { x: x - 0.5, y: y - 0.5, width: 1, height: 1, class: cls })
-          : s("circle", { cx: x, cy: y, r: 0.47, class: cls }),
+          : s("circle", { cx: x, cy: y, r: 0.5, class: cls }),
       );
     };
     if (this.lastMove) for (const sq of this.lastMove) mark(sq, "last-move");
