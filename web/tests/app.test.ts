@@ -34,6 +34,8 @@ async function newGame(
   choice: { variant: "chess" | "xiangqi"; opponent: "engine" | "friend"; level?: number; colour?: "white" | "black"; minutes?: number },
 ): Promise<string> {
   await page.goto(`${stack.appUrl}/#/`);
+  await page.waitForSelector("[data-testid=new-game]");
+  if (choice.variant === "xiangqi" && choice.opponent === "engine") await screenshot(page, "new-game");
   await page.check(`input[name=variant][value=${choice.variant}]`);
   await page.check(`input[name=opponent][value=${choice.opponent}]`);
   if (choice.level !== undefined) await page.fill("[data-testid=level]", String(choice.level));
@@ -96,6 +98,10 @@ describe("web app", () => {
     await black.page.goto(invite);
     await black.page.waitForSelector("[data-game-id]");
     await waitForText(black.page, "[data-testid=status]", "White to move");
+    // Each player has their own side at the bottom.
+    const rankOf = async (page: Page, square: string) => (await page.locator(`rect.hit[data-square="${square}"]`).boundingBox())?.y ?? 0;
+    assert.ok((await rankOf(white.page, "e1")) > (await rankOf(white.page, "e8")));
+    assert.ok((await rankOf(black.page, "e1")) < (await rankOf(black.page, "e8")));
 
     await clickSquare(white.page, "e2");
     await clickSquare(white.page, "e4");
@@ -151,6 +157,26 @@ describe("web app", () => {
     await page.click("[data-testid=takeback]");
     await page.waitForFunction(() => document.querySelectorAll("[data-testid=moves] td[data-ply]").length === 0);
     await page.waitForSelector('g.piece[data-square="e2"][data-piece="P"]');
+    await context.close();
+  });
+
+  test("a pawn reaching the last rank promotes to the piece chosen", async () => {
+    const { position } = await stack.api.positions.createPosition({
+      variant: Variant.CHESS,
+      source: { case: "fen", value: "7k/P7/8/8/8/8/8/K7 w - - 0 1" },
+    });
+    assert.ok(position);
+    const { page, context } = await stack.newPlayer();
+    await page.goto(`${stack.appUrl}/#/new?variant=chess&position=${position.id}`);
+    await page.check("input[name=opponent][value=friend]");
+    await page.click("[data-testid=start]");
+    await page.waitForSelector("[data-game-id]");
+    await dragPiece(page, "a7", "a8");
+    await page.waitForSelector("[data-testid=promotion]");
+    await screenshot(page, "chess-promotion");
+    await page.click('[data-testid=promotion] [data-promotion="n"]');
+    assert.deepEqual(await waitForMoves(page, 1), ["a8=N"]);
+    await page.waitForSelector('g.piece[data-square="a8"][data-piece="N"]');
     await context.close();
   });
 

@@ -43,7 +43,7 @@ export function editorScreen(variant: VariantName): Screen {
   };
   const palette = h(
     "div",
-    { class: "palette" },
+    { class: "palette", style: `--columns: ${geo.pieceLetters.length}` },
     ...geo.pieceLetters.map(paletteButton),
     ...geo.pieceLetters.map((l) => paletteButton(l.toLowerCase())),
     paletteButton(ERASER),
