@@ -8,6 +8,7 @@ import type { VariantName } from "./board/variant";
 export {
   errorMessage as errorText,
   GameEventKind,
+  GameView,
   OutcomeStatus,
   Side,
   Termination,

@@ -14,7 +14,22 @@ const key = (gameId: string) => `arbiter.seat.${gameId}`;
 const inviteKey = (gameId: string) => `arbiter.invite.${gameId}`;
 
 export function rememberSeat(gameId: string, seat: SeatToken): void {
-  localStorage.setItem(key(gameId), JSON.stringify(seat));
+  if (rememberedSeat(gameId)?.token === seat.token) return;
+  localStorage.setItem(key(gameId), JSON.stringify({ ...seat, savedAt: Date.now() }));
+}
+
+/** The games this browser holds a seat of, most recent first. */
+export function rememberedGames(limit: number): { gameId: string; seat: SeatToken }[] {
+  const games: { gameId: string; seat: SeatToken; savedAt: number }[] = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const name = localStorage.key(i);
+    if (!name?.startsWith(key(""))) continue;
+    const gameId = name.slice(key("").length);
+    const seat = rememberedSeat(gameId);
+    const savedAt = Number((JSON.parse(localStorage.getItem(name) ?? "{}") as { savedAt?: number }).savedAt ?? 0);
+    if (seat) games.push({ gameId, seat, savedAt });
+  }
+  return games.sort((a, b) => b.savedAt - a.savedAt).slice(0, limit);
 }
 
 export function rememberedSeat(gameId: string): SeatToken | undefined {

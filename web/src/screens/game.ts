@@ -22,7 +22,7 @@ import { button, h } from "../dom";
 import { ClockView } from "../game/clock";
 import { MoveList } from "../game/move-list";
 import { choosePromotion } from "../game/promotion";
-import { rememberedInvite, rememberedSeat, rememberSeat, watchLink, type SeatToken } from "../seats";
+import { rememberedInvite, rememberedSeat, rememberSeat, seatLink, watchLink, type SeatToken } from "../seats";
 import type { Screen } from "./screen";
 
 export function gameScreen(gameId: string, seatInUrl: SeatToken | undefined): Screen {
@@ -342,6 +342,7 @@ class GameView {
       "div",
       { class: "panel links" },
       invite ? field("Your friend's seat: send them this link", invite, "invite-link") : null,
+      this.seat ? field("Your seat: keep this link to play on from elsewhere", seatLink(this.game.id, this.seat), "seat-link") : null,
       field("Watch this game", watchLink(this.game.id), "watch-link"),
     );
   }

@@ -2,9 +2,9 @@
 // against a friend (two seat links), from the standard start or a saved
 // position.
 
-import { api, errorText, Variant } from "../api";
+import { api, errorText, GameView, Side, sideName, Variant } from "../api";
 import { h } from "../dom";
-import { rememberInvite, rememberSeat, seatLink, type SeatToken, type SideName } from "../seats";
+import { rememberedGames, rememberInvite, rememberSeat, seatLink, type SeatToken, type SideName } from "../seats";
 import type { Screen } from "./screen";
 
 /** Time controls offered: minutes + increment seconds; "none" is untimed. */
@@ -124,7 +124,33 @@ export function newGameScreen(options: NewGameOptions): Screen {
   });
 
   return {
-    element: h("section", {}, h("h1", {}, "New game"), form),
+    element: h("section", {}, h("h1", {}, "New game"), form, yourGames()),
     dispose() {},
   };
+}
+
+const YOUR_GAMES = 8;
+
+/** The games this browser plays, each with where it stands (filled in as
+ * the server answers). */
+function yourGames(): HTMLElement | null {
+  const games = rememberedGames(YOUR_GAMES);
+  if (games.length === 0) return null;
+  const list = h("ul", { "data-testid": "your-games" });
+  for (const { gameId, seat } of games) {
+    const state = h("span", {});
+    list.append(h("li", {}, h("a", { href: `#/game/${encodeURIComponent(gameId)}` }, gameId), " ", state));
+    api.games
+      .getGame({ gameId, view: GameView.BASIC })
+      .then(({ game }) => {
+        if (!game) return;
+        const white = seat.side === "white";
+        const other = white ? game.black : game.white;
+        const variant = game.variant === Variant.XIANGQI ? "xiangqi" : "chess";
+        const mine = sideName(white ? Side.WHITE : Side.BLACK, game.variant);
+        state.textContent = `${variant}, you (${mine}) against ${other?.displayName ?? ""}: ${game.outcome?.description ?? ""}`;
+      })
+      .catch((err: unknown) => (state.textContent = errorText(err)));
+  }
+  return h("div", { class: "panel" }, h("h2", {}, "Your games"), list);
 }
