@@ -22,7 +22,10 @@ import { button, h } from "../dom";
 import { ClockView } from "../game/clock";
 import { MoveList } from "../game/move-list";
 import { choosePromotion } from "../game/promotion";
-import { rememberedInvite, rememberedSeat, rememberSeat, seatLink, watchLink, type SeatToken } from "../seats";
+import { SeatActions } from "../game/seat-actions";
+import { linksPanel } from "../game/links";
+import { downloadPgn } from "../game/pgn";
+import { rememberedSeat, rememberSeat, type SeatToken } from "../seats";
 import type { Screen } from "./screen";
 
 export function gameScreen(gameId: string, seatInUrl: SeatToken | undefined): Screen {
@@ -70,8 +73,7 @@ class GameView {
   private readonly names = { top: h("span", { class: "player-name" }), bottom: h("span", { class: "player-name" }) };
   private readonly status = h("div", { class: "status", "data-testid": "status" });
   private readonly notice = h("div", { class: "notice", "data-testid": "notice", role: "alert" });
-  private readonly offers = h("div", { "data-testid": "offers" });
-  private readonly controls = h("div", { class: "controls" });
+  private readonly actions: SeatActions;
   private readonly promotionHost = h("div");
   private game: Game;
   /** Legal moves of the current position by origin square. */
@@ -91,6 +93,9 @@ class GameView {
       destinations: (from) => [...new Set((this.legal.get(from) ?? []).map((m) => m.to))],
       onMove: (from, to) => void this.attempt(from, to),
     });
+    this.actions = new SeatActions(game.id, this.mySide, seat?.token, (message) => {
+      this.notice.textContent = message === "" ? "" : errorText(message);
+    });
     this.moveList = new MoveList(this.geo.variant === "xiangqi");
     this.clocks = { top: new ClockView(flipped ? Side.WHITE : Side.BLACK), bottom: new ClockView(flipped ? Side.BLACK : Side.WHITE) };
     const bar = (where: "top" | "bottom") =>
@@ -102,9 +107,9 @@ class GameView {
       h(
         "div",
         {},
-        h("div", { class: "panel" }, this.status, this.notice, this.offers, this.controls),
+        h("div", { class: "panel" }, this.status, this.notice, this.actions.offers, this.actions.buttons),
         this.moveList.element,
-        this.linksPanel(),
+        linksPanel(game.id, seat),
       ),
     );
   }
@@ -134,8 +139,12 @@ class GameView {
     if (kind === GameEventKind.DRAW_DECLINED) this.notice.textContent = "The draw offer was declined.";
     else if (kind === GameEventKind.TAKEBACK_DECLINED) this.notice.textContent = "The takeback was declined.";
     else if (kind !== GameEventKind.SNAPSHOT) this.notice.textContent = "";
-    this.drawOffers();
-    this.drawControls();
+    this.actions.update(game, [
+      button("Flip board", () => this.board.setFlipped(!this.board.flipped)),
+      button("Download PGN", () => downloadPgn(game.id).catch((err: unknown) => (this.notice.textContent = errorText(err))), {
+        "data-testid": "download-pgn",
+      }),
+    ]);
     if (this.myTurn()) void this.loadLegalMoves();
   }
 
@@ -145,10 +154,6 @@ class GameView {
 
   private myTurn(): boolean {
     return this.mySide !== undefined && this.ongoing() && this.game.turn === this.mySide;
-  }
-
-  private opponent(): Side {
-    return this.mySide === Side.WHITE ? Side.BLACK : Side.WHITE;
   }
 
   /** The side whose flag fell, once a game ended on time: the side to move. */
@@ -232,119 +237,6 @@ class GameView {
       this.notice.textContent = errorText(err);
       this.board.deselect();
     }
-  }
-
-  /** Runs a seat action, showing the server's refusal if any. */
-  private act(action: (gameId: string, seatToken: string) => Promise<unknown>): void {
-    if (!this.seat) return;
-    const seat = this.seat;
-    this.notice.textContent = "";
-    action(this.game.id, seat.token).catch((err: unknown) => {
-      this.notice.textContent = errorText(err);
-    });
-  }
-
-  private drawOffers(): void {
-    const game = this.game;
-    const items: HTMLElement[] = [];
-    if (this.mySide !== undefined && this.ongoing()) {
-      const theirs = this.opponent();
-      if (game.drawOffer === theirs) {
-        items.push(
-          h(
-            "div",
-            { class: "offer", "data-testid": "draw-offer" },
-            "Your opponent offers a draw. ",
-            button("Accept draw", () => this.act((gameId, seatToken) => api.games.respondToDraw({ gameId, seatToken, accept: true })), { "data-testid": "accept-draw" }),
-            " ",
-            button("Decline", () => this.act((gameId, seatToken) => api.games.respondToDraw({ gameId, seatToken, accept: false })), { "data-testid": "decline-draw" }),
-          ),
-        );
-      } else if (game.drawOffer === this.mySide) {
-        items.push(h("div", { class: "offer" }, "You offered a draw."));
-      }
-      if (game.takebackOffer === theirs) {
-        items.push(
-          h(
-            "div",
-            { class: "offer", "data-testid": "takeback-offer" },
-            "Your opponent asks to take back their last move. ",
-            button("Accept takeback", () => this.act((gameId, seatToken) => api.games.respondToTakeback({ gameId, seatToken, accept: true })), { "data-testid": "accept-takeback" }),
-            " ",
-            button("Decline", () => this.act((gameId, seatToken) => api.games.respondToTakeback({ gameId, seatToken, accept: false })), { "data-testid": "decline-takeback" }),
-          ),
-        );
-      } else if (game.takebackOffer === this.mySide) {
-        items.push(h("div", { class: "offer" }, "You asked to take back your last move."));
-      }
-    } else if (this.ongoing() && game.drawOffer !== Side.UNSPECIFIED) {
-      items.push(h("div", { class: "offer" }, `${sideName(game.drawOffer, game.variant)} offers a draw.`));
-    }
-    this.offers.replaceChildren(...items);
-  }
-
-  private drawControls(): void {
-    const game = this.game;
-    const playing = this.mySide !== undefined && this.ongoing();
-    const buttons: HTMLButtonElement[] = [];
-    if (playing) {
-      buttons.push(
-        button("Resign", () => this.act((gameId, seatToken) => api.games.resign({ gameId, seatToken })), { "data-testid": "resign" }),
-        button("Offer draw", () => this.act((gameId, seatToken) => api.games.offerDraw({ gameId, seatToken })), {
-          "data-testid": "offer-draw",
-          disabled: game.drawOffer !== Side.UNSPECIFIED,
-        }),
-        button("Take back", () => this.act((gameId, seatToken) => api.games.proposeTakeback({ gameId, seatToken })), {
-          "data-testid": "takeback",
-          disabled: game.ply === 0 || game.takebackOffer !== Side.UNSPECIFIED,
-        }),
-      );
-      if (this.myTurn() && (game.outcome?.claimableDraws.length ?? 0) > 0) {
-        buttons.push(
-          button("Claim draw", () => this.act((gameId, seatToken) => api.games.claimDraw({ gameId, seatToken })), { "data-testid": "claim-draw", class: "primary" }),
-        );
-      }
-    }
-    buttons.push(
-      button("Flip board", () => this.board.setFlipped(!this.board.flipped)),
-      button("Download PGN", () => void this.downloadPgn(), { "data-testid": "download-pgn" }),
-    );
-    this.controls.replaceChildren(...buttons);
-  }
-
-  private async downloadPgn(): Promise<void> {
-    try {
-      const { pgn } = await api.games.exportGame({ gameId: this.game.id });
-      const url = URL.createObjectURL(new Blob([pgn], { type: "application/x-chess-pgn" }));
-      const a = h("a", { href: url, download: `arbiter-${this.game.id}.pgn` });
-      document.body.append(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
-    } catch (err) {
-      this.notice.textContent = errorText(err);
-    }
-  }
-
-  private linksPanel(): HTMLElement {
-    const invite = rememberedInvite(this.game.id);
-    const field = (label: string, value: string, testid: string) => {
-      const input = h("input", { readonly: true, value, "data-testid": testid });
-      input.addEventListener("focus", () => input.select());
-      return h(
-        "div",
-        {},
-        h("label", {}, label),
-        h("div", { class: "row" }, input, button("Copy", () => void navigator.clipboard?.writeText(value))),
-      );
-    };
-    return h(
-      "div",
-      { class: "panel links" },
-      invite ? field("Your friend's seat: send them this link", invite, "invite-link") : null,
-      this.seat ? field("Your seat: keep this link to play on from elsewhere", seatLink(this.game.id, this.seat), "seat-link") : null,
-      field("Watch this game", watchLink(this.game.id), "watch-link"),
-    );
   }
 }
 
