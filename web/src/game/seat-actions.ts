@@ -40,6 +40,10 @@ export class SeatActions {
           disabled: game.ply === 0 || game.takebackOffer !== Side.UNSPECIFIED,
         }),
       );
+      // A game can be aborted until both sides have moved.
+      if (game.ply < 2) {
+        buttons.push(button("Abort", this.act((call) => api.games.abort(call)), { "data-testid": "abort" }));
+      }
       if (game.turn === this.side && (game.outcome?.claimableDraws.length ?? 0) > 0) {
         buttons.push(
           button("Claim draw", this.act((call) => api.games.claimDraw(call)), { "data-testid": "claim-draw", class: "primary" }),

@@ -19,6 +19,8 @@ const TIME_CONTROLS: { label: string; value: string }[] = [
   { label: "Custom…", value: "custom" },
 ];
 
+const NAME_KEY = "arbiter.displayName";
+
 export interface NewGameOptions {
   variant?: "chess" | "xiangqi";
   positionId?: string;
@@ -57,6 +59,7 @@ export function newGameScreen(options: NewGameOptions): Screen {
     { name: "time", "data-testid": "time" },
     ...TIME_CONTROLS.map((tc) => h("option", { value: tc.value }, tc.label)),
   );
+  const nameInput = h("input", { type: "text", name: "name", maxlength: 100, "data-testid": "name", value: localStorage.getItem(NAME_KEY) ?? "" });
   const customMinutes = h("input", { type: "number", min: 0.05, step: "any", value: 3, name: "custom-minutes", "data-testid": "custom-minutes", style: "width: 6rem" });
   const customIncrement = h("input", { type: "number", min: 0, step: 1, value: 2, name: "custom-increment", "data-testid": "custom-increment", style: "width: 5rem" });
   const customClock = h("div", { class: "row" }, customMinutes, "minutes +", customIncrement, "seconds a move");
@@ -72,6 +75,7 @@ export function newGameScreen(options: NewGameOptions): Screen {
     h("fieldset", {}, h("legend", {}, "Game"), ...radios("variant", [["chess", "Chess"], ["xiangqi", "Xiangqi"]], options.variant ?? "chess")),
     h("fieldset", {}, h("legend", {}, "Opponent"), ...radios("opponent", [["engine", "The engine"], ["friend", "A friend (share a link)"]], "engine")),
     engineOnly,
+    h("fieldset", {}, h("legend", {}, "Your name (optional)"), nameInput),
     h("fieldset", {}, h("legend", {}, "You play"), ...radios("colour", [["white", "White / Red"], ["black", "Black"], ["random", "Random"]], "white")),
     h("fieldset", {}, h("legend", {}, "Time control"), timeSelect, customClock),
     options.positionId
@@ -99,13 +103,15 @@ export function newGameScreen(options: NewGameOptions): Screen {
         ? timeControl(Number(customMinutes.value), Number(customIncrement.value))
         : presetTimeControl(timeSelect.value);
     const engineSeat = { engine: { level: Number(levelInput.value) } };
+    const mySeat = { displayName: nameInput.value.trim() };
+    localStorage.setItem(NAME_KEY, mySeat.displayName);
     notice.textContent = "";
     api.games
       .createGame({
         variant,
         start: options.positionId ? { case: "positionId", value: options.positionId } : { case: undefined },
-        white: engine && me === "black" ? engineSeat : {},
-        black: engine && me === "white" ? engineSeat : {},
+        white: me === "white" ? mySeat : engine ? engineSeat : {},
+        black: me === "black" ? mySeat : engine ? engineSeat : {},
         timeControl: clock,
       })
       .then((created) => {
