@@ -47,7 +47,7 @@ export class ClockView {
     const ms = this.left();
     this.element.textContent = formatClock(ms);
     this.element.classList.toggle("running", this.runs() && this.timer !== undefined);
-    this.element.classList.toggle("low", ms < 10_000);
+    this.element.classList.toggle("low", ms < 10_000 && (this.runs() || this.flagged));
     if (ms === 0) window.clearInterval(this.timer);
   }
 }
