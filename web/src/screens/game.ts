@@ -29,7 +29,12 @@ import { rememberedSeat, rememberSeat, type SeatToken } from "../seats";
 import type { Screen } from "./screen";
 
 export function gameScreen(gameId: string, seatInUrl: SeatToken | undefined): Screen {
-  if (seatInUrl) rememberSeat(gameId, seatInUrl);
+  if (seatInUrl) {
+    rememberSeat(gameId, seatInUrl);
+    // The token stays in this browser's storage, not in the address bar
+    // (nor in its history, nor in a screenshot of it).
+    history.replaceState(null, "", `#/game/${encodeURIComponent(gameId)}`);
+  }
   const seat = seatInUrl ?? rememberedSeat(gameId);
   const root = h("section", { class: "game", "data-testid": "game" }, h("p", {}, "Loading the game…"));
   const abort = new AbortController();
