@@ -13,6 +13,7 @@ export {
   Side,
   Termination,
   Variant,
+  XiangqiRules,
   type Clock,
   type Game,
   type Move,

@@ -2,7 +2,7 @@
 // against a friend (two seat links), from the standard start or a saved
 // position.
 
-import { api, errorText, GameView, Side, sideName, Variant } from "../api";
+import { api, errorText, GameView, Side, sideName, Variant, XiangqiRules } from "../api";
 import { h } from "../dom";
 import { rememberedGames, rememberInvite, rememberSeat, seatLink, type SeatToken, type SideName } from "../seats";
 import type { Screen } from "./screen";
@@ -63,6 +63,14 @@ export function newGameScreen(options: NewGameOptions): Screen {
   const customMinutes = h("input", { type: "number", min: 0.05, step: "any", value: 3, name: "custom-minutes", "data-testid": "custom-minutes", style: "width: 6rem" });
   const customIncrement = h("input", { type: "number", min: 0, step: 1, value: 2, name: "custom-increment", "data-testid": "custom-increment", style: "width: 5rem" });
   const customClock = h("div", { class: "row" }, customMinutes, "minutes +", customIncrement, "seconds a move");
+  const rulesSelect = h(
+    "select",
+    { name: "xiangqi-rules", "data-testid": "xiangqi-rules" },
+    h("option", { value: String(XiangqiRules.ASIAN) }, "Asian rules: perpetual check or chase loses"),
+    h("option", { value: String(XiangqiRules.ASIAN_REFUSING) }, "Asian rules, the forbidden repetition refused"),
+    h("option", { value: String(XiangqiRules.REPETITION_DRAWS) }, "Casual: every repetition draws"),
+  );
+  const xiangqiOnly = h("fieldset", {}, h("legend", {}, "Xiangqi repetitions"), rulesSelect);
   const engineOnly = h(
     "fieldset",
     {},
@@ -78,6 +86,7 @@ export function newGameScreen(options: NewGameOptions): Screen {
     h("fieldset", {}, h("legend", {}, "Your name (optional)"), nameInput),
     h("fieldset", {}, h("legend", {}, "You play"), ...radios("colour", [["white", "White / Red"], ["black", "Black"], ["random", "Random"]], "white")),
     h("fieldset", {}, h("legend", {}, "Time control"), timeSelect, customClock),
+    xiangqiOnly,
     options.positionId
       ? h("p", {}, "Starting from saved position ", h("code", {}, options.positionId), ".")
       : null,
@@ -88,6 +97,7 @@ export function newGameScreen(options: NewGameOptions): Screen {
   const sync = () => {
     engineOnly.hidden = value("opponent") !== "engine";
     customClock.hidden = timeSelect.value !== "custom";
+    xiangqiOnly.hidden = value("variant") !== "xiangqi";
   };
   form.addEventListener("change", sync);
   sync();
@@ -113,6 +123,7 @@ export function newGameScreen(options: NewGameOptions): Screen {
         white: me === "white" ? mySeat : engine ? engineSeat : {},
         black: me === "black" ? mySeat : engine ? engineSeat : {},
         timeControl: clock,
+        xiangqiRules: variant === Variant.XIANGQI ? (Number(rulesSelect.value) as XiangqiRules) : XiangqiRules.UNSPECIFIED,
       })
       .then((created) => {
         const game = created.game;
