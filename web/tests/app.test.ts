@@ -89,7 +89,7 @@ describe("web app", () => {
     await context.close();
   });
 
-  test("two players of a chess game see each other's moves, a draw offered and accepted, and the PGN", async () => {
+  test("two players of a chess game see each other's moves, a draw offered and accepted, the moves gone through again, and the PGN", async () => {
     const white = await stack.newPlayer();
     const gameId = await newGame(white.page, { variant: "chess", opponent: "friend" });
     const invite = await white.page.inputValue("[data-testid=invite-link]");
@@ -126,6 +126,17 @@ describe("web app", () => {
     for (const player of [white, black]) {
       assert.match(await waitForText(player.page, "[data-testid=outcome]", "agreement"), /drawn by agreement/i);
     }
+
+    // The moves can be gone through again: the board after 1. e4.
+    await white.page.click('[data-testid=moves] td[data-ply="0"]');
+    await white.page.waitForSelector('g.piece[data-square="e7"][data-piece="p"]');
+    await white.page.keyboard.press("ArrowRight");
+    await white.page.waitForSelector('g.piece[data-square="e5"][data-piece="p"]');
+    assert.equal(await white.page.locator('g.piece[data-square="f3"]').count(), 0);
+    await white.page.keyboard.press("ArrowRight");
+    await white.page.keyboard.press("ArrowRight");
+    await white.page.keyboard.press("ArrowRight");
+    await white.page.waitForSelector('g.piece[data-square="b5"][data-piece="B"]');
 
     const [download] = await Promise.all([
       white.page.waitForEvent("download"),

@@ -14,7 +14,14 @@ export class MoveList {
   private notation: XiangqiNotation = localStorage.getItem(NOTATION_KEY) === "chinese" ? "chinese" : "wxf";
   private moves: PlayedMove[] = [];
 
-  constructor(private readonly xiangqi: boolean) {
+  /** The ply whose position the board shows instead of the current one. */
+  private reviewed: number | undefined;
+
+  constructor(
+    private readonly xiangqi: boolean,
+    /** Shows the position after a move (undefined: the current position). */
+    private readonly review: (move: PlayedMove | undefined) => void,
+  ) {
     const header = h("div", { class: "row" }, h("h2", {}, "Moves"));
     if (xiangqi) {
       const toggle = button(this.toggleLabel(), () => {
@@ -28,8 +35,24 @@ export class MoveList {
     this.element = h("div", { class: "panel" }, header, this.body);
   }
 
+  /** Shows the game's moves; a new move ends a review. */
   update(moves: PlayedMove[]): void {
     this.moves = moves;
+    this.reviewed = undefined;
+    this.draw();
+  }
+
+  /** Steps the reviewed position by `delta` moves (the last step returns to
+   * the game). */
+  step(delta: number): void {
+    const last = this.moves.length - 1;
+    const at = Math.min(Math.max((this.reviewed ?? last) + delta, 0), last);
+    this.select(at === last ? undefined : at);
+  }
+
+  private select(ply: number | undefined): void {
+    this.reviewed = ply;
+    this.review(ply === undefined ? undefined : this.moves[ply]);
     this.draw();
   }
 
@@ -50,10 +73,14 @@ export class MoveList {
     const cells: (PlayedMove | undefined)[] = blackFirst ? [undefined, ...this.moves] : [...this.moves];
     const rows: HTMLTableRowElement[] = [];
     for (let i = 0; i < cells.length; i += 2) {
-      const cell = (m: PlayedMove | undefined) => h("td", { "data-ply": m?.ply }, m ? this.text(m) : "");
+      const cell = (m: PlayedMove | undefined) => {
+        const td = h("td", { "data-ply": m?.ply, class: m && m.ply === this.reviewed ? "reviewed" : undefined }, m ? this.text(m) : "");
+        if (m) td.addEventListener("click", () => this.select(m.ply === this.moves.length - 1 ? undefined : m.ply));
+        return td;
+      };
       rows.push(h("tr", {}, h("td", { class: "num" }, `${i / 2 + 1}.`), cell(cells[i]), cell(cells[i + 1])));
     }
     this.body.replaceChildren(h("table", {}, h("tbody", {}, ...rows)));
-    this.body.scrollTop = this.body.scrollHeight;
+    if (this.reviewed === undefined) this.body.scrollTop = this.body.scrollHeight;
   }
 }

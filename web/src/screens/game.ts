@@ -15,6 +15,7 @@ import {
   watchGame,
   type Game,
   type Move,
+  type PlayedMove,
 } from "../api";
 import { BoardView } from "../board/board-view";
 import { geometryOf, isWhitePiece, readPlacement, type Geometry } from "../board/variant";
@@ -79,6 +80,13 @@ class GameView {
   private readonly status = h("div", { class: "status", "data-testid": "status" });
   private readonly notice = h("div", { class: "notice", "data-testid": "notice", role: "alert" });
   private readonly actions: SeatActions;
+  /** Whether the board shows an earlier position (moving is off then). */
+  private reviewing = false;
+  private readonly keys = (e: KeyboardEvent) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+    if (e.key === "ArrowLeft") this.moveList.step(-1);
+    else if (e.key === "ArrowRight") this.moveList.step(1);
+  };
   private readonly promotionHost = h("div");
   private game: Game;
   /** Legal moves of the current position by origin square. */
@@ -94,17 +102,19 @@ class GameView {
     this.mySide = seat ? (seat.side === "white" ? Side.WHITE : Side.BLACK) : undefined;
     const flipped = this.mySide === Side.BLACK;
     this.board = new BoardView(this.geo, flipped, {
-      canPick: (piece) => this.myTurn() && isWhitePiece(piece) === (this.mySide === Side.WHITE),
+      canPick: (piece) => !this.reviewing && this.myTurn() && isWhitePiece(piece) === (this.mySide === Side.WHITE),
       destinations: (from) => [...new Set((this.legal.get(from) ?? []).map((m) => m.to))],
       onMove: (from, to) => void this.attempt(from, to),
     });
     this.actions = new SeatActions(game.id, this.mySide, seat?.token, (message) => {
       this.notice.textContent = message === "" ? "" : errorText(message);
     });
-    this.moveList = new MoveList(this.geo.variant === "xiangqi");
+    this.moveList = new MoveList(this.geo.variant === "xiangqi", (move) => this.review(move));
     this.clocks = { top: new ClockView(flipped ? Side.WHITE : Side.BLACK), bottom: new ClockView(flipped ? Side.BLACK : Side.WHITE) };
     const bar = (where: "top" | "bottom") =>
       h("div", { class: "player-bar", "data-testid": `player-${where}` }, this.names[where], this.clocks[where].element);
+    // The arrow keys step through the moves.
+    document.addEventListener("keydown", this.keys);
     this.element = h(
       "div",
       { class: "game-layout", "data-game-id": game.id, "data-variant": this.geo.variant },
@@ -120,6 +130,7 @@ class GameView {
   }
 
   dispose(): void {
+    document.removeEventListener("keydown", this.keys);
     this.clocks.top.dispose();
     this.clocks.bottom.dispose();
   }
@@ -128,8 +139,7 @@ class GameView {
   show(game: Game, kind: GameEventKind): void {
     this.game = game;
     const ongoing = this.ongoing();
-    const last = game.moves.at(-1)?.move;
-    this.board.setPosition(game.fen, last ? [last.from, last.to] : undefined, this.checkSquare());
+    this.showCurrent();
     this.moveList.update(game.moves);
     const topSide = this.board.flipped ? Side.WHITE : Side.BLACK;
     const seatOf = (side: Side) => (side === Side.WHITE ? game.white : game.black);
@@ -151,6 +161,22 @@ class GameView {
       }),
     ]);
     if (this.myTurn()) void this.loadLegalMoves();
+  }
+
+  private showCurrent(): void {
+    this.reviewing = false;
+    const last = this.game.moves.at(-1)?.move;
+    this.board.setPosition(this.game.fen, last ? [last.from, last.to] : undefined, this.checkSquare());
+  }
+
+  /** Shows the position after an earlier move (undefined: the current one). */
+  private review(move: PlayedMove | undefined): void {
+    if (!move?.move) {
+      this.showCurrent();
+      return;
+    }
+    this.reviewing = true;
+    this.board.setPosition(move.fenAfter, [move.move.from, move.move.to]);
   }
 
   private ongoing(): boolean {
