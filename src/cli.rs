@@ -176,6 +176,11 @@ pub struct ServeArgs {
     /// address, a port apart from --listen. Default: none.
     #[arg(long, env = "ARBITER_METRICS_LISTEN")]
     metrics_listen: Option<String>,
+    /// Do not serve the web app built into the binary (GET / and its
+    /// assets): the port then answers gRPC and grpc-web only. The
+    /// variable takes true/false, 1/0, yes/no, on/off.
+    #[arg(long, env = "ARBITER_NO_WEB", value_parser = clap::builder::BoolishValueParser::new())]
+    no_web: bool,
 }
 
 impl ServeArgs {
@@ -210,6 +215,7 @@ impl ServeArgs {
             tls_key,
             tls_client_ca,
             metrics_listen,
+            no_web,
             listen: _,
             log_format: _,
         } = self;
@@ -243,6 +249,7 @@ impl ServeArgs {
                 client_ca: tls_client_ca,
             }),
             metrics_listen,
+            web: !no_web,
             ..ServerConfig::new(database_url)
         }
     }

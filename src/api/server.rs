@@ -31,6 +31,7 @@ use super::{
     small_frames::SmallFrames,
     tls::{Tls, TlsFiles},
     watch::{GamesRoutes, Watchers, encode_event},
+    web::WebApp,
 };
 use crate::{
     analysis::{Analyst, Capacity},
@@ -133,6 +134,9 @@ pub struct ServerConfig {
     pub tls: Option<TlsFiles>,
     /// Serve Prometheus metrics on this address (`None`: no metrics).
     pub metrics_listen: Option<String>,
+    /// Serve the web app built into the binary on GET and HEAD (see
+    /// `web`); false: those go to the API like every other request.
+    pub web: bool,
 }
 
 impl ServerConfig {
@@ -166,6 +170,7 @@ impl ServerConfig {
             shutdown_grace: Duration::from_secs(10),
             tls: None,
             metrics_listen: None,
+            web: true,
         }
     }
 
@@ -303,6 +308,9 @@ pub async fn serve(
         ))
         .prepare();
     let service = ServiceBuilder::new()
+        // Outermost: a page is no RPC, for the spans, the metrics and the
+        // request limits alike.
+        .layer_fn(|inner| WebApp::new(inner, config.web))
         .layer_fn(Traced)
         .layer(cors)
         .layer(tonic_web::GrpcWebLayer::new())
