@@ -88,6 +88,7 @@ export async function startStack(): Promise<Stack> {
   const served = await fetch(`${serverUrl}/`).then(async (r) => r.ok && (await r.text()).includes('id="app"')).catch(() => false);
   const front = served ? undefined : await serveDist(serverUrl);
   const appUrl = front ? front.url : serverUrl;
+  console.log(`app served by ${front ? "the tests, from web/dist" : "the binary"}`);
   const browser = await chromium.launch({ executablePath: chromiumBin, headless: true, args: CHROMIUM_ARGS });
   mkdirSync(screenshotDir, { recursive: true });
   return {
