@@ -34,7 +34,7 @@ use super::{
 };
 use crate::{
     analysis::{Analyst, Capacity},
-    games::{AdminToken, Games, PgnLimits, SystemTime, TimeSource, Watching},
+    games::{AdminToken, Games, LeaseTimes, PgnLimits, SystemTime, TimeSource, Watching},
     peers::CreateRate,
     positions::Positions,
     store::Store,
@@ -133,6 +133,9 @@ pub struct ServerConfig {
     pub tls: Option<TlsFiles>,
     /// Serve Prometheus metrics on this address (`None`: no metrics).
     pub metrics_listen: Option<String>,
+    /// How long a lease on a shard of games lasts and how often its owner
+    /// renews it (servers sharing a PostgreSQL database).
+    pub lease_times: LeaseTimes,
 }
 
 impl ServerConfig {
@@ -166,6 +169,7 @@ impl ServerConfig {
             shutdown_grace: Duration::from_secs(10),
             tls: None,
             metrics_listen: None,
+            lease_times: LeaseTimes::DEFAULT,
         }
     }
 
@@ -193,6 +197,7 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let lease_times = config.lease_times.check()?;
     let tls = config.tls.clone().map(Tls::load).transpose()?.map(Arc::new);
     let metrics_endpoint = match &config.metrics_listen {
         Some(addr) => {
@@ -259,8 +264,8 @@ pub async fn serve(
         moves: config.import_max_moves,
         tokens: config.import_max_tokens,
     });
-    let resumed = games.resume_engines().await?;
-    let clocks = games.resume_clocks().await?;
+    let (resumed, clocks) = games.take_ownership(lease_times).await?;
+    let owner = games.clone();
     let metrics_addr = metrics_endpoint
         .as_ref()
         .and_then(|(listener, _)| listener.local_addr().ok());
@@ -278,7 +283,7 @@ pub async fn serve(
         shutdown.await;
         let _ = stop_watchers.send(true);
     };
-    tracing::info!(%addr, metrics = ?metrics_addr, database = %store.url(), engine_slots = config.engine_slots, resumed_engine_games = resumed, running_clocks = clocks, "arbiter listening");
+    tracing::info!(%addr, metrics = ?metrics_addr, database = %store.url(), engine_slots = config.engine_slots, resumed_engine_games = resumed, running_clocks = clocks, leases = owner.leases_held(), "arbiter listening");
     let routes = Routes::new(requests!(health, MAX_SMALL_REQUEST_BYTES))
         .add_service(requests!(reflection_v1, MAX_SMALL_REQUEST_BYTES))
         .add_service(requests!(reflection_v1alpha, MAX_SMALL_REQUEST_BYTES))
@@ -340,6 +345,7 @@ pub async fn serve(
     if let Some(endpoint) = metrics_endpoint {
         endpoint.abort();
     }
+    owner.give_up_ownership().await;
     store.close().await;
     Ok(())
 }
