@@ -143,4 +143,111 @@ mod tests {
         assert!(shards.iter().all(|s| (0..64).contains(s)));
         assert_eq!(shard_of("abc", 0), 0);
     }
+
+    #[derive(Debug)]
+    enum Refused {
+        Store(StoreError),
+        NotFound,
+    }
+
+    impl From<StoreError> for Refused {
+        fn from(e: StoreError) -> Refused {
+            Refused::Store(e)
+        }
+    }
+
+    impl From<super::super::GameNotFound> for Refused {
+        fn from(_: super::super::GameNotFound) -> Refused {
+            Refused::NotFound
+        }
+    }
+
+    /// A change to game `id` under `fence`: the game's version after it.
+    async fn fenced_change(store: &Store, id: &str, fence: &Fence) -> Result<i64, Refused> {
+        let (game, ()) = store
+            .update_game_fenced(id, Some(fence), |_| {
+                Ok::<_, Refused>(super::super::Update {
+                    value: (),
+                    event: "draw_offered",
+                    side: None,
+                })
+            })
+            .await?;
+        Ok(game.version)
+    }
+
+    #[tokio::test]
+    async fn a_write_fenced_by_a_lease_taken_over_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("leases.db").display());
+        let store = Store::connect(&url).await.unwrap();
+        let game = store
+            .insert_game(super::super::NewGame {
+                id: "g1".into(),
+                variant: "chess".into(),
+                start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+                white_name: "W".into(),
+                black_name: "B".into(),
+                white_token_hash: "w".into(),
+                black_token_hash: "b".into(),
+                white_engine: None,
+                black_engine: None,
+                moves: Vec::new(),
+                status: "ongoing".into(),
+                winner: None,
+                termination: None,
+                engine_grants_takebacks: true,
+                clock: None,
+                engine_due_at: None,
+                xiangqi_rules: None,
+            })
+            .await
+            .unwrap();
+        let shard = shard_of(&game.id, store.lease_shards().await.unwrap());
+        // Claimed by `a`, for no time: it runs out at once.
+        let leases = store.renew_and_claim_leases("a", 0).await.unwrap();
+        assert_eq!(leases.len(), 64);
+        let epoch = leases.iter().find(|l| l.shard == shard).unwrap().epoch;
+        let fence = Fence {
+            shard,
+            owner: "a".into(),
+            epoch,
+        };
+        assert_eq!(fenced_change(&store, &game.id, &fence).await.unwrap(), 1);
+        // `b` takes the lease over: `a`'s write is refused, nothing written.
+        let taken = store.renew_and_claim_leases("b", 60_000).await.unwrap();
+        assert!(taken.contains(&Lease {
+            shard,
+            epoch: epoch + 1
+        }));
+        assert!(matches!(
+            fenced_change(&store, &game.id, &fence).await,
+            Err(Refused::Store(StoreError::LeaseLost { .. }))
+        ));
+        assert_eq!(store.game(&game.id).await.unwrap().unwrap().version, 1);
+        assert!(
+            store
+                .renew_and_claim_leases("a", 0)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        let fence = Fence {
+            owner: "b".into(),
+            epoch: epoch + 1,
+            ..fence
+        };
+        assert_eq!(fenced_change(&store, &game.id, &fence).await.unwrap(), 2);
+        // Given up, the lease is claimed at once by another.
+        store.release_leases("b").await.unwrap();
+        assert_eq!(
+            store
+                .renew_and_claim_leases("c", 60_000)
+                .await
+                .unwrap()
+                .len(),
+            64
+        );
+        store.close().await;
+    }
 }
