@@ -36,9 +36,9 @@ const LEASE: Duration = Duration::from_secs(2);
 /// `--lease-renew-interval` of the replicas.
 const RENEW: Duration = Duration::from_millis(500);
 
-/// Knights out and back: any number of plies, no capture, no mate (a
-/// fivefold repetition would end the game after 36 plies: games here are
-/// shorter).
+/// Knights out and back: no capture, no mate; the start comes back every
+/// 4 plies, so a game of it ends by fivefold repetition at ply 16 (games
+/// here are shorter).
 const SHUFFLE: [&str; 4] = ["Nf3", "Nf6", "Ng1", "Ng8"];
 
 /// A replica on `db`, with metrics on `metrics` if given; up once it
@@ -53,7 +53,12 @@ async fn replica(db: &TestDatabase, metrics: Option<&str>) -> Binary {
     if let Some(addr) = metrics {
         args.push(format!("--metrics-listen={addr}"));
     }
-    let replica = Serve::on_url(db.url()).args(args).start().await;
+    up(Serve::on_url(db.url()).args(args)).await
+}
+
+/// Starts `serve` and waits until it serves.
+async fn up(serve: Serve) -> Binary {
+    let replica = serve.start().await;
     // Its port takes connections before it serves: a call tells.
     common::wait_health(
         &replica.channel().await,
@@ -516,7 +521,12 @@ async fn killed_database_connections_under_load_lose_no_acknowledged_move() {
     let Some(db) = postgres_or_skip(test).await else {
         return;
     };
-    let replicas = three_replicas(&db).await;
+    let metrics = free_addr();
+    let replicas = [
+        replica(&db, Some(&metrics)).await,
+        replica(&db, None).await,
+        replica(&db, None).await,
+    ];
     let load = Load::start(&clients_of(&replicas).await, 6);
     let admin = db.pool().await;
     for _ in 0..6 {
@@ -560,6 +570,9 @@ async fn killed_database_connections_under_load_lose_no_acknowledged_move() {
             }
         }
     }
+    // Its change listener lost its connection and listens again.
+    let reconnects = scrape(&metrics, "arbiter_store_listener_reconnects_total").await;
+    assert!(reconnects >= Some(1.0), "{reconnects:?}");
 }
 
 /// `kill -9` of every replica under load, then three again on the same
@@ -586,5 +599,147 @@ async fn kill_9_of_every_replica_under_load_loses_no_acknowledged_move() {
         assert!(stored.ply as usize >= acknowledged[id]);
         let status = stored.outcome.unwrap().status;
         assert_eq!(status, pb::OutcomeStatus::Ongoing as i32, "game {id}");
+    }
+}
+
+/// Figures for BENCHMARKS.md, not a check: the latency of events across
+/// replicas (a `MakeMove` answered by one replica to its event on a
+/// watcher of another) and the time a takeover takes after SIGKILL of the
+/// owner, with the default leases. Run with
+/// `ARBITER_MEASURE_BIN=target/release/arbiter cargo test --test replicas
+/// -- --ignored --nocapture` (without the variable, this build's binary).
+#[tokio::test]
+#[ignore = "a measurement, about a minute: prints figures"]
+async fn measure_event_latency_and_failover() {
+    let Some(db) = postgres_or_skip("measure_event_latency_and_failover").await else {
+        return;
+    };
+    let measured = || {
+        let serve = Serve::on_url(db.url()).args(["--create-rate=0"]);
+        match std::env::var_os("ARBITER_MEASURE_BIN") {
+            Some(program) => serve.binary(program),
+            None => serve,
+        }
+    };
+    let mut replicas = vec![
+        up(measured()).await,
+        up(measured()).await,
+        up(measured()).await,
+    ];
+    let mut clients = clients_of(&replicas).await;
+    let mut latencies = Vec::new();
+    for _ in 0..25 {
+        let created = common::new_chess_game(&mut clients[0], None).await;
+        let id = created.game.unwrap().id;
+        let mut watching = common::watch(&mut clients[2], &id).await;
+        next_event(&mut watching, Duration::from_secs(5)).await;
+        let received = tokio::spawn(async move {
+            let mut at = Vec::new();
+            for _ in 0..GAME_PLIES {
+                next_event(&mut watching, Duration::from_secs(5)).await;
+                at.push(Instant::now());
+            }
+            at
+        });
+        let mut answered = Vec::new();
+        for ply in 0..GAME_PLIES {
+            let token = [&created.white_token, &created.black_token][ply % 2];
+            play(&mut clients[ply % 2], &id, token, SHUFFLE[ply % 4]).await;
+            answered.push(Instant::now());
+        }
+        let received = received.await.unwrap();
+        latencies.extend(
+            received
+                .iter()
+                .zip(&answered)
+                .map(|(event, answer)| event.saturating_duration_since(*answer)),
+        );
+    }
+    latencies.sort();
+    let at = |q: usize| latencies[(latencies.len() - 1) * q / 100];
+    println!(
+        "event latency across replicas, {} moves: p50 {:?}, p99 {:?}, max {:?}",
+        latencies.len(),
+        at(50),
+        at(99),
+        at(100)
+    );
+    for round in 0..3 {
+        // The owner: the replica holding leases (after a takeover, one
+        // survivor holds them all).
+        let mut owner = None;
+        for _ in 0..100 {
+            for (n, replica) in replicas.iter().enumerate() {
+                if leases_of(&db, replica.pid()).await > 0 {
+                    owner = Some(n);
+                }
+            }
+            if owner.is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let owner = owner.expect("a replica holds the leases");
+        let (maker, watcher) = ((owner + 1) % 3, (owner + 2) % 3);
+        let mut clocked_on = client(&replicas[maker]).await;
+        let mut watched_on = client(&replicas[watcher]).await;
+        let clocked = clocked_on
+            .create_game(pb::CreateGameRequest {
+                variant: pb::Variant::Chess as i32,
+                white: common::seat("W"),
+                black: common::seat("B"),
+                time_control: Some(pb::TimeControl {
+                    initial_ms: 1_000,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let clocked_id = clocked.game.unwrap().id;
+        play(&mut clocked_on, &clocked_id, &clocked.white_token, "e4").await;
+        let engine = clocked_on
+            .create_game(pb::CreateGameRequest {
+                variant: pb::Variant::Chess as i32,
+                white: common::seat("Human"),
+                black: Some(pb::SeatRequest {
+                    display_name: String::new(),
+                    engine: Some(pb::EnginePlayer {
+                        level: 10,
+                        movetime_ms: 1_000,
+                    }),
+                }),
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let engine_id = engine.game.unwrap().id;
+        let mut flag_watch = common::watch(&mut watched_on, &clocked_id).await;
+        let mut engine_watch = common::watch(&mut watched_on, &engine_id).await;
+        next_event(&mut engine_watch, Duration::from_secs(5)).await;
+        play(&mut clocked_on, &engine_id, &engine.white_token, "e4").await;
+        let due = play(&mut watched_on, &clocked_id, &clocked.black_token, "e5").await;
+        let white_left = Duration::from_millis(due.clock.unwrap().white_ms as u64);
+        replicas[owner].kill().await;
+        let killed = Instant::now();
+        let flag = loop {
+            if next_event(&mut flag_watch, Duration::from_secs(30)).await.0 == K::GameEnded {
+                break killed.elapsed();
+            }
+        };
+        let engine_moved = loop {
+            let (kind, game) = next_event(&mut engine_watch, Duration::from_secs(30)).await;
+            if kind == K::Move && game.ply == 2 {
+                break killed.elapsed();
+            }
+        };
+        println!(
+            "round {round}: SIGKILL to flag fall {flag:?} ({:?} past the flag's time), \
+             to the engine's move {engine_moved:?} (a 1 s search included)",
+            flag.saturating_sub(white_left)
+        );
+        replicas[owner] = up(measured()).await;
     }
 }
