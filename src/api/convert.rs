@@ -135,6 +135,8 @@ pub fn move_description(d: MoveDescription) -> pb::Move {
     let letter = |c: Option<char>| c.map(String::from).unwrap_or_default();
     pb::Move {
         is_capture: d.is_capture(),
+        coordinates: d.uci.into(),
+        standard: d.san.into(),
         uci: d.uci.into(),
         san: d.san.into(),
         chinese: d.chinese.map(String::from).unwrap_or_default(),
