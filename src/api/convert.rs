@@ -6,6 +6,7 @@ use prost_types::Timestamp;
 use tonic::Status;
 
 use super::{error::invalid_argument, proto as pb};
+pub use crate::games::View;
 use crate::{
     engine::Level,
     games::{
@@ -276,16 +277,6 @@ pub fn played_move(m: &MoveView) -> pb::PlayedMove {
         fen_after: m.fen_after.clone(),
         played_at: timestamp(m.played_at),
     }
-}
-
-/// How much of a game an answer carries (`arbiter.v1.GameView`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum View {
-    /// Everything but the move list: an answer that does not grow with the
-    /// game.
-    Basic,
-    /// Every move played, too.
-    Full,
 }
 
 /// The `view` of a request; UNSPECIFIED is the method's `default`.
