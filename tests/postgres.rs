@@ -233,6 +233,7 @@ async fn a_stream_lost_on_one_server_resumes_on_another() {
         .watch_game(pb::WatchGameRequest {
             game_id: id.clone(),
             from_version: Some(1),
+            ..Default::default()
         })
         .await
         .unwrap()

@@ -41,7 +41,7 @@ pub use ownership::LeaseTimes;
 pub use pgn::{PgnLimits, PgnNotation};
 pub use replay::{REPLAY_PAGE, Replay, Replayed};
 use screen::Needs;
-pub use view::{GameView, MoveView, OutcomeView, Status};
+pub use view::{GameView, MoveView, OutcomeView, Status, View};
 
 use crate::{
     analysis::Analyst,
@@ -551,17 +551,17 @@ impl Games {
         Ok(view)
     }
 
-    /// A snapshot of the game and the feed of what happens next. Nothing
-    /// is kept for an unknown game.
+    /// A snapshot of the game and the feed of what happens next, each
+    /// event with the game in `view`. Nothing is kept for an unknown game.
     ///
     /// # Errors
     ///
     /// Unknown id, too many watchers of the game, or storage.
-    pub async fn watch(&self, id: &str) -> Result<(GameView, Watcher), GameError> {
+    pub async fn watch(&self, id: &str, view: View) -> Result<(GameView, Watcher), GameError> {
         // Subscribe before reading, so nothing between the two is missed;
         // the watcher skips events not newer than the snapshot. On an
         // error the watcher is dropped, and with it the channel it opened.
-        let mut watcher = self.hub.subscribe(id)?;
+        let mut watcher = self.hub.subscribe(id, view)?;
         let view = self.get(id).await?;
         watcher.seen(view.version);
         self.hear_others(id, view.version).await;
