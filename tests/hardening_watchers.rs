@@ -117,6 +117,7 @@ fn watch_request(id: &str) -> pb::WatchGameRequest {
     pb::WatchGameRequest {
         game_id: id.into(),
         from_version: None,
+        ..Default::default()
     }
 }
 
@@ -625,7 +626,7 @@ async fn games_service() -> (Games, tempfile::TempDir) {
 fn human(name: &str) -> SeatSpec {
     SeatSpec {
         display_name: name.into(),
-        engine: None,
+        ..SeatSpec::default()
     }
 }
 

@@ -233,6 +233,7 @@ async fn a_stream_lost_on_one_server_resumes_on_another() {
         .watch_game(pb::WatchGameRequest {
             game_id: id.clone(),
             from_version: Some(1),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -376,6 +377,7 @@ async fn an_engine_seat_moves_from_another_server_when_the_games_server_is_gone(
                     level: 10,
                     movetime_ms: 2_000,
                 }),
+                ..Default::default()
             }),
             ..Default::default()
         })

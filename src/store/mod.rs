@@ -24,8 +24,8 @@ pub use backend::{Backend, DatabaseUrl, DatabaseUrlError};
 pub use changes::Change;
 pub use events::PastEvent;
 pub use games::{
-    GameFilter, GameHead, GameNotFound, NewGame, StoredClock, StoredEngine, StoredGame, StoredMove,
-    Update,
+    GameFilter, GameHead, GameNotFound, NewGame, OpenSeat, StoredClock, StoredEngine, StoredGame,
+    StoredMove, StoredRematch, Update,
 };
 pub use positions::{NewPosition, PositionFilter, StoredPosition};
 

@@ -145,6 +145,7 @@ pub fn seat(name: &str) -> Option<pb::SeatRequest> {
     Some(pb::SeatRequest {
         display_name: name.into(),
         engine: None,
+        ..Default::default()
     })
 }
 
@@ -157,6 +158,7 @@ pub async fn watch(
         .watch_game(pb::WatchGameRequest {
             game_id: id.into(),
             from_version: None,
+            ..Default::default()
         })
         .await
         .expect("watching")
