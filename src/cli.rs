@@ -87,6 +87,10 @@ pub struct ServeArgs {
     /// comments, brackets) ImportGame reads.
     #[arg(long, env = "ARBITER_IMPORT_MAX_TOKENS", default_value_t = PgnLimits::DEFAULT.tokens as u32, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     import_max_tokens: u32,
+    /// How long a seat left open (CreateGame's `open`) waits for a player;
+    /// then its game is aborted (unjoined).
+    #[arg(long, env = "ARBITER_OPEN_SEAT_TIMEOUT", default_value = "1h", value_parser = duration)]
+    open_seat_timeout: Duration,
     /// Engine searches run at once for engine seats, beside and apart
     /// from --engine-slots (the Engine RPCs cannot take these).
     #[arg(long, env = "ARBITER_ENGINE_SEAT_SLOTS", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
@@ -202,6 +206,7 @@ impl ServeArgs {
             admin_token,
             import_max_moves,
             import_max_tokens,
+            open_seat_timeout,
             engine_seat_slots,
             max_analyses_per_peer,
             create_rate,
@@ -236,6 +241,7 @@ impl ServeArgs {
             admin_token,
             import_max_moves: import_max_moves as usize,
             import_max_tokens: import_max_tokens as usize,
+            open_seat_timeout,
             engine_seat_slots: usize::from(engine_seat_slots),
             max_analyses_per_peer: usize::from(max_analyses_per_peer),
             create_rate,

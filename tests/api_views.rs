@@ -296,6 +296,7 @@ async fn watch(
             game_id: id.to_owned(),
             from_version,
             view: view as i32,
+            ..Default::default()
         })
         .await
         .unwrap()

@@ -632,7 +632,7 @@ async fn games_service() -> (Games, tempfile::TempDir) {
 fn human(name: &str) -> SeatSpec {
     SeatSpec {
         display_name: name.into(),
-        engine: None,
+        ..SeatSpec::default()
     }
 }
 

@@ -377,6 +377,7 @@ async fn an_engine_seat_moves_from_another_server_when_the_games_server_is_gone(
                     level: 10,
                     movetime_ms: 2_000,
                 }),
+                ..Default::default()
             }),
             ..Default::default()
         })

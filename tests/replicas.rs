@@ -316,6 +316,7 @@ async fn an_engine_seat_moves_once_from_another_replica_when_its_owner_is_killed
                     level: 10,
                     movetime_ms: 1_500,
                 }),
+                ..Default::default()
             }),
             ..Default::default()
         })
@@ -709,6 +710,7 @@ async fn measure_event_latency_and_failover() {
                         level: 10,
                         movetime_ms: 1_000,
                     }),
+                    ..Default::default()
                 }),
                 ..Default::default()
             })

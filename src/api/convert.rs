@@ -176,6 +176,7 @@ fn ending(e: Ending) -> pb::Termination {
         Ending::AbortedByOperator => pb::Termination::AbortedByOperator,
         Ending::Timeout => pb::Termination::Timeout,
         Ending::TimeoutVsInsufficientMaterial => pb::Termination::TimeoutVsInsufficientMaterial,
+        Ending::Unjoined => pb::Termination::Unjoined,
     }
 }
 
@@ -317,11 +318,13 @@ pub fn game_in(g: &GameView, view: View) -> pb::Game {
             side: side(Side::White),
             display_name: g.white_name.clone(),
             engine: g.white_engine.map(engine_player),
+            open: g.open_seat == Some(Side::White),
         }),
         black: Some(pb::Seat {
             side: side(Side::Black),
             display_name: g.black_name.clone(),
             engine: g.black_engine.map(engine_player),
+            open: g.open_seat == Some(Side::Black),
         }),
         draw_offer: opt_side(g.draw_offer),
         takeback_offer: opt_side(g.takeback_offer),
@@ -331,6 +334,9 @@ pub fn game_in(g: &GameView, view: View) -> pb::Game {
         updated_at: timestamp(g.updated_at),
         version: g.version,
         xiangqi_rules: xiangqi_rules_to_pb(g.variant, g.rules),
+        rematch_of: g.rematch_of.clone().unwrap_or_default(),
+        rematch: g.rematch.clone().unwrap_or_default(),
+        rematch_offer: opt_side(g.rematch_offer),
     }
 }
 
@@ -468,6 +474,7 @@ pub fn seat(field: &str, seat: Option<pb::SeatRequest>) -> Result<SeatSpec, Stat
     Ok(SeatSpec {
         display_name: seat.display_name,
         engine,
+        open: seat.open,
     })
 }
 

@@ -35,7 +35,10 @@ use super::{
 };
 use crate::{
     analysis::{Analyst, Capacity},
-    games::{AdminToken, Games, LeaseTimes, PgnLimits, SystemTime, TimeSource, Watching},
+    games::{
+        AdminToken, DEFAULT_OPEN_SEAT_TIMEOUT, Games, LeaseTimes, PgnLimits, SystemTime,
+        TimeSource, Watching,
+    },
     peers::CreateRate,
     positions::Positions,
     store::Store,
@@ -88,6 +91,9 @@ pub struct ServerConfig {
     /// Most tokens (tags, move numbers, moves, comments, ...) ImportGame
     /// reads.
     pub import_max_tokens: usize,
+    /// How long a seat left open waits for a player before its game is
+    /// aborted.
+    pub open_seat_timeout: Duration,
     /// Engine searches for engine seats run at once (the Engine RPCs cannot
     /// take these).
     pub engine_seat_slots: usize,
@@ -152,6 +158,7 @@ impl ServerConfig {
             admin_token: None,
             import_max_moves: PgnLimits::DEFAULT.moves,
             import_max_tokens: PgnLimits::DEFAULT.tokens,
+            open_seat_timeout: DEFAULT_OPEN_SEAT_TIMEOUT,
             engine_seat_slots: 1,
             max_analyses_per_peer: 1,
             create_rate: 20,
@@ -268,7 +275,8 @@ pub async fn serve(
     .with_import_limits(PgnLimits {
         moves: config.import_max_moves,
         tokens: config.import_max_tokens,
-    });
+    })
+    .with_open_seat_timeout(config.open_seat_timeout);
     let (resumed, clocks) = games.take_ownership(lease_times).await?;
     let owner = games.clone();
     let metrics_addr = metrics_endpoint

@@ -91,6 +91,10 @@ pub fn encode_event(event: GameEvent<'_>, view: View) -> Vec<Bytes> {
         EventKind::TakebackProposed => pb::GameEventKind::TakebackProposed,
         EventKind::TakebackAccepted => pb::GameEventKind::TakebackAccepted,
         EventKind::TakebackDeclined => pb::GameEventKind::TakebackDeclined,
+        EventKind::SeatJoined => pb::GameEventKind::SeatJoined,
+        EventKind::RematchOffered => pb::GameEventKind::RematchOffered,
+        EventKind::RematchDeclined => pb::GameEventKind::RematchDeclined,
+        EventKind::RematchStarted => pb::GameEventKind::RematchStarted,
         EventKind::DrawAccepted
         | EventKind::DrawClaimed
         | EventKind::Resigned
@@ -103,7 +107,10 @@ pub fn encode_event(event: GameEvent<'_>, view: View) -> Vec<Bytes> {
         r#move: event.played.map(convert::played_move),
     };
     let mut messages = vec![framed(&message)];
-    if event.game.outcome.status != GameStatus::Ongoing && kind != pb::GameEventKind::GameEnded {
+    if event.game.outcome.status != GameStatus::Ongoing
+        && kind != pb::GameEventKind::GameEnded
+        && !event.kind.after_end()
+    {
         message.kind = pb::GameEventKind::GameEnded as i32;
         message.r#move = None;
         messages.push(framed(&message));
@@ -117,6 +124,40 @@ fn snapshot(game: &GameView) -> Bytes {
         game: Some(convert::game(game)),
         r#move: None,
     })
+}
+
+/// When a watch stream ends: after the game's end, or (following the
+/// rematch) once nothing more happens to the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    GameOver,
+    Final,
+}
+
+impl Ending {
+    fn of(follow_rematch: bool) -> Ending {
+        if follow_rematch {
+            Ending::Final
+        } else {
+            Ending::GameOver
+        }
+    }
+
+    /// Whether nothing follows `game` as it is now.
+    fn after(self, game: &GameView) -> bool {
+        match self {
+            Ending::GameOver => game.outcome.status != GameStatus::Ongoing,
+            Ending::Final => game.is_final(),
+        }
+    }
+
+    /// Whether nothing follows `event`.
+    fn at(self, event: &Published) -> bool {
+        match self {
+            Ending::GameOver => event.game_over,
+            Ending::Final => event.ends,
+        }
+    }
 }
 
 /// Opens watch streams: the games, the server's shutdown, and the
@@ -156,7 +197,9 @@ impl Watchers {
             game_id: id,
             from_version,
             view,
+            follow_rematch,
         } = request.get_ref();
+        let ending = Ending::of(*follow_rematch);
         trace_game(id)?;
         let view = convert::view(*view, View::Basic)?;
         let place = request
@@ -166,19 +209,20 @@ impl Watchers {
         let (queued, over, watcher, replay) = match *from_version {
             None => {
                 let (game, watcher) = self.games.watch(id, view).await?;
-                let over = game.outcome.status != GameStatus::Ongoing;
+                let over = ending.after(&game);
                 (VecDeque::from([snapshot(&game)]), over, watcher, None)
             }
             Some(version) => {
                 let (game, watcher, replay) = self.games.resume(id, version, view).await?;
                 // The client has seen a finished game's last event.
-                let over = game.outcome.status != GameStatus::Ongoing && game.version == version;
+                let over = ending.after(&game) && game.version == version;
                 (VecDeque::new(), over, watcher, Some(replay))
             }
         };
         let mut shutdown = self.shutdown.clone();
         Ok(WatchStream {
             over,
+            ending,
             watcher,
             replay,
             queued,
@@ -236,6 +280,8 @@ impl Drop for Place {
 pub struct WatchStream {
     /// The game is over: nothing follows the messages queued.
     over: bool,
+    /// When the stream ends.
+    ending: Ending,
     watcher: Watcher,
     /// The past events to tell before the watcher's, when resuming.
     replay: Option<Replay>,
@@ -270,12 +316,12 @@ impl Stream for WatchStream {
             }
             if let Some(replay) = &mut this.replay {
                 match ready!(replay.poll_next(&mut this.watcher, cx)) {
-                    Ok(Replayed::Event(Published { messages, ends, .. })) => {
-                        this.over = ends;
-                        this.queued.extend(messages);
+                    Ok(Replayed::Event(event)) => {
+                        this.over = this.ending.at(&event);
+                        this.queued.extend(event.messages);
                     }
                     Ok(Replayed::Snapshot(game)) => {
-                        this.over = game.outcome.status != GameStatus::Ongoing;
+                        this.over = this.ending.after(&game);
                         this.queued.push_back(snapshot(&game));
                     }
                     Ok(Replayed::Done) => this.replay = None,
@@ -288,9 +334,8 @@ impl Stream for WatchStream {
             }
             match ready!(this.watcher.poll_next(cx)) {
                 Some(Ok(event)) => {
-                    let Published { messages, ends, .. } = &*event;
-                    this.over = *ends;
-                    this.queued.extend(messages.iter().cloned());
+                    this.over = this.ending.at(&event);
+                    this.queued.extend(event.messages.iter().cloned());
                 }
                 Some(Err(behind)) => {
                     this.done = true;

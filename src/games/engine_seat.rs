@@ -27,6 +27,8 @@ pub struct SeatSpec {
     pub display_name: String,
     /// `Some` for a seat the engine plays.
     pub engine: Option<EngineSeat>,
+    /// Left open for a player to take with the game's join code.
+    pub open: bool,
 }
 
 /// The engine's settings in a seat.

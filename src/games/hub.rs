@@ -60,11 +60,19 @@ pub enum EventKind {
     TakebackDeclined,
     /// A flag fell.
     Flagged,
+    /// A player took the open seat.
+    SeatJoined,
+    /// A finished game's player offered a rematch.
+    RematchOffered,
+    /// The rematch offer was declined.
+    RematchDeclined,
+    /// The rematch was created (the game names it).
+    RematchStarted,
 }
 
 impl EventKind {
     /// Every kind.
-    const ALL: [EventKind; 11] = [
+    const ALL: [EventKind; 15] = [
         EventKind::Move,
         EventKind::DrawOffered,
         EventKind::DrawDeclined,
@@ -76,6 +84,10 @@ impl EventKind {
         EventKind::TakebackAccepted,
         EventKind::TakebackDeclined,
         EventKind::Flagged,
+        EventKind::SeatJoined,
+        EventKind::RematchOffered,
+        EventKind::RematchDeclined,
+        EventKind::RematchStarted,
     ];
 
     /// The kind recorded as `name`.
@@ -97,7 +109,19 @@ impl EventKind {
             EventKind::TakebackAccepted => "takeback_accepted",
             EventKind::TakebackDeclined => "takeback_declined",
             EventKind::Flagged => "flagged",
+            EventKind::SeatJoined => "seat_joined",
+            EventKind::RematchOffered => "rematch_offered",
+            EventKind::RematchDeclined => "rematch_declined",
+            EventKind::RematchStarted => "rematch_started",
         }
+    }
+
+    /// Whether it happens after the game's end (about its rematch).
+    pub const fn after_end(self) -> bool {
+        matches!(
+            self,
+            EventKind::RematchOffered | EventKind::RematchDeclined | EventKind::RematchStarted
+        )
     }
 }
 
@@ -131,7 +155,11 @@ pub struct Published {
     pub version: i64,
     /// The encoded messages, in order.
     pub messages: Vec<Bytes>,
-    /// Whether the game is over after it: nothing follows.
+    /// Whether the game is over after it: a plain watcher's stream ends.
+    pub game_over: bool,
+    /// Whether nothing follows it: the game is over and its rematch, if
+    /// one can be, exists (see [`GameView::is_final`]). A watcher that
+    /// follows the rematch ends here.
     pub ends: bool,
 }
 
@@ -373,7 +401,8 @@ impl Hub {
         Published {
             version: game.version,
             messages: (self.watching.encode)(GameEvent { kind, game, played }, view),
-            ends: game.outcome.status != Status::Ongoing,
+            game_over: game.outcome.status != Status::Ongoing,
+            ends: game.is_final(),
         }
     }
 
@@ -447,7 +476,7 @@ impl Hub {
                 .collect()
         };
         wakers.into_iter().for_each(Waker::wake);
-        if game.outcome.status != Status::Ongoing {
+        if game.is_final() {
             self.remove(&game.id, view, channel, false);
         }
         Ok(())
@@ -622,6 +651,11 @@ mod tests {
             is_check: false,
             created_at: 0,
             updated_at: 0,
+            open_seat: None,
+            rematch_of: None,
+            // An ended game's channel closes once its rematch exists.
+            rematch: over.then(|| "next".to_owned()),
+            rematch_offer: None,
         }
     }
 

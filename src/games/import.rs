@@ -224,6 +224,7 @@ impl Games {
             game: GameView::build(&stored, record.as_ref()),
             white_token,
             black_token,
+            join_code: String::new(),
         })
     }
 }

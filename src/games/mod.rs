@@ -12,8 +12,10 @@ mod flag;
 mod hub;
 mod ids;
 mod import;
+mod open_seat;
 mod ownership;
 mod pgn;
+mod rematch;
 mod replay;
 mod screen;
 mod takeback;
@@ -37,8 +39,10 @@ pub use hub::{
 };
 pub(crate) use ids::{hash_token, new_token};
 pub use ids::{is_well_formed_id, new_id};
+pub use open_seat::{DEFAULT_OPEN_SEAT_TIMEOUT, SeatedGame};
 pub use ownership::LeaseTimes;
 pub use pgn::{PgnLimits, PgnNotation};
+pub use rematch::RematchAnswer;
 pub use replay::{REPLAY_PAGE, Replay, Replayed};
 use screen::Needs;
 pub use view::{GameView, MoveView, OutcomeView, Status, View};
@@ -68,6 +72,8 @@ pub struct CreatedGame {
     pub game: GameView,
     pub white_token: String,
     pub black_token: String,
+    /// The code a player takes the open seat with (empty: none is open).
+    pub join_code: String,
 }
 
 /// The games service.
@@ -90,6 +96,8 @@ pub struct Games {
     shared_store: bool,
     /// The games whose timers and engine seats this server runs.
     ownership: Arc<ownership::Ownership>,
+    /// How long an open seat waits for a player before its game expires.
+    open_seat_timeout: std::time::Duration,
 }
 
 /// Who makes a move: a seat's holder (by token) or the engine in its seat.
@@ -125,11 +133,22 @@ impl Games {
             import_limits: PgnLimits::DEFAULT,
             shared_store,
             ownership: Arc::new(ownership::Ownership::new(shared_store)),
+            open_seat_timeout: DEFAULT_OPEN_SEAT_TIMEOUT,
         };
         if let Some(changes) = changes {
             tokio::spawn(telling::follow(games.clone(), changes));
         }
+        tokio::spawn(open_seat::sweep(games.clone()));
         games
+    }
+
+    /// The service whose open seats wait `timeout` for a player.
+    #[must_use]
+    pub fn with_open_seat_timeout(self, open_seat_timeout: std::time::Duration) -> Games {
+        Games {
+            open_seat_timeout,
+            ..self
+        }
     }
 
     /// The service with the operator credential `admin` (aborts any game).
@@ -190,6 +209,7 @@ impl Games {
         engine_grants_takebacks: bool,
         time_control: Option<TimeControl>,
     ) -> Result<CreatedGame, GameError> {
+        let open = open_seat::open_side(&white, &black)?;
         let white_name = seat_name("white.display_name", &white, variant, Side::White)?;
         let black_name = seat_name("black.display_name", &black, variant, Side::Black)?;
         let fen = match start {
@@ -226,9 +246,15 @@ impl Games {
         let (new, [white_token, black_token]) =
             new_game(variant, choices, record.as_ref(), white_name, black_name);
         let now = self.time.now();
-        let mut clock = time_control.map(|tc| tc.start(now).stored());
+        let open = open.map(|side| self.open_seat(side, now));
+        let mut clock = time_control.map(|tc| {
+            let mut clock = tc.start(now).stored();
+            clock.held = open.is_some();
+            clock
+        });
         takeover::stamp_flag(&new.start_fen, 0, &mut clock);
         let engines = [white.engine, black.engine].map(|seat| seat.map(EngineSeat::stored));
+        let join_code = open.as_ref().map(|o| o.join_code.clone());
         let stored = self
             .store
             .insert_game(NewGame {
@@ -237,6 +263,7 @@ impl Games {
                 engine_grants_takebacks,
                 clock,
                 engine_due_at: takeover::engine_due_at(&new.start_fen, 0, engines, now),
+                open,
                 ..new
             })
             .await?;
@@ -245,9 +272,10 @@ impl Games {
         if white.engine.is_some() || black.engine.is_some() {
             self.wake_engine(&stored.id);
         }
-        // An engine's seat token is never handed out: nobody moves for it.
+        // An engine's seat token is never handed out: nobody moves for it;
+        // nor an open seat's: the joiner gets a token of its own.
         let shown = |token: String, seat: &SeatSpec| {
-            if seat.engine.is_some() {
+            if seat.engine.is_some() || seat.open {
                 String::new()
             } else {
                 token
@@ -257,6 +285,7 @@ impl Games {
             game,
             white_token: shown(white_token, &white),
             black_token: shown(black_token, &black),
+            join_code: join_code.unwrap_or_default(),
         })
     }
 
@@ -345,6 +374,7 @@ impl Games {
                     Mover::Engine(side, _) => side,
                 };
                 ensure_ongoing(game)?;
+                ensure_seated(game)?;
                 ensure_ply(expected_ply, game.moves.len())?;
                 let mut record = replay(game)?;
                 ensure_turn(record.turn(), side)?;
@@ -587,11 +617,20 @@ impl Games {
         event: EventKind,
         change: impl FnOnce(&mut StoredGame, Side, &dyn Referee) -> Result<(), GameError>,
     ) -> Result<GameView, GameError> {
-        self.screen(id, token, Needs::Seat).await?;
+        // Only an abort goes before the open seat is taken.
+        let needs = if event == EventKind::Aborted {
+            Needs::Seat
+        } else {
+            Needs::Opponent
+        };
+        self.screen(id, token, needs).await?;
         let (stored, ()) = self
             .change(id, |game| {
                 let side = seat(game, token)?;
                 ensure_ongoing(game)?;
+                if needs.opponent() {
+                    ensure_seated(game)?;
+                }
                 let record = replay(game)?;
                 change(game, side, record.as_ref())?;
                 Ok::<_, GameError>(Update {
@@ -692,6 +731,22 @@ fn offered_by_opponent(offer: Option<&str>, side: Side, what: &str) -> Result<()
             Reason::NothingToAnswer,
             format!("there is no {what} from your opponent to answer"),
         ))
+    }
+}
+
+/// Refuses what needs an opponent while the game's open seat waits for
+/// one.
+fn ensure_seated(game: &StoredGame) -> Result<(), GameError> {
+    match &game.open {
+        None => Ok(()),
+        Some(open) => Err(GameError::precondition(
+            Reason::SeatOpen,
+            format!(
+                "the {} seat is still open: the game starts when a player takes it with the \
+                 join code (JoinGame)",
+                open.side
+            ),
+        )),
     }
 }
 
@@ -821,6 +876,8 @@ fn new_game(
         clock: None,
         engine_due_at: None,
         xiangqi_rules: (variant == Variant::Xiangqi).then(|| choices.xiangqi.name().to_owned()),
+        open: None,
+        rematch_of: None,
     };
     (game, tokens)
 }

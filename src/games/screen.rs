@@ -4,7 +4,7 @@
 //! list or a replay. The write checks everything again: the store stays the
 //! truth, this only keeps refusals off the one writer.
 
-use super::{GameError, Games, ensure_ongoing, ensure_ply, ensure_turn, seat};
+use super::{GameError, Games, ensure_ongoing, ensure_ply, ensure_seated, ensure_turn, seat};
 use crate::rules::Side;
 
 /// What a request needs.
@@ -12,8 +12,18 @@ use crate::rules::Side;
 pub(super) enum Needs {
     /// A seat in an ongoing game.
     Seat,
-    /// A seat in an ongoing game, its turn, at `expected_ply` if given.
+    /// A seat in an ongoing game whose other seat is taken.
+    Opponent,
+    /// A seat in an ongoing game whose other seat is taken, its turn, at
+    /// `expected_ply` if given.
     Move { expected_ply: Option<u32> },
+}
+
+impl Needs {
+    /// Whether the other seat must be taken.
+    pub(super) fn opponent(self) -> bool {
+        !matches!(self, Needs::Seat)
+    }
 }
 
 impl Games {
@@ -32,6 +42,9 @@ impl Games {
             .ok_or_else(|| GameError::game_not_found(id))?;
         let side = seat(&head.game, token)?;
         ensure_ongoing(&head.game)?;
+        if needs.opponent() {
+            ensure_seated(&head.game)?;
+        }
         if let Needs::Move { expected_ply } = needs {
             ensure_ply(expected_ply, head.ply)?;
             ensure_turn(turn_after(&head.game.start_fen, head.ply), side)?;

@@ -198,6 +198,8 @@ mod tests {
                 termination: None,
                 engine_grants_takebacks: true,
                 clock: None,
+                open: None,
+                rematch_of: None,
                 engine_due_at: None,
                 xiangqi_rules: None,
             })

@@ -25,8 +25,8 @@ pub use backend::{Backend, DatabaseUrl, DatabaseUrlError};
 pub use changes::{Change, RECONNECTS as LISTENER_RECONNECTS};
 pub use events::PastEvent;
 pub use games::{
-    GameFilter, GameHead, GameNotFound, NewGame, StoredClock, StoredEngine, StoredGame, StoredMove,
-    Update,
+    GameFilter, GameHead, GameNotFound, NewGame, OpenSeat, StoredClock, StoredEngine, StoredGame,
+    StoredMove, StoredRematch, Update,
 };
 pub use leases::{Fence, Lease, shard_of};
 pub use positions::{NewPosition, PositionFilter, StoredPosition};

@@ -145,6 +145,7 @@ pub fn seat(name: &str) -> Option<pb::SeatRequest> {
     Some(pb::SeatRequest {
         display_name: name.into(),
         engine: None,
+        ..Default::default()
     })
 }
 
