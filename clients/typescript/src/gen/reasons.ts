@@ -43,12 +43,16 @@ export const Reason = {
   INVALID_PGN: "INVALID_PGN",
   /** INVALID_ARGUMENT: The PGN is past ImportGame's caps (metadata `limit_moves` or `limit_tokens`). */
   PGN_TOO_LONG: "PGN_TOO_LONG",
+  /** INVALID_ARGUMENT: CreateGame's open seat is not one a player can take: both seats open, an open seat with an engine or a display name, or facing an engine seat. */
+  INVALID_OPEN_SEAT: "INVALID_OPEN_SEAT",
   /** NOT_FOUND: No game has the id (or the id cannot be one). */
   GAME_NOT_FOUND: "GAME_NOT_FOUND",
   /** NOT_FOUND: No saved position has the id (or the id cannot be one). */
   POSITION_NOT_FOUND: "POSITION_NOT_FOUND",
   /** NOT_FOUND: Health.Check names a service the server does not have. */
   UNKNOWN_SERVICE: "UNKNOWN_SERVICE",
+  /** NOT_FOUND: JoinGame's `join_code` is no game's. */
+  JOIN_CODE_UNKNOWN: "JOIN_CODE_UNKNOWN",
   /** UNAUTHENTICATED: `seat_token` is empty. */
   SEAT_TOKEN_MISSING: "SEAT_TOKEN_MISSING",
   /** UNAUTHENTICATED: `seat_token` is neither seat's (nor, for Abort, the operator credential). */
@@ -79,6 +83,14 @@ export const Reason = {
   ENGINE_DECLINES_TAKEBACKS: "ENGINE_DECLINES_TAKEBACKS",
   /** FAILED_PRECONDITION: A game from a start position the rules have already decided. */
   START_POSITION_DECIDED: "START_POSITION_DECIDED",
+  /** FAILED_PRECONDITION: JoinGame for a seat another player has taken already. */
+  SEAT_TAKEN: "SEAT_TAKEN",
+  /** FAILED_PRECONDITION: A move, offer or claim while the game's open seat waits for a player (only Abort goes before), or a rematch of a game whose open seat nobody took. */
+  SEAT_OPEN: "SEAT_OPEN",
+  /** FAILED_PRECONDITION: OfferRematch or RespondToRematch on a game still being played. */
+  GAME_NOT_OVER: "GAME_NOT_OVER",
+  /** FAILED_PRECONDITION: A second rematch offer from the same side, before the answer. */
+  REMATCH_ALREADY_OFFERED: "REMATCH_ALREADY_OFFERED",
   /** ABORTED: `expected_ply` is stale (metadata `current_ply`). */
   PLY_CONFLICT: "PLY_CONFLICT",
   /** OUT_OF_RANGE: WatchGame's `from_version` is newer than the game's version (metadata `current_version`): resume from the version of the last message received. */

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file arbiter/v1/games.proto.
  */
 export const file_arbiter_v1_games: GenFile = /*@__PURE__*/
-  fileDesc("ChZhcmJpdGVyL3YxL2dhbWVzLnByb3RvEgphcmJpdGVyLnYxIk0KC1NlYXRSZXF1ZXN0EhQKDGRpc3BsYXlfbmFtZRgBIAEoCRIoCgZlbmdpbmUYAiABKAsyGC5hcmJpdGVyLnYxLkVuZ2luZVBsYXllciIyCgxFbmdpbmVQbGF5ZXISDQoFbGV2ZWwYASABKA0SEwoLbW92ZXRpbWVfbXMYAiABKA0iZgoEU2VhdBIeCgRzaWRlGAEgASgOMhAuYXJiaXRlci52MS5TaWRlEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIoCgZlbmdpbmUYAyABKAsyGC5hcmJpdGVyLnYxLkVuZ2luZVBsYXllciKbAQoKUGxheWVkTW92ZRILCgNwbHkYASABKA0SHgoEc2lkZRgCIAEoDjIQLmFyYml0ZXIudjEuU2lkZRIeCgRtb3ZlGAMgASgLMhAuYXJiaXRlci52MS5Nb3ZlEhEKCWZlbl9hZnRlchgEIAEoCRItCglwbGF5ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIroECgRHYW1lEgoKAmlkGAEgASgJEiQKB3ZhcmlhbnQYAiABKA4yEy5hcmJpdGVyLnYxLlZhcmlhbnQSEQoJc3RhcnRfZmVuGAMgASgJEgsKA2ZlbhgEIAEoCRIeCgR0dXJuGAUgASgOMhAuYXJiaXRlci52MS5TaWRlEgsKA3BseRgGIAEoDRIlCgVtb3ZlcxgHIAMoCzIWLmFyYml0ZXIudjEuUGxheWVkTW92ZRIkCgdvdXRjb21lGAggASgLMhMuYXJiaXRlci52MS5PdXRjb21lEh8KBXdoaXRlGAkgASgLMhAuYXJiaXRlci52MS5TZWF0Eh8KBWJsYWNrGAogASgLMhAuYXJiaXRlci52MS5TZWF0EiQKCmRyYXdfb2ZmZXIYCyABKA4yEC5hcmJpdGVyLnYxLlNpZGUSEAoIaXNfY2hlY2sYDCABKAgSLgoKY3JlYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKAoOdGFrZWJhY2tfb2ZmZXIYDyABKA4yEC5hcmJpdGVyLnYxLlNpZGUSIAoFY2xvY2sYECABKAsyES5hcmJpdGVyLnYxLkNsb2NrEg8KB3ZlcnNpb24YESABKAMSLwoNeGlhbmdxaV9ydWxlcxgSIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzIrsCChFDcmVhdGVHYW1lUmVxdWVzdBIkCgd2YXJpYW50GAEgASgOMhMuYXJiaXRlci52MS5WYXJpYW50Eg0KA2ZlbhgCIAEoCUgAEhUKC3Bvc2l0aW9uX2lkGAMgASgJSAASJgoFd2hpdGUYBCABKAsyFy5hcmJpdGVyLnYxLlNlYXRSZXF1ZXN0EiYKBWJsYWNrGAUgASgLMhcuYXJiaXRlci52MS5TZWF0UmVxdWVzdBIhChllbmdpbmVfZGVjbGluZXNfdGFrZWJhY2tzGAYgASgIEi0KDHRpbWVfY29udHJvbBgHIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSLwoNeGlhbmdxaV9ydWxlcxgIIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzQgcKBXN0YXJ0In0KC1RpbWVDb250cm9sEhIKCmluaXRpYWxfbXMYASABKAQSFAoMaW5jcmVtZW50X21zGAIgASgEEhAKCGRlbGF5X21zGAMgASgEEhUKDWRheXNfcGVyX21vdmUYBCABKA0SGwoTZmlyc3RfbW92ZV9ncmFjZV9tcxgFIAEoBCLRAQoFQ2xvY2sSKAoHY29udHJvbBgBIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSEAoId2hpdGVfbXMYAiABKAMSEAoIYmxhY2tfbXMYAyABKAMSIQoHcnVubmluZxgEIAEoDjIQLmFyYml0ZXIudjEuU2lkZRIpCgVzaW5jZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZGVhZGxpbmUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIl4KEkNyZWF0ZUdhbWVSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lEhMKC3doaXRlX3Rva2VuGAIgASgJEhMKC2JsYWNrX3Rva2VuGAMgASgJIkUKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSIgoEdmlldxgCIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXciMQoPR2V0R2FtZVJlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUisgIKEExpc3RHYW1lc1JlcXVlc3QSLAoGc3RhdHVzGAEgASgOMhwuYXJiaXRlci52MS5HYW1lU3RhdHVzRmlsdGVyEiQKB3ZhcmlhbnQYAiABKA4yEy5hcmJpdGVyLnYxLlZhcmlhbnQSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkSDgoGcGxheWVyGAUgASgJEiwKC3Rlcm1pbmF0aW9uGAYgASgOMhcuYXJiaXRlci52MS5UZXJtaW5hdGlvbhIxCg1jcmVhdGVkX2FmdGVyGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5jcmVhdGVkX2JlZm9yZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAidwoRSW1wb3J0R2FtZVJlcXVlc3QSCwoDcGduGAEgASgJEiQKB3ZhcmlhbnQYAiABKA4yEy5hcmJpdGVyLnYxLlZhcmlhbnQSLwoNeGlhbmdxaV9ydWxlcxgDIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzIl4KEkltcG9ydEdhbWVSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lEhMKC3doaXRlX3Rva2VuGAIgASgJEhMKC2JsYWNrX3Rva2VuGAMgASgJIk8KEUV4cG9ydEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSKQoIbm90YXRpb24YAiABKA4yFy5hcmJpdGVyLnYxLlBnbk5vdGF0aW9uIiEKEkV4cG9ydEdhbWVSZXNwb25zZRILCgNwZ24YASABKAkiTQoRTGlzdEdhbWVzUmVzcG9uc2USHwoFZ2FtZXMYASADKAsyEC5hcmJpdGVyLnYxLkdhbWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIpQBCg9NYWtlTW92ZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEgwKBG1vdmUYAyABKAkSGQoMZXhwZWN0ZWRfcGx5GAQgASgNSACIAQESIgoEdmlldxgFIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXdCDwoNX2V4cGVjdGVkX3BseSJYChBNYWtlTW92ZVJlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUSJAoEbW92ZRgCIAEoCzIWLmFyYml0ZXIudjEuUGxheWVkTW92ZSJYCg1SZXNpZ25SZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIiCgR2aWV3GAMgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyIwCg5SZXNpZ25SZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lIlsKEE9mZmVyRHJhd1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEiIKBHZpZXcYAyABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IjMKEU9mZmVyRHJhd1Jlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUibwoUUmVzcG9uZFRvRHJhd1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEg4KBmFjY2VwdBgDIAEoCBIiCgR2aWV3GAQgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyI3ChVSZXNwb25kVG9EcmF3UmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZSJhChZQcm9wb3NlVGFrZWJhY2tSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIiCgR2aWV3GAMgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyI5ChdQcm9wb3NlVGFrZWJhY2tSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lInMKGFJlc3BvbmRUb1Rha2ViYWNrUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSDgoGYWNjZXB0GAMgASgIEiIKBHZpZXcYBCABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IjsKGVJlc3BvbmRUb1Rha2ViYWNrUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZSJpChBDbGFpbURyYXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIMCgRtb3ZlGAMgASgJEiIKBHZpZXcYBCABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IlkKEUNsYWltRHJhd1Jlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUSJAoEbW92ZRgCIAEoCzIWLmFyYml0ZXIudjEuUGxheWVkTW92ZSJXCgxBYm9ydFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEiIKBHZpZXcYAyABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3Ii8KDUFib3J0UmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZSJPChBXYXRjaEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSGQoMZnJvbV92ZXJzaW9uGAIgASgDSACIAQFCDwoNX2Zyb21fdmVyc2lvbiKCAQoRV2F0Y2hHYW1lUmVzcG9uc2USJwoEa2luZBgBIAEoDjIZLmFyYml0ZXIudjEuR2FtZUV2ZW50S2luZBIeCgRnYW1lGAIgASgLMhAuYXJiaXRlci52MS5HYW1lEiQKBG1vdmUYAyABKAsyFi5hcmJpdGVyLnYxLlBsYXllZE1vdmUqTgoIR2FtZVZpZXcSGQoVR0FNRV9WSUVXX1VOU1BFQ0lGSUVEEAASEwoPR0FNRV9WSUVXX0JBU0lDEAESEgoOR0FNRV9WSUVXX0ZVTEwQAip3ChBHYW1lU3RhdHVzRmlsdGVyEiIKHkdBTUVfU1RBVFVTX0ZJTFRFUl9VTlNQRUNJRklFRBAAEh4KGkdBTUVfU1RBVFVTX0ZJTFRFUl9PTkdPSU5HEAESHwobR0FNRV9TVEFUVVNfRklMVEVSX0ZJTklTSEVEEAIqfgoLUGduTm90YXRpb24SHAoYUEdOX05PVEFUSU9OX1VOU1BFQ0lGSUVEEAASGQoVUEdOX05PVEFUSU9OX1NUQU5EQVJEEAESHAoYUEdOX05PVEFUSU9OX0NPT1JESU5BVEVTEAISGAoUUEdOX05PVEFUSU9OX0NISU5FU0UQAyrCAgoNR2FtZUV2ZW50S2luZBIfChtHQU1FX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIcChhHQU1FX0VWRU5UX0tJTkRfU05BUFNIT1QQARIYChRHQU1FX0VWRU5UX0tJTkRfTU9WRRACEiAKHEdBTUVfRVZFTlRfS0lORF9EUkFXX09GRkVSRUQQAxIhCh1HQU1FX0VWRU5UX0tJTkRfRFJBV19ERUNMSU5FRBAEEh4KGkdBTUVfRVZFTlRfS0lORF9HQU1FX0VOREVEEAUSJQohR0FNRV9FVkVOVF9LSU5EX1RBS0VCQUNLX1BST1BPU0VEEAYSJQohR0FNRV9FVkVOVF9LSU5EX1RBS0VCQUNLX0FDQ0VQVEVEEAcSJQohR0FNRV9FVkVOVF9LSU5EX1RBS0VCQUNLX0RFQ0xJTkVEEAgytggKBUdhbWVzEksKCkNyZWF0ZUdhbWUSHS5hcmJpdGVyLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Gh4uYXJiaXRlci52MS5DcmVhdGVHYW1lUmVzcG9uc2USQgoHR2V0R2FtZRIaLmFyYml0ZXIudjEuR2V0R2FtZVJlcXVlc3QaGy5hcmJpdGVyLnYxLkdldEdhbWVSZXNwb25zZRJICglMaXN0R2FtZXMSHC5hcmJpdGVyLnYxLkxpc3RHYW1lc1JlcXVlc3QaHS5hcmJpdGVyLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEksKCkV4cG9ydEdhbWUSHS5hcmJpdGVyLnYxLkV4cG9ydEdhbWVSZXF1ZXN0Gh4uYXJiaXRlci52MS5FeHBvcnRHYW1lUmVzcG9uc2USSwoKSW1wb3J0R2FtZRIdLmFyYml0ZXIudjEuSW1wb3J0R2FtZVJlcXVlc3QaHi5hcmJpdGVyLnYxLkltcG9ydEdhbWVSZXNwb25zZRJFCghNYWtlTW92ZRIbLmFyYml0ZXIudjEuTWFrZU1vdmVSZXF1ZXN0GhwuYXJiaXRlci52MS5NYWtlTW92ZVJlc3BvbnNlEj8KBlJlc2lnbhIZLmFyYml0ZXIudjEuUmVzaWduUmVxdWVzdBoaLmFyYml0ZXIudjEuUmVzaWduUmVzcG9uc2USSAoJT2ZmZXJEcmF3EhwuYXJiaXRlci52MS5PZmZlckRyYXdSZXF1ZXN0Gh0uYXJiaXRlci52MS5PZmZlckRyYXdSZXNwb25zZRJUCg1SZXNwb25kVG9EcmF3EiAuYXJiaXRlci52MS5SZXNwb25kVG9EcmF3UmVxdWVzdBohLmFyYml0ZXIudjEuUmVzcG9uZFRvRHJhd1Jlc3BvbnNlEkgKCUNsYWltRHJhdxIcLmFyYml0ZXIudjEuQ2xhaW1EcmF3UmVxdWVzdBodLmFyYml0ZXIudjEuQ2xhaW1EcmF3UmVzcG9uc2USWgoPUHJvcG9zZVRha2ViYWNrEiIuYXJiaXRlci52MS5Qcm9wb3NlVGFrZWJhY2tSZXF1ZXN0GiMuYXJiaXRlci52MS5Qcm9wb3NlVGFrZWJhY2tSZXNwb25zZRJgChFSZXNwb25kVG9UYWtlYmFjaxIkLmFyYml0ZXIudjEuUmVzcG9uZFRvVGFrZWJhY2tSZXF1ZXN0GiUuYXJiaXRlci52MS5SZXNwb25kVG9UYWtlYmFja1Jlc3BvbnNlEjwKBUFib3J0EhguYXJiaXRlci52MS5BYm9ydFJlcXVlc3QaGS5hcmJpdGVyLnYxLkFib3J0UmVzcG9uc2USSgoJV2F0Y2hHYW1lEhwuYXJiaXRlci52MS5XYXRjaEdhbWVSZXF1ZXN0Gh0uYXJiaXRlci52MS5XYXRjaEdhbWVSZXNwb25zZTABYgZwcm90bzM", [file_arbiter_v1_common, file_google_protobuf_timestamp]);
+  fileDesc("ChZhcmJpdGVyL3YxL2dhbWVzLnByb3RvEgphcmJpdGVyLnYxIlsKC1NlYXRSZXF1ZXN0EhQKDGRpc3BsYXlfbmFtZRgBIAEoCRIoCgZlbmdpbmUYAiABKAsyGC5hcmJpdGVyLnYxLkVuZ2luZVBsYXllchIMCgRvcGVuGAMgASgIIjIKDEVuZ2luZVBsYXllchINCgVsZXZlbBgBIAEoDRITCgttb3ZldGltZV9tcxgCIAEoDSJ0CgRTZWF0Eh4KBHNpZGUYASABKA4yEC5hcmJpdGVyLnYxLlNpZGUSFAoMZGlzcGxheV9uYW1lGAIgASgJEigKBmVuZ2luZRgDIAEoCzIYLmFyYml0ZXIudjEuRW5naW5lUGxheWVyEgwKBG9wZW4YBCABKAgimwEKClBsYXllZE1vdmUSCwoDcGx5GAEgASgNEh4KBHNpZGUYAiABKA4yEC5hcmJpdGVyLnYxLlNpZGUSHgoEbW92ZRgDIAEoCzIQLmFyYml0ZXIudjEuTW92ZRIRCglmZW5fYWZ0ZXIYBCABKAkSLQoJcGxheWVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKIBQoER2FtZRIKCgJpZBgBIAEoCRIkCgd2YXJpYW50GAIgASgOMhMuYXJiaXRlci52MS5WYXJpYW50EhEKCXN0YXJ0X2ZlbhgDIAEoCRILCgNmZW4YBCABKAkSHgoEdHVybhgFIAEoDjIQLmFyYml0ZXIudjEuU2lkZRILCgNwbHkYBiABKA0SJQoFbW92ZXMYByADKAsyFi5hcmJpdGVyLnYxLlBsYXllZE1vdmUSJAoHb3V0Y29tZRgIIAEoCzITLmFyYml0ZXIudjEuT3V0Y29tZRIfCgV3aGl0ZRgJIAEoCzIQLmFyYml0ZXIudjEuU2VhdBIfCgVibGFjaxgKIAEoCzIQLmFyYml0ZXIudjEuU2VhdBIkCgpkcmF3X29mZmVyGAsgASgOMhAuYXJiaXRlci52MS5TaWRlEhAKCGlzX2NoZWNrGAwgASgIEi4KCmNyZWF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEigKDnRha2ViYWNrX29mZmVyGA8gASgOMhAuYXJiaXRlci52MS5TaWRlEiAKBWNsb2NrGBAgASgLMhEuYXJiaXRlci52MS5DbG9jaxIPCgd2ZXJzaW9uGBEgASgDEi8KDXhpYW5ncWlfcnVsZXMYEiABKA4yGC5hcmJpdGVyLnYxLlhpYW5ncWlSdWxlcxISCgpyZW1hdGNoX29mGBMgASgJEg8KB3JlbWF0Y2gYFCABKAkSJwoNcmVtYXRjaF9vZmZlchgVIAEoDjIQLmFyYml0ZXIudjEuU2lkZSK7AgoRQ3JlYXRlR2FtZVJlcXVlc3QSJAoHdmFyaWFudBgBIAEoDjITLmFyYml0ZXIudjEuVmFyaWFudBINCgNmZW4YAiABKAlIABIVCgtwb3NpdGlvbl9pZBgDIAEoCUgAEiYKBXdoaXRlGAQgASgLMhcuYXJiaXRlci52MS5TZWF0UmVxdWVzdBImCgVibGFjaxgFIAEoCzIXLmFyYml0ZXIudjEuU2VhdFJlcXVlc3QSIQoZZW5naW5lX2RlY2xpbmVzX3Rha2ViYWNrcxgGIAEoCBItCgx0aW1lX2NvbnRyb2wYByABKAsyFy5hcmJpdGVyLnYxLlRpbWVDb250cm9sEi8KDXhpYW5ncWlfcnVsZXMYCCABKA4yGC5hcmJpdGVyLnYxLlhpYW5ncWlSdWxlc0IHCgVzdGFydCJ9CgtUaW1lQ29udHJvbBISCgppbml0aWFsX21zGAEgASgEEhQKDGluY3JlbWVudF9tcxgCIAEoBBIQCghkZWxheV9tcxgDIAEoBBIVCg1kYXlzX3Blcl9tb3ZlGAQgASgNEhsKE2ZpcnN0X21vdmVfZ3JhY2VfbXMYBSABKAQi0QEKBUNsb2NrEigKB2NvbnRyb2wYASABKAsyFy5hcmJpdGVyLnYxLlRpbWVDb250cm9sEhAKCHdoaXRlX21zGAIgASgDEhAKCGJsYWNrX21zGAMgASgDEiEKB3J1bm5pbmcYBCABKA4yEC5hcmJpdGVyLnYxLlNpZGUSKQoFc2luY2UYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGRlYWRsaW5lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJxChJDcmVhdGVHYW1lUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZRITCgt3aGl0ZV90b2tlbhgCIAEoCRITCgtibGFja190b2tlbhgDIAEoCRIRCglqb2luX2NvZGUYBCABKAkiRQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIiCgR2aWV3GAIgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyIxCg9HZXRHYW1lUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZSKyAgoQTGlzdEdhbWVzUmVxdWVzdBIsCgZzdGF0dXMYASABKA4yHC5hcmJpdGVyLnYxLkdhbWVTdGF0dXNGaWx0ZXISJAoHdmFyaWFudBgCIAEoDjITLmFyYml0ZXIudjEuVmFyaWFudBIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCRIOCgZwbGF5ZXIYBSABKAkSLAoLdGVybWluYXRpb24YBiABKA4yFy5hcmJpdGVyLnYxLlRlcm1pbmF0aW9uEjEKDWNyZWF0ZWRfYWZ0ZXIYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjIKDmNyZWF0ZWRfYmVmb3JlGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ3ChFJbXBvcnRHYW1lUmVxdWVzdBILCgNwZ24YASABKAkSJAoHdmFyaWFudBgCIAEoDjITLmFyYml0ZXIudjEuVmFyaWFudBIvCg14aWFuZ3FpX3J1bGVzGAMgASgOMhguYXJiaXRlci52MS5YaWFuZ3FpUnVsZXMiXgoSSW1wb3J0R2FtZVJlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUSEwoLd2hpdGVfdG9rZW4YAiABKAkSEwoLYmxhY2tfdG9rZW4YAyABKAkiTwoRRXhwb3J0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIpCghub3RhdGlvbhgCIAEoDjIXLmFyYml0ZXIudjEuUGduTm90YXRpb24iIQoSRXhwb3J0R2FtZVJlc3BvbnNlEgsKA3BnbhgBIAEoCSJNChFMaXN0R2FtZXNSZXNwb25zZRIfCgVnYW1lcxgBIAMoCzIQLmFyYml0ZXIudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkilAEKD01ha2VNb3ZlUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSDAoEbW92ZRgDIAEoCRIZCgxleHBlY3RlZF9wbHkYBCABKA1IAIgBARIiCgR2aWV3GAUgASgOMhQuYXJiaXRlci52MS5HYW1lVmlld0IPCg1fZXhwZWN0ZWRfcGx5IlgKEE1ha2VNb3ZlUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIkCgRtb3ZlGAIgASgLMhYuYXJiaXRlci52MS5QbGF5ZWRNb3ZlIlgKDVJlc2lnblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEiIKBHZpZXcYAyABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IjAKDlJlc2lnblJlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUiWwoQT2ZmZXJEcmF3UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSIgoEdmlldxgDIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXciMwoRT2ZmZXJEcmF3UmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZSJvChRSZXNwb25kVG9EcmF3UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSDgoGYWNjZXB0GAMgASgIEiIKBHZpZXcYBCABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IjcKFVJlc3BvbmRUb0RyYXdSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lImEKFlByb3Bvc2VUYWtlYmFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEiIKBHZpZXcYAyABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IjkKF1Byb3Bvc2VUYWtlYmFja1Jlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUicwoYUmVzcG9uZFRvVGFrZWJhY2tSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIOCgZhY2NlcHQYAyABKAgSIgoEdmlldxgEIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXciOwoZUmVzcG9uZFRvVGFrZWJhY2tSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lImkKEENsYWltRHJhd1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEgwKBG1vdmUYAyABKAkSIgoEdmlldxgEIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXciWQoRQ2xhaW1EcmF3UmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIkCgRtb3ZlGAIgASgLMhYuYXJiaXRlci52MS5QbGF5ZWRNb3ZlIlcKDEFib3J0UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSIgoEdmlldxgDIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXciLwoNQWJvcnRSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lIosBChBXYXRjaEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSGQoMZnJvbV92ZXJzaW9uGAIgASgDSACIAQESIgoEdmlldxgDIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXcSFgoOZm9sbG93X3JlbWF0Y2gYBCABKAhCDwoNX2Zyb21fdmVyc2lvbiKCAQoRV2F0Y2hHYW1lUmVzcG9uc2USJwoEa2luZBgBIAEoDjIZLmFyYml0ZXIudjEuR2FtZUV2ZW50S2luZBIeCgRnYW1lGAIgASgLMhAuYXJiaXRlci52MS5HYW1lEiQKBG1vdmUYAyABKAsyFi5hcmJpdGVyLnYxLlBsYXllZE1vdmUiXgoPSm9pbkdhbWVSZXF1ZXN0EhEKCWpvaW5fY29kZRgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSIgoEdmlldxgDIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXciZgoQSm9pbkdhbWVSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lEh4KBHNpZGUYAiABKA4yEC5hcmJpdGVyLnYxLlNpZGUSEgoKc2VhdF90b2tlbhgDIAEoCSJeChNPZmZlclJlbWF0Y2hSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIiCgR2aWV3GAMgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyKNAQoUT2ZmZXJSZW1hdGNoUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIhCgdyZW1hdGNoGAIgASgLMhAuYXJiaXRlci52MS5HYW1lEh4KBHNpZGUYAyABKA4yEC5hcmJpdGVyLnYxLlNpZGUSEgoKc2VhdF90b2tlbhgEIAEoCSJyChdSZXNwb25kVG9SZW1hdGNoUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSDgoGYWNjZXB0GAMgASgIEiIKBHZpZXcYBCABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IpEBChhSZXNwb25kVG9SZW1hdGNoUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIhCgdyZW1hdGNoGAIgASgLMhAuYXJiaXRlci52MS5HYW1lEh4KBHNpZGUYAyABKA4yEC5hcmJpdGVyLnYxLlNpZGUSEgoKc2VhdF90b2tlbhgEIAEoCSpOCghHYW1lVmlldxIZChVHQU1FX1ZJRVdfVU5TUEVDSUZJRUQQABITCg9HQU1FX1ZJRVdfQkFTSUMQARISCg5HQU1FX1ZJRVdfRlVMTBACKncKEEdhbWVTdGF0dXNGaWx0ZXISIgoeR0FNRV9TVEFUVVNfRklMVEVSX1VOU1BFQ0lGSUVEEAASHgoaR0FNRV9TVEFUVVNfRklMVEVSX09OR09JTkcQARIfChtHQU1FX1NUQVRVU19GSUxURVJfRklOSVNIRUQQAip+CgtQZ25Ob3RhdGlvbhIcChhQR05fTk9UQVRJT05fVU5TUEVDSUZJRUQQABIZChVQR05fTk9UQVRJT05fU1RBTkRBUkQQARIcChhQR05fTk9UQVRJT05fQ09PUkRJTkFURVMQAhIYChRQR05fTk9UQVRJT05fQ0hJTkVTRRADKtMDCg1HYW1lRXZlbnRLaW5kEh8KG0dBTUVfRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEhwKGEdBTUVfRVZFTlRfS0lORF9TTkFQU0hPVBABEhgKFEdBTUVfRVZFTlRfS0lORF9NT1ZFEAISIAocR0FNRV9FVkVOVF9LSU5EX0RSQVdfT0ZGRVJFRBADEiEKHUdBTUVfRVZFTlRfS0lORF9EUkFXX0RFQ0xJTkVEEAQSHgoaR0FNRV9FVkVOVF9LSU5EX0dBTUVfRU5ERUQQBRIlCiFHQU1FX0VWRU5UX0tJTkRfVEFLRUJBQ0tfUFJPUE9TRUQQBhIlCiFHQU1FX0VWRU5UX0tJTkRfVEFLRUJBQ0tfQUNDRVBURUQQBxIlCiFHQU1FX0VWRU5UX0tJTkRfVEFLRUJBQ0tfREVDTElORUQQCBIfChtHQU1FX0VWRU5UX0tJTkRfU0VBVF9KT0lORUQQCRIjCh9HQU1FX0VWRU5UX0tJTkRfUkVNQVRDSF9PRkZFUkVEEAoSJAogR0FNRV9FVkVOVF9LSU5EX1JFTUFUQ0hfREVDTElORUQQCxIjCh9HQU1FX0VWRU5UX0tJTkRfUkVNQVRDSF9TVEFSVEVEEAwyrwoKBUdhbWVzEksKCkNyZWF0ZUdhbWUSHS5hcmJpdGVyLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Gh4uYXJiaXRlci52MS5DcmVhdGVHYW1lUmVzcG9uc2USQgoHR2V0R2FtZRIaLmFyYml0ZXIudjEuR2V0R2FtZVJlcXVlc3QaGy5hcmJpdGVyLnYxLkdldEdhbWVSZXNwb25zZRJICglMaXN0R2FtZXMSHC5hcmJpdGVyLnYxLkxpc3RHYW1lc1JlcXVlc3QaHS5hcmJpdGVyLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEksKCkV4cG9ydEdhbWUSHS5hcmJpdGVyLnYxLkV4cG9ydEdhbWVSZXF1ZXN0Gh4uYXJiaXRlci52MS5FeHBvcnRHYW1lUmVzcG9uc2USSwoKSW1wb3J0R2FtZRIdLmFyYml0ZXIudjEuSW1wb3J0R2FtZVJlcXVlc3QaHi5hcmJpdGVyLnYxLkltcG9ydEdhbWVSZXNwb25zZRJFCghNYWtlTW92ZRIbLmFyYml0ZXIudjEuTWFrZU1vdmVSZXF1ZXN0GhwuYXJiaXRlci52MS5NYWtlTW92ZVJlc3BvbnNlEj8KBlJlc2lnbhIZLmFyYml0ZXIudjEuUmVzaWduUmVxdWVzdBoaLmFyYml0ZXIudjEuUmVzaWduUmVzcG9uc2USSAoJT2ZmZXJEcmF3EhwuYXJiaXRlci52MS5PZmZlckRyYXdSZXF1ZXN0Gh0uYXJiaXRlci52MS5PZmZlckRyYXdSZXNwb25zZRJUCg1SZXNwb25kVG9EcmF3EiAuYXJiaXRlci52MS5SZXNwb25kVG9EcmF3UmVxdWVzdBohLmFyYml0ZXIudjEuUmVzcG9uZFRvRHJhd1Jlc3BvbnNlEkgKCUNsYWltRHJhdxIcLmFyYml0ZXIudjEuQ2xhaW1EcmF3UmVxdWVzdBodLmFyYml0ZXIudjEuQ2xhaW1EcmF3UmVzcG9uc2USWgoPUHJvcG9zZVRha2ViYWNrEiIuYXJiaXRlci52MS5Qcm9wb3NlVGFrZWJhY2tSZXF1ZXN0GiMuYXJiaXRlci52MS5Qcm9wb3NlVGFrZWJhY2tSZXNwb25zZRJgChFSZXNwb25kVG9UYWtlYmFjaxIkLmFyYml0ZXIudjEuUmVzcG9uZFRvVGFrZWJhY2tSZXF1ZXN0GiUuYXJiaXRlci52MS5SZXNwb25kVG9UYWtlYmFja1Jlc3BvbnNlEjwKBUFib3J0EhguYXJiaXRlci52MS5BYm9ydFJlcXVlc3QaGS5hcmJpdGVyLnYxLkFib3J0UmVzcG9uc2USSgoJV2F0Y2hHYW1lEhwuYXJiaXRlci52MS5XYXRjaEdhbWVSZXF1ZXN0Gh0uYXJiaXRlci52MS5XYXRjaEdhbWVSZXNwb25zZTABEkUKCEpvaW5HYW1lEhsuYXJiaXRlci52MS5Kb2luR2FtZVJlcXVlc3QaHC5hcmJpdGVyLnYxLkpvaW5HYW1lUmVzcG9uc2USUQoMT2ZmZXJSZW1hdGNoEh8uYXJiaXRlci52MS5PZmZlclJlbWF0Y2hSZXF1ZXN0GiAuYXJiaXRlci52MS5PZmZlclJlbWF0Y2hSZXNwb25zZRJdChBSZXNwb25kVG9SZW1hdGNoEiMuYXJiaXRlci52MS5SZXNwb25kVG9SZW1hdGNoUmVxdWVzdBokLmFyYml0ZXIudjEuUmVzcG9uZFRvUmVtYXRjaFJlc3BvbnNlYgZwcm90bzM", [file_arbiter_v1_common, file_google_protobuf_timestamp]);
 
 /**
  * A player's seat as given when creating a game.
@@ -40,6 +40,20 @@ export type SeatRequest = Message<"arbiter.v1.SeatRequest"> & {
    * @generated from field: arbiter.v1.EnginePlayer engine = 2;
    */
   engine?: EnginePlayer | undefined;
+
+  /**
+   * Leave the seat open for a player to take with JoinGame: CreateGame
+   * answers a `join_code` to pass on. At most one seat is open, without a
+   * display name (the joiner gives its own) or engine, facing a human seat
+   * (the host's); otherwise INVALID_ARGUMENT `INVALID_OPEN_SEAT`. Until the
+   * seat is taken the clocks are held, and moves, offers and claims are
+   * FAILED_PRECONDITION `SEAT_OPEN` (the host may Abort). Nobody joining
+   * within the server's `--open-seat-timeout` (default 1 hour), the game
+   * is aborted (TERMINATION_UNJOINED), and watchers are told.
+   *
+   * @generated from field: bool open = 3;
+   */
+  open: boolean;
 };
 
 /**
@@ -104,6 +118,14 @@ export type Seat = Message<"arbiter.v1.Seat"> & {
    * @generated from field: arbiter.v1.EnginePlayer engine = 3;
    */
   engine?: EnginePlayer | undefined;
+
+  /**
+   * The seat was left open and no player has taken it yet
+   * (`display_name` is the side's name until one does).
+   *
+   * @generated from field: bool open = 4;
+   */
+  open: boolean;
 };
 
 /**
@@ -298,6 +320,29 @@ export type Game = Message<"arbiter.v1.Game"> & {
    * @generated from field: arbiter.v1.XiangqiRules xiangqi_rules = 18;
    */
   xiangqiRules: XiangqiRules;
+
+  /**
+   * The id of the game this one is the rematch of (empty if none).
+   *
+   * @generated from field: string rematch_of = 19;
+   */
+  rematchOf: string;
+
+  /**
+   * The id of this finished game's rematch, once created (empty until
+   * then).
+   *
+   * @generated from field: string rematch = 20;
+   */
+  rematch: string;
+
+  /**
+   * The side offering a rematch of this finished game (SIDE_UNSPECIFIED if
+   * none).
+   *
+   * @generated from field: arbiter.v1.Side rematch_offer = 21;
+   */
+  rematchOffer: Side;
 };
 
 /**
@@ -529,6 +574,16 @@ export type CreateGameResponse = Message<"arbiter.v1.CreateGameResponse"> & {
    * @generated from field: string black_token = 3;
    */
   blackToken: string;
+
+  /**
+   * With a seat left open: the code a player takes it with (JoinGame), to
+   * pass on (in a link, say). Ten characters of Crockford's base 32
+   * (`0-9`, `A-Z` without I, L, O, U: 50 bits); JoinGame reads it in any
+   * case, with dashes or spaces. Empty when no seat is open.
+   *
+   * @generated from field: string join_code = 4;
+   */
+  joinCode: string;
 };
 
 /**
@@ -690,8 +745,11 @@ export type ImportGameRequest = Message<"arbiter.v1.ImportGameRequest"> & {
   variant: Variant;
 
   /**
-   * Xiangqi: the repetition rules the game is played on under
-   * (UNSPECIFIED: ASIAN), as CreateGameRequest's. The moves are read as
+   * Xiangqi: the repetition rules the game is played on under, as
+   * CreateGameRequest's (UNSPECIFIED: the PGN's `[XiangqiRules]` tag, which
+   * ExportGame writes: "asian", "repetition_draws" or "asian_refusing",
+   * an unknown name being INVALID_ARGUMENT `INVALID_PGN`; without the tag,
+   * ASIAN). The moves are read as
    * recorded whatever it says (a repetition ending does not stop an
    * import); the game's outcome and later moves follow it. Left unset for
    * chess (INVALID_ARGUMENT `VARIANT_MISMATCH`).
@@ -1369,6 +1427,35 @@ export type WatchGameRequest = Message<"arbiter.v1.WatchGameRequest"> & {
    * @generated from field: optional int64 from_version = 2;
    */
   fromVersion?: bigint | undefined;
+
+  /**
+   * How much of the game each event after the SNAPSHOT carries in
+   * `WatchGameResponse.game`. The SNAPSHOT always has the whole game, move
+   * list included. UNSPECIFIED (the default) and GAME_VIEW_BASIC: every
+   * later event has the game without its move list (`game.moves` empty,
+   * every other field set: FEN, turn, ply, both clocks, the outcome, the
+   * offers, the seats, the version) and the move in `move`, so an event's
+   * size does not grow with the game; a client keeps the list from the
+   * snapshot, appending each MOVE's `move` and, after TAKEBACK_ACCEPTED,
+   * keeping the first `game.ply` moves. GAME_VIEW_FULL: every event has the
+   * whole game, as before this field existed. A resume (`from_version`)
+   * tells its past events in the same view.
+   *
+   * @generated from field: arbiter.v1.GameView view = 3;
+   */
+  view: GameView;
+
+  /**
+   * Keep the stream open after the game ends, for what happens about its
+   * rematch (REMATCH_OFFERED, REMATCH_DECLINED, REMATCH_STARTED); the
+   * stream closes after REMATCH_STARTED, whose `game.rematch` is the new
+   * game's id, or at once after the end if no rematch can be (a seat never
+   * taken, engines in both seats). Unset: the stream closes after
+   * GAME_ENDED.
+   *
+   * @generated from field: bool follow_rematch = 4;
+   */
+  followRematch: boolean;
 };
 
 /**
@@ -1379,7 +1466,12 @@ export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*
   messageDesc(file_arbiter_v1_games, 33);
 
 /**
- * One message of Games.WatchGame.
+ * One message of Games.WatchGame. An event carries the change as the game
+ * after it: its `version`, `fen`, `turn`, `ply`, `clock`, `outcome`,
+ * `draw_offer`, `takeback_offer` and seats, and the move played in every
+ * notation in `move`; the move list only in the SNAPSHOT (or with
+ * GAME_VIEW_FULL, see WatchGameRequest.view). Each event is encoded once
+ * for all the watchers of its view.
  *
  * @generated from message arbiter.v1.WatchGameResponse
  */
@@ -1392,7 +1484,9 @@ export type WatchGameResponse = Message<"arbiter.v1.WatchGameResponse"> & {
   kind: GameEventKind;
 
   /**
-   * The game after the event (move lists included).
+   * The game after the event: the whole game in a SNAPSHOT; in later
+   * events without its move list unless the request asked for
+   * GAME_VIEW_FULL.
    *
    * @generated from field: arbiter.v1.Game game = 2;
    */
@@ -1414,8 +1508,245 @@ export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE_
   messageDesc(file_arbiter_v1_games, 34);
 
 /**
- * How much of a game an answer carries (`view` of GetGame and the game
- * actions).
+ * Request for Games.JoinGame.
+ *
+ * @generated from message arbiter.v1.JoinGameRequest
+ */
+export type JoinGameRequest = Message<"arbiter.v1.JoinGameRequest"> & {
+  /**
+   * The join code CreateGame gave the host (any case; dashes and spaces
+   * are ignored). Required (INVALID_ARGUMENT `MISSING_FIELD`).
+   *
+   * @generated from field: string join_code = 1;
+   */
+  joinCode: string;
+
+  /**
+   * The joiner's name, as SeatRequest.display_name (empty: the side's
+   * name).
+   *
+   * @generated from field: string display_name = 2;
+   */
+  displayName: string;
+
+  /**
+   * How much of the game to answer with (default: GAME_VIEW_BASIC, the game
+   * without its move list).
+   *
+   * @generated from field: arbiter.v1.GameView view = 3;
+   */
+  view: GameView;
+};
+
+/**
+ * Describes the message arbiter.v1.JoinGameRequest.
+ * Use `create(JoinGameRequestSchema)` to create a new message.
+ */
+export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_games, 35);
+
+/**
+ * Response of Games.JoinGame.
+ *
+ * @generated from message arbiter.v1.JoinGameResponse
+ */
+export type JoinGameResponse = Message<"arbiter.v1.JoinGameResponse"> & {
+  /**
+   * The game, its seats both taken.
+   *
+   * @generated from field: arbiter.v1.Game game = 1;
+   */
+  game?: Game | undefined;
+
+  /**
+   * The side the joiner plays.
+   *
+   * @generated from field: arbiter.v1.Side side = 2;
+   */
+  side: Side;
+
+  /**
+   * The joiner's secret seat token. Shown only here; keep it.
+   *
+   * @generated from field: string seat_token = 3;
+   */
+  seatToken: string;
+};
+
+/**
+ * Describes the message arbiter.v1.JoinGameResponse.
+ * Use `create(JoinGameResponseSchema)` to create a new message.
+ */
+export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_games, 36);
+
+/**
+ * Request for Games.OfferRematch.
+ *
+ * @generated from message arbiter.v1.OfferRematchRequest
+ */
+export type OfferRematchRequest = Message<"arbiter.v1.OfferRematchRequest"> & {
+  /**
+   * The finished game's id.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The offering seat's token in it.
+   *
+   * @generated from field: string seat_token = 2;
+   */
+  seatToken: string;
+
+  /**
+   * How much of the games to answer with (default: GAME_VIEW_BASIC).
+   *
+   * @generated from field: arbiter.v1.GameView view = 3;
+   */
+  view: GameView;
+};
+
+/**
+ * Describes the message arbiter.v1.OfferRematchRequest.
+ * Use `create(OfferRematchRequestSchema)` to create a new message.
+ */
+export const OfferRematchRequestSchema: GenMessage<OfferRematchRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_games, 37);
+
+/**
+ * Response of Games.OfferRematch.
+ *
+ * @generated from message arbiter.v1.OfferRematchResponse
+ */
+export type OfferRematchResponse = Message<"arbiter.v1.OfferRematchResponse"> & {
+  /**
+   * The finished game: with `rematch_offer` set while the offer waits, or
+   * with `rematch` once the rematch exists.
+   *
+   * @generated from field: arbiter.v1.Game game = 1;
+   */
+  game?: Game | undefined;
+
+  /**
+   * The rematch, once it exists (unset while the offer waits).
+   *
+   * @generated from field: arbiter.v1.Game rematch = 2;
+   */
+  rematch?: Game | undefined;
+
+  /**
+   * The caller's side in the rematch (the other colour).
+   *
+   * @generated from field: arbiter.v1.Side side = 3;
+   */
+  side: Side;
+
+  /**
+   * The caller's seat token in the rematch, once it exists: derived from
+   * its token in the finished game, so that only that token's holder gets
+   * it, and the same every time it is asked for. Keep it.
+   *
+   * @generated from field: string seat_token = 4;
+   */
+  seatToken: string;
+};
+
+/**
+ * Describes the message arbiter.v1.OfferRematchResponse.
+ * Use `create(OfferRematchResponseSchema)` to create a new message.
+ */
+export const OfferRematchResponseSchema: GenMessage<OfferRematchResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_games, 38);
+
+/**
+ * Request for Games.RespondToRematch.
+ *
+ * @generated from message arbiter.v1.RespondToRematchRequest
+ */
+export type RespondToRematchRequest = Message<"arbiter.v1.RespondToRematchRequest"> & {
+  /**
+   * The finished game's id.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The token of the seat the offer was made to.
+   *
+   * @generated from field: string seat_token = 2;
+   */
+  seatToken: string;
+
+  /**
+   * True to accept (the rematch is created), false to decline.
+   *
+   * @generated from field: bool accept = 3;
+   */
+  accept: boolean;
+
+  /**
+   * How much of the games to answer with (default: GAME_VIEW_BASIC).
+   *
+   * @generated from field: arbiter.v1.GameView view = 4;
+   */
+  view: GameView;
+};
+
+/**
+ * Describes the message arbiter.v1.RespondToRematchRequest.
+ * Use `create(RespondToRematchRequestSchema)` to create a new message.
+ */
+export const RespondToRematchRequestSchema: GenMessage<RespondToRematchRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_games, 39);
+
+/**
+ * Response of Games.RespondToRematch.
+ *
+ * @generated from message arbiter.v1.RespondToRematchResponse
+ */
+export type RespondToRematchResponse = Message<"arbiter.v1.RespondToRematchResponse"> & {
+  /**
+   * The finished game after the answer.
+   *
+   * @generated from field: arbiter.v1.Game game = 1;
+   */
+  game?: Game | undefined;
+
+  /**
+   * The rematch, when accepted.
+   *
+   * @generated from field: arbiter.v1.Game rematch = 2;
+   */
+  rematch?: Game | undefined;
+
+  /**
+   * The caller's side in the rematch.
+   *
+   * @generated from field: arbiter.v1.Side side = 3;
+   */
+  side: Side;
+
+  /**
+   * The caller's seat token in the rematch, when accepted. Keep it.
+   *
+   * @generated from field: string seat_token = 4;
+   */
+  seatToken: string;
+};
+
+/**
+ * Describes the message arbiter.v1.RespondToRematchResponse.
+ * Use `create(RespondToRematchResponseSchema)` to create a new message.
+ */
+export const RespondToRematchResponseSchema: GenMessage<RespondToRematchResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_games, 40);
+
+/**
+ * How much of a game an answer carries (`view` of GetGame, the game
+ * actions and WatchGame's events).
  *
  * @generated from enum arbiter.v1.GameView
  */
@@ -1423,7 +1754,7 @@ export enum GameView {
   /**
    * The method's default: GAME_VIEW_FULL for GetGame; GAME_VIEW_BASIC for
    * MakeMove, Resign, OfferDraw, RespondToDraw, ClaimDraw, ProposeTakeback,
-   * RespondToTakeback and Abort.
+   * RespondToTakeback, Abort and WatchGame's events after the snapshot.
    *
    * @generated from enum value: GAME_VIEW_UNSPECIFIED = 0;
    */
@@ -1587,7 +1918,8 @@ export enum GameEventKind {
   TAKEBACK_PROPOSED = 6,
 
   /**
-   * Moves were taken back (`game` has the shorter move list).
+   * Moves were taken back: the first `game.ply` moves stand (with
+   * GAME_VIEW_FULL, `game` has the shorter move list).
    *
    * @generated from enum value: GAME_EVENT_KIND_TAKEBACK_ACCEPTED = 7;
    */
@@ -1599,6 +1931,37 @@ export enum GameEventKind {
    * @generated from enum value: GAME_EVENT_KIND_TAKEBACK_DECLINED = 8;
    */
   TAKEBACK_DECLINED = 8,
+
+  /**
+   * A player took the open seat (see `game.white` / `game.black`); the
+   * game starts.
+   *
+   * @generated from enum value: GAME_EVENT_KIND_SEAT_JOINED = 9;
+   */
+  SEAT_JOINED = 9,
+
+  /**
+   * A player of the finished game offered a rematch (see
+   * `game.rematch_offer`). Sent to `follow_rematch` watchers.
+   *
+   * @generated from enum value: GAME_EVENT_KIND_REMATCH_OFFERED = 10;
+   */
+  REMATCH_OFFERED = 10,
+
+  /**
+   * The rematch offer was declined. Sent to `follow_rematch` watchers.
+   *
+   * @generated from enum value: GAME_EVENT_KIND_REMATCH_DECLINED = 11;
+   */
+  REMATCH_DECLINED = 11,
+
+  /**
+   * The rematch was created: `game.rematch` is its id; watch it there.
+   * Sent to `follow_rematch` watchers, whose stream closes after it.
+   *
+   * @generated from enum value: GAME_EVENT_KIND_REMATCH_STARTED = 12;
+   */
+  REMATCH_STARTED = 12,
 }
 
 /**
@@ -1781,6 +2144,54 @@ export const Games: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchGameRequestSchema;
     output: typeof WatchGameResponseSchema;
+  },
+  /**
+   * Takes the open seat of a game created with one (`SeatRequest.open`)
+   * by the join code its host was given, and returns the seat's token
+   * (shown only here). Of players racing for one seat exactly one gets it;
+   * the others get FAILED_PRECONDITION `SEAT_TAKEN`. Watchers get
+   * GAME_EVENT_KIND_SEAT_JOINED. An unknown code is NOT_FOUND
+   * `JOIN_CODE_UNKNOWN`; a game that expired (nobody joined within the
+   * server's `--open-seat-timeout`) or that its host aborted is
+   * FAILED_PRECONDITION `GAME_OVER`. Counts against the creating calls'
+   * rate limit (`--create-rate`), as guessing codes would.
+   *
+   * @generated from rpc arbiter.v1.Games.JoinGame
+   */
+  joinGame: {
+    methodKind: "unary";
+    input: typeof JoinGameRequestSchema;
+    output: typeof JoinGameResponseSchema;
+  },
+  /**
+   * Offers a rematch of a finished game for the seat (FAILED_PRECONDITION
+   * `GAME_NOT_OVER` before its end). Against an engine seat, or when the
+   * opponent has offered one, the rematch is created at once. A second
+   * offer before the answer is FAILED_PRECONDITION
+   * `REMATCH_ALREADY_OFFERED`. Once the rematch exists, OfferRematch
+   * answers it and the seat's token in it, as often as asked: that is how
+   * the offerer gets its token after the opponent accepted (watch with
+   * `follow_rematch` to learn when, or ask again).
+   *
+   * @generated from rpc arbiter.v1.Games.OfferRematch
+   */
+  offerRematch: {
+    methodKind: "unary";
+    input: typeof OfferRematchRequestSchema;
+    output: typeof OfferRematchResponseSchema;
+  },
+  /**
+   * Accepts (creating the rematch; the answer has it and the acceptor's
+   * token) or declines the opponent's rematch offer (FAILED_PRECONDITION
+   * `NOTHING_TO_ANSWER` without one). Accepting again once it exists
+   * answers it again.
+   *
+   * @generated from rpc arbiter.v1.Games.RespondToRematch
+   */
+  respondToRematch: {
+    methodKind: "unary";
+    input: typeof RespondToRematchRequestSchema;
+    output: typeof RespondToRematchResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_arbiter_v1_games, 0);
