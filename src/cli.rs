@@ -186,6 +186,11 @@ pub struct ServeArgs {
     /// most half of --lease-duration.
     #[arg(long, env = "ARBITER_LEASE_RENEW_INTERVAL", default_value = "1s", value_parser = duration)]
     lease_renew_interval: Duration,
+    /// Do not serve the web app built into the binary (GET / and its
+    /// assets): the port then answers gRPC and grpc-web only. The
+    /// variable takes true/false, 1/0, yes/no, on/off.
+    #[arg(long, env = "ARBITER_NO_WEB", value_parser = clap::builder::BoolishValueParser::new())]
+    no_web: bool,
 }
 
 impl ServeArgs {
@@ -222,6 +227,7 @@ impl ServeArgs {
             metrics_listen,
             lease_duration,
             lease_renew_interval,
+            no_web,
             listen: _,
             log_format: _,
         } = self;
@@ -259,6 +265,7 @@ impl ServeArgs {
                 duration: lease_duration,
                 renew_every: lease_renew_interval,
             },
+            web: !no_web,
             ..ServerConfig::new(database_url)
         }
     }

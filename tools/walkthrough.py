@@ -10,11 +10,14 @@ against a running server (default 127.0.0.1:50051):
      agreement;
   3. the stateless Rules service on both games.
 
-    pip install grpcio grpcio-tools
+    python3 -m venv .venv
+    .venv/bin/pip install -r tools/requirements-walkthrough.txt
     cargo run --release -- serve &
-    python3 tools/walkthrough.py [--addr 127.0.0.1:50051]
+    .venv/bin/python tools/walkthrough.py [--addr 127.0.0.1:50051]
 
-The README's walkthrough shows these requests; this script keeps it honest.
+The README's walkthrough shows these requests; this script keeps it honest,
+and .ci/run plays it against a real server on every change. It exits 0 and
+prints "ok" when every step went as expected.
 """
 
 import argparse

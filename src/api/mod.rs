@@ -21,6 +21,7 @@ mod small_frames;
 mod socket;
 mod tls;
 mod watch;
+mod web;
 
 pub use legal_moves::LegalMovesAnswer;
 pub use metrics::{

@@ -31,6 +31,7 @@ use super::{
     small_frames::SmallFrames,
     tls::{Tls, TlsFiles},
     watch::{GamesRoutes, Watchers, encode_event},
+    web::WebApp,
 };
 use crate::{
     analysis::{Analyst, Capacity},
@@ -136,6 +137,9 @@ pub struct ServerConfig {
     /// How long a lease on a shard of games lasts and how often its owner
     /// renews it (servers sharing a PostgreSQL database).
     pub lease_times: LeaseTimes,
+    /// Serve the web app built into the binary on GET and HEAD (see
+    /// `web`); false: those go to the API like every other request.
+    pub web: bool,
 }
 
 impl ServerConfig {
@@ -170,6 +174,7 @@ impl ServerConfig {
             tls: None,
             metrics_listen: None,
             lease_times: LeaseTimes::DEFAULT,
+            web: true,
         }
     }
 
@@ -308,6 +313,9 @@ pub async fn serve(
         ))
         .prepare();
     let service = ServiceBuilder::new()
+        // Outermost: a page is no RPC, for the spans, the metrics and the
+        // request limits alike.
+        .layer_fn(|inner| WebApp::new(inner, config.web))
         .layer_fn(Traced)
         .layer(cors)
         .layer(tonic_web::GrpcWebLayer::new())

@@ -11,7 +11,7 @@
 
 use std::time::Duration;
 
-use super::{GameError, Games, Mover, replay, view_of};
+use super::{GameError, Games, Mover, replay, rule_choices, view_of};
 use crate::{
     analysis::{Job, SearchOrder},
     engine::Level,
@@ -181,7 +181,9 @@ impl Games {
             .parse()
             .map_err(|e| GameError::Corrupt(format!("game {id}: {e}")))?;
         let moves: Vec<&str> = game.moves.iter().map(|m| m.uci.as_str()).collect();
-        let job = Job::new(variant, Some(&game.start_fen), &moves)
+        let choices = rule_choices(&game)
+            .ok_or_else(|| GameError::Corrupt(format!("game {id}: unknown xiangqi rules")))?;
+        let job = Job::new(variant, choices, Some(&game.start_fen), &moves)
             .map_err(|e| GameError::Corrupt(format!("game {id}: {e}")))?;
         let order = SearchOrder::best_move(engine.movetime, engine.level);
         let analysis = slot.best_move(job, order).await;

@@ -1,0 +1,115 @@
+// Games.WatchGame as one stream that outlives the connections under it:
+// when a stream drops, or the server ends it because this watcher fell
+// behind (WATCHER_TOO_SLOW), it is opened again from the version of the last
+// message received (`from_version`), and the server sends every event after
+// it, so the caller sees no gap and no duplicate.
+
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { GameEventKind, type Games, type WatchGameResponse } from "./gen/arbiter/v1/games_pb.js";
+import { Reason } from "./gen/reasons.js";
+import { errorReason } from "./errors.js";
+
+export interface WatchOptions {
+  /**
+   * The `game.version` of the last message the caller already has; unset,
+   * the stream starts with a SNAPSHOT of the game.
+   */
+  fromVersion?: bigint;
+  /** Ends the stream (the iteration throws the abort). */
+  signal?: AbortSignal;
+  /**
+   * How many times in a row a stream may fail before its error is thrown;
+   * any message received starts the count again. Default 5.
+   */
+  maxRetries?: number;
+  /**
+   * The wait before opening the stream again, doubled at each failure in a
+   * row up to 5 s. Default 100 ms.
+   */
+  retryDelayMs?: number;
+}
+
+/** The longest wait between two attempts. */
+const MAX_RETRY_DELAY_MS = 5000;
+
+/** Reasons after which the same stream, opened again, goes on. */
+const RESUMABLE = new Set<string>([Reason.WATCHER_TOO_SLOW, Reason.SHUTTING_DOWN, Reason.SERVER_BUSY]);
+
+/**
+ * The events of game `gameId`, until the game ends (its GAME_ENDED event is
+ * the last) or `options.signal` aborts. Errors the server answers with a
+ * reason other than those of a dropped watcher (GAME_NOT_FOUND,
+ * VERSION_AHEAD, ...) are thrown at once.
+ */
+export async function* watchGame(
+  games: Pick<Client<typeof Games>, "watchGame">,
+  gameId: string,
+  options: WatchOptions = {},
+): AsyncGenerator<WatchGameResponse, void, undefined> {
+  const { signal, maxRetries = 5, retryDelayMs = 100 } = options;
+  let fromVersion = options.fromVersion;
+  let failures = 0;
+  for (;;) {
+    const call = new AbortController();
+    const abort = () => call.abort(signal?.reason);
+    signal?.addEventListener("abort", abort, { once: true });
+    let received = false;
+    try {
+      for await (const event of games.watchGame({ gameId, fromVersion }, { signal: call.signal })) {
+        received = true;
+        failures = 0;
+        fromVersion = event.game?.version ?? fromVersion;
+        yield event;
+        if (event.kind === GameEventKind.GAME_ENDED) {
+          return;
+        }
+      }
+      // A stream resumed at the end of a finished game is empty.
+      if (!received) {
+        return;
+      }
+    } catch (error) {
+      if (signal?.aborted || !resumable(error) || failures >= maxRetries) {
+        throw error;
+      }
+      failures += 1;
+    } finally {
+      signal?.removeEventListener("abort", abort);
+      call.abort();
+    }
+    await sleep(Math.min(retryDelayMs * 2 ** Math.max(failures - 1, 0), MAX_RETRY_DELAY_MS), signal);
+  }
+}
+
+/**
+ * Whether the stream that failed with `error` may be opened again: the
+ * server told this watcher to watch again, or did not answer at all (the
+ * connection dropped or was refused).
+ */
+function resumable(error: unknown): boolean {
+  if (!(error instanceof ConnectError) || error.code === Code.Canceled) {
+    return false;
+  }
+  const reason = errorReason(error);
+  return reason === undefined || RESUMABLE.has(reason);
+}
+
+/** Waits `ms`, or until `signal` aborts (then throws its reason). */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const done = () => {
+      signal?.removeEventListener("abort", aborted);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    const aborted = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", aborted, { once: true });
+  });
+}
