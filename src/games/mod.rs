@@ -13,6 +13,7 @@ mod hub;
 mod ids;
 mod import;
 mod pgn;
+mod player;
 mod replay;
 mod screen;
 mod takeback;
@@ -37,6 +38,7 @@ pub use hub::{
 pub(crate) use ids::{hash_token, new_token};
 pub use ids::{is_well_formed_id, new_id};
 pub use pgn::{PgnLimits, PgnNotation};
+pub use player::FollowedSeat;
 pub use replay::{REPLAY_PAGE, Replay, Replayed};
 use screen::Needs;
 pub use view::{GameView, MoveView, OutcomeView, Status, View};
