@@ -210,3 +210,61 @@ async fn player_streams_are_bounded_and_bad_seats_refused() {
     assert!(again.is_some(), "the place was given back");
     server.stop().await;
 }
+
+/// A player stream whose client stops reading (a 64 KiB stream window
+/// that fills up) while its game goes on: it is not queued for; once it
+/// reads again it gets what was in flight, then `WATCHER_TOO_SLOW` naming
+/// the game it fell behind.
+#[tokio::test]
+async fn a_player_stream_that_stops_reading_is_ended_as_too_slow() {
+    let server = TestServer::start_with_config(|config| ServerConfig {
+        watcher_buffer_bytes: 4096,
+        ..config
+    })
+    .await;
+    let mut games = server.games().await;
+    let created = common::new_chess_game(&mut games, None).await;
+    let id = created.game.unwrap().id;
+    let (white, black) = (&created.white_token, &created.black_token);
+    let endpoint = tonic::transport::Endpoint::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .initial_stream_window_size(Some(64 * 1024));
+    let mut reader = pb::games_client::GamesClient::new(endpoint.connect().await.unwrap());
+    let mut stalled = watch_player(&mut reader, &[(&id, white), (&id, black)])
+        .await
+        .unwrap();
+    // Three events for the stream per round (Black's turn, the takeback
+    // proposed to Black, White's turn again), some 1.2 KB: 600 rounds are
+    // more than every buffer on the way holds.
+    for _ in 0..600 {
+        play(&mut games, &id, white, "e4").await;
+        common::propose_takeback(&mut games, &id, white).await.unwrap();
+        games
+            .respond_to_takeback(pb::RespondToTakebackRequest {
+                game_id: id.clone(),
+                seat_token: black.clone(),
+                accept: true,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+    }
+    let status = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            match stalled.message().await {
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("the stream ended without a status"),
+                Err(status) => return status,
+            }
+        }
+    })
+    .await
+    .expect("told within 30 s");
+    assert_eq!(
+        code_and_reason(&status),
+        (Code::ResourceExhausted, "WATCHER_TOO_SLOW".to_owned())
+    );
+    let info = tonic_types::StatusExt::get_details_error_info(&status).unwrap();
+    assert_eq!(info.metadata.get("game_id"), Some(&id));
+    server.stop().await;
+}
