@@ -7,9 +7,10 @@ use clap::{Parser, Subcommand};
 use crate::{
     analysis::Analyst,
     api::{
-        DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BYTES,
+        DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_MAX_REQUEST_BYTES,
         DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
-        DEFAULT_WATCHER_BUFFER_BYTES, ServerConfig, TlsFiles, serve,
+        DEFAULT_PLAYER_STREAM_MAX_SEATS, DEFAULT_WATCHER_BUFFER_BYTES, PlayerLimits, ServerConfig,
+        TlsFiles, serve,
     },
     games::{AdminToken, LeaseTimes, PgnLimits},
     rules::{Game, Variant, perft},
@@ -116,9 +117,17 @@ pub struct ServeArgs {
     /// Watchers one game may have at once.
     #[arg(long, env = "ARBITER_MAX_WATCHERS_PER_GAME", default_value_t = DEFAULT_MAX_WATCHERS_PER_GAME as u32, value_parser = clap::value_parser!(u32).range(1..))]
     max_watchers_per_game: u32,
-    /// WatchGame streams one connection may have open at once.
+    /// WatchGame and WatchPlayer streams one connection may have open at
+    /// once.
     #[arg(long, env = "ARBITER_MAX_WATCHERS_PER_CONNECTION", default_value_t = DEFAULT_MAX_WATCHERS_PER_CONNECTION as u32, value_parser = clap::value_parser!(u32).range(1..))]
     max_watchers_per_connection: u32,
+    /// Seats one WatchPlayer stream may follow (each is one of its game's
+    /// watchers).
+    #[arg(long, env = "ARBITER_PLAYER_STREAM_MAX_SEATS", default_value_t = DEFAULT_PLAYER_STREAM_MAX_SEATS as u32, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    player_stream_max_seats: u32,
+    /// WatchPlayer streams open at once on this server.
+    #[arg(long, env = "ARBITER_MAX_PLAYER_STREAMS", default_value_t = DEFAULT_MAX_PLAYER_STREAMS as u32, value_parser = clap::value_parser!(u32).range(1..))]
+    max_player_streams: u32,
     /// Largest request message of every method but ImportGame, in bytes
     /// after decompression.
     #[arg(long, env = "ARBITER_MAX_REQUEST_BYTES", default_value_t = DEFAULT_MAX_REQUEST_BYTES, value_parser = bytes)]
@@ -214,6 +223,8 @@ impl ServeArgs {
             watcher_buffer_bytes,
             max_watchers_per_game,
             max_watchers_per_connection,
+            player_stream_max_seats,
+            max_player_streams,
             max_request_bytes,
             max_import_request_bytes,
             max_in_flight,
@@ -249,6 +260,10 @@ impl ServeArgs {
             watcher_buffer_bytes: watcher_buffer_bytes as usize,
             max_watchers_per_game: max_watchers_per_game as usize,
             max_watchers_per_connection: max_watchers_per_connection as usize,
+            player_streams: PlayerLimits {
+                max_seats: player_stream_max_seats as usize,
+                max_streams: max_player_streams as usize,
+            },
             max_request_bytes,
             max_import_request_bytes,
             max_in_flight: max_in_flight as usize,

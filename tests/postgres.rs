@@ -247,6 +247,51 @@ async fn a_stream_lost_on_one_server_resumes_on_another() {
     );
 }
 
+/// A player's stream on one server hears of its games written on
+/// another: its turn after the opponent's move, a draw offered to it, and
+/// the end, after which the stream ends.
+#[tokio::test]
+async fn a_player_stream_hears_of_games_written_on_another_server() {
+    use pb::PlayerEventKind::*;
+    let Some(db) =
+        postgres_or_skip("a_player_stream_hears_of_games_written_on_another_server").await
+    else {
+        return;
+    };
+    let (first, second) = (
+        TestServer::start_on(&db).await,
+        TestServer::start_on(&db).await,
+    );
+    let (mut a, mut b) = (first.games().await, second.games().await);
+    let created = common::new_chess_game(&mut a, None).await;
+    let id = created.game.unwrap().id;
+    let (white, black) = (created.white_token, created.black_token);
+    let mut bob = common::watch_player(&mut b, &[(&id, &black)])
+        .await
+        .unwrap();
+    let mut next = async || common::next_player_event(&mut bob).await;
+    assert_eq!(next().await, Some((GameStarted, id.clone())));
+    play(&mut a, &id, &white, "e4").await;
+    assert_eq!(next().await, Some((YourTurn, id.clone())));
+    a.offer_draw(pb::OfferDrawRequest {
+        game_id: id.clone(),
+        seat_token: white.clone(),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    assert_eq!(next().await, Some((DrawOffered, id.clone())));
+    a.resign(pb::ResignRequest {
+        game_id: id.clone(),
+        seat_token: white,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    assert_eq!(next().await, Some((GameEnded, id.clone())));
+    assert_eq!(next().await, None);
+}
+
 /// Of moves for one ply sent to three servers at once, exactly one is
 /// played; the others are ABORTED.
 #[tokio::test]

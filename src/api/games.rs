@@ -9,6 +9,7 @@ use super::{
     admission::{Creates, admit_create},
     convert::{self, View},
     error::invalid_argument,
+    player::PlayerStream,
     proto::{self as pb, games_server},
     watch::{Watchers, unframed},
 };
@@ -441,6 +442,15 @@ impl games_server::Games for GamesService {
             side,
             seat_token,
         }))
+    }
+
+    type WatchPlayerStream = PlayerStream;
+
+    async fn watch_player(
+        &self,
+        request: Request<pb::WatchPlayerRequest>,
+    ) -> Result<Response<PlayerStream>, Status> {
+        Ok(Response::new(self.watchers.watch_player(&request).await?))
     }
 
     type WatchGameStream = WatchStream;

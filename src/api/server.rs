@@ -19,6 +19,7 @@ use super::{
     games::GamesService,
     legal_moves::RulesRoutes,
     metrics::{self, Sources},
+    player::{DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits},
     positions::PositionsService,
     proto::{
         self, engine_server::EngineServer, games_server::GamesServer,
@@ -108,8 +109,12 @@ pub struct ServerConfig {
     pub watcher_buffer_bytes: usize,
     /// Watchers one game may have at once.
     pub max_watchers_per_game: usize,
-    /// Watch streams one connection may have open at once.
+    /// Watch streams one connection may have open at once (WatchGame and
+    /// WatchPlayer).
     pub max_watchers_per_connection: usize,
+    /// Seats one WatchPlayer stream may follow, and such streams open at
+    /// once.
+    pub player_streams: PlayerLimits,
     /// Largest request message of every method but ImportGame (and health
     /// and reflection, which take less), after decompression.
     pub max_request_bytes: usize,
@@ -166,6 +171,10 @@ impl ServerConfig {
             watcher_buffer_bytes: DEFAULT_WATCHER_BUFFER_BYTES,
             max_watchers_per_game: DEFAULT_MAX_WATCHERS_PER_GAME,
             max_watchers_per_connection: DEFAULT_MAX_WATCHERS_PER_CONNECTION,
+            player_streams: PlayerLimits {
+                max_seats: DEFAULT_PLAYER_STREAM_MAX_SEATS,
+                max_streams: DEFAULT_MAX_PLAYER_STREAMS,
+            },
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             max_import_request_bytes: DEFAULT_MAX_IMPORT_REQUEST_BYTES,
             max_in_flight: 1024,
@@ -310,7 +319,12 @@ pub async fn serve(
             config.max_request_bytes
         ))
         .add_service(GamesRoutes::new(
-            Watchers::new(games, shutdown_watch, config.max_watchers_per_connection),
+            Watchers::new(
+                games,
+                shutdown_watch,
+                config.max_watchers_per_connection,
+                config.player_streams,
+            ),
             creates,
             config.max_request_bytes,
             config.max_import_request_bytes,

@@ -44,6 +44,7 @@ use super::{
     convert,
     error::{ErrorStatus, shutting_down, too_many_watchers, watcher_too_slow},
     games::{GamesService, trace_game},
+    player::{PlayerLimits, PlayerStreams},
     proto::{self as pb, games_server::GamesServer},
     server::REQUEST_COMPRESSION,
 };
@@ -164,13 +165,15 @@ impl Ending {
 /// watchers of each connection.
 #[derive(Debug)]
 pub struct Watchers {
-    games: Games,
+    pub(super) games: Games,
     /// Becomes true when the server shuts down; open watch streams end
     /// then, so that graceful shutdown does not wait on them forever.
-    shutdown: tokio::sync::watch::Receiver<bool>,
+    pub(super) shutdown: tokio::sync::watch::Receiver<bool>,
     max_per_connection: usize,
     /// Open watch streams per connection (by remote address).
     connections: Arc<Mutex<HashMap<SocketAddr, usize>>>,
+    /// The bounds of player streams, and how many are open.
+    pub(super) players: PlayerStreams,
 }
 
 impl Watchers {
@@ -178,12 +181,14 @@ impl Watchers {
         games: Games,
         shutdown: tokio::sync::watch::Receiver<bool>,
         max_per_connection: usize,
+        players: PlayerLimits,
     ) -> Watchers {
         Watchers {
             games,
             shutdown,
             max_per_connection,
             connections: Arc::default(),
+            players: PlayerStreams::new(players),
         }
     }
 
@@ -235,7 +240,7 @@ impl Watchers {
     }
 
     /// A place among the watchers of the connection from `addr`.
-    fn take_place(&self, addr: SocketAddr) -> Result<Place, Status> {
+    pub(super) fn take_place(&self, addr: SocketAddr) -> Result<Place, Status> {
         let mut connections = self.connections.lock().unwrap_or_else(|e| e.into_inner());
         let count = connections.entry(addr).or_default();
         if *count >= self.max_per_connection {
@@ -255,7 +260,7 @@ impl Watchers {
 /// A watch stream's place among its connection's watchers, given back when
 /// the stream is dropped.
 #[derive(Debug)]
-struct Place {
+pub(super) struct Place {
     connections: Arc<Mutex<HashMap<SocketAddr, usize>>>,
     addr: SocketAddr,
 }
