@@ -11,7 +11,7 @@ use crate::{
         DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
         DEFAULT_WATCHER_BUFFER_BYTES, ServerConfig, TlsFiles, serve,
     },
-    games::{AdminToken, PgnLimits},
+    games::{AdminToken, LeaseTimes, PgnLimits},
     rules::{Game, Variant, perft},
     telemetry::{self, LogFormat},
     with_game,
@@ -181,6 +181,16 @@ pub struct ServeArgs {
     /// variable takes true/false, 1/0, yes/no, on/off.
     #[arg(long, env = "ARBITER_NO_WEB", value_parser = clap::builder::BoolishValueParser::new())]
     no_web: bool,
+    /// Replicas on one PostgreSQL database: how long a lease on a shard
+    /// of games (its flag timers and engine seats) lasts unrenewed; a
+    /// dead replica's games are taken over within this and
+    /// --lease-renew-interval.
+    #[arg(long, env = "ARBITER_LEASE_DURATION", default_value = "5s", value_parser = duration)]
+    lease_duration: Duration,
+    /// How often a replica renews its leases and claims expired ones; at
+    /// most half of --lease-duration.
+    #[arg(long, env = "ARBITER_LEASE_RENEW_INTERVAL", default_value = "1s", value_parser = duration)]
+    lease_renew_interval: Duration,
 }
 
 impl ServeArgs {
@@ -216,6 +226,8 @@ impl ServeArgs {
             tls_client_ca,
             metrics_listen,
             no_web,
+            lease_duration,
+            lease_renew_interval,
             listen: _,
             log_format: _,
         } = self;
@@ -250,6 +262,10 @@ impl ServeArgs {
             }),
             metrics_listen,
             web: !no_web,
+            lease_times: LeaseTimes {
+                duration: lease_duration,
+                renew_every: lease_renew_interval,
+            },
             ..ServerConfig::new(database_url)
         }
     }

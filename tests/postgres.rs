@@ -233,6 +233,7 @@ async fn a_stream_lost_on_one_server_resumes_on_another() {
         .watch_game(pb::WatchGameRequest {
             game_id: id.clone(),
             from_version: Some(1),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -295,9 +296,9 @@ async fn concurrent_moves_on_different_servers_exactly_one_wins() {
     }
 }
 
-/// The server that ran a clocked game's timer is gone: another server on
-/// the database lets the flag fall, about as late as its sweep interval,
-/// and tells its watchers.
+/// The server that owned a clocked game stops (giving its leases up):
+/// another server on the database takes the game over at its next lease
+/// renewal, lets the flag fall, about that late, and tells its watchers.
 #[tokio::test]
 async fn a_flag_falls_on_another_server_when_the_games_server_is_gone() {
     let Some(db) =
@@ -348,9 +349,9 @@ async fn a_flag_falls_on_another_server_when_the_games_server_is_gone() {
     b.stop().await;
 }
 
-/// The server that searched an engine seat's move is gone before the
-/// engine moved: another server on the database searches it once its turn
-/// is overdue, and the engine moves exactly once.
+/// The server that owned an engine seat's game stops before the engine
+/// moved: another server on the database takes the game over and searches
+/// the move, and the engine moves exactly once.
 #[tokio::test]
 async fn an_engine_seat_moves_from_another_server_when_the_games_server_is_gone() {
     let Some(db) =

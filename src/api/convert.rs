@@ -6,6 +6,7 @@ use prost_types::Timestamp;
 use tonic::Status;
 
 use super::{error::invalid_argument, proto as pb};
+pub use crate::games::View;
 use crate::{
     engine::Level,
     games::{
@@ -135,6 +136,8 @@ pub fn move_description(d: MoveDescription) -> pb::Move {
     let letter = |c: Option<char>| c.map(String::from).unwrap_or_default();
     pb::Move {
         is_capture: d.is_capture(),
+        coordinates: d.uci.into(),
+        standard: d.san.into(),
         uci: d.uci.into(),
         san: d.san.into(),
         chinese: d.chinese.map(String::from).unwrap_or_default(),
@@ -274,16 +277,6 @@ pub fn played_move(m: &MoveView) -> pb::PlayedMove {
         fen_after: m.fen_after.clone(),
         played_at: timestamp(m.played_at),
     }
-}
-
-/// How much of a game an answer carries (`arbiter.v1.GameView`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum View {
-    /// Everything but the move list: an answer that does not grow with the
-    /// game.
-    Basic,
-    /// Every move played, too.
-    Full,
 }
 
 /// The `view` of a request; UNSPECIFIED is the method's `default`.

@@ -35,7 +35,7 @@ use super::{
 };
 use crate::{
     analysis::{Analyst, Capacity},
-    games::{AdminToken, Games, PgnLimits, SystemTime, TimeSource, Watching},
+    games::{AdminToken, Games, LeaseTimes, PgnLimits, SystemTime, TimeSource, Watching},
     peers::CreateRate,
     positions::Positions,
     store::Store,
@@ -137,6 +137,9 @@ pub struct ServerConfig {
     /// Serve the web app built into the binary on GET and HEAD (see
     /// `web`); false: those go to the API like every other request.
     pub web: bool,
+    /// How long a lease on a shard of games lasts and how often its owner
+    /// renews it (servers sharing a PostgreSQL database).
+    pub lease_times: LeaseTimes,
 }
 
 impl ServerConfig {
@@ -171,6 +174,7 @@ impl ServerConfig {
             tls: None,
             metrics_listen: None,
             web: true,
+            lease_times: LeaseTimes::DEFAULT,
         }
     }
 
@@ -198,6 +202,7 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let lease_times = config.lease_times.check()?;
     let tls = config.tls.clone().map(Tls::load).transpose()?.map(Arc::new);
     let metrics_endpoint = match &config.metrics_listen {
         Some(addr) => {
@@ -264,8 +269,8 @@ pub async fn serve(
         moves: config.import_max_moves,
         tokens: config.import_max_tokens,
     });
-    let resumed = games.resume_engines().await?;
-    let clocks = games.resume_clocks().await?;
+    let (resumed, clocks) = games.take_ownership(lease_times).await?;
+    let owner = games.clone();
     let metrics_addr = metrics_endpoint
         .as_ref()
         .and_then(|(listener, _)| listener.local_addr().ok());
@@ -283,7 +288,7 @@ pub async fn serve(
         shutdown.await;
         let _ = stop_watchers.send(true);
     };
-    tracing::info!(%addr, metrics = ?metrics_addr, database = %store.url(), engine_slots = config.engine_slots, resumed_engine_games = resumed, running_clocks = clocks, "arbiter listening");
+    tracing::info!(%addr, metrics = ?metrics_addr, database = %store.url(), engine_slots = config.engine_slots, resumed_engine_games = resumed, running_clocks = clocks, leases = owner.leases_held(), "arbiter listening");
     let routes = Routes::new(requests!(health, MAX_SMALL_REQUEST_BYTES))
         .add_service(requests!(reflection_v1, MAX_SMALL_REQUEST_BYTES))
         .add_service(requests!(reflection_v1alpha, MAX_SMALL_REQUEST_BYTES))
@@ -348,6 +353,7 @@ pub async fn serve(
     if let Some(endpoint) = metrics_endpoint {
         endpoint.abort();
     }
+    owner.give_up_ownership().await;
     store.close().await;
     Ok(())
 }

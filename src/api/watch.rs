@@ -1,9 +1,11 @@
 //! `Games.WatchGame` on its own route, sending events encoded once.
 //!
-//! Every message of a watched game carries the whole game. Built as a
-//! generated message for each watcher, one event cost each of them the
-//! game's record again, queued until sent. Here the games' hub holds each
-//! event as the gRPC frames of its messages, encoded once ([`encode_event`]),
+//! A watched game's events carry the game without its move list, or the
+//! whole game for watchers that asked for it (the snapshot always does).
+//! Built as a generated message for each watcher, one event cost each of
+//! them the game again, queued until sent. Here the games' hub holds each
+//! event as the gRPC frames of its messages, encoded once per view
+//! ([`encode_event`]),
 //! and the answer's body hands those very bytes to HTTP/2: every watcher
 //! shares them, even while they wait in a stalled connection's send buffer.
 //! The stream reads the hub directly, so a watcher that falls behind is told
@@ -48,7 +50,7 @@ use super::{
 use crate::{
     games::{
         EventKind, GameEvent, GameView, Games, Published, Replay, Replayed, Status as GameStatus,
-        Watcher,
+        View, Watcher,
     },
     reason::Reason,
 };
@@ -79,9 +81,9 @@ pub(super) fn unframed(frame: &Bytes) -> Result<pb::WatchGameResponse, Status> {
     })
 }
 
-/// The messages a watcher receives for `event`, each in its gRPC frame: the
-/// event, and `GAME_ENDED` after a move that ended the game.
-pub fn encode_event(event: GameEvent<'_>) -> Vec<Bytes> {
+/// The messages a watcher of `view` receives for `event`, each in its gRPC
+/// frame: the event, and `GAME_ENDED` after a move that ended the game.
+pub fn encode_event(event: GameEvent<'_>, view: View) -> Vec<Bytes> {
     let kind = match event.kind {
         EventKind::Move => pb::GameEventKind::Move,
         EventKind::DrawOffered => pb::GameEventKind::DrawOffered,
@@ -97,7 +99,7 @@ pub fn encode_event(event: GameEvent<'_>) -> Vec<Bytes> {
     };
     let mut message = pb::WatchGameResponse {
         kind: kind as i32,
-        game: Some(convert::game(event.game)),
+        game: Some(convert::game_in(event.game, view)),
         r#move: event.played.map(convert::played_move),
     };
     let mut messages = vec![framed(&message)];
@@ -153,20 +155,22 @@ impl Watchers {
         let pb::WatchGameRequest {
             game_id: id,
             from_version,
+            view,
         } = request.get_ref();
         trace_game(id)?;
+        let view = convert::view(*view, View::Basic)?;
         let place = request
             .remote_addr()
             .map(|addr| self.take_place(addr))
             .transpose()?;
         let (queued, over, watcher, replay) = match *from_version {
             None => {
-                let (game, watcher) = self.games.watch(id).await?;
+                let (game, watcher) = self.games.watch(id, view).await?;
                 let over = game.outcome.status != GameStatus::Ongoing;
                 (VecDeque::from([snapshot(&game)]), over, watcher, None)
             }
             Some(version) => {
-                let (game, watcher, replay) = self.games.resume(id, version).await?;
+                let (game, watcher, replay) = self.games.resume(id, version, view).await?;
                 // The client has seen a finished game's last event.
                 let over = game.outcome.status != GameStatus::Ongoing && game.version == version;
                 (VecDeque::new(), over, watcher, Some(replay))

@@ -12,6 +12,7 @@ mod flag;
 mod hub;
 mod ids;
 mod import;
+mod ownership;
 mod pgn;
 mod replay;
 mod screen;
@@ -36,10 +37,11 @@ pub use hub::{
 };
 pub(crate) use ids::{hash_token, new_token};
 pub use ids::{is_well_formed_id, new_id};
+pub use ownership::LeaseTimes;
 pub use pgn::{PgnLimits, PgnNotation};
 pub use replay::{REPLAY_PAGE, Replay, Replayed};
 use screen::Needs;
-pub use view::{GameView, MoveView, OutcomeView, Status};
+pub use view::{GameView, MoveView, OutcomeView, Status, View};
 
 use crate::{
     analysis::Analyst,
@@ -49,7 +51,7 @@ use crate::{
         referee::{Referee, referee_under},
         xiangqi::XiangqiRules,
     },
-    store::{GameFilter, NewGame, Page, Store, StoredGame, StoredMove, Update},
+    store::{Fence, GameFilter, NewGame, Page, Store, StoredGame, StoredMove, Update},
 };
 
 /// Where a new game starts.
@@ -86,13 +88,16 @@ pub struct Games {
     import_limits: PgnLimits,
     /// Other servers write games too (the store has a change feed).
     shared_store: bool,
+    /// The games whose timers and engine seats this server runs.
+    ownership: Arc<ownership::Ownership>,
 }
 
 /// Who makes a move: a seat's holder (by token) or the engine in its seat.
 #[derive(Clone, Copy, Debug)]
 enum Mover<'a> {
     Token(&'a str),
-    Engine(Side),
+    /// With the lease it holds the game by, on a shared store.
+    Engine(Side, Option<&'a Fence>),
 }
 
 const MAX_NAME: usize = 100;
@@ -109,9 +114,6 @@ impl Games {
         let hub = Arc::new(hub::Hub::new(watching));
         let changes = store.changes();
         let shared_store = changes.is_some();
-        if let Some(changes) = changes {
-            tokio::spawn(telling::follow(Arc::clone(&hub), store.clone(), changes));
-        }
         let games = Games {
             store,
             hub,
@@ -122,9 +124,10 @@ impl Games {
             admin: None,
             import_limits: PgnLimits::DEFAULT,
             shared_store,
+            ownership: Arc::new(ownership::Ownership::new(shared_store)),
         };
-        if shared_store {
-            tokio::spawn(takeover::sweep(games.clone()));
+        if let Some(changes) = changes {
+            tokio::spawn(telling::follow(games.clone(), changes));
         }
         games
     }
@@ -331,11 +334,15 @@ impl Games {
             self.screen(id, token, Needs::Move { expected_ply }).await?;
         }
         let now = self.time.now();
+        let fence = match mover {
+            Mover::Token(_) => None,
+            Mover::Engine(_, fence) => fence,
+        };
         let (stored, expired) = self
-            .change(id, |game| {
+            .change_fenced(id, fence, |game| {
                 let side = match mover {
                     Mover::Token(token) => seat(game, token)?,
-                    Mover::Engine(side) => side,
+                    Mover::Engine(side, _) => side,
                 };
                 ensure_ongoing(game)?;
                 ensure_ply(expected_ply, game.moves.len())?;
@@ -544,17 +551,17 @@ impl Games {
         Ok(view)
     }
 
-    /// A snapshot of the game and the feed of what happens next. Nothing
-    /// is kept for an unknown game.
+    /// A snapshot of the game and the feed of what happens next, each
+    /// event with the game in `view`. Nothing is kept for an unknown game.
     ///
     /// # Errors
     ///
     /// Unknown id, too many watchers of the game, or storage.
-    pub async fn watch(&self, id: &str) -> Result<(GameView, Watcher), GameError> {
+    pub async fn watch(&self, id: &str, view: View) -> Result<(GameView, Watcher), GameError> {
         // Subscribe before reading, so nothing between the two is missed;
         // the watcher skips events not newer than the snapshot. On an
         // error the watcher is dropped, and with it the channel it opened.
-        let mut watcher = self.hub.subscribe(id)?;
+        let mut watcher = self.hub.subscribe(id, view)?;
         let view = self.get(id).await?;
         watcher.seen(view.version);
         self.hear_others(id, view.version).await;

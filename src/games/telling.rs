@@ -6,7 +6,7 @@
 //! feed says when another server wrote a watched game, and after the feed's
 //! listener reconnects every watched game is read again.
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use tokio::sync::mpsc;
 
@@ -97,23 +97,27 @@ pub(super) fn told_again(event: &PastEvent) -> Option<(EventKind, GameView, Opti
 }
 
 /// Follows the store's change feed until it ends (the store closes): tells
-/// this server's watchers the events other servers' writes made.
-pub(super) async fn follow(hub: Arc<Hub>, store: Store, mut changes: mpsc::Receiver<Change>) {
+/// this server's watchers the events other servers' writes made, and arms
+/// the games this server owns again.
+pub(super) async fn follow(games: Games, mut changes: mpsc::Receiver<Change>) {
+    let (hub, store) = (&games.hub, &games.store);
     while let Some(change) = changes.recv().await {
         match change {
             Change::Game { id, version } => {
                 if let Some(last) = hub.last_version(&id)
                     && last < version
                 {
-                    catch_up(&hub, &store, &id, last).await;
+                    catch_up(hub, store, &id, last).await;
                 }
+                games.follow_owned(&id).await;
             }
             Change::Missed => {
                 for (id, last) in hub.watched() {
                     if let Some(last) = last {
-                        catch_up(&hub, &store, &id, last).await;
+                        catch_up(hub, store, &id, last).await;
                     }
                 }
+                games.resume_owned().await;
             }
         }
     }

@@ -10,6 +10,17 @@ use super::{
     engine_seat::{EngineSeat, engine_of},
 };
 
+/// How much of a game an answer or a watch event carries
+/// (`arbiter.v1.GameView`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum View {
+    /// Everything but the move list: an answer that does not grow with the
+    /// game.
+    Basic,
+    /// Every move played, too.
+    Full,
+}
+
 /// Where a game stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {

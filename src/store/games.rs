@@ -1,6 +1,6 @@
 use sqlx::{AnyConnection, Row, any::AnyRow};
 
-use super::{Backend, Store, StoreError, changes, game_search, now_millis};
+use super::{Backend, Fence, Store, StoreError, changes, game_search, leases, now_millis};
 
 /// A game to create (validated by the caller; tokens already hashed).
 #[derive(Clone, Debug)]
@@ -48,7 +48,8 @@ pub struct StoredClock {
     /// `migrations/sqlite/0008_engine_seat_waits.sql`).
     pub engine_waiting_ply: Option<i64>,
     /// When the side to move runs out of time, as of this state (`None`:
-    /// nothing can run out); [`Store::due_flags`] finds the games past it.
+    /// nothing can run out); the owner of the game's lease arms its timer
+    /// from it after another server's change.
     pub flag_at: Option<i64>,
 }
 
@@ -97,7 +98,8 @@ pub struct StoredGame {
     /// The clock, for a timed game.
     pub clock: Option<StoredClock>,
     /// When the engine seat to move should have moved by (`None`: a human
-    /// is to move); [`Store::due_engine_turns`] finds the games past it.
+    /// is to move); the owner of the game's lease wakes its engine from it
+    /// after another server's change.
     pub engine_due_at: Option<i64>,
     /// A xiangqi game's repetition rules, by name (`None` for chess).
     pub xiangqi_rules: Option<String>,
@@ -225,6 +227,9 @@ impl Store {
             &new.black_name,
         )
         .await?;
+        if self.backend == Backend::Postgres {
+            changes::announce(tx.conn(), &new.id, 0).await?;
+        }
         tx.commit().await?;
         Ok(StoredGame {
             seq,
@@ -318,42 +323,6 @@ impl Store {
         .collect())
     }
 
-    /// Ids of the ongoing games whose side to move ran out of time by `now`
-    /// (as of their last change), the longest overdue first, at most
-    /// `limit`.
-    ///
-    /// # Errors
-    ///
-    /// Database failure.
-    pub async fn due_flags(&self, now: i64, limit: u32) -> Result<Vec<String>, StoreError> {
-        self.due("clock_flag_at", now, limit).await
-    }
-
-    /// Ids of the ongoing games whose engine seat should have moved by
-    /// `now`, the longest overdue first, at most `limit`.
-    ///
-    /// # Errors
-    ///
-    /// Database failure.
-    pub async fn due_engine_turns(&self, now: i64, limit: u32) -> Result<Vec<String>, StoreError> {
-        self.due("engine_due_at", now, limit).await
-    }
-
-    /// Ids of the ongoing games whose time `column` is at most `now`.
-    async fn due(&self, column: &str, now: i64, limit: u32) -> Result<Vec<String>, StoreError> {
-        Ok(sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT id FROM games WHERE status = 'ongoing' AND {column} <= $1 \
-             ORDER BY {column} LIMIT $2"
-        )))
-        .bind(now)
-        .bind(i64::from(limit))
-        .fetch_all(&self.pool)
-        .await?
-        .iter()
-        .map(|r| r.get(0))
-        .collect())
-    }
-
     /// Notes that the engine seat to move at `ply` of game `id` waits for a
     /// search slot: its clock stops until [`Store::start_engine_clock`].
     /// Nothing if the game has moved on or has no clock.
@@ -414,7 +383,28 @@ impl Store {
     where
         E: From<StoreError> + From<GameNotFound>,
     {
+        self.update_game_fenced(id, None, change).await
+    }
+
+    /// [`Store::update_game`], and with `fence`, only while its lease is
+    /// held, checked in the same transaction (see [`leases`]).
+    ///
+    /// # Errors
+    ///
+    /// As `update_game`'s, and [`StoreError::LeaseLost`].
+    pub async fn update_game_fenced<T, E>(
+        &self,
+        id: &str,
+        fence: Option<&Fence>,
+        change: impl FnOnce(&mut StoredGame) -> Result<Update<T>, E>,
+    ) -> Result<(StoredGame, T), E>
+    where
+        E: From<StoreError> + From<GameNotFound>,
+    {
         let mut tx = self.writer.begin().await?;
+        if let Some(fence) = fence {
+            leases::check(tx.conn(), self.backend, fence).await?;
+        }
         let lock = self.backend.lock_for_update();
         let Some(mut game) = load_game(tx.conn(), id, lock).await? else {
             tx.rollback().await?;

@@ -157,6 +157,7 @@ pub async fn watch(
         .watch_game(pb::WatchGameRequest {
             game_id: id.into(),
             from_version: None,
+            ..Default::default()
         })
         .await
         .expect("watching")
