@@ -21,8 +21,8 @@ export function errorInfo(error: unknown): ErrorInfo | undefined {
  * did not answer it. A server newer than this client may send a reason this
  * client has no constant for: it is returned as it is.
  */
-export function errorReason(error: unknown): Reason | undefined {
-  return errorInfo(error)?.reason as Reason | undefined;
+export function errorReason(error: unknown): Reason | (string & {}) | undefined {
+  return errorInfo(error)?.reason;
 }
 
 /** The ErrorInfo metadata `key` of `error` (`current_ply`, `limit`, ...). */

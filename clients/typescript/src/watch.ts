@@ -3,9 +3,18 @@
 // behind (WATCHER_TOO_SLOW), it is opened again from the version of the last
 // message received (`from_version`), and the server sends every event after
 // it, so the caller sees no gap and no duplicate.
+//
+// The server sends the move list in the SNAPSHOT only: later events carry
+// the game without it, and the move. Every caller would keep the list, so
+// this does: each event's `game.moves` is the whole list again.
 
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
-import { GameEventKind, type Games, type WatchGameResponse } from "./gen/arbiter/v1/games_pb.js";
+import {
+  GameEventKind,
+  type Games,
+  type PlayedMove,
+  type WatchGameResponse,
+} from "./gen/arbiter/v1/games_pb.js";
 import { Reason } from "./gen/reasons.js";
 import { errorReason } from "./errors.js";
 
@@ -15,6 +24,12 @@ export interface WatchOptions {
    * the stream starts with a SNAPSHOT of the game.
    */
   fromVersion?: bigint;
+  /**
+   * With `fromVersion`: the game's moves at that version, which the events
+   * then extend. Without them, the events' `game.moves` stay as the server
+   * sends them (empty but in a SNAPSHOT).
+   */
+  moves?: PlayedMove[];
   /** Ends the stream (the iteration throws the abort). */
   signal?: AbortSignal;
   /**
@@ -48,6 +63,7 @@ export async function* watchGame(
 ): AsyncGenerator<WatchGameResponse, void, undefined> {
   const { signal, maxRetries = 5, retryDelayMs = 100 } = options;
   let fromVersion = options.fromVersion;
+  let moves = fromVersion === undefined ? undefined : options.moves?.slice();
   let failures = 0;
   for (;;) {
     const call = new AbortController();
@@ -59,6 +75,7 @@ export async function* watchGame(
         received = true;
         failures = 0;
         fromVersion = event.game?.version ?? fromVersion;
+        moves = withMoves(event, moves);
         yield event;
         if (event.kind === GameEventKind.GAME_ENDED) {
           return;
@@ -79,6 +96,31 @@ export async function* watchGame(
     }
     await sleep(Math.min(retryDelayMs * 2 ** Math.max(failures - 1, 0), MAX_RETRY_DELAY_MS), signal);
   }
+}
+
+/**
+ * Fills in `event.game.moves` from `moves`, the list before the event:
+ * kept as sent in a SNAPSHOT (or in a game sent whole), extended by the
+ * event's move, cut to the game's ply after a takeback. Returns the list after the event (undefined while
+ * it is not known).
+ */
+function withMoves(event: WatchGameResponse, moves: PlayedMove[] | undefined): PlayedMove[] | undefined {
+  const game = event.game;
+  if (game === undefined) {
+    return moves;
+  }
+  if (event.kind === GameEventKind.SNAPSHOT || game.moves.length > 0) {
+    return game.moves.slice();
+  }
+  if (moves === undefined) {
+    return undefined;
+  }
+  const after = moves.slice(0, game.ply);
+  if (event.move !== undefined && after.length < game.ply) {
+    after.push(event.move);
+  }
+  game.moves = after.slice();
+  return after;
 }
 
 /**

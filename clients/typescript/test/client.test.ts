@@ -105,11 +105,16 @@ test("a watch resumed after its connection dropped misses no event and repeats n
       ],
     });
     const events = watchGame(watcher.games, id, { retryDelayMs: 20, maxRetries: 20 });
-    const seen: { kind: GameEventKind; version: bigint; san?: string }[] = [];
+    const seen: { kind: GameEventKind; version: bigint; san?: string; list: string[] }[] = [];
     const next = async () => {
       const { value, done } = await events.next();
       assert.ok(!done, "the watch goes on");
-      seen.push({ kind: value.kind, version: value.game!.version, san: value.move?.move?.san });
+      seen.push({
+        kind: value.kind,
+        version: value.game!.version,
+        san: value.move?.move?.san,
+        list: value.game!.moves.map((played) => played.move!.san),
+      });
     };
 
     await next(); // the snapshot
@@ -140,6 +145,11 @@ test("a watch resumed after its connection dropped misses no event and repeats n
       seen.slice(1).map((event) => event.san),
       moves.slice(0, 5),
     );
+    assert.deepEqual(
+      seen.map((event) => event.list),
+      seen.map((_, i) => moves.slice(0, i)),
+      "each event's game has the moves so far",
+    );
   } finally {
     await relay.close();
   }
@@ -153,7 +163,7 @@ test("a watch ended for falling behind is opened again from its last version", L
   const event = (version: bigint, kind = GameEventKind.MOVE) => ({
     $typeName: "arbiter.v1.WatchGameResponse" as const,
     kind,
-    game: { version } as never,
+    game: { version, ply: Number(version), moves: [] } as never,
   });
   const games = {
     async *watchGame(request: { fromVersion?: bigint }) {
@@ -173,6 +183,30 @@ test("a watch ended for falling behind is opened again from its last version", L
   }
   assert.deepEqual(versions, [0n, 1n, 2n, 3n]);
   assert.deepEqual(asked, [undefined, 1n]);
+});
+
+test("a watch keeps the move list that the server sends in the snapshot only", LIMIT, async () => {
+  const played = (san: string) => ({ $typeName: "arbiter.v1.PlayedMove" as const, move: { san } }) as never;
+  const event = (kind: GameEventKind, ply: number, moves: string[], move?: string) => ({
+    $typeName: "arbiter.v1.WatchGameResponse" as const,
+    kind,
+    game: { version: BigInt(ply), ply, moves: moves.map(played) } as never,
+    move: move === undefined ? undefined : played(move),
+  });
+  const games = {
+    async *watchGame() {
+      yield event(GameEventKind.SNAPSHOT, 2, ["e4", "e5"]);
+      yield event(GameEventKind.MOVE, 3, [], "Nf3");
+      yield event(GameEventKind.TAKEBACK_ACCEPTED, 1, []);
+      yield event(GameEventKind.MOVE, 2, [], "c5");
+      yield event(GameEventKind.GAME_ENDED, 2, []);
+    },
+  };
+  const lists = [];
+  for await (const message of watchGame(games as never, "game")) {
+    lists.push(message.game!.moves.map((m) => m.move!.san));
+  }
+  assert.deepEqual(lists, [["e4", "e5"], ["e4", "e5", "Nf3"], ["e4"], ["e4", "c5"], ["e4", "c5"]]);
 });
 
 test("a watch gives up on an error the server answered with another reason", LIMIT, async () => {
