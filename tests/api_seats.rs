@@ -212,21 +212,34 @@ async fn of_two_racing_joiners_exactly_one_takes_the_seat() {
     first.stop().await;
 }
 
+/// On a manual clock: held past the first-move grace, the game goes on;
+/// past the timeout it is aborted once (on PostgreSQL two servers sweep for
+/// it), and the watchers of each server are told.
 #[tokio::test]
 async fn an_open_game_nobody_joins_expires_and_its_watchers_are_told() {
     let time = ManualTime::new(1_700_000_000_000);
-    let clock = Arc::clone(&time);
-    let server = TestServer::start_with_config(move |config| ServerConfig {
-        time: clock,
-        open_seat_timeout: Duration::from_secs(600),
-        ..config
-    })
-    .await;
+    let configure = |time: Arc<ManualTime>| {
+        move |config| ServerConfig {
+            time,
+            open_seat_timeout: Duration::from_secs(600),
+            ..config
+        }
+    };
+    let server = TestServer::start_with_config(configure(Arc::clone(&time))).await;
     let mut games = server.games().await;
+    let second = match server.db.is_postgres() {
+        true => {
+            Some(TestServer::start_on_configured(&server.db, configure(Arc::clone(&time))).await)
+        }
+        false => None,
+    };
+    let mut other = second.as_ref().unwrap_or(&server).games().await;
     let created = open_game(&mut games).await;
     let id = created.game.unwrap().id;
     let mut watch = common::watch(&mut games, &id).await;
     watch.next().await.unwrap().unwrap(); // snapshot
+    let mut watch_other = common::watch(&mut other, &id).await;
+    watch_other.next().await.unwrap().unwrap(); // snapshot
 
     // Not yet: a minute before the timeout the seat is still open.
     time.advance(Duration::from_secs(540));
@@ -256,11 +269,22 @@ async fn an_open_game_nobody_joins_expires_and_its_watchers_are_told() {
         watch.next().await.is_none(),
         "the stream closes after the end"
     );
+    let told = tokio::time::timeout(Duration::from_secs(10), watch_other.next())
+        .await
+        .expect("the other server's watcher is told")
+        .unwrap()
+        .unwrap();
+    assert_eq!(told.kind, pb::GameEventKind::GameEnded as i32);
+    // Aborted once: the one change since its creation.
+    assert_eq!(common::get_game(&mut other, &id).await.version, 1);
 
     let status = join(&mut games, &created.join_code, "Late")
         .await
         .unwrap_err();
     assert_eq!(code_and_reason(&status), precondition("GAME_OVER"));
+    if let Some(second) = second {
+        second.stop().await;
+    }
     server.stop().await;
 }
 

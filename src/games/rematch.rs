@@ -102,14 +102,14 @@ impl Games {
                     game.rematch.id = Some(new.id.clone());
                 }
                 let update = Update {
-                    value: side,
+                    value: (side, event),
                     event: event.name(),
                     side: Some(side.name().to_owned()),
                 };
                 Ok::<_, Unwritten>((update, created))
             })
             .await;
-        let (stored, side, created) = match asked {
+        let (stored, (side, kind), created) = match asked {
             Ok(asked) => asked,
             Err(Unwritten::Refused(error)) => return Err(error),
             Err(Unwritten::Exists(rematch, side)) => {
@@ -126,11 +126,6 @@ impl Games {
             }
         };
         let game = view_of(&stored)?;
-        let kind = match ask {
-            _ if created.is_some() => EventKind::RematchStarted,
-            Ask::Decline => EventKind::RematchDeclined,
-            _ => EventKind::RematchOffered,
-        };
         self.tell(kind, &game, None).await;
         let rematch = match created {
             None => None,
