@@ -114,7 +114,7 @@ fn describe() {
     );
     describe_gauge!(WATCHED_GAMES, "Games with watchers, held in memory");
     describe_gauge!(CLOCKED_GAMES, "Ongoing timed games, each with a flag timer");
-    describe_gauge!(WATCHERS, "WatchGame streams open");
+    describe_gauge!(WATCHERS, "WatchGame streams and WatchPlayer seats open");
     describe_gauge!(ENGINE_SLOTS, "Engine search slots, by pool (rpc, seat)");
     describe_gauge!(
         ENGINE_SLOTS_BUSY,
