@@ -218,13 +218,14 @@ class GameView {
     return this.game.outcome?.status === OutcomeStatus.ONGOING;
   }
 
-  /** Whether the game waits for a player to take its open seat. */
+  /** Whether the game waits for a player to take its open seat (a game
+   * nobody joined in time is over instead). */
   private waiting(): boolean {
-    return Boolean(this.game.white?.open || this.game.black?.open);
+    return this.ongoing() && Boolean(this.game.white?.open || this.game.black?.open);
   }
 
   private myTurn(): boolean {
-    return this.mySide !== undefined && this.ongoing() && !this.waiting() && this.game.turn === this.mySide;
+    return this.mySide !== undefined && !this.waiting() && this.ongoing() && this.game.turn === this.mySide;
   }
 
   /** The side whose flag fell, once a game ended on time: the side to move. */
