@@ -18,6 +18,7 @@ export {
   type Game,
   type Move,
   type PlayedMove,
+  type WatchGameResponse,
 } from "@arbiter/client";
 export { timestampMs } from "@bufbuild/protobuf/wkt";
 import { Side, Variant } from "@arbiter/client";
@@ -27,15 +28,16 @@ const baseUrl = (import.meta.env.VITE_ARBITER_URL as string | undefined) || loca
 export const api = createArbiter(baseUrl);
 
 /** Follows a game: `onEvent` gets the snapshot, then every event in order
- * (a dropped stream resumes from the last version received). Ends when the
- * game ends or `signal` aborts; rejects on an error the server answered. */
+ * (a dropped stream resumes from the last version received), then what
+ * happens about its rematch. Ends when the rematch starts, when none can,
+ * or when `signal` aborts; rejects on an error the server answered. */
 export async function watchGame(
   gameId: string,
   onEvent: (event: WatchGameResponse) => void,
   signal: AbortSignal,
 ): Promise<void> {
   try {
-    for await (const event of watchEvents(api.games, gameId, { signal })) onEvent(event);
+    for await (const event of watchEvents(api.games, gameId, { signal, followRematch: true })) onEvent(event);
   } catch (err) {
     if (!signal.aborted) throw err;
   }

@@ -4,6 +4,7 @@
 import "./style.css";
 import { editorScreen } from "./screens/editor";
 import { gameScreen } from "./screens/game";
+import { joinScreen } from "./screens/join";
 import { newGameScreen } from "./screens/new-game";
 import type { Screen } from "./screens/screen";
 import type { SideName } from "./seats";
@@ -20,6 +21,7 @@ function route(hash: string): Screen {
     const seat = (side === "white" || side === "black") && parts[3] ? { side, token: parts[3] } : undefined;
     return gameScreen(parts[1], seat);
   }
+  if (parts[0] === "join" && parts[1]) return joinScreen(parts[1]);
   if (parts[0] === "editor") return editorScreen(parts[1] === "xiangqi" ? "xiangqi" : "chess");
   const variant = params.get("variant");
   return newGameScreen({

@@ -1,6 +1,7 @@
 // Seat tokens and the links that carry them. A seat's link puts its token in
-// the URL fragment (`#/game/ID/white/TOKEN`): the fragment never leaves the
-// browser, so the token is in no server's or proxy's log. Tokens this
+// the URL fragment (`#/game/ID/white/TOKEN`), as a join link its code
+// (`#/join/CODE`): the fragment never leaves the browser, so neither is in
+// any server's or proxy's log. Tokens this
 // browser holds are kept in localStorage, so a reload keeps the seat.
 
 export type SideName = "white" | "black";
@@ -11,7 +12,7 @@ export interface SeatToken {
 }
 
 const key = (gameId: string) => `arbiter.seat.${gameId}`;
-const inviteKey = (gameId: string) => `arbiter.invite.${gameId}`;
+const joinKey = (gameId: string) => `arbiter.join.${gameId}`;
 
 export function rememberSeat(gameId: string, seat: SeatToken): void {
   if (rememberedSeat(gameId)?.token === seat.token) return;
@@ -52,11 +53,17 @@ export function watchLink(gameId: string): string {
   return `${location.href.split("#")[0]}#/game/${encodeURIComponent(gameId)}`;
 }
 
-/** The opponent's seat link, kept for the player who created the game. */
-export function rememberInvite(gameId: string, link: string): void {
-  localStorage.setItem(inviteKey(gameId), link);
+/** The link a friend takes the open seat with (`#/join/CODE`). */
+export function joinLink(joinCode: string): string {
+  return `${location.href.split("#")[0]}#/join/${encodeURIComponent(joinCode)}`;
 }
 
-export function rememberedInvite(gameId: string): string | undefined {
-  return localStorage.getItem(inviteKey(gameId)) ?? undefined;
+/** The join code of a game's open seat, kept for the player who created it
+ * (the server shows it only once). */
+export function rememberJoinCode(gameId: string, joinCode: string): void {
+  localStorage.setItem(joinKey(gameId), joinCode);
+}
+
+export function rememberedJoinCode(gameId: string): string | undefined {
+  return localStorage.getItem(joinKey(gameId)) ?? undefined;
 }

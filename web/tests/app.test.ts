@@ -1,6 +1,7 @@
 // The web app in a real browser against a real server: both games played
-// by clicks and drags, live updates between two players, the server's
-// reasons, clocks, the position editor and the PGN download.
+// by clicks and drags, a friend joining by a link, live updates between two
+// players, rematches, the server's reasons, clocks, the position editor and
+// the PGN download.
 
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -12,9 +13,11 @@ import {
   dragPiece,
   screenshot,
   shownGameId,
+  shownMoves,
   startStack,
   waitForMoves,
   waitForText,
+  type Player,
   type Stack,
 } from "./harness";
 
@@ -31,7 +34,14 @@ after(async () => {
 /** Fills and submits the new-game form. */
 async function newGame(
   page: Page,
-  choice: { variant: "chess" | "xiangqi"; opponent: "engine" | "friend"; level?: number; colour?: "white" | "black"; minutes?: number },
+  choice: {
+    variant: "chess" | "xiangqi";
+    opponent: "engine" | "friend";
+    level?: number;
+    colour?: "white" | "black";
+    minutes?: number;
+    name?: string;
+  },
 ): Promise<string> {
   await page.goto(`${stack.appUrl}/#/`);
   await page.waitForSelector("[data-testid=new-game]");
@@ -39,6 +49,7 @@ async function newGame(
   await page.check(`input[name=variant][value=${choice.variant}]`);
   await page.check(`input[name=opponent][value=${choice.opponent}]`);
   if (choice.level !== undefined) await page.fill("[data-testid=level]", String(choice.level));
+  await page.fill("[data-testid=name]", choice.name ?? "");
   await page.check(`input[name=colour][value=${choice.colour ?? "white"}]`);
   if (choice.minutes !== undefined) {
     await page.selectOption("[data-testid=time]", "custom");
@@ -47,6 +58,39 @@ async function newGame(
   }
   await page.click("[data-testid=start]");
   await page.waitForSelector("[data-game-id]");
+  return shownGameId(page);
+}
+
+/** A chess game between two browsers: the host creates it with an open
+ * seat and waits; the friend opens the join link, gives a name and joins. */
+async function friendGame(choice: { hostName?: string; friendName?: string; minutes?: number }): Promise<{
+  host: Player;
+  friend: Player;
+  gameId: string;
+}> {
+  const host = await stack.newPlayer();
+  const gameId = await newGame(host.page, { variant: "chess", opponent: "friend", minutes: choice.minutes, name: choice.hostName });
+  await waitForText(host.page, "[data-testid=status]", "Waiting for your friend");
+  const link = await host.page.inputValue("[data-testid=join-link]");
+  assert.match(link, /#\/join\/[0-9A-Z]{10}$/);
+  await screenshot(host.page, "chess-waiting-for-friend");
+  const friend = await stack.newPlayer();
+  await friend.page.goto(link);
+  await friend.page.waitForSelector("[data-testid=join]");
+  await screenshot(friend.page, "join");
+  await friend.page.fill("[data-testid=join-name]", choice.friendName ?? "");
+  await friend.page.click("[data-testid=join-game]");
+  await friend.page.waitForSelector(`[data-game-id="${gameId}"]`);
+  // The host's page starts the game live when the friend's seat is taken.
+  await waitForText(host.page, "[data-testid=status]", "Your move");
+  await waitForText(friend.page, "[data-testid=status]", "to move");
+  assert.equal(await host.page.locator("[data-testid=join-link]").count(), 0);
+  return { host, friend, gameId };
+}
+
+/** Waits until the page moved on from game `gameId` to its rematch. */
+async function shownRematch(page: Page, gameId: string): Promise<string> {
+  await page.waitForSelector(`[data-game-id]:not([data-game-id="${gameId}"])`);
   return shownGameId(page);
 }
 
@@ -89,15 +133,8 @@ describe("web app", () => {
     await context.close();
   });
 
-  test("two players of a chess game see each other's moves, a draw offered and accepted, the moves gone through again, and the PGN", async () => {
-    const white = await stack.newPlayer();
-    const gameId = await newGame(white.page, { variant: "chess", opponent: "friend" });
-    const invite = await white.page.inputValue("[data-testid=invite-link]");
-    assert.match(invite, /#\/game\/.+\/black\/.+/);
-    const black = await stack.newPlayer();
-    await black.page.goto(invite);
-    await black.page.waitForSelector("[data-game-id]");
-    await waitForText(black.page, "[data-testid=status]", "White to move");
+  test("a friend joins by the link, both see each other's moves, a draw offered and accepted, then a rematch with the colours swapped", async () => {
+    const { host: white, friend: black, gameId } = await friendGame({ hostName: "Alice", friendName: "Bob" });
     // Each player has their own side at the bottom.
     const rankOf = async (page: Page, square: string) => (await page.locator(`rect.hit[data-square="${square}"]`).boundingBox())?.y ?? 0;
     assert.ok((await rankOf(white.page, "e1")) > (await rankOf(white.page, "e8")));
@@ -126,6 +163,9 @@ describe("web app", () => {
     for (const player of [white, black]) {
       assert.match(await waitForText(player.page, "[data-testid=outcome]", "agreement"), /drawn by agreement/i);
     }
+    // Both pages kept the whole move list from the lean events.
+    assert.deepEqual(await shownMoves(white.page), ["e4", "e5", "Nf3", "Nc6", "Bb5"]);
+    assert.deepEqual(await shownMoves(black.page), ["e4", "e5", "Nf3", "Nc6", "Bb5"]);
 
     // The moves can be gone through again: the board after 1. e4.
     await white.page.click('[data-testid=moves] td[data-ply="0"]');
@@ -147,6 +187,28 @@ describe("web app", () => {
     const exported = await stack.api.games.exportGame({ gameId });
     assert.equal(pgn, exported.pgn);
     assert.match(pgn, /1\. e4 e5 2\. Nf3 Nc6 3\. Bb5/);
+
+    // A rematch: offered by one, accepted by the other, both move on to it.
+    await white.page.click("[data-testid=rematch]");
+    await white.page.waitForSelector("[data-testid=rematch-offered]");
+    await black.page.waitForSelector("[data-testid=rematch-offer]");
+    await screenshot(black.page, "chess-rematch-offer");
+    await black.page.click("[data-testid=accept-rematch]");
+    const rematchId = await shownRematch(black.page, gameId);
+    assert.equal(await shownRematch(white.page, gameId), rematchId);
+    const { game: rematch } = await stack.api.games.getGame({ gameId: rematchId });
+    assert.equal(rematch?.rematchOf, gameId);
+    assert.equal(rematch?.white?.displayName, "Bob");
+    assert.equal(rematch?.black?.displayName, "Alice");
+    // The colours swapped: Bob now plays White, from the bottom.
+    assert.ok((await rankOf(black.page, "e1")) > (await rankOf(black.page, "e8")));
+    assert.ok((await rankOf(white.page, "e1")) < (await rankOf(white.page, "e8")));
+    await waitForText(black.page, "[data-testid=status]", "Your move");
+    await clickSquare(black.page, "d2");
+    await clickSquare(black.page, "d4");
+    assert.deepEqual(await waitForMoves(white.page, 1), ["d4"]);
+    await dragPiece(white.page, "d7", "d5");
+    assert.deepEqual(await waitForMoves(black.page, 2), ["d4", "d5"]);
     await white.context.close();
     await black.context.close();
   });
@@ -168,6 +230,33 @@ describe("web app", () => {
     await page.click("[data-testid=takeback]");
     await page.waitForFunction(() => document.querySelectorAll("[data-testid=moves] td[data-ply]").length === 0);
     await page.waitForSelector('g.piece[data-square="e2"][data-piece="P"]');
+    // The list goes on from the shorter game.
+    await clickSquare(page, "d2");
+    await clickSquare(page, "d4");
+    assert.equal((await waitForMoves(page, 2))[0], "d4");
+    await context.close();
+  });
+
+  test("a rematch against the engine starts at once, with the colours swapped", async () => {
+    const { page, context } = await stack.newPlayer();
+    const gameId = await newGame(page, { variant: "chess", opponent: "engine", level: 1 });
+    await clickSquare(page, "e2");
+    await clickSquare(page, "e4");
+    await waitForMoves(page, 2);
+    await page.click("[data-testid=resign]");
+    await waitForText(page, "[data-testid=outcome]", "resign");
+    await page.click("[data-testid=rematch]");
+    const rematchId = await shownRematch(page, gameId);
+    const { game } = await stack.api.games.getGame({ gameId: rematchId });
+    assert.equal(game?.rematchOf, gameId);
+    assert.ok(game?.white?.engine, "the engine plays White in the rematch");
+    // The engine moves first; the player, now Black, answers.
+    await waitForMoves(page, 1);
+    await waitForText(page, "[data-testid=status]", "Your move");
+    assert.match((await page.textContent("[data-testid=player-bottom]")) ?? "", /\(you\)/);
+    await clickSquare(page, "e7");
+    await clickSquare(page, "e5");
+    await waitForMoves(page, 3);
     await context.close();
   });
 
@@ -177,10 +266,15 @@ describe("web app", () => {
       source: { case: "fen", value: "7k/P7/8/8/8/8/8/K7 w - - 0 1" },
     });
     assert.ok(position);
+    const created = await stack.api.games.createGame({
+      variant: Variant.CHESS,
+      start: { case: "positionId", value: position.id },
+      white: {},
+      black: {},
+    });
     const { page, context } = await stack.newPlayer();
-    await page.goto(`${stack.appUrl}/#/new?variant=chess&position=${position.id}`);
-    await page.check("input[name=opponent][value=friend]");
-    await page.click("[data-testid=start]");
+    // A seat's own link plays it.
+    await page.goto(`${stack.appUrl}/#/game/${created.game?.id}/white/${created.whiteToken}`);
     await page.waitForSelector("[data-game-id]");
     await dragPiece(page, "a7", "a8");
     await page.waitForSelector("[data-testid=promotion]");
@@ -192,11 +286,7 @@ describe("web app", () => {
   });
 
   test("a clock runs out", async () => {
-    const white = await stack.newPlayer();
-    const gameId = await newGame(white.page, { variant: "chess", opponent: "friend", minutes: 0.05 });
-    const black = await stack.newPlayer();
-    await black.page.goto(await white.page.inputValue("[data-testid=invite-link]"));
-    await black.page.waitForSelector("[data-game-id]");
+    const { host: white, friend: black, gameId } = await friendGame({ minutes: 0.05 });
     await clickSquare(white.page, "d2");
     await clickSquare(white.page, "d4");
     await waitForMoves(black.page, 1);

@@ -53,6 +53,12 @@ async function waitFor<T>(what: string, attempt: () => Promise<T | undefined>, t
   }
 }
 
+/** One player: a browser context of its own (its own storage) with a page. */
+export interface Player {
+  context: BrowserContext;
+  page: Page;
+}
+
 export interface Stack {
   /** The page's address: the app, whose grpc-web calls reach the server. */
   appUrl: string;
@@ -60,7 +66,7 @@ export interface Stack {
   api: Arbiter;
   browser: Browser;
   /** A fresh browser context (its own storage: another player) with a page. */
-  newPlayer(): Promise<{ context: BrowserContext; page: Page }>;
+  newPlayer(): Promise<Player>;
   stop(): Promise<void>;
 }
 

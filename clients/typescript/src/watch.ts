@@ -30,6 +30,13 @@ export interface WatchOptions {
    * sends them (empty but in a SNAPSHOT).
    */
   moves?: PlayedMove[];
+  /**
+   * Goes on after the game ends with what happens about its rematch
+   * (REMATCH_OFFERED, REMATCH_DECLINED), until REMATCH_STARTED, whose
+   * `game.rematch` is the new game (or until the server closes the stream:
+   * no rematch can be).
+   */
+  followRematch?: boolean;
   /** Ends the stream (the iteration throws the abort). */
   signal?: AbortSignal;
   /**
@@ -52,7 +59,7 @@ const RESUMABLE = new Set<string>([Reason.WATCHER_TOO_SLOW, Reason.SHUTTING_DOWN
 
 /**
  * The events of game `gameId`, until the game ends (its GAME_ENDED event is
- * the last) or `options.signal` aborts. Errors the server answers with a
+ * the last; with `followRematch`, REMATCH_STARTED is) or `options.signal` aborts. Errors the server answers with a
  * reason other than those of a dropped watcher (GAME_NOT_FOUND,
  * VERSION_AHEAD, ...) are thrown at once.
  */
@@ -61,7 +68,8 @@ export async function* watchGame(
   gameId: string,
   options: WatchOptions = {},
 ): AsyncGenerator<WatchGameResponse, void, undefined> {
-  const { signal, maxRetries = 5, retryDelayMs = 100 } = options;
+  const { signal, followRematch = false, maxRetries = 5, retryDelayMs = 100 } = options;
+  const last = followRematch ? GameEventKind.REMATCH_STARTED : GameEventKind.GAME_ENDED;
   let fromVersion = options.fromVersion;
   let moves = fromVersion === undefined ? undefined : options.moves?.slice();
   let failures = 0;
@@ -70,19 +78,22 @@ export async function* watchGame(
     const abort = () => call.abort(signal?.reason);
     signal?.addEventListener("abort", abort, { once: true });
     let received = false;
+    let ended = false;
     try {
-      for await (const event of games.watchGame({ gameId, fromVersion }, { signal: call.signal })) {
+      for await (const event of games.watchGame({ gameId, fromVersion, followRematch }, { signal: call.signal })) {
         received = true;
         failures = 0;
         fromVersion = event.game?.version ?? fromVersion;
         moves = withMoves(event, moves);
+        ended ||= event.kind === GameEventKind.GAME_ENDED;
         yield event;
-        if (event.kind === GameEventKind.GAME_ENDED) {
+        if (event.kind === last) {
           return;
         }
       }
-      // A stream resumed at the end of a finished game is empty.
-      if (!received) {
+      // A stream resumed at the end of a finished game is empty; one that
+      // follows a rematch the server knows cannot be ends after the end.
+      if (!received || (followRematch && ended)) {
         return;
       }
     } catch (error) {

@@ -1,5 +1,6 @@
 // The client against a real server: a game created and played, an error's
-// reason, and WatchGame resumed across a dropped connection.
+// reason, WatchGame resumed across a dropped connection and following a
+// game's rematch.
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -223,4 +224,41 @@ test("an aborted watch ends", LIMIT, async () => {
   assert.equal(first.value?.kind, GameEventKind.SNAPSHOT);
   stop.abort();
   await assert.rejects(events.next());
+});
+
+/** The kinds of a watch's events once its snapshot came, and the rematch
+ * id the last one names, after `act` ran. */
+async function watchedKinds(gameId: string, act: () => Promise<unknown>): Promise<{ kinds: GameEventKind[]; rematch: string }> {
+  const events = watchGame(arbiter.games, gameId, { followRematch: true });
+  const first = await events.next();
+  assert.equal(first.value?.kind, GameEventKind.SNAPSHOT);
+  await act();
+  const kinds: GameEventKind[] = [];
+  let rematch = "";
+  for await (const event of events) {
+    kinds.push(event.kind);
+    rematch = event.game!.rematch;
+  }
+  return { kinds, rematch };
+}
+
+test("a watch that follows the rematch goes on after the end until the rematch starts", LIMIT, async () => {
+  const created = await chessGame();
+  const gameId = created.game!.id;
+  let accepted = "";
+  const { kinds, rematch } = await watchedKinds(gameId, async () => {
+    await arbiter.games.resign({ gameId, seatToken: created.whiteToken });
+    await arbiter.games.offerRematch({ gameId, seatToken: created.whiteToken });
+    const answer = await arbiter.games.respondToRematch({ gameId, seatToken: created.blackToken, accept: true });
+    accepted = answer.rematch!.id;
+  });
+  assert.deepEqual(kinds, [GameEventKind.GAME_ENDED, GameEventKind.REMATCH_OFFERED, GameEventKind.REMATCH_STARTED]);
+  assert.equal(rematch, accepted);
+});
+
+test("a watch that follows the rematch of a game that cannot have one ends after the end", LIMIT, async () => {
+  const created = await arbiter.games.createGame({ variant: Variant.CHESS, white: {}, black: { open: true } });
+  const gameId = created.game!.id;
+  const { kinds } = await watchedKinds(gameId, () => arbiter.games.abort({ gameId, seatToken: created.whiteToken }));
+  assert.deepEqual(kinds, [GameEventKind.GAME_ENDED]);
 });

@@ -1,9 +1,11 @@
 // What the seat this browser plays can do besides moving: resign, offer,
-// accept or decline a draw, claim one, propose or answer a takeback. The
-// opponent's pending offers are shown with their answers.
+// accept or decline a draw, claim one, propose or answer a takeback; once
+// the game is over, offer or answer a rematch. The opponent's pending offers
+// are shown with their answers.
 
 import { api, OutcomeStatus, Side, sideName, type Game } from "../api";
 import { button, h } from "../dom";
+import { enterRematch } from "./rematch";
 
 /** The ids every seat action names. */
 interface SeatCall {
@@ -25,9 +27,24 @@ export class SeatActions {
 
   /** Redraws the offers and the buttons for the game as it is now. */
   update(game: Game, extra: HTMLButtonElement[]): void {
-    const playing = this.side !== undefined && game.outcome?.status === OutcomeStatus.ONGOING;
-    this.offers.replaceChildren(...(playing ? this.pending(game) : this.spectatorOffers(game)));
+    const over = game.outcome?.status !== OutcomeStatus.ONGOING;
+    const waiting = Boolean(game.white?.open || game.black?.open);
+    const playing = this.side !== undefined && !over && !waiting;
+    this.offers.replaceChildren(
+      ...(this.side === undefined ? this.spectatorOffers(game) : over ? this.rematchOffers(game) : this.pending(game)),
+    );
     const buttons: HTMLButtonElement[] = [];
+    if (this.side !== undefined && !over && waiting) {
+      buttons.push(button("Abort", this.act((call) => api.games.abort(call)), { "data-testid": "abort" }));
+    }
+    if (this.side !== undefined && over && !waiting && !game.rematch && game.rematchOffer === Side.UNSPECIFIED) {
+      buttons.push(
+        button("Rematch", this.act((call) => api.games.offerRematch(call).then(enterRematch)), {
+          "data-testid": "rematch",
+          class: "primary",
+        }),
+      );
+    }
     if (playing) {
       buttons.push(
         button("Resign", this.act((call) => api.games.resign(call)), { "data-testid": "resign" }),
@@ -62,27 +79,45 @@ export class SeatActions {
     };
   }
 
+  /** The opponent's offer `what` with its two answers. */
+  private answer(what: string, testid: string, respond: (call: SeatCall, accept: boolean) => Promise<unknown>): HTMLElement {
+    return h(
+      "div",
+      { class: "offer", "data-testid": `${testid}-offer` },
+      what,
+      " ",
+      button(`Accept ${testid}`, this.act((call) => respond(call, true)), { "data-testid": `accept-${testid}` }),
+      " ",
+      button("Decline", this.act((call) => respond(call, false)), { "data-testid": `decline-${testid}` }),
+    );
+  }
+
+  private theirs(): Side {
+    return this.side === Side.WHITE ? Side.BLACK : Side.WHITE;
+  }
+
+  private rematchOffers(game: Game): HTMLElement[] {
+    if (game.rematch) return [h("div", { class: "offer" }, "The rematch starts…")];
+    if (game.rematchOffer === this.side) return [h("div", { class: "offer", "data-testid": "rematch-offered" }, "You offered a rematch.")];
+    if (game.rematchOffer !== this.theirs()) return [];
+    return [
+      this.answer("Your opponent offers a rematch.", "rematch", (call, accept) =>
+        api.games.respondToRematch({ ...call, accept }).then(enterRematch),
+      ),
+    ];
+  }
+
   private pending(game: Game): HTMLElement[] {
-    const theirs = this.side === Side.WHITE ? Side.BLACK : Side.WHITE;
+    const theirs = this.theirs();
     const items: HTMLElement[] = [];
-    const answer = (what: string, testid: string, respond: (call: SeatCall, accept: boolean) => Promise<unknown>) =>
-      h(
-        "div",
-        { class: "offer", "data-testid": `${testid}-offer` },
-        what,
-        " ",
-        button(`Accept ${testid}`, this.act((call) => respond(call, true)), { "data-testid": `accept-${testid}` }),
-        " ",
-        button("Decline", this.act((call) => respond(call, false)), { "data-testid": `decline-${testid}` }),
-      );
     if (game.drawOffer === theirs) {
-      items.push(answer("Your opponent offers a draw.", "draw", (call, accept) => api.games.respondToDraw({ ...call, accept })));
+      items.push(this.answer("Your opponent offers a draw.", "draw", (call, accept) => api.games.respondToDraw({ ...call, accept })));
     } else if (game.drawOffer === this.side) {
       items.push(h("div", { class: "offer" }, "You offered a draw."));
     }
     if (game.takebackOffer === theirs) {
       items.push(
-        answer("Your opponent asks to take back their last move.", "takeback", (call, accept) =>
+        this.answer("Your opponent asks to take back their last move.", "takeback", (call, accept) =>
           api.games.respondToTakeback({ ...call, accept }),
         ),
       );
@@ -93,7 +128,9 @@ export class SeatActions {
   }
 
   private spectatorOffers(game: Game): HTMLElement[] {
-    if (game.outcome?.status !== OutcomeStatus.ONGOING || game.drawOffer === Side.UNSPECIFIED) return [];
-    return [h("div", { class: "offer" }, `${sideName(game.drawOffer, game.variant)} offers a draw.`)];
+    const ongoing = game.outcome?.status === OutcomeStatus.ONGOING;
+    const offer = ongoing ? game.drawOffer : game.rematchOffer;
+    if (offer === Side.UNSPECIFIED) return [];
+    return [h("div", { class: "offer" }, `${sideName(offer, game.variant)} offers a ${ongoing ? "draw" : "rematch"}.`)];
   }
 }

@@ -1,6 +1,9 @@
 // The game screen: the board, both players with their clocks, the moves,
 // the outcome, and the actions of the seat this browser plays. Everything
-// the other side does arrives through WatchGame.
+// the other side does arrives through WatchGame, whose events after the
+// snapshot carry only the move played: the screen keeps the move list. Once
+// the game ends the stream goes on until its rematch starts, and the screen
+// moves on to it.
 
 import {
   api,
@@ -16,6 +19,7 @@ import {
   type Game,
   type Move,
   type PlayedMove,
+  type WatchGameResponse,
 } from "../api";
 import { BoardView } from "../board/board-view";
 import { geometryOf, isWhitePiece, readPlacement, type Geometry } from "../board/variant";
@@ -26,6 +30,7 @@ import { choosePromotion } from "../game/promotion";
 import { SeatActions } from "../game/seat-actions";
 import { linksPanel } from "../game/links";
 import { downloadPgn } from "../game/pgn";
+import { followRematch } from "../game/rematch";
 import { rememberedSeat, rememberSeat, type SeatToken } from "../seats";
 import type { Screen } from "./screen";
 
@@ -40,16 +45,23 @@ export function gameScreen(gameId: string, seatInUrl: SeatToken | undefined): Sc
   const root = h("section", { class: "game", "data-testid": "game" }, h("p", {}, "Loading the game…"));
   const abort = new AbortController();
   let view: GameView | undefined;
+  let moves: PlayedMove[] = [];
 
   watchGame(
     gameId,
     (event) => {
-      if (!event.game) return;
+      const game = event.game;
+      if (!game) return;
+      moves = movesAfter(moves, event);
+      game.moves = moves;
       if (!view) {
-        view = new GameView(event.game, seat);
+        view = new GameView(game, seat);
         root.replaceChildren(view.element);
       }
-      view.show(event.game, event.kind);
+      view.show(game, event.kind);
+      if (event.kind === GameEventKind.REMATCH_STARTED) {
+        followRematch(gameId, game.rematch, seat).catch((err: unknown) => view?.tell(errorText(err)));
+      }
     },
     abort.signal,
   ).catch((err: unknown) => {
@@ -66,6 +78,16 @@ export function gameScreen(gameId: string, seatInUrl: SeatToken | undefined): Sc
       view?.dispose();
     },
   };
+}
+
+/** The game's moves after an event: the snapshot has them all, a move adds
+ * one, an accepted takeback keeps the first `game.ply`. */
+function movesAfter(moves: PlayedMove[], event: WatchGameResponse): PlayedMove[] {
+  const game = event.game;
+  if (!game || event.kind === GameEventKind.SNAPSHOT) return game?.moves ?? moves;
+  if (event.kind === GameEventKind.MOVE && event.move) return [...moves, event.move];
+  if (event.kind === GameEventKind.TAKEBACK_ACCEPTED) return moves.slice(0, game.ply);
+  return moves;
 }
 
 /** The screen of one game once its first state is known. */
@@ -88,6 +110,9 @@ class GameView {
     else if (e.key === "ArrowRight") this.moveList.step(1);
   };
   private readonly promotionHost = h("div");
+  private readonly links = h("div");
+  /** Whether the links panel shows the open seat's join link. */
+  private linksForOpenSeat: boolean | undefined;
   private game: Game;
   /** Legal moves of the current position by origin square. */
   private legal = new Map<string, Move[]>();
@@ -124,7 +149,7 @@ class GameView {
         {},
         h("div", { class: "panel" }, this.status, this.notice, this.actions.offers, this.actions.buttons),
         this.moveList.element,
-        linksPanel(game.id, seat),
+        this.links,
       ),
     );
   }
@@ -135,9 +160,18 @@ class GameView {
     this.clocks.bottom.dispose();
   }
 
+  /** Shows a refusal or a failure. */
+  tell(message: string): void {
+    this.notice.textContent = message;
+  }
+
   /** Shows the game as an event left it. */
   show(game: Game, kind: GameEventKind): void {
     this.game = game;
+    if (this.linksForOpenSeat !== this.waiting()) {
+      this.linksForOpenSeat = this.waiting();
+      this.links.replaceChildren(linksPanel(game.id, this.seat, this.linksForOpenSeat));
+    }
     const ongoing = this.ongoing();
     this.showCurrent();
     this.moveList.update(game.moves);
@@ -153,6 +187,7 @@ class GameView {
     this.status.replaceChildren(this.statusText());
     if (kind === GameEventKind.DRAW_DECLINED) this.notice.textContent = "The draw offer was declined.";
     else if (kind === GameEventKind.TAKEBACK_DECLINED) this.notice.textContent = "The takeback was declined.";
+    else if (kind === GameEventKind.REMATCH_DECLINED) this.notice.textContent = "The rematch was declined.";
     else if (kind !== GameEventKind.SNAPSHOT) this.notice.textContent = "";
     this.actions.update(game, [
       button("Flip board", () => this.board.setFlipped(!this.board.flipped)),
@@ -183,8 +218,14 @@ class GameView {
     return this.game.outcome?.status === OutcomeStatus.ONGOING;
   }
 
+  /** Whether the game waits for a player to take its open seat (a game
+   * nobody joined in time is over instead). */
+  private waiting(): boolean {
+    return this.ongoing() && Boolean(this.game.white?.open || this.game.black?.open);
+  }
+
   private myTurn(): boolean {
-    return this.mySide !== undefined && this.ongoing() && this.game.turn === this.mySide;
+    return this.mySide !== undefined && !this.waiting() && this.ongoing() && this.game.turn === this.mySide;
   }
 
   /** The side whose flag fell, once a game ended on time: the side to move. */
@@ -206,6 +247,9 @@ class GameView {
     if (!this.ongoing()) {
       const sentence = outcomeSentence(game);
       return h("span", { class: "outcome", "data-testid": "outcome" }, sentence.charAt(0).toUpperCase() + sentence.slice(1) + ".");
+    }
+    if (this.waiting()) {
+      return h("span", { "data-testid": "waiting" }, this.mySide !== undefined ? "Waiting for your friend to join…" : "Waiting for a player to join…");
     }
     const mover = game.turn === Side.WHITE ? game.white : game.black;
     if (game.turn === this.mySide) return h("span", {}, game.isCheck ? "Your move: you are in check." : "Your move.");

@@ -1,10 +1,10 @@
 // The new-game form: against the engine (level, colour, time control) or
-// against a friend (two seat links), from the standard start or a saved
-// position.
+// against a friend (an open seat the friend joins by a link), from the
+// standard start or a saved position.
 
 import { api, errorText, GameView, Side, sideName, Variant, XiangqiRules } from "../api";
 import { h } from "../dom";
-import { rememberedGames, rememberInvite, rememberSeat, seatLink, type SeatToken, type SideName } from "../seats";
+import { rememberedGames, rememberJoinCode, rememberSeat, type SeatToken, type SideName } from "../seats";
 import type { Screen } from "./screen";
 
 /** Time controls offered: minutes + increment seconds; "none" is untimed. */
@@ -19,7 +19,8 @@ const TIME_CONTROLS: { label: string; value: string }[] = [
   { label: "Custom…", value: "custom" },
 ];
 
-const NAME_KEY = "arbiter.displayName";
+/** The name this browser's player gave last (the join screen reads it too). */
+export const NAME_KEY = "arbiter.displayName";
 
 export interface NewGameOptions {
   variant?: "chess" | "xiangqi";
@@ -114,14 +115,15 @@ export function newGameScreen(options: NewGameOptions): Screen {
         : presetTimeControl(timeSelect.value);
     const engineSeat = { engine: { level: Number(levelInput.value) } };
     const mySeat = { displayName: nameInput.value.trim() };
+    const openSeat = { open: true };
     localStorage.setItem(NAME_KEY, mySeat.displayName);
     notice.textContent = "";
     api.games
       .createGame({
         variant,
         start: options.positionId ? { case: "positionId", value: options.positionId } : { case: undefined },
-        white: me === "white" ? mySeat : engine ? engineSeat : {},
-        black: me === "black" ? mySeat : engine ? engineSeat : {},
+        white: me === "white" ? mySeat : engine ? engineSeat : openSeat,
+        black: me === "black" ? mySeat : engine ? engineSeat : openSeat,
         timeControl: clock,
         xiangqiRules: variant === Variant.XIANGQI ? (Number(rulesSelect.value) as XiangqiRules) : XiangqiRules.UNSPECIFIED,
       })
@@ -131,10 +133,7 @@ export function newGameScreen(options: NewGameOptions): Screen {
         const tokens: Record<SideName, string> = { white: created.whiteToken, black: created.blackToken };
         const mine: SeatToken = { side: me, token: tokens[me] };
         rememberSeat(game.id, mine);
-        if (!engine) {
-          const theirs: SideName = me === "white" ? "black" : "white";
-          rememberInvite(game.id, seatLink(game.id, { side: theirs, token: tokens[theirs] }));
-        }
+        if (created.joinCode) rememberJoinCode(game.id, created.joinCode);
         location.hash = `#/game/${encodeURIComponent(game.id)}`;
       })
       .catch((err: unknown) => (notice.textContent = errorText(err)));
