@@ -238,7 +238,9 @@ async fn a_player_stream_that_stops_reading_is_ended_as_too_slow() {
     // more than every buffer on the way holds.
     for _ in 0..600 {
         play(&mut games, &id, white, "e4").await;
-        common::propose_takeback(&mut games, &id, white).await.unwrap();
+        common::propose_takeback(&mut games, &id, white)
+            .await
+            .unwrap();
         games
             .respond_to_takeback(pb::RespondToTakebackRequest {
                 game_id: id.clone(),

@@ -266,7 +266,9 @@ async fn a_player_stream_hears_of_games_written_on_another_server() {
     let created = common::new_chess_game(&mut a, None).await;
     let id = created.game.unwrap().id;
     let (white, black) = (created.white_token, created.black_token);
-    let mut bob = common::watch_player(&mut b, &[(&id, &black)]).await.unwrap();
+    let mut bob = common::watch_player(&mut b, &[(&id, &black)])
+        .await
+        .unwrap();
     let mut next = async || common::next_player_event(&mut bob).await;
     assert_eq!(next().await, Some((GameStarted, id.clone())));
     play(&mut a, &id, &white, "e4").await;
