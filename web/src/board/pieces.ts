@@ -5,16 +5,27 @@
 import { s } from "../dom";
 import { isWhitePiece, type Geometry } from "./variant";
 
-// The solid glyph set for both colours, filled white or black, so that a
-// White piece looks the same whatever the font's outline glyphs look like.
-// U+FE0E asks for the text presentation, never an emoji.
-const CHESS_GLYPHS: Record<string, string> = {
+// The solid glyphs: a Black piece, and under a White piece its white
+// silhouette. A White piece is the outline glyph drawn over that silhouette:
+// the solid glyphs of several fonts have inner contours, so filled white
+// they read as black pieces. U+FE0E asks for the text presentation, never
+// an emoji.
+const CHESS_SOLID: Record<string, string> = {
   K: "\u265A",
   Q: "\u265B",
   R: "\u265C",
   B: "\u265D",
   N: "\u265E",
   P: "\u265F",
+};
+
+const CHESS_OUTLINE: Record<string, string> = {
+  K: "\u2654",
+  Q: "\u2655",
+  R: "\u2656",
+  B: "\u2657",
+  N: "\u2658",
+  P: "\u2659",
 };
 
 const XIANGQI_CHINESE: Record<string, string> = {
@@ -62,21 +73,24 @@ export function drawPiece(geo: Geometry, letter: string): SVGGElement {
   const white = isWhitePiece(letter);
   const side = white ? "white" : "black";
   if (geo.variant === "chess") {
-    return s(
-      "g",
-      { class: `piece chess ${side}`, "data-piece": letter },
+    const kind = letter.toUpperCase();
+    const glyph = (className: string, text: string): SVGElement =>
       s(
         "text",
         {
+          class: className,
           "text-anchor": "middle",
           "dominant-baseline": "central",
           y: 0.04,
           "font-size": 0.86,
           "font-family": CHESS_FONTS,
         },
-        CHESS_GLYPHS[letter.toUpperCase()] + "\uFE0E",
-      ),
-    );
+        text + "\uFE0E",
+      );
+    const glyphs = white
+      ? [glyph("silhouette", CHESS_SOLID[kind]), glyph("outline", CHESS_OUTLINE[kind])]
+      : [glyph("solid", CHESS_SOLID[kind])];
+    return s("g", { class: `piece chess ${side}`, "data-piece": letter }, ...glyphs);
   }
   const chinese = xiangqiChinese();
   const label = chinese ? XIANGQI_CHINESE[letter] : XIANGQI_LATIN[letter.toUpperCase()];
