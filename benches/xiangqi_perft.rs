@@ -1,6 +1,6 @@
 //! Xiangqi move generation speed: perft (bulk-counted at the last ply) and
 //! legal-move generation. Compare with Fairy-Stockfish as described in
-//! BENCHMARKS-xiangqi.md.
+//! BENCHMARKS.md (Xiangqi perft).
 
 use std::hint::black_box;
 

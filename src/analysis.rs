@@ -30,8 +30,8 @@ use crate::{
     },
     peers::{Peer, PeerSlot, PeerSlots},
     rules::{
-        MoveDescription, Record, Variant,
-        referee::{InvalidPosition, record},
+        Game, MoveDescription, Record, RuleChoices, Variant,
+        referee::{InvalidPosition, record_under},
     },
     with_game,
 };
@@ -168,18 +168,20 @@ pub struct Job {
 
 impl Job {
     /// Sets up `moves` played from `fen` (`None` or empty: the standard
-    /// start).
+    /// start) under the rules `choices` make: they decide which moves are
+    /// legal and which repetitions end the game, so the search follows them.
     ///
     /// # Errors
     ///
     /// The position is invalid, or the game is already over.
     pub fn new<S: AsRef<str>>(
         variant: Variant,
+        choices: RuleChoices,
         fen: Option<&str>,
         moves: &[S],
     ) -> Result<Job, AnalysisError> {
         with_game!(variant, G => {
-            let record = record::<G, S>(fen, moves)?;
+            let record = record_under::<G, S>(G::options(choices), fen, moves)?;
             if let Some(end) = record.verdict().end {
                 return Err(AnalysisError::GameOver(end.to_string()));
             }
@@ -469,7 +471,7 @@ mod tests {
     }
 
     fn start(variant: Variant) -> Job {
-        Job::new::<&str>(variant, None, &[]).unwrap()
+        Job::new::<&str>(variant, RuleChoices::default(), None, &[]).unwrap()
     }
 
     #[tokio::test]
@@ -477,6 +479,7 @@ mod tests {
         let analyst = Analyst::new(capacity(1, 1, 1));
         let job = Job::new::<&str>(
             Variant::Chess,
+            RuleChoices::default(),
             Some("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"),
             &[],
         )
@@ -484,9 +487,19 @@ mod tests {
         let analysis = analyst.best_move(peer(1), job, order(3)).await.unwrap();
         assert_eq!(analysis.best().unwrap().san, "Ra8#");
         assert_eq!(analysis.score(), Score::Mate(1));
-        let over = Job::new(Variant::Chess, None, &["f3", "e5", "g4", "Qh4#"]);
+        let over = Job::new(
+            Variant::Chess,
+            RuleChoices::default(),
+            None,
+            &["f3", "e5", "g4", "Qh4#"],
+        );
         assert!(matches!(over, Err(AnalysisError::GameOver(_))));
-        let bad = Job::new::<&str>(Variant::Xiangqi, Some("nonsense"), &[]);
+        let bad = Job::new::<&str>(
+            Variant::Xiangqi,
+            RuleChoices::default(),
+            Some("nonsense"),
+            &[],
+        );
         assert!(matches!(bad, Err(AnalysisError::Position(_))));
     }
 

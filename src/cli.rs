@@ -7,11 +7,12 @@ use clap::{Parser, Subcommand};
 use crate::{
     analysis::Analyst,
     api::{
-        DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BYTES,
+        DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_MAX_REQUEST_BYTES,
         DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
-        DEFAULT_WATCHER_BUFFER_BYTES, ServerConfig, TlsFiles, serve,
+        DEFAULT_PLAYER_STREAM_MAX_SEATS, DEFAULT_WATCHER_BUFFER_BYTES, PlayerLimits, ServerConfig,
+        TlsFiles, serve,
     },
-    games::{AdminToken, DEFAULT_LIVE_GAMES, PgnLimits},
+    games::{AdminToken, DEFAULT_LIVE_GAMES, LeaseTimes, PgnLimits},
     rules::{Game, Variant, perft},
     store::DEFAULT_BATCH_MAX,
     telemetry::{self, LogFormat},
@@ -88,6 +89,10 @@ pub struct ServeArgs {
     /// comments, brackets) ImportGame reads.
     #[arg(long, env = "ARBITER_IMPORT_MAX_TOKENS", default_value_t = PgnLimits::DEFAULT.tokens as u32, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     import_max_tokens: u32,
+    /// How long a seat left open (CreateGame's `open`) waits for a player;
+    /// then its game is aborted (unjoined).
+    #[arg(long, env = "ARBITER_OPEN_SEAT_TIMEOUT", default_value = "1h", value_parser = duration)]
+    open_seat_timeout: Duration,
     /// Engine searches run at once for engine seats, beside and apart
     /// from --engine-slots (the Engine RPCs cannot take these).
     #[arg(long, env = "ARBITER_ENGINE_SEAT_SLOTS", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
@@ -113,9 +118,17 @@ pub struct ServeArgs {
     /// Watchers one game may have at once.
     #[arg(long, env = "ARBITER_MAX_WATCHERS_PER_GAME", default_value_t = DEFAULT_MAX_WATCHERS_PER_GAME as u32, value_parser = clap::value_parser!(u32).range(1..))]
     max_watchers_per_game: u32,
-    /// WatchGame streams one connection may have open at once.
+    /// WatchGame and WatchPlayer streams one connection may have open at
+    /// once.
     #[arg(long, env = "ARBITER_MAX_WATCHERS_PER_CONNECTION", default_value_t = DEFAULT_MAX_WATCHERS_PER_CONNECTION as u32, value_parser = clap::value_parser!(u32).range(1..))]
     max_watchers_per_connection: u32,
+    /// Seats one WatchPlayer stream may follow (each is one of its game's
+    /// watchers).
+    #[arg(long, env = "ARBITER_PLAYER_STREAM_MAX_SEATS", default_value_t = DEFAULT_PLAYER_STREAM_MAX_SEATS as u32, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    player_stream_max_seats: u32,
+    /// WatchPlayer streams open at once on this server.
+    #[arg(long, env = "ARBITER_MAX_PLAYER_STREAMS", default_value_t = DEFAULT_MAX_PLAYER_STREAMS as u32, value_parser = clap::value_parser!(u32).range(1..))]
+    max_player_streams: u32,
     /// Largest request message of every method but ImportGame, in bytes
     /// after decompression.
     #[arg(long, env = "ARBITER_MAX_REQUEST_BYTES", default_value_t = DEFAULT_MAX_REQUEST_BYTES, value_parser = bytes)]
@@ -186,6 +199,21 @@ pub struct ServeArgs {
     /// address, a port apart from --listen. Default: none.
     #[arg(long, env = "ARBITER_METRICS_LISTEN")]
     metrics_listen: Option<String>,
+    /// Do not serve the web app built into the binary (GET / and its
+    /// assets): the port then answers gRPC and grpc-web only. The
+    /// variable takes true/false, 1/0, yes/no, on/off.
+    #[arg(long, env = "ARBITER_NO_WEB", value_parser = clap::builder::BoolishValueParser::new())]
+    no_web: bool,
+    /// Replicas on one PostgreSQL database: how long a lease on a shard
+    /// of games (its flag timers and engine seats) lasts unrenewed; a
+    /// dead replica's games are taken over within this and
+    /// --lease-renew-interval.
+    #[arg(long, env = "ARBITER_LEASE_DURATION", default_value = "5s", value_parser = duration)]
+    lease_duration: Duration,
+    /// How often a replica renews its leases and claims expired ones; at
+    /// most half of --lease-duration.
+    #[arg(long, env = "ARBITER_LEASE_RENEW_INTERVAL", default_value = "1s", value_parser = duration)]
+    lease_renew_interval: Duration,
 }
 
 impl ServeArgs {
@@ -197,6 +225,7 @@ impl ServeArgs {
             admin_token,
             import_max_moves,
             import_max_tokens,
+            open_seat_timeout,
             engine_seat_slots,
             max_analyses_per_peer,
             create_rate,
@@ -204,6 +233,8 @@ impl ServeArgs {
             watcher_buffer_bytes,
             max_watchers_per_game,
             max_watchers_per_connection,
+            player_stream_max_seats,
+            max_player_streams,
             max_request_bytes,
             max_import_request_bytes,
             max_in_flight,
@@ -222,6 +253,9 @@ impl ServeArgs {
             tls_key,
             tls_client_ca,
             metrics_listen,
+            no_web,
+            lease_duration,
+            lease_renew_interval,
             listen: _,
             log_format: _,
         } = self;
@@ -230,6 +264,7 @@ impl ServeArgs {
             admin_token,
             import_max_moves: import_max_moves as usize,
             import_max_tokens: import_max_tokens as usize,
+            open_seat_timeout,
             engine_seat_slots: usize::from(engine_seat_slots),
             max_analyses_per_peer: usize::from(max_analyses_per_peer),
             create_rate,
@@ -237,6 +272,10 @@ impl ServeArgs {
             watcher_buffer_bytes: watcher_buffer_bytes as usize,
             max_watchers_per_game: max_watchers_per_game as usize,
             max_watchers_per_connection: max_watchers_per_connection as usize,
+            player_streams: PlayerLimits {
+                max_seats: player_stream_max_seats as usize,
+                max_streams: max_player_streams as usize,
+            },
             max_request_bytes,
             max_import_request_bytes,
             max_in_flight: max_in_flight as usize,
@@ -257,6 +296,11 @@ impl ServeArgs {
                 client_ca: tls_client_ca,
             }),
             metrics_listen,
+            web: !no_web,
+            lease_times: LeaseTimes {
+                duration: lease_duration,
+                renew_every: lease_renew_interval,
+            },
             ..ServerConfig::new(database_url)
         }
     }

@@ -99,12 +99,18 @@ reasons! {
     /// The PGN is past ImportGame's caps (metadata `limit_moves` or
     /// `limit_tokens`).
     PgnTooLong = "PGN_TOO_LONG", InvalidArgument;
+    /// CreateGame's open seat is not one a player can take: both seats
+    /// open, an open seat with an engine or a display name, or facing an
+    /// engine seat.
+    InvalidOpenSeat = "INVALID_OPEN_SEAT", InvalidArgument;
     /// No game has the id (or the id cannot be one).
     GameNotFound = "GAME_NOT_FOUND", NotFound;
     /// No saved position has the id (or the id cannot be one).
     PositionNotFound = "POSITION_NOT_FOUND", NotFound;
     /// Health.Check names a service the server does not have.
     UnknownService = "UNKNOWN_SERVICE", NotFound;
+    /// JoinGame's `join_code` is no game's.
+    JoinCodeUnknown = "JOIN_CODE_UNKNOWN", NotFound;
     /// `seat_token` is empty.
     SeatTokenMissing = "SEAT_TOKEN_MISSING", Unauthenticated;
     /// `seat_token` is neither seat's (nor, for Abort, the operator
@@ -138,6 +144,16 @@ reasons! {
     EngineDeclinesTakebacks = "ENGINE_DECLINES_TAKEBACKS", FailedPrecondition;
     /// A game from a start position the rules have already decided.
     StartPositionDecided = "START_POSITION_DECIDED", FailedPrecondition;
+    /// JoinGame for a seat another player has taken already.
+    SeatTaken = "SEAT_TAKEN", FailedPrecondition;
+    /// A move, offer or claim while the game's open seat waits for a
+    /// player (only Abort goes before), or a rematch of a game whose open
+    /// seat nobody took.
+    SeatOpen = "SEAT_OPEN", FailedPrecondition;
+    /// OfferRematch or RespondToRematch on a game still being played.
+    GameNotOver = "GAME_NOT_OVER", FailedPrecondition;
+    /// A second rematch offer from the same side, before the answer.
+    RematchAlreadyOffered = "REMATCH_ALREADY_OFFERED", FailedPrecondition;
     /// `expected_ply` is stale (metadata `current_ply`).
     PlyConflict = "PLY_CONFLICT", Aborted;
     /// WatchGame's `from_version` is newer than the game's version

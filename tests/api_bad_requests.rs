@@ -575,6 +575,7 @@ async fn every_refusal_carries_its_reason() {
                             level: 11,
                             movetime_ms: 0,
                         }),
+                        ..Default::default()
                     }),
                 ))
                 .await

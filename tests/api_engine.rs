@@ -368,6 +368,7 @@ fn seat(name: &str, engine: Option<(u32, u32)>) -> Option<pb::SeatRequest> {
     Some(pb::SeatRequest {
         display_name: name.into(),
         engine: engine.map(|(level, movetime_ms)| pb::EnginePlayer { level, movetime_ms }),
+        ..Default::default()
     })
 }
 

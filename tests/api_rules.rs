@@ -579,3 +579,50 @@ async fn get_outcome_with_a_move_judges_as_claim_draw() {
     );
     server.stop().await;
 }
+
+/// Every described move has its game-neutral notation names, the same text
+/// as the older ones: coordinates (UCI / ICCS) and standard (SAN / WXF),
+/// in LegalMoves as in a played move.
+#[tokio::test]
+async fn moves_carry_game_neutral_notation_names() {
+    let server = TestServer::start().await;
+    let mut rules = server.rules().await;
+    let mut games = server.games().await;
+    for (variant, first) in [(pb::Variant::Chess, "e4"), (pb::Variant::Xiangqi, "C2.5")] {
+        let legal = legal_moves(
+            &mut rules,
+            position(variant, "", &[]),
+            pb::MoveDetail::Unspecified,
+        )
+        .await;
+        assert!(!legal.moves.is_empty());
+        for m in &legal.moves {
+            assert!(!m.coordinates.is_empty() && !m.standard.is_empty(), "{m:?}");
+            assert_eq!((&m.coordinates, &m.standard), (&m.uci, &m.san));
+        }
+        let created = common::create_game(&mut games, variant, None, "", "").await;
+        let answer = games
+            .make_move(pb::MakeMoveRequest {
+                game_id: created.game.unwrap().id,
+                seat_token: created.white_token,
+                r#move: first.into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let played = answer.r#move.unwrap().r#move.unwrap();
+        assert_eq!(played.standard, first);
+        let expected = if variant == pb::Variant::Chess {
+            "e2e4"
+        } else {
+            "h2e2"
+        };
+        assert_eq!(
+            (played.coordinates.as_str(), played.uci.as_str()),
+            (expected, expected)
+        );
+        assert_eq!(played.san, first);
+    }
+    server.stop().await;
+}

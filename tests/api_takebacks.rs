@@ -134,6 +134,7 @@ async fn an_engine_grants_takebacks_unless_told_not_to() {
                 white: Some(pb::SeatRequest {
                     display_name: "Human".into(),
                     engine: None,
+                    ..Default::default()
                 }),
                 black: Some(pb::SeatRequest {
                     display_name: String::new(),
@@ -141,6 +142,7 @@ async fn an_engine_grants_takebacks_unless_told_not_to() {
                         level: 1,
                         movetime_ms: 50,
                     }),
+                    ..Default::default()
                 }),
                 engine_declines_takebacks: declines,
                 time_control: None,

@@ -1,7 +1,9 @@
 //! How much of a game answers carry (`GameView`): MakeMove and the other
 //! game actions answer without the move list by default, so their size does
 //! not grow with the game; GetGame and a request for GAME_VIEW_FULL have
-//! every move.
+//! every move. WatchGame's events after the snapshot carry the basic view
+//! too (and the move), live and resumed alike, unless the watcher asks for
+//! GAME_VIEW_FULL.
 
 mod common;
 
@@ -279,5 +281,116 @@ async fn an_unknown_view_is_refused_before_the_move() {
         .unwrap_err();
     assert_eq!(code_and_reason(&refused).0, Code::InvalidArgument);
     assert_eq!(common::get_game(&mut games, &id).await.ply, 0);
+    server.stop().await;
+}
+
+/// A watch of game `id` in `view`, from the start or after `from_version`.
+async fn watch(
+    games: &mut GamesClient<Channel>,
+    id: &str,
+    view: pb::GameView,
+    from_version: Option<i64>,
+) -> tonic::Streaming<pb::WatchGameResponse> {
+    games
+        .watch_game(pb::WatchGameRequest {
+            game_id: id.to_owned(),
+            from_version,
+            view: view as i32,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+}
+
+/// The next message of `stream`, within 10 s.
+async fn next(stream: &mut tonic::Streaming<pb::WatchGameResponse>) -> pb::WatchGameResponse {
+    tokio::time::timeout(std::time::Duration::from_secs(10), stream.message())
+        .await
+        .expect("a message in time")
+        .unwrap()
+        .expect("a message")
+}
+
+/// Bytes of a MOVE event at ply 10 and ply 400 of one long game, in both
+/// games: by default the event has the move and the game without its move
+/// list, the same size at ply 400 as at ply 10, while the snapshot and
+/// GAME_VIEW_FULL have every move; a resume tells the very same event.
+#[tokio::test]
+async fn watch_events_do_not_grow_with_the_game() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    for (variant, moves) in [
+        (pb::Variant::Chess, long_game(401)),
+        (pb::Variant::Xiangqi, long_xiangqi_game(401)),
+    ] {
+        let mut lean_sizes = Vec::new();
+        for plies in [9, 399] {
+            let created = import(&mut games, variant, &moves, plies).await;
+            let id = created.game.as_ref().unwrap().id.clone();
+            let mut lean = watch(&mut games, &id, pb::GameView::Unspecified, None).await;
+            let mut full = watch(&mut games, &id, pb::GameView::Full, None).await;
+            for stream in [&mut lean, &mut full] {
+                let snapshot = next(stream).await;
+                assert_eq!(snapshot.kind, pb::GameEventKind::Snapshot as i32);
+                assert_eq!(snapshot.game.unwrap().moves.len(), plies, "the whole game");
+            }
+            let answer = make_move(&mut games, &created, &moves, plies, pb::GameView::Basic).await;
+            let event = next(&mut lean).await;
+            assert_eq!(event.kind, pb::GameEventKind::Move as i32);
+            assert_eq!(event.game, answer.game, "the basic view, as MakeMove's");
+            assert_eq!(event.r#move, answer.r#move);
+            let whole = next(&mut full).await;
+            assert_eq!(whole.game.as_ref().unwrap().moves.len(), plies + 1);
+            println!(
+                "{variant:?}: WatchGame MOVE event at ply {}: {} bytes (GAME_VIEW_FULL {} bytes)",
+                plies + 1,
+                event.encoded_len(),
+                whole.encoded_len()
+            );
+            lean_sizes.push(event.encoded_len());
+            if plies == 399 {
+                assert!(whole.encoded_len() > 20 * event.encoded_len());
+            }
+            // Resumed from before it, in either view, the same event.
+            let version = event.game.as_ref().unwrap().version;
+            let mut resumed = watch(&mut games, &id, pb::GameView::Basic, Some(version - 1)).await;
+            assert_eq!(next(&mut resumed).await, event);
+            let mut resumed = watch(&mut games, &id, pb::GameView::Full, Some(version - 1)).await;
+            assert_eq!(next(&mut resumed).await, whole);
+        }
+        let [short, long] = lean_sizes[..] else {
+            unreachable!()
+        };
+        assert!(
+            long < 1024,
+            "{variant:?}: an event at ply 400 has {long} bytes"
+        );
+        assert!(
+            long * 2 <= short * 3,
+            "{variant:?}: ply 400: {long} bytes, ply 10: {short} bytes"
+        );
+    }
+    server.stop().await;
+}
+
+/// A watch's unknown view is refused before anything is watched.
+#[tokio::test]
+async fn a_watch_in_an_unknown_view_is_refused() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    let created = common::new_chess_game(&mut games, None).await;
+    let status = games
+        .watch_game(pb::WatchGameRequest {
+            game_id: created.game.unwrap().id,
+            view: 99,
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        code_and_reason(&status),
+        (Code::InvalidArgument, "UNKNOWN_ENUM_VALUE".to_owned())
+    );
     server.stop().await;
 }

@@ -31,6 +31,7 @@ async fn watch(
         .watch_game(pb::WatchGameRequest {
             game_id: id.into(),
             from_version,
+            ..Default::default()
         })
         .await
         .map(tonic::Response::into_inner)

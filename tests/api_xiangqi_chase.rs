@@ -324,6 +324,39 @@ async fn games_show_their_rules_and_imports_follow_theirs() {
         let stored = get_game(&mut games, &game.id).await;
         assert_eq!(stored.xiangqi_rules, shown as i32);
     }
+    // The export names the rules, and its import follows them.
+    let created = chase_game(&mut games, pb::XiangqiRules::RepetitionDraws).await;
+    let id = created.game.unwrap().id;
+    let exported = export(&mut games, &id, pb::PgnNotation::Unspecified).await;
+    assert!(
+        exported.contains("[XiangqiRules \"repetition_draws\"]"),
+        "{exported}"
+    );
+    let again = games
+        .import_game(pb::ImportGameRequest {
+            pgn: exported.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap();
+    assert_eq!(
+        again.xiangqi_rules,
+        pb::XiangqiRules::RepetitionDraws as i32
+    );
+    let status = games
+        .import_game(pb::ImportGameRequest {
+            pgn: exported.replace("repetition_draws", "chinese_club"),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        code_and_reason(&status),
+        (Code::InvalidArgument, "INVALID_PGN".to_owned())
+    );
     let status = games
         .import_game(pb::ImportGameRequest {
             pgn: "1. e4 *".into(),
@@ -406,5 +439,71 @@ async fn xiangqi_rules_are_refused_for_chess_and_when_unknown() {
             (Code::InvalidArgument, reason.to_owned())
         );
     }
+    server.stop().await;
+}
+
+/// The Engine searches under the request's rules: the same history is lost,
+/// drawn or not even playable, and the refused move is never suggested.
+#[tokio::test]
+async fn the_engine_searches_under_the_positions_rules() {
+    let server = TestServer::start().await;
+    let mut engine = server.engine().await;
+    let best_move = |position| pb::BestMoveRequest {
+        position,
+        limits: Some(pb::SearchLimits {
+            movetime_ms: 200,
+            ..Default::default()
+        }),
+    };
+    let cases = [
+        (
+            pb::XiangqiRules::Asian,
+            Code::FailedPrecondition,
+            "GAME_OVER",
+            "perpetual chase",
+        ),
+        (
+            pb::XiangqiRules::RepetitionDraws,
+            Code::FailedPrecondition,
+            "GAME_OVER",
+            "repetition",
+        ),
+        (
+            pb::XiangqiRules::AsianRefusing,
+            Code::InvalidArgument,
+            "INVALID_MOVES",
+            "",
+        ),
+    ];
+    for (rules, code, reason, words) in cases {
+        let refused = engine
+            .best_move(best_move(chase_position(MOVES.len(), rules)))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            code_and_reason(&refused),
+            (code, reason.to_owned()),
+            "{rules:?}"
+        );
+        assert!(
+            refused.message().contains(words),
+            "{rules:?}: {}",
+            refused.message()
+        );
+    }
+    let answer = engine
+        .best_move(best_move(chase_position(
+            MOVES.len() - 1,
+            pb::XiangqiRules::AsianRefusing,
+        )))
+        .await
+        .unwrap()
+        .into_inner();
+    let suggested = answer.r#move.unwrap().uci;
+    assert_ne!(
+        suggested,
+        MOVES[MOVES.len() - 1],
+        "the refused move was suggested"
+    );
     server.stop().await;
 }

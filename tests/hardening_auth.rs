@@ -180,6 +180,7 @@ async fn the_operator_aborts_any_game() {
                 level: 1,
                 movetime_ms: 50,
             }),
+            ..Default::default()
         })
     };
     let created = games

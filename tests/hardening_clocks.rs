@@ -106,7 +106,7 @@ async fn one_timer_per_ongoing_timed_game() {
     let games = common::games_service(store.clone(), time.clone());
     let human = |name: &str| SeatSpec {
         display_name: name.into(),
-        engine: None,
+        ..SeatSpec::default()
     };
     let control = TimeControl::Clock {
         initial: Duration::from_secs(3600),

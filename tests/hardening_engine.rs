@@ -134,6 +134,7 @@ async fn engine_game(
                     level: 10,
                     movetime_ms,
                 }),
+                ..Default::default()
             }),
             black: common::seat("Human"),
             engine_declines_takebacks: false,

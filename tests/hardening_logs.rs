@@ -79,6 +79,7 @@ async fn long_ids_and_paths_leave_short_logs() {
         .watch_game(pb::WatchGameRequest {
             game_id: long.clone(),
             from_version: None,
+            ..Default::default()
         })
         .await
         .unwrap_err();

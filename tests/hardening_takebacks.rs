@@ -140,6 +140,7 @@ async fn an_engine_granting_a_takeback_charges_the_turn() {
                     level: 1,
                     movetime_ms: 50,
                 }),
+                ..Default::default()
             }),
             time_control: three_seconds(),
             ..Default::default()

@@ -10,7 +10,7 @@ use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use arbiter::{
     api::proto::{self as pb, games_client::GamesClient},
-    games::{GameError, Games, SeatSpec, Start, SystemTime},
+    games::{GameError, Games, SeatSpec, Start, SystemTime, View},
     rules::Variant,
     store::Store,
 };
@@ -113,10 +113,17 @@ async fn stalled_watchers(
     stalled
 }
 
+/// A watch of game `id` whose events carry the whole game: the largest
+/// events, the budget's hardest case.
 fn watch_request(id: &str) -> pb::WatchGameRequest {
+    watch_in(id, pb::GameView::Full)
+}
+
+fn watch_in(id: &str, view: pb::GameView) -> pb::WatchGameRequest {
     pb::WatchGameRequest {
         game_id: id.into(),
-        from_version: None,
+        view: view as i32,
+        ..Default::default()
     }
 }
 
@@ -625,7 +632,7 @@ async fn games_service() -> (Games, tempfile::TempDir) {
 fn human(name: &str) -> SeatSpec {
     SeatSpec {
         display_name: name.into(),
-        engine: None,
+        ..SeatSpec::default()
     }
 }
 
@@ -637,7 +644,12 @@ async fn no_channel_outlives_its_watchers_or_its_game() {
     for _ in 0..100 {
         let watches = (0..50).map(|_| {
             let games = games.clone();
-            async move { games.watch(&arbiter::games::new_id()).await.map(drop) }
+            async move {
+                games
+                    .watch(&arbiter::games::new_id(), View::Basic)
+                    .await
+                    .map(drop)
+            }
         });
         for answer in futures_join(watches).await {
             let err = answer.expect_err("an unknown game");
@@ -658,41 +670,51 @@ async fn no_channel_outlives_its_watchers_or_its_game() {
         .await
         .unwrap();
     let id = created.game.id.clone();
-    let (_, first) = games.watch(&id).await.unwrap();
-    let (_, second) = games.watch(&id).await.unwrap();
+    let (_, first) = games.watch(&id, View::Basic).await.unwrap();
+    let (_, second) = games.watch(&id, View::Basic).await.unwrap();
     assert_eq!(games.watched_games(), 1);
     drop(first);
     assert_eq!(games.watched_games(), 1);
     drop(second);
     assert_eq!(games.watched_games(), 0, "the last watcher left");
 
-    let (_, mut watcher) = games.watch(&id).await.unwrap();
+    let (_, mut watcher) = games.watch(&id, View::Basic).await.unwrap();
     games.resign(&id, &created.white_token).await.unwrap();
-    assert_eq!(games.watched_games(), 0, "the game ended");
-    // The watcher still reads the end.
+    // The watcher reads the end; a rematch may follow it, so the channel
+    // lives while the game is watched, and goes with its last watcher.
     let end = std::future::poll_fn(|cx| watcher.poll_next(cx)).await;
-    assert!(end.expect("the end").expect("in time").ends);
-    assert!(
-        std::future::poll_fn(|cx| watcher.poll_next(cx))
-            .await
-            .is_none()
+    assert!(end.expect("the end").expect("in time").game_over);
+    assert_eq!(games.watched_games(), 1);
+    drop(watcher);
+    assert_eq!(
+        games.watched_games(),
+        0,
+        "the game ended and its watcher left"
     );
 }
 
 /// The messages on the wire are byte for byte what prost encodes for the
-/// generated messages: the snapshot, a move, and a mate's move and end.
+/// generated messages: the snapshot, a move, and a mate's move and end, in
+/// either view (the snapshot always has the whole game).
 #[tokio::test]
 async fn watch_messages_on_the_wire_are_prosts_encoding() {
     let server = TestServer::start().await;
     let channel = server.channel().await;
+    for view in [pb::GameView::Unspecified, pb::GameView::Full] {
+        watch_on_the_wire(&channel, view).await;
+    }
+    server.stop().await;
+}
+
+async fn watch_on_the_wire(channel: &Channel, view: pb::GameView) {
     let mut games = GamesClient::new(channel.clone());
     let created = common::new_chess_game(&mut games, None).await;
     let id = created.game.unwrap().id;
-    let mut grpc = tonic::client::Grpc::new(channel);
+    let mut grpc = tonic::client::Grpc::new(channel.clone());
     grpc.ready().await.unwrap();
     let mut raw = grpc
         .server_streaming(
-            tonic::Request::new(watch_request(&id).encode_to_vec()),
+            tonic::Request::new(watch_in(&id, view).encode_to_vec()),
             PathAndQuery::from_static("/arbiter.v1.Games/WatchGame"),
             Raw,
         )
@@ -717,8 +739,11 @@ async fn watch_messages_on_the_wire_are_prosts_encoding() {
                 seat_token: token.clone(),
                 r#move: text.into(),
                 expected_ply: None,
-                // Events carry the whole game, as a full answer does.
-                view: pb::GameView::Full as i32,
+                // Events carry the game as the same view's answer does.
+                view: match view {
+                    pb::GameView::Full => view,
+                    _ => pb::GameView::Basic,
+                } as i32,
             })
             .await
             .unwrap()
@@ -747,7 +772,6 @@ async fn watch_messages_on_the_wire_are_prosts_encoding() {
         None,
         "the stream ends after the end"
     );
-    server.stop().await;
 }
 
 /// Open watch streams end with UNAVAILABLE `SHUTTING_DOWN` when the server

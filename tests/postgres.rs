@@ -233,6 +233,7 @@ async fn a_stream_lost_on_one_server_resumes_on_another() {
         .watch_game(pb::WatchGameRequest {
             game_id: id.clone(),
             from_version: Some(1),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -244,6 +245,51 @@ async fn a_stream_lost_on_one_server_resumes_on_another() {
         events(resumed).await,
         [(K::Move, 2), (K::Move, 3), (K::Move, 4), (K::GameEnded, 4)]
     );
+}
+
+/// A player's stream on one server hears of its games written on
+/// another: its turn after the opponent's move, a draw offered to it, and
+/// the end, after which the stream ends.
+#[tokio::test]
+async fn a_player_stream_hears_of_games_written_on_another_server() {
+    use pb::PlayerEventKind::*;
+    let Some(db) =
+        postgres_or_skip("a_player_stream_hears_of_games_written_on_another_server").await
+    else {
+        return;
+    };
+    let (first, second) = (
+        TestServer::start_on(&db).await,
+        TestServer::start_on(&db).await,
+    );
+    let (mut a, mut b) = (first.games().await, second.games().await);
+    let created = common::new_chess_game(&mut a, None).await;
+    let id = created.game.unwrap().id;
+    let (white, black) = (created.white_token, created.black_token);
+    let mut bob = common::watch_player(&mut b, &[(&id, &black)])
+        .await
+        .unwrap();
+    let mut next = async || common::next_player_event(&mut bob).await;
+    assert_eq!(next().await, Some((GameStarted, id.clone())));
+    play(&mut a, &id, &white, "e4").await;
+    assert_eq!(next().await, Some((YourTurn, id.clone())));
+    a.offer_draw(pb::OfferDrawRequest {
+        game_id: id.clone(),
+        seat_token: white.clone(),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    assert_eq!(next().await, Some((DrawOffered, id.clone())));
+    a.resign(pb::ResignRequest {
+        game_id: id.clone(),
+        seat_token: white,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    assert_eq!(next().await, Some((GameEnded, id.clone())));
+    assert_eq!(next().await, None);
 }
 
 /// Of moves for one ply sent to three servers at once, exactly one is
@@ -295,9 +341,9 @@ async fn concurrent_moves_on_different_servers_exactly_one_wins() {
     }
 }
 
-/// The server that ran a clocked game's timer is gone: another server on
-/// the database lets the flag fall, about as late as its sweep interval,
-/// and tells its watchers.
+/// The server that owned a clocked game stops (giving its leases up):
+/// another server on the database takes the game over at its next lease
+/// renewal, lets the flag fall, about that late, and tells its watchers.
 #[tokio::test]
 async fn a_flag_falls_on_another_server_when_the_games_server_is_gone() {
     let Some(db) =
@@ -348,9 +394,9 @@ async fn a_flag_falls_on_another_server_when_the_games_server_is_gone() {
     b.stop().await;
 }
 
-/// The server that searched an engine seat's move is gone before the
-/// engine moved: another server on the database searches it once its turn
-/// is overdue, and the engine moves exactly once.
+/// The server that owned an engine seat's game stops before the engine
+/// moved: another server on the database takes the game over and searches
+/// the move, and the engine moves exactly once.
 #[tokio::test]
 async fn an_engine_seat_moves_from_another_server_when_the_games_server_is_gone() {
     let Some(db) =
@@ -376,6 +422,7 @@ async fn an_engine_seat_moves_from_another_server_when_the_games_server_is_gone(
                     level: 10,
                     movetime_ms: 2_000,
                 }),
+                ..Default::default()
             }),
             ..Default::default()
         })

@@ -13,22 +13,20 @@ use std::{
 
 use arbiter::{
     api::proto::{self as pb, games_client::GamesClient},
-    games::{Games, SeatSpec, Start, SystemTime},
+    games::{Games, ManualTime, SeatSpec, Start, SystemTime},
     rules::Variant,
     store::Store,
 };
 use common::{TestDatabase, TestServer, binary::Serve, long_game::long_game};
 use sqlx::Row;
+use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 
 /// Games played at once in the batched tests.
 const GAMES: usize = 24;
 
 async fn human_game(games: &Games) -> (String, [String; 2]) {
-    let human = || SeatSpec {
-        display_name: String::new(),
-        engine: None,
-    };
+    let human = SeatSpec::default;
     let created = games
         .create(
             Variant::Chess,
@@ -219,6 +217,114 @@ async fn the_live_game_answers_as_the_store_reads() {
     server.stop().await;
 }
 
+/// The live game follows the changes a seat's call does not make: an engine
+/// seat's move, a flag's fall and an import each leave it as the store
+/// reads it, and the next call is judged on that.
+#[tokio::test]
+async fn engine_moves_flags_and_imports_keep_the_live_game_right() {
+    let time = ManualTime::new(1_800_000_000_000);
+    let server = TestServer::start_with_time(time.clone()).await;
+    let mut games = server.games().await;
+
+    // The engine's reply is played on the live game: the human's next move
+    // is judged after it.
+    let vs_engine = games
+        .create_game(pb::CreateGameRequest {
+            variant: pb::Variant::Chess as i32,
+            white: common::seat("W"),
+            black: Some(pb::SeatRequest {
+                engine: Some(pb::EnginePlayer {
+                    level: 1,
+                    movetime_ms: 50,
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let id = vs_engine.game.clone().unwrap().id;
+    common::play(&mut games, &id, &vs_engine.white_token, "e4").await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while common::get_game(&mut games, &id).await.ply < 2 {
+        assert!(Instant::now() < deadline, "the engine did not move");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let after = common::play(&mut games, &id, &vs_engine.white_token, "d4").await;
+    let stored = common::get_game(&mut games, &id).await;
+    assert_eq!((after.ply, after.version), (3, stored.version));
+    assert_eq!(after.fen, stored.fen);
+
+    // A flag that falls ends the live game: the next move is refused.
+    let clocked = games
+        .create_game(pb::CreateGameRequest {
+            variant: pb::Variant::Chess as i32,
+            white: common::seat("W"),
+            black: common::seat("B"),
+            time_control: Some(pb::TimeControl {
+                initial_ms: 10_000,
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let id = clocked.game.clone().unwrap().id;
+    play_at(&mut games, &clocked, 0, "e4").await;
+    play_at(&mut games, &clocked, 1, "e5").await;
+    let mut watch = common::watch(&mut games, &id).await;
+    time.advance(Duration::from_secs(11));
+    let ended = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(event) = watch.next().await {
+            if event.unwrap().kind == pb::GameEventKind::GameEnded as i32 {
+                return;
+            }
+        }
+        panic!("the stream ended before the flag fell");
+    });
+    ended.await.expect("the flag fell");
+    let refused = games
+        .make_move(pb::MakeMoveRequest {
+            game_id: id.clone(),
+            seat_token: clocked.white_token.clone(),
+            r#move: "Nf3".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.code(),
+        tonic::Code::FailedPrecondition,
+        "{refused:?}"
+    );
+    assert_eq!(common::get_game(&mut games, &id).await.ply, 2);
+
+    // An imported game is played on from where the import left it.
+    let line = long_game(11);
+    let imported = games
+        .import_game(pb::ImportGameRequest {
+            pgn: common::long_game::pgn(&line, 10),
+            variant: pb::Variant::Chess as i32,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let created = pb::CreateGameResponse {
+        game: imported.game.clone(),
+        white_token: imported.white_token.clone(),
+        black_token: imported.black_token.clone(),
+        ..Default::default()
+    };
+    let after = play_at(&mut games, &created, 10, &line[10]).await;
+    let stored = common::get_game(&mut games, &after.id).await;
+    assert_eq!(sans(&stored), line);
+    assert_eq!((after.ply, after.version), (11, stored.version));
+    server.stop().await;
+}
+
 /// `kill -9` in the middle of batched moves of many games loses no
 /// acknowledged move and leaves nothing half-written: every game's row,
 /// moves and events agree.
@@ -335,4 +441,59 @@ async fn two_moves_of_one_game_at_once_one_wins() {
         assert_eq!(stored.version, 1);
     }
     store.close().await;
+}
+
+/// Prints the bytes of a MakeMove answer at ply 10 and at ply 400, both
+/// games, in the default view and in the full one (ignored by default: it
+/// measures, it checks nothing; see BENCHMARKS.md, The write path).
+#[tokio::test]
+#[ignore]
+async fn measure_answer_bytes() {
+    use prost::Message;
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    for (variant, line) in [
+        (pb::Variant::Chess, long_game(401)),
+        (
+            pb::Variant::Xiangqi,
+            common::long_game::long_xiangqi_game(401),
+        ),
+    ] {
+        for ply in [10, 400] {
+            let mut sizes = Vec::new();
+            for view in [pb::GameView::Basic, pb::GameView::Full] {
+                let imported = games
+                    .import_game(pb::ImportGameRequest {
+                        pgn: common::long_game::pgn(&line, ply),
+                        variant: variant as i32,
+                        ..Default::default()
+                    })
+                    .await
+                    .unwrap()
+                    .into_inner();
+                let seat_token = if ply % 2 == 0 {
+                    imported.white_token
+                } else {
+                    imported.black_token
+                };
+                let answer = games
+                    .make_move(pb::MakeMoveRequest {
+                        game_id: imported.game.unwrap().id,
+                        seat_token,
+                        r#move: line[ply].clone(),
+                        view: view.into(),
+                        ..Default::default()
+                    })
+                    .await
+                    .unwrap()
+                    .into_inner();
+                sizes.push(answer.encoded_len());
+            }
+            println!(
+                "{variant:?} MakeMove at ply {ply}: {} B (default view), {} B (full)",
+                sizes[0], sizes[1]
+            );
+        }
+    }
+    server.stop().await;
 }

@@ -8,13 +8,20 @@ against a running server (default 127.0.0.1:50051):
      reason, a declined draw offer, then Fool's mate;
   2. a xiangqi game: moves in ICCS, WXF and Chinese, then a draw by
      agreement;
-  3. the stateless Rules service on both games.
+  3. a game by join code: a seat left open, taken with JoinGame, the
+     watcher told (SEAT_JOINED), a second joiner refused (SEAT_TAKEN);
+  4. a rematch of it: offered, accepted, the offerer's token asked for
+     again, a watcher following to the new game (REMATCH_STARTED);
+  5. the stateless Rules service on both games.
 
-    pip install grpcio grpcio-tools
+    python3 -m venv .venv
+    .venv/bin/pip install -r tools/requirements-walkthrough.txt
     cargo run --release -- serve &
-    python3 tools/walkthrough.py [--addr 127.0.0.1:50051]
+    .venv/bin/python tools/walkthrough.py [--addr 127.0.0.1:50051]
 
-The README's walkthrough shows these requests; this script keeps it honest.
+The README's walkthrough shows these requests; this script keeps it honest,
+and .ci/run plays it against a real server on every change. It exits 0 and
+prints "ok" when every step went as expected.
 """
 
 import argparse
@@ -32,6 +39,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def load_stubs():
     out = tempfile.mkdtemp(prefix="arbiter-py-")
     protos = [f"arbiter/v1/{n}.proto" for n in ("common", "rules", "positions", "games")]
+    protos += ["google/rpc/status.proto", "google/rpc/error_details.proto"]
     include = os.path.join(os.path.dirname(protoc.__file__), "_proto")
     code = protoc.main(["protoc", f"-I{ROOT}/proto", f"-I{include}", f"--python_out={out}", f"--grpc_python_out={out}", *protos])
     if code != 0:
@@ -39,6 +47,20 @@ def load_stubs():
     sys.path.insert(0, out)
     names = ["common_pb2", "rules_pb2", "rules_pb2_grpc", "games_pb2", "games_pb2_grpc"]
     return {n: importlib.import_module(f"arbiter.v1.{n}") for n in names}
+
+
+def reason(err):
+    """The ErrorInfo reason of a failed call (from grpc-status-details-bin)."""
+    status_pb2 = importlib.import_module("google.rpc.status_pb2")
+    details_pb2 = importlib.import_module("google.rpc.error_details_pb2")
+    for key, value in err.trailing_metadata() or ():
+        if key == "grpc-status-details-bin":
+            status = status_pb2.Status.FromString(value)
+            for detail in status.details:
+                info = details_pb2.ErrorInfo()
+                if detail.Unpack(info):
+                    return info.reason
+    return ""
 
 
 def main():
@@ -92,6 +114,52 @@ def main():
     drawn = games.RespondToDraw(games_pb.RespondToDrawRequest(game_id=game_id, seat_token=black, accept=True)).game
     print("  outcome:", drawn.outcome.description)
     assert drawn.outcome.termination == common.TERMINATION_AGREEMENT
+
+    print("== join by code ==")
+    created = games.CreateGame(games_pb.CreateGameRequest(
+        variant=common.VARIANT_CHESS,
+        white=games_pb.SeatRequest(display_name="Alice"),
+        black=games_pb.SeatRequest(open=True)))
+    game_id, alice, code = created.game.id, created.white_token, created.join_code
+    assert created.game.black.open and created.black_token == ""
+    print("  join code", code, "black open:", created.game.black.open)
+    watch = games.WatchGame(games_pb.WatchGameRequest(game_id=game_id, follow_rematch=True))
+    next(watch)  # the snapshot
+    try:
+        games.MakeMove(games_pb.MakeMoveRequest(game_id=game_id, seat_token=alice, move="e4"))
+    except grpc.RpcError as err:
+        print("  before the seat is taken:", err.code().name, reason(err))
+    joined = games.JoinGame(games_pb.JoinGameRequest(join_code=code.lower(), display_name="Carol"))
+    carol = joined.seat_token
+    print("  Carol joins as", common.Side.Name(joined.side), "- watcher:", games_pb.GameEventKind.Name(next(watch).kind))
+    try:
+        games.JoinGame(games_pb.JoinGameRequest(join_code=code, display_name="Dave"))
+    except grpc.RpcError as err:
+        print("  Dave is late:", err.code().name, reason(err))
+    games.MakeMove(games_pb.MakeMoveRequest(game_id=game_id, seat_token=alice, move="e4"))
+    assert next(watch).kind == games_pb.GAME_EVENT_KIND_MOVE
+    games.Resign(games_pb.ResignRequest(game_id=game_id, seat_token=carol))
+    print("  Carol resigns - watcher:", games_pb.GameEventKind.Name(next(watch).kind))
+
+    print("== rematch ==")
+    offered = games.OfferRematch(games_pb.OfferRematchRequest(game_id=game_id, seat_token=alice))
+    print("  Alice offers - rematch_offer", common.Side.Name(offered.game.rematch_offer),
+          "- watcher:", games_pb.GameEventKind.Name(next(watch).kind))
+    accepted = games.RespondToRematch(games_pb.RespondToRematchRequest(game_id=game_id, seat_token=carol, accept=True))
+    rematch = accepted.rematch
+    started = next(watch)
+    print("  Carol accepts: she plays", common.Side.Name(accepted.side), "- watcher:",
+          games_pb.GameEventKind.Name(started.kind), "to the new game:", started.game.rematch == rematch.id)
+    assert list(watch) == [], "a following stream closes after REMATCH_STARTED"
+    # The offerer asks again with its old token for its seat in the rematch.
+    asked = games.OfferRematch(games_pb.OfferRematchRequest(game_id=game_id, seat_token=alice))
+    assert asked.rematch.id == rematch.id
+    print("  Alice asks again: she plays", common.Side.Name(asked.side),
+          "- white", rematch.white.display_name, "black", rematch.black.display_name,
+          "- rematch_of the first game:", rematch.rematch_of == game_id)
+    games.MakeMove(games_pb.MakeMoveRequest(game_id=rematch.id, seat_token=accepted.seat_token, move="d4"))
+    games.MakeMove(games_pb.MakeMoveRequest(game_id=rematch.id, seat_token=asked.seat_token, move="d5"))
+    print("  both new tokens play: d4 d5")
 
     print("== rules ==")
     answer = rules.ValidateMove(rules_pb.ValidateMoveRequest(

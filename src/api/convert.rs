@@ -6,6 +6,7 @@ use prost_types::Timestamp;
 use tonic::Status;
 
 use super::{error::invalid_argument, proto as pb};
+pub use crate::games::View;
 use crate::{
     engine::Level,
     games::{
@@ -135,6 +136,8 @@ pub fn move_description(d: MoveDescription) -> pb::Move {
     let letter = |c: Option<char>| c.map(String::from).unwrap_or_default();
     pb::Move {
         is_capture: d.is_capture(),
+        coordinates: d.uci.into(),
+        standard: d.san.into(),
         uci: d.uci.into(),
         san: d.san.into(),
         chinese: d.chinese.map(String::from).unwrap_or_default(),
@@ -173,6 +176,7 @@ fn ending(e: Ending) -> pb::Termination {
         Ending::AbortedByOperator => pb::Termination::AbortedByOperator,
         Ending::Timeout => pb::Termination::Timeout,
         Ending::TimeoutVsInsufficientMaterial => pb::Termination::TimeoutVsInsufficientMaterial,
+        Ending::Unjoined => pb::Termination::Unjoined,
     }
 }
 
@@ -276,16 +280,6 @@ pub fn played_move(m: &MoveView) -> pb::PlayedMove {
     }
 }
 
-/// How much of a game an answer carries (`arbiter.v1.GameView`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum View {
-    /// Everything but the move list: an answer that does not grow with the
-    /// game.
-    Basic,
-    /// Every move played, too.
-    Full,
-}
-
 /// The `view` of a request; UNSPECIFIED is the method's `default`.
 pub fn view(value: i32, default: View) -> Result<View, Status> {
     match pb::GameView::try_from(value) {
@@ -324,11 +318,13 @@ pub fn game_in(g: &GameView, view: View) -> pb::Game {
             side: side(Side::White),
             display_name: g.white_name.clone(),
             engine: g.white_engine.map(engine_player),
+            open: g.open_seat == Some(Side::White),
         }),
         black: Some(pb::Seat {
             side: side(Side::Black),
             display_name: g.black_name.clone(),
             engine: g.black_engine.map(engine_player),
+            open: g.open_seat == Some(Side::Black),
         }),
         draw_offer: opt_side(g.draw_offer),
         takeback_offer: opt_side(g.takeback_offer),
@@ -338,6 +334,9 @@ pub fn game_in(g: &GameView, view: View) -> pb::Game {
         updated_at: timestamp(g.updated_at),
         version: g.version,
         xiangqi_rules: xiangqi_rules_to_pb(g.variant, g.rules),
+        rematch_of: g.rematch_of.clone().unwrap_or_default(),
+        rematch: g.rematch.clone().unwrap_or_default(),
+        rematch_offer: opt_side(g.rematch_offer),
     }
 }
 
@@ -475,6 +474,7 @@ pub fn seat(field: &str, seat: Option<pb::SeatRequest>) -> Result<SeatSpec, Stat
     Ok(SeatSpec {
         display_name: seat.display_name,
         engine,
+        open: seat.open,
     })
 }
 

@@ -82,7 +82,8 @@ fn prepare(
         let margin = (deadline / 10).clamp(DEADLINE_MARGIN.0, DEADLINE_MARGIN.1);
         movetime = movetime.min(deadline.saturating_sub(margin.min(deadline / 5)));
     }
-    let job = Job::new(variant, Some(&position.fen), &position.moves)?;
+    let choices = convert::rule_choices("position.xiangqi_rules", variant, position.xiangqi_rules)?;
+    let job = Job::new(variant, choices, Some(&position.fen), &position.moves)?;
     Ok((
         job,
         SearchOrder {

@@ -135,6 +135,16 @@ pub fn too_many_watchers(cap: &str, limit: usize) -> Status {
 
 /// RESOURCE_EXHAUSTED for a watcher that fell behind its game's backlog.
 pub fn watcher_too_slow(behind: FellBehind) -> Status {
+    too_slow(behind).into()
+}
+
+/// RESOURCE_EXHAUSTED for a player stream that fell behind game
+/// `game_id`'s backlog.
+pub fn player_too_slow(game_id: &str, behind: FellBehind) -> Status {
+    too_slow(behind).metadata("game_id", game_id).into()
+}
+
+fn too_slow(behind: FellBehind) -> ErrorStatus {
     ErrorStatus::new(
         Reason::WatcherTooSlow,
         format!(
@@ -145,7 +155,6 @@ pub fn watcher_too_slow(behind: FellBehind) -> Status {
     )
     .metadata("last_version", behind.last_version)
     .metadata("limit_bytes", behind.limit_bytes)
-    .into()
 }
 
 /// INTERNAL: a fault of the server, already logged.

@@ -9,11 +9,12 @@ use super::{
     admission::{Creates, admit_create},
     convert::{self, View},
     error::invalid_argument,
+    player::PlayerStream,
     proto::{self as pb, games_server},
     watch::{Watchers, unframed},
 };
 use crate::{
-    games::{GameError, Games, PgnNotation, Start, is_well_formed_id},
+    games::{GameError, Games, PgnNotation, RematchAnswer, Start, is_well_formed_id},
     reason::Reason,
     store::GameFilter,
 };
@@ -91,6 +92,27 @@ fn action_view(value: i32) -> Result<View, Status> {
     convert::view(value, View::Basic)
 }
 
+/// A rematch call's answer as its response's fields: the finished game,
+/// and once created the rematch, the caller's side and token in it.
+fn rematch_answer(
+    answer: &RematchAnswer,
+    shown: View,
+) -> (Option<pb::Game>, Option<pb::Game>, i32, String) {
+    let game = Some(convert::game_in(&answer.game, shown));
+    match &answer.rematch {
+        None => (game, None, pb::Side::Unspecified as i32, String::new()),
+        Some(seated) => {
+            tracing::info!(rematch = %seated.game.id, "rematch");
+            (
+                game,
+                Some(convert::game_in(&seated.game, shown)),
+                convert::side(seated.side),
+                seated.token.clone(),
+            )
+        }
+    }
+}
+
 type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchGameResponse, Status>> + Send>>;
 
 #[tonic::async_trait]
@@ -134,6 +156,7 @@ impl games_server::Games for GamesService {
             game: game(&created.game),
             white_token: created.white_token,
             black_token: created.black_token,
+            join_code: created.join_code,
         }))
     }
 
@@ -365,6 +388,69 @@ impl games_server::Games for GamesService {
         Ok(Response::new(pb::AbortResponse {
             game: Some(convert::game_in(&view, shown)),
         }))
+    }
+
+    async fn join_game(
+        &self,
+        request: Request<pb::JoinGameRequest>,
+    ) -> Result<Response<pb::JoinGameResponse>, Status> {
+        admit_create(&self.creates, &request)?;
+        let r = request.get_ref();
+        let shown = action_view(r.view)?;
+        let joined = self.games.join(&r.join_code, &r.display_name).await?;
+        trace_game(&joined.game.id)?;
+        tracing::info!(game_id = %joined.game.id, side = %joined.side, "open seat taken");
+        Ok(Response::new(pb::JoinGameResponse {
+            game: Some(convert::game_in(&joined.game, shown)),
+            side: convert::side(joined.side),
+            seat_token: joined.token,
+        }))
+    }
+
+    async fn offer_rematch(
+        &self,
+        request: Request<pb::OfferRematchRequest>,
+    ) -> Result<Response<pb::OfferRematchResponse>, Status> {
+        let r = request.get_ref();
+        trace_game(&r.game_id)?;
+        let shown = action_view(r.view)?;
+        let answer = self.games.offer_rematch(&r.game_id, &r.seat_token).await?;
+        let (game, rematch, side, seat_token) = rematch_answer(&answer, shown);
+        Ok(Response::new(pb::OfferRematchResponse {
+            game,
+            rematch,
+            side,
+            seat_token,
+        }))
+    }
+
+    async fn respond_to_rematch(
+        &self,
+        request: Request<pb::RespondToRematchRequest>,
+    ) -> Result<Response<pb::RespondToRematchResponse>, Status> {
+        let r = request.get_ref();
+        trace_game(&r.game_id)?;
+        let shown = action_view(r.view)?;
+        let answer = self
+            .games
+            .respond_to_rematch(&r.game_id, &r.seat_token, r.accept)
+            .await?;
+        let (game, rematch, side, seat_token) = rematch_answer(&answer, shown);
+        Ok(Response::new(pb::RespondToRematchResponse {
+            game,
+            rematch,
+            side,
+            seat_token,
+        }))
+    }
+
+    type WatchPlayerStream = PlayerStream;
+
+    async fn watch_player(
+        &self,
+        request: Request<pb::WatchPlayerRequest>,
+    ) -> Result<Response<PlayerStream>, Status> {
+        Ok(Response::new(self.watchers.watch_player(&request).await?))
     }
 
     type WatchGameStream = WatchStream;

@@ -157,21 +157,23 @@ enum Field<'a> {
 /// Calls `emit` with each non-default field of `d` as `pb::Move`, in field
 /// order (see `common.proto`).
 fn fields(d: &MoveDescription, mut emit: impl FnMut(Field<'_>)) {
-    let mut letter = [0; 4];
-    let mut text = |number, text: &[u8]| {
+    #[inline]
+    fn text(emit: &mut impl FnMut(Field<'_>), number: u32, text: &[u8]) {
         if !text.is_empty() {
             emit(Field::Text(number, text));
         }
-    };
-    text(1, d.uci.as_bytes());
-    text(2, d.san.as_bytes());
-    text(3, d.chinese.as_ref().map_or(&[], MoveText::as_bytes));
-    text(4, d.from.as_bytes());
-    text(5, d.to.as_bytes());
-    text(6, d.piece.encode_utf8(&mut letter).as_bytes());
+    }
+    let mut letter = [0; 4];
+    text(&mut emit, 1, d.uci.as_bytes());
+    text(&mut emit, 2, d.san.as_bytes());
+    let chinese = d.chinese.as_ref().map_or(&[][..], MoveText::as_bytes);
+    text(&mut emit, 3, chinese);
+    text(&mut emit, 4, d.from.as_bytes());
+    text(&mut emit, 5, d.to.as_bytes());
+    text(&mut emit, 6, d.piece.encode_utf8(&mut letter).as_bytes());
     for (number, piece) in [(7, d.captured), (8, d.promotion)] {
         if let Some(piece) = piece {
-            text(number, piece.encode_utf8(&mut letter).as_bytes());
+            text(&mut emit, number, piece.encode_utf8(&mut letter).as_bytes());
         }
     }
     for (number, flag) in [
@@ -184,14 +186,18 @@ fn fields(d: &MoveDescription, mut emit: impl FnMut(Field<'_>)) {
             emit(Field::Flag(number));
         }
     }
+    // The game-neutral names of the coordinate and standard notations.
+    text(&mut emit, 13, d.uci.as_bytes());
+    text(&mut emit, 14, d.san.as_bytes());
 }
 
-/// Longest `Move` encoding: five notations and three piece letters (up to
-/// 4 bytes) with a key and a length each, and four flags.
-const MAX_MOVE_LEN: usize = 5 * (2 + MoveText::CAPACITY) + 3 * (2 + 4) + 4 * 2;
+/// Longest `Move` encoding: seven notations (the coordinates and the
+/// standard one twice) and three piece letters (up to 4 bytes) with a key
+/// and a length each, and four flags.
+const MAX_MOVE_LEN: usize = 7 * (2 + MoveText::CAPACITY) + 3 * (2 + 4) + 4 * 2;
 
-/// The key of `Move`'s last field, 12.
-const LAST_KEY: u32 = 12 << 3 | LENGTH_DELIMITED;
+/// The key of `Move`'s last field, 14.
+const LAST_KEY: u32 = 14 << 3 | LENGTH_DELIMITED;
 // Every key and every text length fits one varint byte.
 const _: () = assert!(LAST_KEY < 0x80 && MoveText::CAPACITY < 0x80);
 

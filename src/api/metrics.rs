@@ -31,7 +31,11 @@ use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use tokio::{net::TcpListener, sync::Semaphore};
 
 use super::rpc_metrics;
-use crate::{analysis::Analyst, games::Games, store::Store};
+use crate::{
+    analysis::Analyst,
+    games::Games,
+    store::{LISTENER_RECONNECTS, Store},
+};
 
 /// Connections the endpoint serves at once.
 pub const MAX_CONNECTIONS: usize = 4;
@@ -51,6 +55,7 @@ const ENGINE_SEATS_QUEUED: &str = "arbiter_engine_seats_queued";
 const WRITE_TRANSACTIONS: &str = "arbiter_store_write_transactions_total";
 const COMMIT_SECONDS: &str = "arbiter_store_commit_seconds";
 const COMMIT_BATCH_SIZE: &str = "arbiter_store_commit_batch_size";
+const LEASES_HELD: &str = "arbiter_leases_held";
 
 /// Buckets of the latency histograms, in seconds: from a fast unary call
 /// to the longest answer `--request-timeout` allows by default.
@@ -114,7 +119,7 @@ fn describe() {
         "Games in play kept in memory for their next change"
     );
     describe_gauge!(CLOCKED_GAMES, "Ongoing timed games, each with a flag timer");
-    describe_gauge!(WATCHERS, "WatchGame streams open");
+    describe_gauge!(WATCHERS, "WatchGame streams and WatchPlayer seats open");
     describe_gauge!(ENGINE_SLOTS, "Engine search slots, by pool (rpc, seat)");
     describe_gauge!(
         ENGINE_SLOTS_BUSY,
@@ -128,6 +133,14 @@ fn describe() {
         "Time of a store COMMIT, failed ones included"
     );
     describe_histogram!(COMMIT_BATCH_SIZE, "Write transactions per store commit");
+    describe_gauge!(
+        LEASES_HELD,
+        "Leases on shards of games held (PostgreSQL): their timers and engine seats run here"
+    );
+    describe_counter!(
+        LISTENER_RECONNECTS,
+        "Times the database change listener connected again after losing its connection"
+    );
 }
 
 /// What the gauges are read from: the server's own services.
@@ -145,6 +158,7 @@ impl Sources {
         metrics::gauge!(WATCHED_GAMES).set(count(self.games.watched_games()));
         metrics::gauge!(LIVE_GAMES).set(count(self.games.live_games()));
         metrics::gauge!(CLOCKED_GAMES).set(count(self.games.flag_timers()));
+        metrics::gauge!(LEASES_HELD).set(count(self.games.leases_held()));
         metrics::gauge!(WATCHERS).set(count(self.games.watchers()));
         let load = self.analyst.load();
         for (pool, slots, busy) in [

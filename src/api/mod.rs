@@ -10,6 +10,7 @@ mod games;
 mod health;
 mod legal_moves;
 mod metrics;
+mod player;
 mod positions;
 pub mod proto;
 mod request_errors;
@@ -21,12 +22,14 @@ mod small_frames;
 mod socket;
 mod tls;
 mod watch;
+mod web;
 
 pub use legal_moves::LegalMovesAnswer;
 pub use metrics::{
     CONNECTION_TIME as METRICS_CONNECTION_TIME, MAX_CONNECTIONS as METRICS_MAX_CONNECTIONS,
     MetricsError,
 };
+pub use player::{DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits};
 pub use server::{
     DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BYTES,
     DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,

@@ -19,6 +19,7 @@ use super::{
     games::GamesService,
     legal_moves::RulesRoutes,
     metrics::{self, Sources},
+    player::{DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits},
     positions::PositionsService,
     proto::{
         self, engine_server::EngineServer, games_server::GamesServer,
@@ -31,10 +32,14 @@ use super::{
     small_frames::SmallFrames,
     tls::{Tls, TlsFiles},
     watch::{GamesRoutes, Watchers, encode_event},
+    web::WebApp,
 };
 use crate::{
     analysis::{Analyst, Capacity},
-    games::{AdminToken, DEFAULT_LIVE_GAMES, Games, PgnLimits, SystemTime, TimeSource, Watching},
+    games::{
+        AdminToken, DEFAULT_LIVE_GAMES, DEFAULT_OPEN_SEAT_TIMEOUT, Games, LeaseTimes, PgnLimits,
+        SystemTime, TimeSource, Watching,
+    },
     peers::CreateRate,
     positions::Positions,
     store::{DEFAULT_BATCH_MAX, Store},
@@ -87,6 +92,9 @@ pub struct ServerConfig {
     /// Most tokens (tags, move numbers, moves, comments, ...) ImportGame
     /// reads.
     pub import_max_tokens: usize,
+    /// How long a seat left open waits for a player before its game is
+    /// aborted.
+    pub open_seat_timeout: Duration,
     /// Engine searches for engine seats run at once (the Engine RPCs cannot
     /// take these).
     pub engine_seat_slots: usize,
@@ -101,8 +109,12 @@ pub struct ServerConfig {
     pub watcher_buffer_bytes: usize,
     /// Watchers one game may have at once.
     pub max_watchers_per_game: usize,
-    /// Watch streams one connection may have open at once.
+    /// Watch streams one connection may have open at once (WatchGame and
+    /// WatchPlayer).
     pub max_watchers_per_connection: usize,
+    /// Seats one WatchPlayer stream may follow, and such streams open at
+    /// once.
+    pub player_streams: PlayerLimits,
     /// Largest request message of every method but ImportGame (and health
     /// and reflection, which take less), after decompression.
     pub max_request_bytes: usize,
@@ -137,6 +149,12 @@ pub struct ServerConfig {
     pub tls: Option<TlsFiles>,
     /// Serve Prometheus metrics on this address (`None`: no metrics).
     pub metrics_listen: Option<String>,
+    /// Serve the web app built into the binary on GET and HEAD (see
+    /// `web`); false: those go to the API like every other request.
+    pub web: bool,
+    /// How long a lease on a shard of games lasts and how often its owner
+    /// renews it (servers sharing a PostgreSQL database).
+    pub lease_times: LeaseTimes,
 }
 
 impl ServerConfig {
@@ -149,6 +167,7 @@ impl ServerConfig {
             admin_token: None,
             import_max_moves: PgnLimits::DEFAULT.moves,
             import_max_tokens: PgnLimits::DEFAULT.tokens,
+            open_seat_timeout: DEFAULT_OPEN_SEAT_TIMEOUT,
             engine_seat_slots: 1,
             max_analyses_per_peer: 1,
             create_rate: 20,
@@ -156,6 +175,10 @@ impl ServerConfig {
             watcher_buffer_bytes: DEFAULT_WATCHER_BUFFER_BYTES,
             max_watchers_per_game: DEFAULT_MAX_WATCHERS_PER_GAME,
             max_watchers_per_connection: DEFAULT_MAX_WATCHERS_PER_CONNECTION,
+            player_streams: PlayerLimits {
+                max_seats: DEFAULT_PLAYER_STREAM_MAX_SEATS,
+                max_streams: DEFAULT_MAX_PLAYER_STREAMS,
+            },
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             max_import_request_bytes: DEFAULT_MAX_IMPORT_REQUEST_BYTES,
             max_in_flight: 1024,
@@ -172,6 +195,8 @@ impl ServerConfig {
             write_batch_max: DEFAULT_BATCH_MAX,
             tls: None,
             metrics_listen: None,
+            web: true,
+            lease_times: LeaseTimes::DEFAULT,
         }
     }
 
@@ -199,6 +224,7 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let lease_times = config.lease_times.check()?;
     let tls = config.tls.clone().map(Tls::load).transpose()?.map(Arc::new);
     let metrics_endpoint = match &config.metrics_listen {
         Some(addr) => {
@@ -266,9 +292,10 @@ pub async fn serve(
     .with_import_limits(PgnLimits {
         moves: config.import_max_moves,
         tokens: config.import_max_tokens,
-    });
-    let resumed = games.resume_engines().await?;
-    let clocks = games.resume_clocks().await?;
+    })
+    .with_open_seat_timeout(config.open_seat_timeout);
+    let (resumed, clocks) = games.take_ownership(lease_times).await?;
+    let owner = games.clone();
     let metrics_addr = metrics_endpoint
         .as_ref()
         .and_then(|(listener, _)| listener.local_addr().ok());
@@ -286,7 +313,7 @@ pub async fn serve(
         shutdown.await;
         let _ = stop_watchers.send(true);
     };
-    tracing::info!(%addr, metrics = ?metrics_addr, database = %store.url(), engine_slots = config.engine_slots, resumed_engine_games = resumed, running_clocks = clocks, "arbiter listening");
+    tracing::info!(%addr, metrics = ?metrics_addr, database = %store.url(), engine_slots = config.engine_slots, resumed_engine_games = resumed, running_clocks = clocks, leases = owner.leases_held(), "arbiter listening");
     let routes = Routes::new(requests!(health, MAX_SMALL_REQUEST_BYTES))
         .add_service(requests!(reflection_v1, MAX_SMALL_REQUEST_BYTES))
         .add_service(requests!(reflection_v1alpha, MAX_SMALL_REQUEST_BYTES))
@@ -300,7 +327,12 @@ pub async fn serve(
             config.max_request_bytes
         ))
         .add_service(GamesRoutes::new(
-            Watchers::new(games, shutdown_watch, config.max_watchers_per_connection),
+            Watchers::new(
+                games,
+                shutdown_watch,
+                config.max_watchers_per_connection,
+                config.player_streams,
+            ),
             creates,
             config.max_request_bytes,
             config.max_import_request_bytes,
@@ -311,6 +343,9 @@ pub async fn serve(
         ))
         .prepare();
     let service = ServiceBuilder::new()
+        // Outermost: a page is no RPC, for the spans, the metrics and the
+        // request limits alike.
+        .layer_fn(|inner| WebApp::new(inner, config.web))
         .layer_fn(Traced)
         .layer(cors)
         .layer(tonic_web::GrpcWebLayer::new())
@@ -348,6 +383,7 @@ pub async fn serve(
     if let Some(endpoint) = metrics_endpoint {
         endpoint.abort();
     }
+    owner.give_up_ownership().await;
     store.close().await;
     Ok(())
 }

@@ -1,9 +1,11 @@
 //! `Games.WatchGame` on its own route, sending events encoded once.
 //!
-//! Every message of a watched game carries the whole game. Built as a
-//! generated message for each watcher, one event cost each of them the
-//! game's record again, queued until sent. Here the games' hub holds each
-//! event as the gRPC frames of its messages, encoded once ([`encode_event`]),
+//! A watched game's events carry the game without its move list, or the
+//! whole game for watchers that asked for it (the snapshot always does).
+//! Built as a generated message for each watcher, one event cost each of
+//! them the game again, queued until sent. Here the games' hub holds each
+//! event as the gRPC frames of its messages, encoded once per view
+//! ([`encode_event`]),
 //! and the answer's body hands those very bytes to HTTP/2: every watcher
 //! shares them, even while they wait in a stalled connection's send buffer.
 //! The stream reads the hub directly, so a watcher that falls behind is told
@@ -42,13 +44,14 @@ use super::{
     convert,
     error::{ErrorStatus, shutting_down, too_many_watchers, watcher_too_slow},
     games::{GamesService, trace_game},
+    player::{PlayerLimits, PlayerStreams},
     proto::{self as pb, games_server::GamesServer},
     server::REQUEST_COMPRESSION,
 };
 use crate::{
     games::{
         EventKind, GameEvent, GameView, Games, Published, Replay, Replayed, Status as GameStatus,
-        Watcher,
+        View, Watcher,
     },
     reason::Reason,
 };
@@ -79,9 +82,9 @@ pub(super) fn unframed(frame: &Bytes) -> Result<pb::WatchGameResponse, Status> {
     })
 }
 
-/// The messages a watcher receives for `event`, each in its gRPC frame: the
-/// event, and `GAME_ENDED` after a move that ended the game.
-pub fn encode_event(event: GameEvent<'_>) -> Vec<Bytes> {
+/// The messages a watcher of `view` receives for `event`, each in its gRPC
+/// frame: the event, and `GAME_ENDED` after a move that ended the game.
+pub fn encode_event(event: GameEvent<'_>, view: View) -> Vec<Bytes> {
     let kind = match event.kind {
         EventKind::Move => pb::GameEventKind::Move,
         EventKind::DrawOffered => pb::GameEventKind::DrawOffered,
@@ -89,6 +92,10 @@ pub fn encode_event(event: GameEvent<'_>) -> Vec<Bytes> {
         EventKind::TakebackProposed => pb::GameEventKind::TakebackProposed,
         EventKind::TakebackAccepted => pb::GameEventKind::TakebackAccepted,
         EventKind::TakebackDeclined => pb::GameEventKind::TakebackDeclined,
+        EventKind::SeatJoined => pb::GameEventKind::SeatJoined,
+        EventKind::RematchOffered => pb::GameEventKind::RematchOffered,
+        EventKind::RematchDeclined => pb::GameEventKind::RematchDeclined,
+        EventKind::RematchStarted => pb::GameEventKind::RematchStarted,
         EventKind::DrawAccepted
         | EventKind::DrawClaimed
         | EventKind::Resigned
@@ -97,11 +104,14 @@ pub fn encode_event(event: GameEvent<'_>) -> Vec<Bytes> {
     };
     let mut message = pb::WatchGameResponse {
         kind: kind as i32,
-        game: Some(convert::game(event.game)),
+        game: Some(convert::game_in(event.game, view)),
         r#move: event.played.map(convert::played_move),
     };
     let mut messages = vec![framed(&message)];
-    if event.game.outcome.status != GameStatus::Ongoing && kind != pb::GameEventKind::GameEnded {
+    if event.game.outcome.status != GameStatus::Ongoing
+        && kind != pb::GameEventKind::GameEnded
+        && !event.kind.after_end()
+    {
         message.kind = pb::GameEventKind::GameEnded as i32;
         message.r#move = None;
         messages.push(framed(&message));
@@ -117,17 +127,53 @@ fn snapshot(game: &GameView) -> Bytes {
     })
 }
 
+/// When a watch stream ends: after the game's end, or (following the
+/// rematch) once nothing more happens to the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    GameOver,
+    Final,
+}
+
+impl Ending {
+    fn of(follow_rematch: bool) -> Ending {
+        if follow_rematch {
+            Ending::Final
+        } else {
+            Ending::GameOver
+        }
+    }
+
+    /// Whether nothing follows `game` as it is now.
+    fn after(self, game: &GameView) -> bool {
+        match self {
+            Ending::GameOver => game.outcome.status != GameStatus::Ongoing,
+            Ending::Final => game.is_final(),
+        }
+    }
+
+    /// Whether nothing follows `event`.
+    fn at(self, event: &Published) -> bool {
+        match self {
+            Ending::GameOver => event.game_over,
+            Ending::Final => event.ends,
+        }
+    }
+}
+
 /// Opens watch streams: the games, the server's shutdown, and the
 /// watchers of each connection.
 #[derive(Debug)]
 pub struct Watchers {
-    games: Games,
+    pub(super) games: Games,
     /// Becomes true when the server shuts down; open watch streams end
     /// then, so that graceful shutdown does not wait on them forever.
-    shutdown: tokio::sync::watch::Receiver<bool>,
+    pub(super) shutdown: tokio::sync::watch::Receiver<bool>,
     max_per_connection: usize,
     /// Open watch streams per connection (by remote address).
     connections: Arc<Mutex<HashMap<SocketAddr, usize>>>,
+    /// The bounds of player streams, and how many are open.
+    pub(super) players: PlayerStreams,
 }
 
 impl Watchers {
@@ -135,12 +181,14 @@ impl Watchers {
         games: Games,
         shutdown: tokio::sync::watch::Receiver<bool>,
         max_per_connection: usize,
+        players: PlayerLimits,
     ) -> Watchers {
         Watchers {
             games,
             shutdown,
             max_per_connection,
             connections: Arc::default(),
+            players: PlayerStreams::new(players),
         }
     }
 
@@ -153,28 +201,33 @@ impl Watchers {
         let pb::WatchGameRequest {
             game_id: id,
             from_version,
+            view,
+            follow_rematch,
         } = request.get_ref();
+        let ending = Ending::of(*follow_rematch);
         trace_game(id)?;
+        let view = convert::view(*view, View::Basic)?;
         let place = request
             .remote_addr()
             .map(|addr| self.take_place(addr))
             .transpose()?;
         let (queued, over, watcher, replay) = match *from_version {
             None => {
-                let (game, watcher) = self.games.watch(id).await?;
-                let over = game.outcome.status != GameStatus::Ongoing;
+                let (game, watcher) = self.games.watch(id, view).await?;
+                let over = ending.after(&game);
                 (VecDeque::from([snapshot(&game)]), over, watcher, None)
             }
             Some(version) => {
-                let (game, watcher, replay) = self.games.resume(id, version).await?;
+                let (game, watcher, replay) = self.games.resume(id, version, view).await?;
                 // The client has seen a finished game's last event.
-                let over = game.outcome.status != GameStatus::Ongoing && game.version == version;
+                let over = ending.after(&game) && game.version == version;
                 (VecDeque::new(), over, watcher, Some(replay))
             }
         };
         let mut shutdown = self.shutdown.clone();
         Ok(WatchStream {
             over,
+            ending,
             watcher,
             replay,
             queued,
@@ -187,7 +240,7 @@ impl Watchers {
     }
 
     /// A place among the watchers of the connection from `addr`.
-    fn take_place(&self, addr: SocketAddr) -> Result<Place, Status> {
+    pub(super) fn take_place(&self, addr: SocketAddr) -> Result<Place, Status> {
         let mut connections = self.connections.lock().unwrap_or_else(|e| e.into_inner());
         let count = connections.entry(addr).or_default();
         if *count >= self.max_per_connection {
@@ -207,7 +260,7 @@ impl Watchers {
 /// A watch stream's place among its connection's watchers, given back when
 /// the stream is dropped.
 #[derive(Debug)]
-struct Place {
+pub(super) struct Place {
     connections: Arc<Mutex<HashMap<SocketAddr, usize>>>,
     addr: SocketAddr,
 }
@@ -232,6 +285,8 @@ impl Drop for Place {
 pub struct WatchStream {
     /// The game is over: nothing follows the messages queued.
     over: bool,
+    /// When the stream ends.
+    ending: Ending,
     watcher: Watcher,
     /// The past events to tell before the watcher's, when resuming.
     replay: Option<Replay>,
@@ -266,12 +321,12 @@ impl Stream for WatchStream {
             }
             if let Some(replay) = &mut this.replay {
                 match ready!(replay.poll_next(&mut this.watcher, cx)) {
-                    Ok(Replayed::Event(Published { messages, ends, .. })) => {
-                        this.over = ends;
-                        this.queued.extend(messages);
+                    Ok(Replayed::Event(event)) => {
+                        this.over = this.ending.at(&event);
+                        this.queued.extend(event.messages);
                     }
                     Ok(Replayed::Snapshot(game)) => {
-                        this.over = game.outcome.status != GameStatus::Ongoing;
+                        this.over = this.ending.after(&game);
                         this.queued.push_back(snapshot(&game));
                     }
                     Ok(Replayed::Done) => this.replay = None,
@@ -284,9 +339,8 @@ impl Stream for WatchStream {
             }
             match ready!(this.watcher.poll_next(cx)) {
                 Some(Ok(event)) => {
-                    let Published { messages, ends, .. } = &*event;
-                    this.over = *ends;
-                    this.queued.extend(messages.iter().cloned());
+                    this.over = this.ending.at(&event);
+                    this.queued.extend(event.messages.iter().cloned());
                 }
                 Some(Err(behind)) => {
                     this.done = true;

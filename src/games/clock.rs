@@ -29,6 +29,9 @@ pub struct GameClock {
     /// The ply at which the engine seat to move waits for a search slot
     /// (its clock has not started); stale once the game is at another ply.
     pub engine_waiting: Option<usize>,
+    /// A seat is open: nothing runs, nor can run out, until a player takes
+    /// it (the turn starts then).
+    pub held: bool,
 }
 
 /// How a game is timed.
@@ -81,6 +84,7 @@ impl TimeControl {
             remaining: [initial, initial],
             turn_started_at: now,
             engine_waiting: None,
+            held: false,
         }
     }
 }
@@ -109,6 +113,7 @@ impl GameClock {
             engine_waiting: c
                 .engine_waiting_ply
                 .and_then(|ply| usize::try_from(ply).ok()),
+            held: c.held,
         }
     }
 
@@ -137,6 +142,7 @@ impl GameClock {
             engine_waiting_ply: self.engine_waiting.and_then(|ply| i64::try_from(ply).ok()),
             // Set with the mover, by whoever stores the clock.
             flag_at: None,
+            held: self.held,
         }
     }
 
@@ -157,9 +163,10 @@ impl GameClock {
         }
     }
 
-    /// Is the engine seat to move at `ply` waiting for a search slot?
+    /// Is the clock stopped at `ply`: the engine seat to move waits for a
+    /// search slot, or a seat is open?
     pub fn waits(&self, ply: usize) -> bool {
-        self.engine_waiting == Some(ply)
+        self.held || self.engine_waiting == Some(ply)
     }
 
     /// When the side to move (`mover`, about to play move `ply`) runs out,

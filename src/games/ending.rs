@@ -14,6 +14,8 @@ pub enum Ending {
     /// The side to move ran out of time, but the opponent could not have
     /// won by any legal sequence: a draw.
     TimeoutVsInsufficientMaterial,
+    /// Aborted: nobody took the game's open seat in time.
+    Unjoined,
 }
 
 const RULES: [Termination; 10] = [
@@ -51,6 +53,7 @@ impl Ending {
             Ending::AbortedByOperator => "aborted_by_operator",
             Ending::Timeout => "timeout",
             Ending::TimeoutVsInsufficientMaterial => "timeout_vs_insufficient_material",
+            Ending::Unjoined => "unjoined",
         }
     }
 
@@ -63,6 +66,7 @@ impl Ending {
             Ending::AbortedByOperator,
             Ending::Timeout,
             Ending::TimeoutVsInsufficientMaterial,
+            Ending::Unjoined,
         ])
     }
 
@@ -81,6 +85,7 @@ impl Ending {
             Ending::AbortedByOperator => "abort by the operator",
             Ending::Timeout => "time forfeit",
             Ending::TimeoutVsInsufficientMaterial => "time forfeit against insufficient material",
+            Ending::Unjoined => "nobody taking the open seat",
         }
     }
 }

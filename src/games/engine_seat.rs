@@ -11,12 +11,12 @@
 
 use std::time::Duration;
 
-use super::{GameError, Games, Mover, replay, view_of};
+use super::{GameError, Games, Mover, replay, rule_choices, view_of};
 use crate::{
     analysis::{Job, SearchOrder},
     engine::Level,
     rules::{Side, Variant},
-    store::{StoredEngine, StoredGame},
+    store::{StoreError, StoredEngine, StoredGame},
     telemetry::Clipped,
 };
 
@@ -27,6 +27,8 @@ pub struct SeatSpec {
     pub display_name: String,
     /// `Some` for a seat the engine plays.
     pub engine: Option<EngineSeat>,
+    /// Left open for a player to take with the game's join code.
+    pub open: bool,
 }
 
 /// The engine's settings in a seat.
@@ -72,24 +74,27 @@ pub(super) fn engine_of(game: &StoredGame, side: Side) -> Option<EngineSeat> {
 }
 
 impl Games {
-    /// Restarts the engines of ongoing games whose engine is to move (after
-    /// a restart, the search that was running is lost, not the game).
-    ///
-    /// # Errors
-    ///
-    /// Storage.
-    pub async fn resume_engines(&self) -> Result<usize, GameError> {
+    /// Restarts the engines of the ongoing games with an engine seat that
+    /// are `owned` (after a restart or a takeover, the search that was
+    /// running is lost, not the game); how many.
+    pub(super) async fn resume_engines(
+        &self,
+        owned: impl Fn(&str) -> bool,
+    ) -> Result<usize, GameError> {
         let ids = self.store.ongoing_engine_games().await?;
-        for id in &ids {
+        let mut woken = 0;
+        for id in ids.iter().filter(|id| owned(id)) {
             self.wake_engine(id);
+            woken += 1;
         }
-        Ok(ids.len())
+        Ok(woken)
     }
 
-    /// Lets the engine move in game `id` if it is its turn, in the
-    /// background. At most one engine task runs per game.
+    /// Lets the engine move in game `id` if it is its turn and this server
+    /// owns the game, in the background. At most one engine task runs per
+    /// game.
     pub(super) fn wake_engine(&self, id: &str) {
-        if !self.claim_thinking(id) {
+        if !(self.ownership.owns(id) && self.claim_thinking(id)) {
             return;
         }
         let games = self.clone();
@@ -108,7 +113,8 @@ impl Games {
                 // A human move committed between the last check and the
                 // release found the game claimed and did not wake us: look
                 // once more.
-                let again = matches!(games.engine_to_move(&id).await, Ok(Some(_)));
+                let again = games.ownership.owns(&id)
+                    && matches!(games.engine_to_move(&id).await, Ok(Some(_)));
                 if !(again && games.claim_thinking(&id)) {
                     break;
                 }
@@ -146,6 +152,11 @@ impl Games {
     /// Plays one engine move if it is an engine seat's turn; true if it
     /// moved.
     async fn engine_turn(&self, id: &str) -> Result<bool, GameError> {
+        // The lease as the search begins: if it changes hands meanwhile,
+        // the move is not written.
+        let Ok(fence) = self.ownership.fence(id) else {
+            return Ok(false);
+        };
         let Some(mut turn) = self.engine_to_move(id).await? else {
             return Ok(false);
         };
@@ -172,7 +183,9 @@ impl Games {
             .parse()
             .map_err(|e| GameError::Corrupt(format!("game {id}: {e}")))?;
         let moves: Vec<&str> = game.moves.iter().map(|m| m.uci.as_str()).collect();
-        let job = Job::new(variant, Some(&game.start_fen), &moves)
+        let choices = rule_choices(&game)
+            .ok_or_else(|| GameError::Corrupt(format!("game {id}: unknown xiangqi rules")))?;
+        let job = Job::new(variant, choices, Some(&game.start_fen), &moves)
             .map_err(|e| GameError::Corrupt(format!("game {id}: {e}")))?;
         let order = SearchOrder::best_move(engine.movetime, engine.level);
         let analysis = slot.best_move(job, order).await;
@@ -181,13 +194,23 @@ impl Games {
         };
         let ply = u32::try_from(game.moves.len()).unwrap_or(u32::MAX);
         match self
-            .play_as(id, Mover::Engine(side), &best.uci, Some(ply))
+            .play_as(
+                id,
+                Mover::Engine(side, fence.as_ref()),
+                &best.uci,
+                Some(ply),
+            )
             .await
         {
             Ok(_) => Ok(true),
             // The game changed while the engine thought (a resignation, an
-            // agreed draw): nothing to play.
-            Err(GameError::Conflict { .. } | GameError::GameOver(_)) => Ok(false),
+            // agreed draw, its move played by the server that took it over),
+            // or this server lost the game's lease: nothing to play.
+            Err(
+                GameError::Conflict { .. }
+                | GameError::GameOver(_)
+                | GameError::Store(StoreError::LeaseLost { .. }),
+            ) => Ok(false),
             Err(e) => Err(e),
         }
     }

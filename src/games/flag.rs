@@ -124,18 +124,24 @@ impl Timers {
 }
 
 impl Games {
-    /// Restarts the timers of the ongoing timed games (flags that fell while
-    /// the server was down fall at once).
-    ///
-    /// # Errors
-    ///
-    /// Storage.
-    pub async fn resume_clocks(&self) -> Result<usize, GameError> {
+    /// Restarts the timers of the ongoing timed games that are `owned`
+    /// (flags that fell while nobody ran them fall at once); how many.
+    pub(super) async fn resume_clocks(
+        &self,
+        owned: impl Fn(&str) -> bool,
+    ) -> Result<usize, GameError> {
         let ids = self.store.ongoing_clocked_games().await?;
-        for id in &ids {
+        let mut armed = 0;
+        for id in ids.iter().filter(|id| owned(id)) {
             self.arm_clock(&self.get(id).await?);
+            armed += 1;
         }
-        Ok(ids.len())
+        Ok(armed)
+    }
+
+    /// Ends the timers of the games that are `lost`.
+    pub(super) fn disarm_clocks(&self, lost: impl Fn(&str) -> bool) {
+        self.timers.armed().retain(|id, _| !lost(id));
     }
 
     /// Flag timer tasks running: one per ongoing timed game (for tests and
@@ -151,12 +157,19 @@ impl Games {
             (Some(clock), Some(turn)) => clock.deadline(turn, game.ply as usize),
             _ => None,
         };
+        self.arm_deadline(&game.id, deadline.map(|(at, _)| at));
+    }
+
+    /// Sets the flag timer of game `id` to `deadline` (unix milliseconds;
+    /// `None`: nobody can run out), if this server owns the game; a game it
+    /// does not own has no timer here.
+    pub(super) fn arm_deadline(&self, id: &str, deadline: Option<i64>) {
         let mut armed = self.timers.armed();
-        let Some((deadline, _)) = deadline else {
-            armed.remove(&game.id);
+        let Some(deadline) = deadline.filter(|_| self.ownership.owns(id)) else {
+            armed.remove(id);
             return;
         };
-        if let Some(timer) = armed.get(&game.id) {
+        if let Some(timer) = armed.get(id) {
             timer
                 .deadline
                 .send_if_modified(|current| std::mem::replace(current, deadline) != deadline);
@@ -165,7 +178,7 @@ impl Games {
         let number = self.timers.next.fetch_add(1, Ordering::Relaxed);
         let (sender, receiver) = watch::channel(deadline);
         armed.insert(
-            game.id.clone(),
+            id.to_owned(),
             Armed {
                 number,
                 deadline: sender,
@@ -174,7 +187,7 @@ impl Games {
         let running = Running::new(&self.timers.running);
         tokio::spawn(
             self.clone()
-                .run_timer(game.id.clone(), number, receiver, running),
+                .run_timer(id.to_owned(), number, receiver, running),
         );
     }
 

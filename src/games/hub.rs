@@ -1,9 +1,12 @@
-//! The live feed of game events, in memory: one channel per watched game,
-//! holding each event encoded once, as watchers receive it, and shared by
-//! all of them.
+//! The live feed of game events, in memory: one channel per watched game
+//! and view (the game without its move list, or the whole game: see
+//! [`View`]), holding each event encoded once, as watchers of that view
+//! receive it, and shared by all of them.
 //!
-//! A channel lives while its game has watchers: the first subscription
-//! opens it, and the last watcher to leave or the game's end removes it.
+//! A channel lives while it has watchers: the first subscription opens it,
+//! and the last watcher to leave or the game's end removes it. Each has its
+//! own backlog, so that watchers of the small events are not dropped for
+//! the bytes of the whole game's.
 //! Its backlog keeps the events some watcher has not read yet, and no more
 //! than [`Watching::buffer_bytes`] and [`MAX_BACKLOG`] events: the publisher
 //! drops the oldest beyond that. A watcher whose next event was dropped fell
@@ -30,7 +33,7 @@ use std::{
 
 use bytes::Bytes;
 
-use super::{GameError, GameView, MoveView, Status};
+use super::{GameError, GameView, MoveView, Status, View};
 
 /// An event was refused: the channel's last event is `after`, and the ones
 /// between it and the refused one have to come first.
@@ -57,11 +60,19 @@ pub enum EventKind {
     TakebackDeclined,
     /// A flag fell.
     Flagged,
+    /// A player took the open seat.
+    SeatJoined,
+    /// A finished game's player offered a rematch.
+    RematchOffered,
+    /// The rematch offer was declined.
+    RematchDeclined,
+    /// The rematch was created (the game names it).
+    RematchStarted,
 }
 
 impl EventKind {
     /// Every kind.
-    const ALL: [EventKind; 11] = [
+    const ALL: [EventKind; 15] = [
         EventKind::Move,
         EventKind::DrawOffered,
         EventKind::DrawDeclined,
@@ -73,6 +84,10 @@ impl EventKind {
         EventKind::TakebackAccepted,
         EventKind::TakebackDeclined,
         EventKind::Flagged,
+        EventKind::SeatJoined,
+        EventKind::RematchOffered,
+        EventKind::RematchDeclined,
+        EventKind::RematchStarted,
     ];
 
     /// The kind recorded as `name`.
@@ -94,7 +109,19 @@ impl EventKind {
             EventKind::TakebackAccepted => "takeback_accepted",
             EventKind::TakebackDeclined => "takeback_declined",
             EventKind::Flagged => "flagged",
+            EventKind::SeatJoined => "seat_joined",
+            EventKind::RematchOffered => "rematch_offered",
+            EventKind::RematchDeclined => "rematch_declined",
+            EventKind::RematchStarted => "rematch_started",
         }
+    }
+
+    /// Whether it happens after the game's end (about its rematch).
+    pub const fn after_end(self) -> bool {
+        matches!(
+            self,
+            EventKind::RematchOffered | EventKind::RematchDeclined | EventKind::RematchStarted
+        )
     }
 }
 
@@ -106,9 +133,9 @@ pub struct GameEvent<'a> {
     pub played: Option<&'a MoveView>,
 }
 
-/// Encodes an event into the messages a watcher receives for it, once for
-/// all of its watchers.
-pub type EncodeEvent = fn(GameEvent<'_>) -> Vec<Bytes>;
+/// Encodes an event into the messages a watcher of a view receives for it,
+/// once for all of them.
+pub type EncodeEvent = fn(GameEvent<'_>, View) -> Vec<Bytes>;
 
 /// How games are watched.
 #[derive(Clone, Copy, Debug)]
@@ -116,7 +143,7 @@ pub struct Watching {
     /// Encoded bytes a watcher may fall behind by; also the most a game's
     /// backlog holds (at least its newest event is kept).
     pub buffer_bytes: usize,
-    /// Watchers one game may have at once.
+    /// Watchers one game may have at once, of either view.
     pub max_per_game: usize,
     pub encode: EncodeEvent,
 }
@@ -128,7 +155,11 @@ pub struct Published {
     pub version: i64,
     /// The encoded messages, in order.
     pub messages: Vec<Bytes>,
-    /// Whether the game is over after it: nothing follows.
+    /// Whether the game is over after it: a plain watcher's stream ends.
+    pub game_over: bool,
+    /// Whether nothing follows it: the game is over and its rematch, if
+    /// one can be, exists (see [`GameView::is_final`]). A watcher that
+    /// follows the rematch ends here.
     pub ends: bool,
 }
 
@@ -221,11 +252,42 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// A watched game's channels, one for each view it is watched in.
+#[derive(Debug, Default)]
+struct Views([Option<Arc<Mutex<Channel>>>; 2]);
+
+impl Views {
+    fn slot(&mut self, view: View) -> &mut Option<Arc<Mutex<Channel>>> {
+        &mut self.0[match view {
+            View::Basic => 0,
+            View::Full => 1,
+        }]
+    }
+
+    /// The channels open, with their views.
+    fn open(&self) -> impl Iterator<Item = (View, &Arc<Mutex<Channel>>)> {
+        [View::Basic, View::Full]
+            .into_iter()
+            .zip(&self.0)
+            .filter_map(|(view, channel)| Some((view, channel.as_ref()?)))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.iter().all(Option::is_none)
+    }
+
+    /// The version of the last event every channel took (the oldest), if
+    /// one took any.
+    fn last(&self) -> Option<i64> {
+        self.open().filter_map(|(_, c)| lock(c).last).min()
+    }
+}
+
 /// The channels of the watched games.
 #[derive(Debug)]
 pub(super) struct Hub {
     watching: Watching,
-    channels: Mutex<HashMap<String, Arc<Mutex<Channel>>>>,
+    channels: Mutex<HashMap<String, Views>>,
     /// Watchers alive, of every game.
     watchers: AtomicUsize,
 }
@@ -249,16 +311,26 @@ impl Hub {
         self.watchers.load(Ordering::Relaxed)
     }
 
-    /// A watcher of game `id` from the next event on.
+    /// A watcher of game `id` in `view` from the next event on.
     ///
     /// # Errors
     ///
     /// The game has as many watchers as it may have.
-    pub(super) fn subscribe(self: &Arc<Hub>, id: &str) -> Result<Watcher, GameError> {
+    pub(super) fn subscribe(self: &Arc<Hub>, id: &str, view: View) -> Result<Watcher, GameError> {
         // The watcher joins under the map's lock: a last watcher leaving
         // meanwhile must not remove the channel it joins.
         let mut channels = lock(&self.channels);
-        let channel = channels.entry(id.to_owned()).or_default();
+        let views = channels.entry(id.to_owned()).or_default();
+        let watchers: usize = views.open().map(|(_, c)| lock(c).watchers.len()).sum();
+        if watchers >= self.watching.max_per_game {
+            if views.is_empty() {
+                channels.remove(id);
+            }
+            return Err(GameError::TooManyWatchers {
+                limit: self.watching.max_per_game,
+            });
+        }
+        let channel = views.slot(view).get_or_insert_with(Arc::default);
         if lock(channel).closed() {
             // Its last watchers are still reading the end; a new watcher
             // starts from the snapshot, which tells it.
@@ -266,14 +338,6 @@ impl Hub {
         }
         let channel = Arc::clone(channel);
         let mut state = lock(&channel);
-        if state.watchers.len() >= self.watching.max_per_game {
-            if state.watchers.is_empty() {
-                channels.remove(id);
-            }
-            return Err(GameError::TooManyWatchers {
-                limit: self.watching.max_per_game,
-            });
-        }
         let key = state.next_watcher;
         state.next_watcher += 1;
         state.watchers.insert(key, None);
@@ -283,6 +347,7 @@ impl Hub {
         Ok(Watcher {
             hub: Arc::clone(self),
             id: id.to_owned(),
+            view,
             channel,
             key,
             next,
@@ -290,79 +355,106 @@ impl Hub {
         })
     }
 
-    /// The version of the last event game `id`'s channel took, if it has
-    /// a channel and took one.
+    /// The version of the last event game `id`'s channels took (the
+    /// oldest of them), if it has a channel and one took any.
     pub(super) fn last_version(&self, id: &str) -> Option<i64> {
-        let channel = lock(&self.channels).get(id).cloned()?;
-        lock(&channel).last
+        lock(&self.channels).get(id)?.last()
     }
 
-    /// The games with a channel now, each with its last event's version.
+    /// The games with a channel now, each with its last event's version
+    /// (the oldest of its channels').
     pub(super) fn watched(&self) -> Vec<(String, Option<i64>)> {
-        let channels: Vec<_> = lock(&self.channels)
+        lock(&self.channels)
             .iter()
-            .map(|(id, channel)| (id.clone(), Arc::clone(channel)))
-            .collect();
-        channels
-            .into_iter()
-            .map(|(id, channel)| (id, lock(&channel).last))
+            .map(|(id, views)| (id.clone(), views.last()))
             .collect()
     }
 
     /// Game `id`'s events after its last one are lost: its watchers end as
     /// having fallen behind (and may watch again from a snapshot).
     pub(super) fn lose_events(&self, id: &str) {
-        let Some(channel) = lock(&self.channels).remove(id) else {
+        let Some(views) = lock(&self.channels).remove(id) else {
             return;
         };
-        let wakers: Vec<Waker> = {
-            let mut state = lock(&channel);
-            state.broken = true;
-            state
-                .watchers
-                .values_mut()
-                .filter_map(Option::take)
-                .collect()
-        };
-        wakers.into_iter().for_each(Waker::wake);
+        for (_, channel) in views.open() {
+            let wakers: Vec<Waker> = {
+                let mut state = lock(channel);
+                state.broken = true;
+                state
+                    .watchers
+                    .values_mut()
+                    .filter_map(Option::take)
+                    .collect()
+            };
+            wakers.into_iter().for_each(Waker::wake);
+        }
     }
 
-    /// The event as watchers receive it.
+    /// The event as watchers of `view` receive it.
     pub(super) fn encode(
         &self,
         kind: EventKind,
         game: &GameView,
         played: Option<&MoveView>,
+        view: View,
     ) -> Published {
         Published {
             version: game.version,
-            messages: (self.watching.encode)(GameEvent { kind, game, played }),
-            ends: game.outcome.status != Status::Ongoing,
+            messages: (self.watching.encode)(GameEvent { kind, game, played }, view),
+            game_over: game.outcome.status != Status::Ongoing,
+            ends: game.is_final(),
         }
     }
 
     /// Sends the event to the game's watchers, if it has any; encodes it
-    /// once for all of them. The game's channel closes if it ended.
+    /// once for all the watchers of each view. The game's channels close
+    /// if it ended.
     ///
     /// # Errors
     ///
-    /// The event skips a version after the channel's last event.
+    /// The event skips a version after a channel's last event (the oldest
+    /// such is told); the channels it does not skip for took it.
     pub(super) fn publish(
         &self,
         kind: EventKind,
         game: &GameView,
         played: Option<MoveView>,
     ) -> Result<(), Gap> {
-        let Some(channel) = lock(&self.channels).get(&game.id).cloned() else {
-            return Ok(());
+        let open: Vec<(View, Arc<Mutex<Channel>>)> = match lock(&self.channels).get(&game.id) {
+            Some(views) => views.open().map(|(v, c)| (v, Arc::clone(c))).collect(),
+            None => return Ok(()),
         };
-        if !lock(&channel).takes(game.version)? {
+        let mut gap: Option<Gap> = None;
+        for (view, channel) in open {
+            let event = GameEvent {
+                kind,
+                game,
+                played: played.as_ref(),
+            };
+            if let Err(skipped) = self.publish_to(&channel, view, event) {
+                gap = Some(gap.map_or(skipped, |g| Gap {
+                    after: g.after.min(skipped.after),
+                }));
+            }
+        }
+        gap.map_or(Ok(()), Err)
+    }
+
+    /// [`Hub::publish`] to one of the game's channels, of `view`.
+    fn publish_to(
+        &self,
+        channel: &Arc<Mutex<Channel>>,
+        view: View,
+        event: GameEvent<'_>,
+    ) -> Result<(), Gap> {
+        let game = event.game;
+        if !lock(channel).takes(game.version)? {
             return Ok(());
         }
         // Encoded outside the locks: a long game's record takes a while.
-        let event = Arc::new(self.encode(kind, game, played.as_ref()));
+        let event = Arc::new(self.encode(event.kind, game, event.played, view));
         let wakers: Vec<Waker> = {
-            let mut state = lock(&channel);
+            let mut state = lock(channel);
             if state.closed() || state.watchers.is_empty() {
                 return Ok(());
             }
@@ -384,25 +476,27 @@ impl Hub {
                 .collect()
         };
         wakers.into_iter().for_each(Waker::wake);
-        if game.outcome.status != Status::Ongoing {
-            let mut channels = lock(&self.channels);
-            if channels
-                .get(&game.id)
-                .is_some_and(|c| Arc::ptr_eq(c, &channel))
-            {
-                channels.remove(&game.id);
-            }
+        if game.is_final() {
+            self.remove(&game.id, view, channel, false);
         }
         Ok(())
     }
 
-    /// Removes the channel of game `id` if it is `channel` and nobody
-    /// watches it any more.
-    fn leave_if_unwatched(&self, id: &str, channel: &Arc<Mutex<Channel>>) {
+    /// Removes `channel`, game `id`'s of `view`, if it is still there (and,
+    /// `if_unwatched`, nobody watches it: checked under the map's lock, so
+    /// that a watcher joining meanwhile keeps it).
+    fn remove(&self, id: &str, view: View, channel: &Arc<Mutex<Channel>>, if_unwatched: bool) {
         let mut channels = lock(&self.channels);
-        if channels.get(id).is_some_and(|c| Arc::ptr_eq(c, channel))
-            && lock(channel).watchers.is_empty()
+        let Some(views) = channels.get_mut(id) else {
+            return;
+        };
+        let slot = views.slot(view);
+        if slot.as_ref().is_some_and(|c| Arc::ptr_eq(c, channel))
+            && (!if_unwatched || lock(channel).watchers.is_empty())
         {
+            *slot = None;
+        }
+        if views.is_empty() {
             channels.remove(id);
         }
     }
@@ -413,6 +507,7 @@ impl Hub {
 pub struct Watcher {
     hub: Arc<Hub>,
     id: String,
+    view: View,
     channel: Arc<Mutex<Channel>>,
     key: u64,
     /// The sequence number of the next event to read.
@@ -496,7 +591,7 @@ impl Drop for Watcher {
             state.watchers.is_empty()
         };
         if unwatched {
-            self.hub.leave_if_unwatched(&self.id, &self.channel);
+            self.hub.remove(&self.id, self.view, &self.channel, true);
         }
     }
 }
@@ -511,9 +606,13 @@ mod tests {
     use super::*;
     use crate::{games::OutcomeView, rules::Variant};
 
-    /// Every event encodes to one message of 100 bytes.
-    fn encode(_: GameEvent<'_>) -> Vec<Bytes> {
-        vec![Bytes::from(vec![0; 100])]
+    /// Every event encodes to one message of 100 bytes (300 in full).
+    fn encode(_: GameEvent<'_>, view: View) -> Vec<Bytes> {
+        let len = match view {
+            View::Basic => 100,
+            View::Full => 300,
+        };
+        vec![Bytes::from(vec![0; len])]
     }
 
     fn hub(buffer_bytes: usize, max_per_game: usize) -> Arc<Hub> {
@@ -552,6 +651,11 @@ mod tests {
             is_check: false,
             created_at: 0,
             updated_at: 0,
+            open_seat: None,
+            rematch_of: None,
+            // An ended game's channel closes once its rematch exists.
+            rematch: over.then(|| "next".to_owned()),
+            rematch_offer: None,
         }
     }
 
@@ -585,9 +689,9 @@ mod tests {
         let hub = hub(1000, 10);
         publish(&hub, 1).unwrap(); // nobody watches: nothing is kept
         assert_eq!(hub.watched_games(), 0);
-        let first = hub.subscribe("g").unwrap();
-        let second = hub.subscribe("g").unwrap();
-        let other = hub.subscribe("h").unwrap();
+        let first = hub.subscribe("g", View::Basic).unwrap();
+        let second = hub.subscribe("g", View::Basic).unwrap();
+        let other = hub.subscribe("h", View::Basic).unwrap();
         assert_eq!((hub.watched_games(), hub.watchers()), (2, 3));
         drop(first);
         assert_eq!((hub.watched_games(), hub.watchers()), (2, 2));
@@ -600,8 +704,8 @@ mod tests {
     #[test]
     fn every_watcher_reads_every_event_once_and_read_events_are_dropped() {
         let hub = hub(1000, 10);
-        let mut a = hub.subscribe("g").unwrap();
-        let mut b = hub.subscribe("g").unwrap();
+        let mut a = hub.subscribe("g", View::Basic).unwrap();
+        let mut b = hub.subscribe("g", View::Basic).unwrap();
         a.seen(0);
         b.seen(0);
         assert!(pending(&mut a));
@@ -620,7 +724,7 @@ mod tests {
     #[test]
     fn events_not_newer_than_the_snapshot_are_skipped() {
         let hub = hub(1000, 10);
-        let mut watcher = hub.subscribe("g").unwrap();
+        let mut watcher = hub.subscribe("g", View::Basic).unwrap();
         publish(&hub, 4).unwrap();
         watcher.seen(5);
         publish(&hub, 5).unwrap();
@@ -633,7 +737,7 @@ mod tests {
     #[test]
     fn events_come_in_version_order_once_each() {
         let hub = hub(1000, 10);
-        let mut watcher = hub.subscribe("g").unwrap();
+        let mut watcher = hub.subscribe("g", View::Basic).unwrap();
         watcher.seen(3);
         assert_eq!(hub.last_version("g"), Some(3));
         assert_eq!(publish(&hub, 5), Err(Gap { after: 3 }), "4 is missing");
@@ -649,7 +753,7 @@ mod tests {
     #[test]
     fn lost_events_end_every_watcher_as_fallen_behind() {
         let hub = hub(1000, 10);
-        let mut watcher = hub.subscribe("g").unwrap();
+        let mut watcher = hub.subscribe("g", View::Basic).unwrap();
         watcher.seen(1);
         publish(&hub, 2).unwrap();
         hub.lose_events("g");
@@ -663,7 +767,7 @@ mod tests {
             }))
         ));
         // A new watcher starts afresh.
-        let mut again = hub.subscribe("g").unwrap();
+        let mut again = hub.subscribe("g", View::Basic).unwrap();
         again.seen(2);
         publish(&hub, 3).unwrap();
         assert_eq!(next(&mut again), Some(Ok(3)));
@@ -672,8 +776,8 @@ mod tests {
     #[test]
     fn a_stalled_watcher_costs_a_bounded_backlog_then_learns_it_fell_behind() {
         let hub = hub(1000, 10);
-        let mut stalled = hub.subscribe("g").unwrap();
-        let mut reader = hub.subscribe("g").unwrap();
+        let mut stalled = hub.subscribe("g", View::Basic).unwrap();
+        let mut reader = hub.subscribe("g", View::Basic).unwrap();
         stalled.seen(0);
         reader.seen(0);
         publish(&hub, 1).unwrap();
@@ -707,14 +811,14 @@ mod tests {
     #[test]
     fn dropped_events_already_seen_are_no_fall_behind() {
         let hub = hub(1000, 10);
-        let mut watcher = hub.subscribe("g").unwrap();
+        let mut watcher = hub.subscribe("g", View::Basic).unwrap();
         for version in 1..=30 {
             publish(&hub, version).unwrap();
         }
         assert_eq!(backlog(&watcher), (10, 1000), "20 were dropped");
         watcher.seen(20);
         assert_eq!(next(&mut watcher), Some(Ok(21)));
-        let mut late = hub.subscribe("g").unwrap();
+        let mut late = hub.subscribe("g", View::Basic).unwrap();
         for version in 31..=45 {
             publish(&hub, version).unwrap();
         }
@@ -731,7 +835,7 @@ mod tests {
     #[test]
     fn the_backlog_holds_at_most_max_backlog_events_and_always_the_newest() {
         let small = hub(usize::MAX, 10);
-        let mut watcher = small.subscribe("g").unwrap();
+        let mut watcher = small.subscribe("g", View::Basic).unwrap();
         for version in 1..=MAX_BACKLOG as i64 + 10 {
             publish(&small, version).unwrap();
         }
@@ -739,7 +843,7 @@ mod tests {
         assert!(matches!(next(&mut watcher), Some(Err(_))));
         // A budget below one event still keeps the newest.
         let tiny = hub(10, 10);
-        let mut watcher = tiny.subscribe("g").unwrap();
+        let mut watcher = tiny.subscribe("g", View::Basic).unwrap();
         watcher.seen(0);
         publish(&tiny, 1).unwrap();
         assert_eq!(backlog(&watcher), (1, 100));
@@ -749,7 +853,7 @@ mod tests {
     #[test]
     fn the_end_closes_the_channel_and_its_watchers_read_it() {
         let hub = hub(1000, 10);
-        let mut watcher = hub.subscribe("g").unwrap();
+        let mut watcher = hub.subscribe("g", View::Basic).unwrap();
         watcher.seen(0);
         publish(&hub, 1).unwrap();
         hub.publish(EventKind::Resigned, &game("g", 2, true), None)
@@ -757,7 +861,7 @@ mod tests {
         assert_eq!(hub.watched_games(), 0);
         // A new watcher meanwhile gets a channel of its own, which the old
         // watcher leaving does not remove.
-        let newer = hub.subscribe("g").unwrap();
+        let newer = hub.subscribe("g", View::Basic).unwrap();
         assert_eq!(next(&mut watcher), Some(Ok(1)));
         assert_eq!(next(&mut watcher), Some(Ok(2)));
         assert_eq!(next(&mut watcher), None);
@@ -767,19 +871,59 @@ mod tests {
         assert_eq!(hub.watched_games(), 0);
     }
 
+    /// Each view has its channel: its watchers get its encoding, and the
+    /// others' bytes do not count against them; a game's cap counts both,
+    /// and a channel behind the other is caught up alone.
+    #[test]
+    fn each_view_has_its_own_channel() {
+        let hub = hub(1000, 3);
+        let mut basic = hub.subscribe("g", View::Basic).unwrap();
+        let mut full = hub.subscribe("g", View::Full).unwrap();
+        basic.seen(0);
+        full.seen(0);
+        for version in 1..=5 {
+            publish(&hub, version).unwrap();
+        }
+        assert_eq!(backlog(&basic), (5, 500));
+        assert_eq!(backlog(&full), (3, 900), "the oldest full ones dropped");
+        assert_eq!(next(&mut basic), Some(Ok(1)));
+        assert!(matches!(next(&mut full), Some(Err(_))), "fell behind");
+        drop(full);
+        let _second = hub.subscribe("g", View::Basic).unwrap();
+        let mut late = hub.subscribe("g", View::Full).unwrap();
+        assert!(
+            matches!(
+                hub.subscribe("g", View::Full),
+                Err(GameError::TooManyWatchers { limit: 3 })
+            ),
+            "three watchers of either view"
+        );
+        late.seen(3);
+        assert_eq!(hub.last_version("g"), Some(3), "the oldest channel's");
+        assert_eq!(publish(&hub, 6), Err(Gap { after: 3 }));
+        assert_eq!(next(&mut basic), Some(Ok(2)), "the basic channel took it");
+        publish(&hub, 4).unwrap();
+        publish(&hub, 5).unwrap();
+        publish(&hub, 6).unwrap();
+        assert_eq!(next(&mut late), Some(Ok(4)));
+        assert_eq!(hub.last_version("g"), Some(6));
+        drop(late);
+        assert_eq!(hub.watched_games(), 1);
+    }
+
     #[test]
     fn a_game_has_at_most_max_per_game_watchers() {
         let hub = hub(1000, 2);
-        let first = hub.subscribe("g").unwrap();
-        let _second = hub.subscribe("g").unwrap();
-        let refused = hub.subscribe("g").unwrap_err();
+        let first = hub.subscribe("g", View::Basic).unwrap();
+        let _second = hub.subscribe("g", View::Basic).unwrap();
+        let refused = hub.subscribe("g", View::Basic).unwrap_err();
         assert!(
             matches!(refused, GameError::TooManyWatchers { limit: 2 }),
             "{refused:?}"
         );
-        let _other_game = hub.subscribe("h").unwrap();
+        let _other_game = hub.subscribe("h", View::Basic).unwrap();
         drop(first);
-        hub.subscribe("g").expect("a place was freed");
+        hub.subscribe("g", View::Basic).expect("a place was freed");
     }
 
     /// A watcher that joins while the last one leaves still gets the next
@@ -788,7 +932,7 @@ mod tests {
     fn joining_while_the_last_watcher_leaves_misses_nothing() {
         let hub = hub(1000, 10);
         for version in 1..=2_000 {
-            let leaving = hub.subscribe("g").unwrap();
+            let leaving = hub.subscribe("g", View::Basic).unwrap();
             let barrier = Arc::new(std::sync::Barrier::new(2));
             let leaver = {
                 let barrier = Arc::clone(&barrier);
@@ -798,7 +942,7 @@ mod tests {
                 })
             };
             barrier.wait();
-            let mut joining = hub.subscribe("g").unwrap();
+            let mut joining = hub.subscribe("g", View::Basic).unwrap();
             leaver.join().unwrap();
             joining.seen(version - 1);
             publish(&hub, version).unwrap();
@@ -815,7 +959,7 @@ mod tests {
             }
         }
         let hub = hub(1000, 10);
-        let mut watcher = hub.subscribe("g").unwrap();
+        let mut watcher = hub.subscribe("g", View::Basic).unwrap();
         watcher.seen(0);
         let count = Arc::new(Count(AtomicUsize::new(0)));
         let waker = Waker::from(Arc::clone(&count));

@@ -27,6 +27,16 @@ pub(crate) fn new_token() -> String {
     hex::encode(bytes)
 }
 
+/// The token a seat's holder gets in the game's rematch: derived from its
+/// token (which only it knows), so that it can ask for it again with that
+/// token, while the store keeps only hashes.
+pub(crate) fn successor_token(token: &str) -> String {
+    let mut digest = Sha256::new();
+    digest.update(b"arbiter rematch seat\0");
+    digest.update(token.as_bytes());
+    hex::encode(digest.finalize())
+}
+
 /// Tokens are stored only as their SHA-256, and compared as such: how long
 /// a comparison takes tells nothing about the secret.
 pub(crate) fn hash_token(token: &str) -> String {

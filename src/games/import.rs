@@ -73,7 +73,8 @@ fn player(game: &PgnGame, tag: &str, side: &str) -> Result<String, GameError> {
 
 impl Games {
     /// Stores the game of `text` (one PGN game) after validating every move;
-    /// a xiangqi game is played on under `rules` (`None`: Asian).
+    /// a xiangqi game is played on under `rules`, or else the rules its
+    /// `[XiangqiRules]` tag names, or else Asian rules.
     ///
     /// # Errors
     ///
@@ -104,10 +105,27 @@ impl Games {
             }
         })?;
         let variant = variant(&game, hint)?;
-        let choices = match (variant, rules) {
+        let tagged = match game.tag(pgn::RULES_TAG) {
+            None => None,
+            Some(name) => Some(XiangqiRules::from_name(name).ok_or_else(|| {
+                invalid(
+                    Reason::InvalidPgn,
+                    format!(
+                        "unknown [{} {}]: asian, repetition_draws or asian_refusing",
+                        pgn::RULES_TAG,
+                        Quoted(name)
+                    ),
+                )
+            })?),
+        };
+        let choices = match (variant, rules.or(tagged)) {
             (Variant::Chess, Some(_)) => {
                 return Err(GameError::invalid(
-                    "xiangqi_rules",
+                    if rules.is_some() {
+                        "xiangqi_rules"
+                    } else {
+                        "pgn"
+                    },
                     Reason::VariantMismatch,
                     "the PGN is a chess game: xiangqi rules do not apply to it".to_owned(),
                 ));
@@ -206,6 +224,7 @@ impl Games {
             game: self.live.keep(stored, record),
             white_token,
             black_token,
+            join_code: String::new(),
         })
     }
 }

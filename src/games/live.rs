@@ -29,7 +29,7 @@ use super::{
 };
 use crate::{
     rules::referee::Referee,
-    store::{Base, GameNotFound, GameWrite, StoredGame, Update, Written},
+    store::{Base, Fence, GameNotFound, GameWrite, NewGame, StoredGame, Update, Written},
 };
 
 /// Default [`LiveGames`] capacity (`--live-games`).
@@ -219,8 +219,8 @@ impl super::Games {
     /// Changes game `id`: `change` judges it (and mutates it: new moves are
     /// played on the record and appended to the game's, taken-back ones
     /// popped into its `undone`), then the change is written in the next
-    /// group commit and the game's new view returned. Records what another
-    /// server needs to take over its flag and engine turn. Concurrent
+    /// group commit and the game's new view returned. Records what the
+    /// game's owner needs to arm its flag and engine turn. Concurrent
     /// changes of one game, from this process or another on the same
     /// database, each see the other's result: a change judged on a game
     /// that changed meanwhile is judged again.
@@ -232,8 +232,54 @@ impl super::Games {
     pub(super) async fn change<T, E>(
         &self,
         id: &str,
+        change: impl FnMut(&mut StoredGame, &mut dyn Referee) -> Result<Update<T>, E>,
+    ) -> Result<(GameView, T), E>
+    where
+        E: From<GameError>,
+    {
+        self.change_fenced(id, None, change).await
+    }
+
+    /// [`Games::change`], written only while `fence`'s lease is held.
+    pub(super) async fn change_fenced<T, E>(
+        &self,
+        id: &str,
+        fence: Option<&Fence>,
         mut change: impl FnMut(&mut StoredGame, &mut dyn Referee) -> Result<Update<T>, E>,
     ) -> Result<(GameView, T), E>
+    where
+        E: From<GameError>,
+    {
+        let judge = |game: &mut StoredGame, record: &mut dyn Referee| {
+            change(game, record).map(|update| (update, None))
+        };
+        let (view, value, _) = self.write_change(id, fence, judge).await?;
+        Ok((view, value))
+    }
+
+    /// [`Games::change`] whose change may create a game too (a rematch):
+    /// the change and the new game are written in one transaction, both or
+    /// neither. Returns the new game as stored.
+    pub(super) async fn change_creating<T, E>(
+        &self,
+        id: &str,
+        change: impl FnMut(&mut StoredGame, &mut dyn Referee) -> Result<(Update<T>, Option<NewGame>), E>,
+    ) -> Result<(GameView, T, Option<StoredGame>), E>
+    where
+        E: From<GameError>,
+    {
+        self.write_change(id, None, change).await
+    }
+
+    async fn write_change<T, E>(
+        &self,
+        id: &str,
+        fence: Option<&Fence>,
+        mut change: impl FnMut(
+            &mut StoredGame,
+            &mut dyn Referee,
+        ) -> Result<(Update<T>, Option<NewGame>), E>,
+    ) -> Result<(GameView, T, Option<StoredGame>), E>
     where
         E: From<GameError>,
     {
@@ -245,8 +291,8 @@ impl super::Games {
             };
             ply = live.game.moves.len();
             let base = Base::of(&live.game);
-            let update = match change(&mut live.game, live.record.as_mut()) {
-                Ok(update) => update,
+            let (update, creates) = match change(&mut live.game, live.record.as_mut()) {
+                Ok(changed) => changed,
                 // The entry may be behind the store, and `change` may have
                 // touched it: judge again on the stored game.
                 Err(_) if kept => continue,
@@ -275,11 +321,13 @@ impl super::Games {
                     base,
                     event: update.event,
                     side: update.side,
+                    fence: fence.cloned(),
+                    creates,
                 })
                 .await
                 .map_err(GameError::from)?;
             match written {
-                Written::Committed(game) => {
+                Written::Committed { game, created } => {
                     let live = Live {
                         game,
                         record,
@@ -287,7 +335,7 @@ impl super::Games {
                     };
                     let view = live.view();
                     self.live.put(live);
-                    return Ok((view, update.value));
+                    return Ok((view, update.value, created.map(|game| *game)));
                 }
                 // Judged on a game the store has moved past.
                 Written::Stale(_) => {}
@@ -336,6 +384,10 @@ mod tests {
             clock: None,
             engine_due_at: None,
             xiangqi_rules: None,
+            join_code: None,
+            open: None,
+            rematch_of: None,
+            rematch: Default::default(),
             version,
             created_at: 0,
             updated_at: 0,

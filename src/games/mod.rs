@@ -13,7 +13,11 @@ mod hub;
 mod ids;
 mod import;
 mod live;
+mod open_seat;
+mod ownership;
 mod pgn;
+mod player;
+mod rematch;
 mod replay;
 mod screen;
 mod takeback;
@@ -38,10 +42,14 @@ pub use hub::{
 pub(crate) use ids::{hash_token, new_token};
 pub use ids::{is_well_formed_id, new_id};
 pub use live::DEFAULT_LIVE_GAMES;
+pub use open_seat::{DEFAULT_OPEN_SEAT_TIMEOUT, SeatedGame};
+pub use ownership::LeaseTimes;
 pub use pgn::{PgnLimits, PgnNotation};
+pub use player::FollowedSeat;
+pub use rematch::RematchAnswer;
 pub use replay::{REPLAY_PAGE, Replay, Replayed};
 use screen::Needs;
-pub use view::{GameView, MoveView, OutcomeView, Status};
+pub use view::{GameView, MoveView, OutcomeView, Status, View};
 
 use crate::{
     analysis::Analyst,
@@ -51,7 +59,7 @@ use crate::{
         referee::{Referee, referee_under},
         xiangqi::XiangqiRules,
     },
-    store::{GameFilter, NewGame, Page, Store, StoredGame, StoredMove, Update},
+    store::{Fence, GameFilter, NewGame, Page, Store, StoredGame, StoredMove, Update},
 };
 
 /// Where a new game starts.
@@ -68,6 +76,8 @@ pub struct CreatedGame {
     pub game: GameView,
     pub white_token: String,
     pub black_token: String,
+    /// The code a player takes the open seat with (empty: none is open).
+    pub join_code: String,
 }
 
 /// The games service.
@@ -90,13 +100,18 @@ pub struct Games {
     shared_store: bool,
     /// The games in play, as their changes need them.
     live: Arc<live::LiveGames>,
+    /// The games whose timers and engine seats this server runs.
+    ownership: Arc<ownership::Ownership>,
+    /// How long an open seat waits for a player before its game expires.
+    open_seat_timeout: std::time::Duration,
 }
 
 /// Who makes a move: a seat's holder (by token) or the engine in its seat.
 #[derive(Clone, Copy, Debug)]
 enum Mover<'a> {
     Token(&'a str),
-    Engine(Side),
+    /// With the lease it holds the game by, on a shared store.
+    Engine(Side, Option<&'a Fence>),
 }
 
 const MAX_NAME: usize = 100;
@@ -126,14 +141,6 @@ impl Games {
         let live = Arc::new(live::LiveGames::new(live_games));
         let changes = store.changes();
         let shared_store = changes.is_some();
-        if let Some(changes) = changes {
-            tokio::spawn(telling::follow(
-                Arc::clone(&hub),
-                Arc::clone(&live),
-                store.clone(),
-                changes,
-            ));
-        }
         let games = Games {
             store,
             hub,
@@ -145,11 +152,23 @@ impl Games {
             import_limits: PgnLimits::DEFAULT,
             shared_store,
             live,
+            ownership: Arc::new(ownership::Ownership::new(shared_store)),
+            open_seat_timeout: DEFAULT_OPEN_SEAT_TIMEOUT,
         };
-        if shared_store {
-            tokio::spawn(takeover::sweep(games.clone()));
+        if let Some(changes) = changes {
+            tokio::spawn(telling::follow(games.clone(), changes));
         }
+        tokio::spawn(open_seat::sweep(games.clone()));
         games
+    }
+
+    /// The service whose open seats wait `timeout` for a player.
+    #[must_use]
+    pub fn with_open_seat_timeout(self, open_seat_timeout: std::time::Duration) -> Games {
+        Games {
+            open_seat_timeout,
+            ..self
+        }
     }
 
     /// The service with the operator credential `admin` (aborts any game).
@@ -210,6 +229,7 @@ impl Games {
         engine_grants_takebacks: bool,
         time_control: Option<TimeControl>,
     ) -> Result<CreatedGame, GameError> {
+        let open = open_seat::open_side(&white, &black)?;
         let white_name = seat_name("white.display_name", &white, variant, Side::White)?;
         let black_name = seat_name("black.display_name", &black, variant, Side::Black)?;
         let fen = match start {
@@ -246,9 +266,15 @@ impl Games {
         let (new, [white_token, black_token]) =
             new_game(variant, choices, record.as_ref(), white_name, black_name);
         let now = self.time.now();
-        let mut clock = time_control.map(|tc| tc.start(now).stored());
+        let open = open.map(|side| self.open_seat(side, now));
+        let mut clock = time_control.map(|tc| {
+            let mut clock = tc.start(now).stored();
+            clock.held = open.is_some();
+            clock
+        });
         takeover::stamp_flag(&new.start_fen, 0, &mut clock);
         let engines = [white.engine, black.engine].map(|seat| seat.map(EngineSeat::stored));
+        let join_code = open.as_ref().map(|o| o.join_code.clone());
         let stored = self
             .store
             .insert_game(NewGame {
@@ -257,6 +283,7 @@ impl Games {
                 engine_grants_takebacks,
                 clock,
                 engine_due_at: takeover::engine_due_at(&new.start_fen, 0, engines, now),
+                open,
                 ..new
             })
             .await?;
@@ -266,9 +293,10 @@ impl Games {
         if white.engine.is_some() || black.engine.is_some() {
             self.wake_engine(&id);
         }
-        // An engine's seat token is never handed out: nobody moves for it.
+        // An engine's seat token is never handed out: nobody moves for it;
+        // nor an open seat's: the joiner gets a token of its own.
         let shown = |token: String, seat: &SeatSpec| {
-            if seat.engine.is_some() {
+            if seat.engine.is_some() || seat.open {
                 String::new()
             } else {
                 token
@@ -278,6 +306,7 @@ impl Games {
             game,
             white_token: shown(white_token, &white),
             black_token: shown(black_token, &black),
+            join_code: join_code.unwrap_or_default(),
         })
     }
 
@@ -355,13 +384,18 @@ impl Games {
             self.screen(id, token, Needs::Move { expected_ply }).await?;
         }
         let now = self.time.now();
+        let fence = match mover {
+            Mover::Token(_) => None,
+            Mover::Engine(_, fence) => fence,
+        };
         let (view, expired) = self
-            .change(id, |game, record| {
+            .change_fenced(id, fence, |game, record| {
                 let side = match mover {
                     Mover::Token(token) => seat(game, token)?,
-                    Mover::Engine(side) => side,
+                    Mover::Engine(side, _) => side,
                 };
                 ensure_ongoing(game)?;
+                ensure_seated(game)?;
                 ensure_ply(expected_ply, game.moves.len())?;
                 ensure_turn(record.turn(), side)?;
                 if let Some(stored) = game.clock {
@@ -565,17 +599,17 @@ impl Games {
         Ok(view)
     }
 
-    /// A snapshot of the game and the feed of what happens next. Nothing
-    /// is kept for an unknown game.
+    /// A snapshot of the game and the feed of what happens next, each
+    /// event with the game in `view`. Nothing is kept for an unknown game.
     ///
     /// # Errors
     ///
     /// Unknown id, too many watchers of the game, or storage.
-    pub async fn watch(&self, id: &str) -> Result<(GameView, Watcher), GameError> {
+    pub async fn watch(&self, id: &str, view: View) -> Result<(GameView, Watcher), GameError> {
         // Subscribe before reading, so nothing between the two is missed;
         // the watcher skips events not newer than the snapshot. On an
         // error the watcher is dropped, and with it the channel it opened.
-        let mut watcher = self.hub.subscribe(id)?;
+        let mut watcher = self.hub.subscribe(id, view)?;
         let view = self.get(id).await?;
         watcher.seen(view.version);
         self.hear_others(id, view.version).await;
@@ -606,11 +640,20 @@ impl Games {
         event: EventKind,
         change: impl Fn(&mut StoredGame, Side, &dyn Referee) -> Result<(), GameError>,
     ) -> Result<GameView, GameError> {
-        self.screen(id, token, Needs::Seat).await?;
+        // Only an abort goes before the open seat is taken.
+        let needs = if event == EventKind::Aborted {
+            Needs::Seat
+        } else {
+            Needs::Opponent
+        };
+        self.screen(id, token, needs).await?;
         let (view, ()) = self
             .change(id, |game, record| {
                 let side = seat(game, token)?;
                 ensure_ongoing(game)?;
+                if needs.opponent() {
+                    ensure_seated(game)?;
+                }
                 change(game, side, record)?;
                 Ok::<_, GameError>(Update {
                     value: (),
@@ -709,6 +752,22 @@ fn offered_by_opponent(offer: Option<&str>, side: Side, what: &str) -> Result<()
             Reason::NothingToAnswer,
             format!("there is no {what} from your opponent to answer"),
         ))
+    }
+}
+
+/// Refuses what needs an opponent while the game's open seat waits for
+/// one.
+fn ensure_seated(game: &StoredGame) -> Result<(), GameError> {
+    match &game.open {
+        None => Ok(()),
+        Some(open) => Err(GameError::precondition(
+            Reason::SeatOpen,
+            format!(
+                "the {} seat is still open: the game starts when a player takes it with the \
+                 join code (JoinGame)",
+                open.side
+            ),
+        )),
     }
 }
 
@@ -841,6 +900,8 @@ fn new_game(
         clock: None,
         engine_due_at: None,
         xiangqi_rules: (variant == Variant::Xiangqi).then(|| choices.xiangqi.name().to_owned()),
+        open: None,
+        rematch_of: None,
     };
     (game, tokens)
 }

@@ -1,7 +1,9 @@
 //! Games as PGN. Chess: standard PGN (the Seven Tag Roster, `[FEN]` and
 //! `[SetUp]` for a custom start, `[Termination]`), SAN or UCI movetext.
-//! Xiangqi: PGN with `[Variant "xiangqi"]` and `[Game "Chinese Chess"]`, and
-//! WXF, ICCS or Chinese movetext.
+//! Xiangqi: PGN with `[Variant "xiangqi"]` and `[Game "Chinese Chess"]`, the
+//! rules repetitions are judged by (`[XiangqiRules "asian"]`,
+//! `"repetition_draws"` or `"asian_refusing"`), and WXF, ICCS or Chinese
+//! movetext.
 
 use std::fmt::Write as _;
 
@@ -22,6 +24,10 @@ pub enum PgnNotation {
     /// Xiangqi Chinese notation (not for chess).
     Chinese,
 }
+
+/// The tag naming a xiangqi game's rules (`XiangqiRules::name`): it makes
+/// the PGN replay to the same outcome when imported again.
+pub const RULES_TAG: &str = "XiangqiRules";
 
 /// Movetext lines are wrapped before this many characters.
 const LINE: usize = 80;
@@ -61,6 +67,7 @@ pub fn write(game: &GameView, notation: PgnNotation) -> Result<String, GameError
         Variant::Xiangqi => {
             tag("Variant", "xiangqi");
             tag("Game", "Chinese Chess");
+            tag(RULES_TAG, game.rules.xiangqi.name());
             Xiangqi::start().fen()
         }
     };

@@ -21,7 +21,7 @@ use std::{
     task::{Context, Poll, ready},
 };
 
-use super::{GameError, GameView, Games, Published, Watcher, telling::told_again};
+use super::{GameError, GameView, Games, Published, View, Watcher, telling::told_again};
 use crate::{reason::Reason, store::PastEvent};
 
 /// Most events a resuming watcher reads from the store at once.
@@ -53,6 +53,8 @@ type Reading = Pin<Box<dyn Future<Output = Result<Read, GameError>> + Send>>;
 pub struct Replay {
     games: Games,
     id: String,
+    /// How the events show the game.
+    view: View,
     /// The version of the last event told.
     told: i64,
     /// Events read and not yet told.
@@ -74,9 +76,9 @@ impl std::fmt::Debug for Replay {
 }
 
 impl Games {
-    /// Game `id` as it is now, a watcher of it, and its events after
-    /// `version` to tell that watcher first. Nothing is kept for an unknown
-    /// game.
+    /// Game `id` as it is now, a watcher of it in `view`, and its events
+    /// after `version` to tell that watcher first, encoded as that view's
+    /// live events are. Nothing is kept for an unknown game.
     ///
     /// # Errors
     ///
@@ -86,6 +88,7 @@ impl Games {
         &self,
         id: &str,
         version: i64,
+        view: View,
     ) -> Result<(GameView, Watcher, Replay), GameError> {
         if version < 0 {
             return Err(GameError::invalid(
@@ -95,7 +98,7 @@ impl Games {
             ));
         }
         // Subscribed before the store is read: nothing between is missed.
-        let watcher = self.hub.subscribe(id)?;
+        let watcher = self.hub.subscribe(id, view)?;
         let game = self.get(id).await?;
         if version > game.version {
             return Err(GameError::VersionAhead {
@@ -106,6 +109,7 @@ impl Games {
         let replay = Replay {
             games: self.clone(),
             id: id.to_owned(),
+            view,
             told: version,
             page: VecDeque::new(),
             reading: None,
@@ -140,6 +144,7 @@ impl Replay {
                     kind,
                     &game,
                     played.as_ref(),
+                    self.view,
                 ))));
             }
             if self.done {

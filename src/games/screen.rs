@@ -1,10 +1,11 @@
 //! Refusing a seat's request from the game's row alone, before it may wait
 //! for the writer: a wrong token, a finished game, a stale `expected_ply` or
 //! a move out of turn costs one indexed read (none for a live game that
-//! lets it through), never the writer, the move list or a replay. The write checks everything again: the store stays the
-//! truth, this only keeps refusals off the one writer.
+//! lets it through), never the writer, the move list or a replay. The write
+//! checks everything again: the store stays the truth, this only keeps
+//! refusals off the one writer.
 
-use super::{GameError, Games, ensure_ongoing, ensure_ply, ensure_turn, seat};
+use super::{GameError, Games, ensure_ongoing, ensure_ply, ensure_seated, ensure_turn, seat};
 use crate::{rules::Side, store::StoredGame};
 
 /// What a request needs.
@@ -12,8 +13,18 @@ use crate::{rules::Side, store::StoredGame};
 pub(super) enum Needs {
     /// A seat in an ongoing game.
     Seat,
-    /// A seat in an ongoing game, its turn, at `expected_ply` if given.
+    /// A seat in an ongoing game whose other seat is taken.
+    Opponent,
+    /// A seat in an ongoing game whose other seat is taken, its turn, at
+    /// `expected_ply` if given.
     Move { expected_ply: Option<u32> },
+}
+
+impl Needs {
+    /// Whether the other seat must be taken.
+    pub(super) fn opponent(self) -> bool {
+        !matches!(self, Needs::Seat)
+    }
 }
 
 impl Games {
@@ -45,6 +56,9 @@ impl Games {
 fn judge(game: &StoredGame, ply: usize, token: &str, needs: Needs) -> Result<(), GameError> {
     let side = seat(game, token)?;
     ensure_ongoing(game)?;
+    if needs.opponent() {
+        ensure_seated(game)?;
+    }
     if let Needs::Move { expected_ply } = needs {
         ensure_ply(expected_ply, ply)?;
         ensure_turn(turn_after(&game.start_fen, ply), side)?;

@@ -73,7 +73,7 @@ impl Games {
     /// own, or the opponent's, to be answered first) or a flag that has
     /// fallen (`GameOver`) is `FailedPrecondition`.
     pub async fn propose_takeback(&self, id: &str, token: &str) -> Result<GameView, GameError> {
-        self.screen(id, token, Needs::Seat).await?;
+        self.screen(id, token, Needs::Opponent).await?;
         let now = self.time.now();
         let (view, event) = self
             .change(id, |game, record| {
@@ -126,7 +126,7 @@ impl Games {
         token: &str,
         accept: bool,
     ) -> Result<GameView, GameError> {
-        self.screen(id, token, Needs::Seat).await?;
+        self.screen(id, token, Needs::Opponent).await?;
         let now = self.time.now();
         let (view, event) = self
             .change(id, |game, record| {

@@ -1,36 +1,21 @@
-//! What lets any server take over a game's flag and engine turn when the
-//! server that ran them is gone (several servers on one PostgreSQL store).
-//!
-//! Every change records, with the game, when the side to move runs out of
-//! time (`StoredClock::flag_at`) and, if an engine seat is to move, when it
+//! What a change records for whichever server runs the game's flag timer
+//! and engine seat (its owner, see `ownership`), when that server is not the
+//! one that made the change: when the side to move runs out of time
+//! (`StoredClock::flag_at`) and, if an engine seat is to move, when it
 //! should have moved by (`StoredGame::engine_due_at`: its thinking time and
-//! [`ENGINE_TAKEOVER_MARGIN`] after its turn began). On a shared store each
-//! server looks every [`SWEEP_INTERVAL`] for the games past either, through
-//! an index: a due flag falls, and an overdue engine seat gets its search
-//! here. Whichever servers act, the flag falls once (recorded only if the
-//! game is still at the version it was checked on) and the engine's move is written once (with the
-//! game's expected ply).
+//! [`ENGINE_MARGIN`] after its turn began). The owner, told of the change by
+//! the store's change feed, arms its timer and wakes its engine seat from
+//! the game's row alone.
 
-use std::time::Duration;
-
-use super::{Games, flag::Unexpired, screen::turn_after};
+use super::screen::turn_after;
 use crate::{
     rules::Side,
     store::{StoredClock, StoredEngine},
 };
 
-/// How often a server on a shared store looks for due flags and overdue
-/// engine turns: a flag whose timer went with its server falls at most
-/// about this late.
-pub const SWEEP_INTERVAL: Duration = Duration::from_secs(1);
-
-/// How long past its thinking time an engine seat's turn may go before
-/// another server searches it: a search queued behind others for longer
-/// than this may run twice (one move is written).
-pub const ENGINE_TAKEOVER_MARGIN: Duration = Duration::from_secs(3);
-
-/// Games a sweep takes up of each kind, at most.
-const SWEEP_BATCH: u32 = 100;
+/// Added to an engine seat's thinking time in `engine_due_at`: the time a
+/// search may take beyond its own to be written.
+pub const ENGINE_MARGIN: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Records in `clock` when the side to move after `ply` moves from
 /// `start_fen` runs out.
@@ -56,36 +41,8 @@ pub(super) fn engine_due_at(
         Side::White => white,
         Side::Black => black,
     }?;
-    let margin = i64::try_from(ENGINE_TAKEOVER_MARGIN.as_millis()).unwrap_or(i64::MAX);
+    let margin = i64::try_from(ENGINE_MARGIN.as_millis()).unwrap_or(i64::MAX);
     Some(now.saturating_add(seat.movetime_ms).saturating_add(margin))
-}
-
-/// Every [`SWEEP_INTERVAL`] until the store closes: ends the games whose
-/// flag is due and searches for the engine seats that are overdue.
-pub(super) async fn sweep(games: Games) {
-    let mut tick = tokio::time::interval(SWEEP_INTERVAL);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        if games.store.is_closed() {
-            return;
-        }
-        let now = games.time.now();
-        match games.store.due_flags(now, SWEEP_BATCH).await {
-            Ok(due) => {
-                for id in due {
-                    if let Err(Unexpired::Failed(error)) = games.expire_if_due(&id).await {
-                        tracing::warn!(game_id = %id, %error, "a due flag was not recorded");
-                    }
-                }
-            }
-            Err(error) => tracing::debug!(%error, "cannot look for due flags"),
-        }
-        match games.store.due_engine_turns(now, SWEEP_BATCH).await {
-            Ok(due) => due.iter().for_each(|id| games.wake_engine(id)),
-            Err(error) => tracing::debug!(%error, "cannot look for overdue engine seats"),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -6,14 +6,13 @@
 //! feed says when another server wrote a watched game, and after the feed's
 //! listener reconnects every watched game is read again.
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use tokio::sync::mpsc;
 
 use super::{
     EventKind, GameView, Games, MoveView,
     hub::{Hub, MAX_BACKLOG},
-    live::LiveGames,
     view_of,
 };
 use crate::store::{Change, PastEvent, Store, StoreError};
@@ -98,31 +97,29 @@ pub(super) fn told_again(event: &PastEvent) -> Option<(EventKind, GameView, Opti
 }
 
 /// Follows the store's change feed until it ends (the store closes): tells
-/// this server's watchers the events other servers' writes made, and drops
-/// the live games they made stale.
-pub(super) async fn follow(
-    hub: Arc<Hub>,
-    live: Arc<LiveGames>,
-    store: Store,
-    mut changes: mpsc::Receiver<Change>,
-) {
+/// this server's watchers the events other servers' writes made, drops the
+/// live games they made stale, and arms the games this server owns again.
+pub(super) async fn follow(games: Games, mut changes: mpsc::Receiver<Change>) {
+    let (hub, store) = (&games.hub, &games.store);
     while let Some(change) = changes.recv().await {
         match change {
             Change::Game { id, version } => {
-                live.forget_before(&id, version);
+                games.live.forget_before(&id, version);
                 if let Some(last) = hub.last_version(&id)
                     && last < version
                 {
-                    catch_up(&hub, &store, &id, last).await;
+                    catch_up(hub, store, &id, last).await;
                 }
+                games.follow_owned(&id).await;
             }
             Change::Missed => {
-                live.clear();
+                games.live.clear();
                 for (id, last) in hub.watched() {
                     if let Some(last) = last {
-                        catch_up(&hub, &store, &id, last).await;
+                        catch_up(hub, store, &id, last).await;
                     }
                 }
+                games.resume_owned().await;
             }
         }
     }

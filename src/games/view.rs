@@ -13,6 +13,17 @@ use super::{
     engine_seat::{EngineSeat, engine_of},
 };
 
+/// How much of a game an answer or a watch event carries
+/// (`arbiter.v1.GameView`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum View {
+    /// Everything but the move list: an answer that does not grow with the
+    /// game.
+    Basic,
+    /// Every move played, too.
+    Full,
+}
+
 /// Where a game stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -70,6 +81,14 @@ pub struct GameView {
     pub is_check: bool,
     pub created_at: i64,
     pub updated_at: i64,
+    /// The seat no player has taken yet.
+    pub open_seat: Option<Side>,
+    /// The game this one is the rematch of.
+    pub rematch_of: Option<String>,
+    /// This game's rematch, once created.
+    pub rematch: Option<String>,
+    /// The side offering a rematch of this finished game.
+    pub rematch_offer: Option<Side>,
 }
 
 fn side(name: Option<&str>) -> Option<Side> {
@@ -161,7 +180,20 @@ impl GameView {
             is_check: false,
             created_at: game.created_at,
             updated_at: game.updated_at,
+            open_seat: side(game.open.as_ref().map(|o| o.side.as_str())),
+            rematch_of: game.rematch_of.clone(),
+            rematch: game.rematch.id.clone(),
+            rematch_offer: side(game.rematch.offer.as_deref()),
         }
+    }
+
+    /// Whether nothing more happens to the game: it is over, and its
+    /// rematch exists or cannot be (a seat was never taken, or the engine
+    /// plays both).
+    pub fn is_final(&self) -> bool {
+        let rematch_possible = self.open_seat.is_none()
+            && (self.white_engine.is_none() || self.black_engine.is_none());
+        self.outcome.status != Status::Ongoing && (self.rematch.is_some() || !rematch_possible)
     }
 }
 

@@ -60,6 +60,35 @@ impl Backend {
             Backend::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
         }
     }
+
+    /// Appended to a read of rows that others may claim: rows another
+    /// transaction has locked are left out rather than waited for (SQLite's
+    /// one writer at a time needs nothing).
+    pub(super) fn lock_skipping_locked(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "",
+            Backend::Postgres => " FOR UPDATE SKIP LOCKED",
+        }
+    }
+
+    /// Appended to the read of a row that must not change before this
+    /// transaction ends, though it is not written.
+    pub(super) fn lock_for_share(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "",
+            Backend::Postgres => " FOR SHARE",
+        }
+    }
+
+    /// The database's clock now, in milliseconds since the Unix epoch, as
+    /// an SQL expression: times that several servers compare are taken
+    /// from it, not from theirs.
+    pub(super) fn now_millis_sql(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)",
+            Backend::Postgres => "CAST(extract(epoch FROM clock_timestamp()) * 1000 AS BIGINT)",
+        }
+    }
 }
 
 impl fmt::Display for Backend {

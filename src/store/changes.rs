@@ -16,6 +16,9 @@ use tokio::sync::mpsc;
 /// The notification channel.
 const CHANNEL: &str = "arbiter_game_changes";
 
+/// The counter of the listener's reconnections (see `api::metrics`).
+pub const RECONNECTS: &str = "arbiter_store_listener_reconnects_total";
+
 /// Changes the feed holds for its reader before the listener waits.
 const BUFFER: usize = 1024;
 
@@ -117,6 +120,7 @@ async fn run(url: String, mut listener: PgListener, sender: mpsc::Sender<Change>
             }
         };
         tracing::info!("the database listener listens again");
+        metrics::counter!(RECONNECTS).increment(1);
         if sender.send(Change::Missed).await.is_err() {
             return;
         }

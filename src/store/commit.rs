@@ -8,7 +8,8 @@
 //! is checked against the game's version (and the clock columns written
 //! without one, see [`Base`]) in the same transaction: one that finds the game
 //! changed since it was judged writes nothing and is answered
-//! [`Written::Stale`], which never affects the rest of its batch. A failed
+//! [`Written::Stale`], which never affects the rest of its batch (nor does
+//! one whose lease is lost, answered [`StoreError::LeaseLost`]). A failed
 //! statement or commit fails the whole batch: every caller in it gets the
 //! error, and nothing of it is acknowledged.
 
@@ -19,7 +20,7 @@ use std::sync::{
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::{Backend, StoreError, StoredGame, games, now_millis, writer::Writer};
+use super::{Backend, Fence, NewGame, StoreError, StoredGame, games, now_millis, writer::Writer};
 
 /// Changes that may wait for the writer at once, beyond which a caller
 /// waits to queue.
@@ -28,8 +29,8 @@ pub const QUEUE_CAPACITY: usize = 4096;
 /// Default most changes committed in one transaction.
 pub const DEFAULT_BATCH_MAX: usize = 64;
 
-/// A game change to write: the game as changed, what it was judged on, and
-/// the event to record.
+/// A game change to write: the game as changed, what it was judged on, the
+/// event to record, and what else the write needs.
 #[derive(Clone, Debug)]
 pub struct GameWrite {
     /// The game after the change (its version and time are set on writing).
@@ -40,18 +41,25 @@ pub struct GameWrite {
     pub event: &'static str,
     /// The side that caused it.
     pub side: Option<String>,
+    /// Written only while this lease is held (an engine seat's move, by
+    /// the game's owner), checked in the same transaction.
+    pub fence: Option<Fence>,
+    /// A game created with the change, both or neither (a rematch).
+    pub creates: Option<NewGame>,
 }
 
 /// The stored state a change was judged on: the write goes through only if
 /// the game is still there. Besides the version, the two clock columns an
 /// engine seat's wait for a search slot sets without a new version.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Base {
     pub version: i64,
     /// Moves stored.
     pub moves: usize,
     pub turn_started_at: Option<i64>,
     pub engine_waiting_ply: Option<i64>,
+    /// White's and Black's names as stored (the name search follows them).
+    pub names: (String, String),
 }
 
 impl Base {
@@ -62,6 +70,7 @@ impl Base {
             moves: game.moves.len(),
             turn_started_at: game.clock.map(|c| c.turn_started_at),
             engine_waiting_ply: game.clock.and_then(|c| c.engine_waiting_ply),
+            names: (game.white_name.clone(), game.black_name.clone()),
         }
     }
 }
@@ -69,11 +78,28 @@ impl Base {
 /// How a change was written.
 #[derive(Debug)]
 pub enum Written {
-    /// Committed: the game as stored now (its new version).
-    Committed(StoredGame),
+    /// Committed: the game as stored now (its new version), and the game
+    /// created with it.
+    Committed {
+        game: StoredGame,
+        created: Option<Box<StoredGame>>,
+    },
     /// The game changed after the change was judged: nothing was written;
     /// judge it again on the stored game.
     Stale(StoredGame),
+}
+
+/// What one change of a batch came to.
+pub(super) enum Applied {
+    Written {
+        created: Option<Box<StoredGame>>,
+    },
+    /// The game is not as the change's base says.
+    Stale,
+    /// The change's fence names a lease no longer held.
+    LeaseLost {
+        shard: i64,
+    },
 }
 
 struct Queued {
@@ -161,12 +187,12 @@ async fn commit(writer: &Writer, backend: Backend, mut batch: Vec<Queued>) {
         Ok(applied) => {
             for (queued, applied) in batch.into_iter().zip(applied) {
                 let game = queued.write.game;
-                let written = if applied {
-                    Written::Committed(game)
-                } else {
-                    Written::Stale(game)
+                let written = match applied {
+                    Applied::Written { created } => Ok(Written::Committed { game, created }),
+                    Applied::Stale => Ok(Written::Stale(game)),
+                    Applied::LeaseLost { shard } => Err(StoreError::LeaseLost { shard }),
                 };
-                drop(queued.answer.send(Ok(written)));
+                drop(queued.answer.send(written));
             }
         }
         Err(error) => {

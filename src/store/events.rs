@@ -4,7 +4,7 @@
 
 use sqlx::Row;
 
-use super::{Store, StoreError, StoredGame, StoredMove, games::load_game};
+use super::{OpenSeat, Store, StoreError, StoredGame, StoredMove, StoredRematch, games::load_game};
 
 /// An event of a game's history and the game right after it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,8 +37,8 @@ impl Store {
         };
         let events = sqlx::query(
             "SELECT version, kind, created_at, ply, status, winner, termination, draw_offer, \
-             takeback_offer, clock_white_ms, clock_black_ms, clock_turn_started_at \
-             FROM game_events WHERE game_seq = $1 AND version > $2 ORDER BY version LIMIT $3",
+             takeback_offer, clock_white_ms, clock_black_ms, clock_turn_started_at, open_seat, \
+             rematch, rematch_offer FROM game_events WHERE game_seq = $1 AND version > $2 ORDER BY version LIMIT $3",
         )
         .bind(game.seq)
         .bind(after)
@@ -100,9 +100,24 @@ impl Store {
                 termination: row.get(6),
                 draw_offer: row.get(7),
                 takeback_offer: row.get(8),
+                // Seated since: the seat was open then if the event says so.
+                open: game.open.clone().or_else(|| {
+                    let side: Option<String> = row.get(12);
+                    Some(OpenSeat {
+                        side: side?,
+                        join_code: game.join_code.clone()?,
+                        until: 0,
+                    })
+                }),
+                rematch: StoredRematch {
+                    id: row.get(13),
+                    offer: row.get(14),
+                    token_hash: None,
+                },
                 ..game.clone()
             };
             if let Some(clock) = &mut then.clock {
+                clock.held = then.open.is_some();
                 clock.white_ms = row.get::<Option<i64>, _>(9).unwrap_or(clock.white_ms);
                 clock.black_ms = row.get::<Option<i64>, _>(10).unwrap_or(clock.black_ms);
                 clock.turn_started_at = row

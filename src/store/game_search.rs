@@ -54,6 +54,43 @@ pub(super) async fn index_players(
     Ok(())
 }
 
+/// Indexes game `seq`'s players again after a name changed (a player took
+/// an open seat): `was` are the names as indexed until now.
+pub(super) async fn reindex_players(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    seq: i64,
+    was: (&str, &str),
+    now: (&str, &str),
+) -> Result<(), sqlx::Error> {
+    let (white, black) = (fold(now.0), fold(now.1));
+    sqlx::query("UPDATE game_names SET white = $2, black = $3 WHERE game_seq = $1")
+        .bind(seq)
+        .bind(&white)
+        .bind(&black)
+        .execute(&mut *conn)
+        .await?;
+    if backend == Backend::Sqlite {
+        // A contentless FTS5 table forgets a row by its indexed text.
+        sqlx::query(
+            "INSERT INTO game_names_trigrams (game_names_trigrams, rowid, white, black) \
+             VALUES ('delete', $1, $2, $3)",
+        )
+        .bind(seq)
+        .bind(fold(was.0))
+        .bind(fold(was.1))
+        .execute(&mut *conn)
+        .await?;
+        sqlx::query("INSERT INTO game_names_trigrams (rowid, white, black) VALUES ($1, $2, $3)")
+            .bind(seq)
+            .bind(&white)
+            .bind(&black)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
+}
+
 /// Indexes the names of the games that have no `game_names` row yet:
 /// those created before the table existed (games get theirs with their own
 /// insert, in seq order, so they are the ones past its last row). Returns

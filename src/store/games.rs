@@ -2,8 +2,8 @@ use sqlx::{AnyConnection, Row, any::AnyRow};
 
 use super::{
     Backend, Store, StoreError, changes,
-    commit::{GameWrite, Written},
-    game_search, now_millis,
+    commit::{Applied, GameWrite, Written},
+    game_search, leases, now_millis,
 };
 
 /// A game to create (validated by the caller; tokens already hashed).
@@ -33,6 +33,33 @@ pub struct NewGame {
     pub engine_due_at: Option<i64>,
     /// A xiangqi game's repetition rules, by name (`None` for chess).
     pub xiangqi_rules: Option<String>,
+    /// Who is still to take a seat, and how (`None`: both seats are taken).
+    pub open: Option<OpenSeat>,
+    /// The game this one is the rematch of.
+    pub rematch_of: Option<String>,
+}
+
+/// A seat left open at creation, until a player takes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenSeat {
+    /// `white` or `black`.
+    pub side: String,
+    /// The code JoinGame takes the seat with (unique).
+    pub join_code: String,
+    /// When the game expires if nobody has taken the seat (unix
+    /// milliseconds).
+    pub until: i64,
+}
+
+/// A finished game's rematch, offered or created.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StoredRematch {
+    /// The rematch's id, once created.
+    pub id: Option<String>,
+    /// The side offering one (`None`: no offer stands).
+    pub offer: Option<String>,
+    /// The hash of the offerer's token in the rematch to come.
+    pub token_hash: Option<String>,
 }
 
 /// A game's clock columns (see `migrations/0004_clocks.sql`).
@@ -52,8 +79,12 @@ pub struct StoredClock {
     /// `migrations/sqlite/0008_engine_seat_waits.sql`).
     pub engine_waiting_ply: Option<i64>,
     /// When the side to move runs out of time, as of this state (`None`:
-    /// nothing can run out); [`Store::due_flags`] finds the games past it.
+    /// nothing can run out); the owner of the game's lease arms its timer
+    /// from it after another server's change.
     pub flag_at: Option<i64>,
+    /// A seat is open: no clock runs until it is taken (not a column of its
+    /// own: the game's open seat says).
+    pub held: bool,
 }
 
 /// A seat played by the engine.
@@ -101,10 +132,19 @@ pub struct StoredGame {
     /// The clock, for a timed game.
     pub clock: Option<StoredClock>,
     /// When the engine seat to move should have moved by (`None`: a human
-    /// is to move); [`Store::due_engine_turns`] finds the games past it.
+    /// is to move); the owner of the game's lease wakes its engine from it
+    /// after another server's change.
     pub engine_due_at: Option<i64>,
     /// A xiangqi game's repetition rules, by name (`None` for chess).
     pub xiangqi_rules: Option<String>,
+    /// The seat still open, if one is. Its join code stays with the game
+    /// (`join_code`) once taken, so that a late joiner hears it is.
+    pub open: Option<OpenSeat>,
+    pub join_code: Option<String>,
+    /// The game this one is the rematch of.
+    pub rematch_of: Option<String>,
+    /// This game's rematch, offered or created.
+    pub rematch: StoredRematch,
     /// Bumped by every change; orders the game's events.
     pub version: i64,
     pub created_at: i64,
@@ -164,7 +204,8 @@ pub(super) const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, 
      white_engine_level, white_engine_movetime_ms, black_engine_level, black_engine_movetime_ms, \
      takeback_offer, engine_grants_takebacks, clock_initial_ms, clock_increment_ms, clock_delay_ms, \
      clock_days_per_move, clock_white_ms, clock_black_ms, clock_turn_started_at, clock_grace_ms, \
-     clock_engine_waiting_ply, clock_flag_at, engine_due_at, xiangqi_rules";
+     clock_engine_waiting_ply, clock_flag_at, engine_due_at, xiangqi_rules, join_code, open_seat, \
+     open_until, rematch_of, rematch, rematch_offer, rematch_token_hash";
 
 impl Store {
     /// Creates a game (with its moves, for an imported one) in one
@@ -174,88 +215,10 @@ impl Store {
     ///
     /// Database failure.
     pub async fn insert_game(&self, new: NewGame) -> Result<StoredGame, StoreError> {
-        let now = now_millis();
         let mut tx = self.writer.begin().await?;
-        let seq: i64 = sqlx::query(
-            "INSERT INTO games (id, variant, start_fen, white_name, black_name, white_token_hash, \
-             black_token_hash, status, winner, termination, ply, created_at, updated_at, \
-             white_engine_level, white_engine_movetime_ms, black_engine_level, \
-             black_engine_movetime_ms, engine_grants_takebacks, clock_initial_ms, \
-             clock_increment_ms, clock_delay_ms, clock_days_per_move, clock_white_ms, \
-             clock_black_ms, clock_turn_started_at, clock_grace_ms, clock_flag_at, \
-             engine_due_at, xiangqi_rules) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
-             $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29) \
-             RETURNING seq",
-        )
-        .bind(&new.id)
-        .bind(&new.variant)
-        .bind(&new.start_fen)
-        .bind(&new.white_name)
-        .bind(&new.black_name)
-        .bind(&new.white_token_hash)
-        .bind(&new.black_token_hash)
-        .bind(&new.status)
-        .bind(&new.winner)
-        .bind(&new.termination)
-        .bind(new.moves.len() as i64)
-        .bind(now)
-        .bind(now)
-        .bind(new.white_engine.map(|e| e.level))
-        .bind(new.white_engine.map(|e| e.movetime_ms))
-        .bind(new.black_engine.map(|e| e.level))
-        .bind(new.black_engine.map(|e| e.movetime_ms))
-        .bind(i64::from(new.engine_grants_takebacks))
-        .bind(new.clock.map(|c| c.initial_ms))
-        .bind(new.clock.map(|c| c.increment_ms))
-        .bind(new.clock.map(|c| c.delay_ms))
-        .bind(new.clock.and_then(|c| c.days_per_move))
-        .bind(new.clock.map(|c| c.white_ms))
-        .bind(new.clock.map(|c| c.black_ms))
-        .bind(new.clock.map(|c| c.turn_started_at))
-        .bind(new.clock.and_then(|c| c.grace_ms))
-        .bind(new.clock.and_then(|c| c.flag_at))
-        .bind(new.engine_due_at)
-        .bind(&new.xiangqi_rules)
-        .fetch_one(tx.conn())
-        .await?
-        .get(0);
-        insert_moves(tx.conn(), seq, None, &new.moves).await?;
-        game_search::index_players(
-            tx.conn(),
-            self.backend,
-            seq,
-            &new.white_name,
-            &new.black_name,
-        )
-        .await?;
+        let game = insert_game_in(tx.conn(), self.backend, new).await?;
         tx.commit().await?;
-        Ok(StoredGame {
-            seq,
-            id: new.id,
-            variant: new.variant,
-            start_fen: new.start_fen,
-            white_name: new.white_name,
-            black_name: new.black_name,
-            white_token_hash: new.white_token_hash,
-            black_token_hash: new.black_token_hash,
-            white_engine: new.white_engine,
-            black_engine: new.black_engine,
-            status: new.status,
-            winner: new.winner,
-            termination: new.termination,
-            draw_offer: None,
-            takeback_offer: None,
-            engine_grants_takebacks: new.engine_grants_takebacks,
-            clock: new.clock,
-            engine_due_at: new.engine_due_at,
-            xiangqi_rules: new.xiangqi_rules,
-            version: 0,
-            created_at: now,
-            updated_at: now,
-            moves: new.moves,
-            undone: Vec::new(),
-        })
+        Ok(game)
     }
 
     /// A game with its moves.
@@ -326,42 +289,6 @@ impl Store {
         .collect())
     }
 
-    /// Ids of the ongoing games whose side to move ran out of time by `now`
-    /// (as of their last change), the longest overdue first, at most
-    /// `limit`.
-    ///
-    /// # Errors
-    ///
-    /// Database failure.
-    pub async fn due_flags(&self, now: i64, limit: u32) -> Result<Vec<String>, StoreError> {
-        self.due("clock_flag_at", now, limit).await
-    }
-
-    /// Ids of the ongoing games whose engine seat should have moved by
-    /// `now`, the longest overdue first, at most `limit`.
-    ///
-    /// # Errors
-    ///
-    /// Database failure.
-    pub async fn due_engine_turns(&self, now: i64, limit: u32) -> Result<Vec<String>, StoreError> {
-        self.due("engine_due_at", now, limit).await
-    }
-
-    /// Ids of the ongoing games whose time `column` is at most `now`.
-    async fn due(&self, column: &str, now: i64, limit: u32) -> Result<Vec<String>, StoreError> {
-        Ok(sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT id FROM games WHERE status = 'ongoing' AND {column} <= $1 \
-             ORDER BY {column} LIMIT $2"
-        )))
-        .bind(now)
-        .bind(i64::from(limit))
-        .fetch_all(&self.pool)
-        .await?
-        .iter()
-        .map(|r| r.get(0))
-        .collect())
-    }
-
     /// Notes that the engine seat to move at `ply` of game `id` waits for a
     /// search slot: its clock stops until [`Store::start_engine_clock`].
     /// Nothing if the game has moved on or has no clock.
@@ -415,32 +342,173 @@ impl Store {
     pub async fn write_game(&self, write: GameWrite) -> Result<Written, StoreError> {
         self.committer.write(write).await
     }
+
+    /// The id of the game whose join code is `code`, if one has it: one
+    /// read through the code's unique index.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn game_by_join_code(&self, code: &str) -> Result<Option<String>, StoreError> {
+        Ok(sqlx::query("SELECT id FROM games WHERE join_code = $1")
+            .bind(code)
+            .fetch_optional(&self.pool)
+            .await?
+            .map(|r| r.get(0)))
+    }
+
+    /// Ids of the ongoing games whose open seat nobody took by `now`, the
+    /// longest overdue first, at most `limit`.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn due_open_seats(&self, now: i64, limit: u32) -> Result<Vec<String>, StoreError> {
+        Ok(sqlx::query(
+            "SELECT id FROM games WHERE status = 'ongoing' AND open_until <= $1 \
+             ORDER BY open_until LIMIT $2",
+        )
+        .bind(now)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
+    }
 }
 
-/// Writes `write` in `tx` if the game is still as its base says, with its
-/// new version and `now`; false (nothing written) if not. The game's row is
-/// written first: its check decides, and on PostgreSQL it takes the row's
-/// lock before anything else of the game is written.
+/// Inserts a game (with its moves, for an imported one) in the transaction
+/// of `tx`.
+async fn insert_game_in(
+    tx: &mut AnyConnection,
+    backend: Backend,
+    new: NewGame,
+) -> Result<StoredGame, sqlx::Error> {
+    let now = now_millis();
+    let seq: i64 = sqlx::query(
+        "INSERT INTO games (id, variant, start_fen, white_name, black_name, white_token_hash, \
+         black_token_hash, status, winner, termination, ply, created_at, updated_at, \
+         white_engine_level, white_engine_movetime_ms, black_engine_level, \
+         black_engine_movetime_ms, engine_grants_takebacks, clock_initial_ms, \
+         clock_increment_ms, clock_delay_ms, clock_days_per_move, clock_white_ms, \
+         clock_black_ms, clock_turn_started_at, clock_grace_ms, clock_flag_at, \
+         engine_due_at, xiangqi_rules, join_code, open_seat, open_until, rematch_of) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
+         $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33) \
+         RETURNING seq",
+    )
+    .bind(&new.id)
+    .bind(&new.variant)
+    .bind(&new.start_fen)
+    .bind(&new.white_name)
+    .bind(&new.black_name)
+    .bind(&new.white_token_hash)
+    .bind(&new.black_token_hash)
+    .bind(&new.status)
+    .bind(&new.winner)
+    .bind(&new.termination)
+    .bind(new.moves.len() as i64)
+    .bind(now)
+    .bind(now)
+    .bind(new.white_engine.map(|e| e.level))
+    .bind(new.white_engine.map(|e| e.movetime_ms))
+    .bind(new.black_engine.map(|e| e.level))
+    .bind(new.black_engine.map(|e| e.movetime_ms))
+    .bind(i64::from(new.engine_grants_takebacks))
+    .bind(new.clock.map(|c| c.initial_ms))
+    .bind(new.clock.map(|c| c.increment_ms))
+    .bind(new.clock.map(|c| c.delay_ms))
+    .bind(new.clock.and_then(|c| c.days_per_move))
+    .bind(new.clock.map(|c| c.white_ms))
+    .bind(new.clock.map(|c| c.black_ms))
+    .bind(new.clock.map(|c| c.turn_started_at))
+    .bind(new.clock.and_then(|c| c.grace_ms))
+    .bind(new.clock.and_then(|c| c.flag_at))
+    .bind(new.engine_due_at)
+    .bind(&new.xiangqi_rules)
+    .bind(new.open.as_ref().map(|o| &o.join_code))
+    .bind(new.open.as_ref().map(|o| &o.side))
+    .bind(new.open.as_ref().map(|o| o.until))
+    .bind(&new.rematch_of)
+    .fetch_one(&mut *tx)
+    .await?
+    .get(0);
+    insert_moves(&mut *tx, seq, None, &new.moves).await?;
+    game_search::index_players(&mut *tx, backend, seq, &new.white_name, &new.black_name).await?;
+    // The other servers learn of the game (its clock or engine seat may be
+    // theirs to run).
+    if backend == Backend::Postgres {
+        changes::announce(&mut *tx, &new.id, 0).await?;
+    }
+    Ok(StoredGame {
+        seq,
+        id: new.id,
+        variant: new.variant,
+        start_fen: new.start_fen,
+        white_name: new.white_name,
+        black_name: new.black_name,
+        white_token_hash: new.white_token_hash,
+        black_token_hash: new.black_token_hash,
+        white_engine: new.white_engine,
+        black_engine: new.black_engine,
+        status: new.status,
+        winner: new.winner,
+        termination: new.termination,
+        draw_offer: None,
+        takeback_offer: None,
+        engine_grants_takebacks: new.engine_grants_takebacks,
+        clock: new.clock,
+        engine_due_at: new.engine_due_at,
+        xiangqi_rules: new.xiangqi_rules,
+        join_code: new.open.as_ref().map(|o| o.join_code.clone()),
+        open: new.open,
+        rematch_of: new.rematch_of,
+        rematch: StoredRematch::default(),
+        version: 0,
+        created_at: now,
+        updated_at: now,
+        moves: new.moves,
+        undone: Vec::new(),
+    })
+}
+
+/// Writes `write` in `tx` if the game is still as its base says (and, with
+/// a fence, while its lease is held), with its new version and `now`, and
+/// the game it creates; [`Applied::Stale`] or [`Applied::LeaseLost`] if not,
+/// with nothing written. The game's row is written first: its check
+/// decides, and on PostgreSQL it takes the row's lock before anything else
+/// of the game is written.
 pub(super) async fn write_change(
     tx: &mut AnyConnection,
     backend: Backend,
     write: &mut GameWrite,
     now: i64,
-) -> Result<bool, sqlx::Error> {
+) -> Result<Applied, StoreError> {
     let GameWrite {
         game,
         base,
         event,
         side,
+        fence,
+        creates,
     } = write;
+    if let Some(fence) = fence {
+        match leases::check(&mut *tx, backend, fence).await {
+            Err(StoreError::LeaseLost { shard }) => return Ok(Applied::LeaseLost { shard }),
+            checked => checked?,
+        }
+    }
     let updated = sqlx::query(
         "UPDATE games SET status = $1, winner = $2, termination = $3, draw_offer = $4, \
          takeback_offer = $5, clock_white_ms = $6, clock_black_ms = $7, \
          clock_turn_started_at = $8, ply = $9, version = $10, updated_at = $11, \
-         clock_flag_at = $13, engine_due_at = $14 \
-         WHERE seq = $12 AND version = $15 \
-         AND clock_turn_started_at IS NOT DISTINCT FROM $16 \
-         AND clock_engine_waiting_ply IS NOT DISTINCT FROM $17",
+         clock_flag_at = $13, engine_due_at = $14, white_name = $15, black_name = $16, \
+         white_token_hash = $17, black_token_hash = $18, open_seat = $19, open_until = $20, \
+         rematch = $21, rematch_offer = $22, rematch_token_hash = $23 \
+         WHERE seq = $12 AND version = $24 \
+         AND clock_turn_started_at IS NOT DISTINCT FROM $25 \
+         AND clock_engine_waiting_ply IS NOT DISTINCT FROM $26",
     )
     .bind(&game.status)
     .bind(&game.winner)
@@ -456,13 +524,22 @@ pub(super) async fn write_change(
     .bind(game.seq)
     .bind(game.clock.and_then(|c| c.flag_at))
     .bind(game.engine_due_at)
+    .bind(&game.white_name)
+    .bind(&game.black_name)
+    .bind(&game.white_token_hash)
+    .bind(&game.black_token_hash)
+    .bind(game.open.as_ref().map(|o| &o.side))
+    .bind(game.open.as_ref().map(|o| o.until))
+    .bind(&game.rematch.id)
+    .bind(&game.rematch.offer)
+    .bind(&game.rematch.token_hash)
     .bind(base.version)
     .bind(base.turn_started_at)
     .bind(base.engine_waiting_ply)
     .execute(&mut *tx)
     .await?;
     if updated.rows_affected() == 0 {
-        return Ok(false);
+        return Ok(Applied::Stale);
     }
     game.version = base.version + 1;
     game.updated_at = now;
@@ -479,8 +556,8 @@ pub(super) async fn write_change(
     sqlx::query(
         "INSERT INTO game_events (game_seq, version, kind, side, created_at, ply, status, \
          winner, termination, draw_offer, takeback_offer, clock_white_ms, clock_black_ms, \
-         clock_turn_started_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+         clock_turn_started_at, open_seat, rematch, rematch_offer) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
     )
     .bind(game.seq)
     .bind(game.version)
@@ -496,14 +573,31 @@ pub(super) async fn write_change(
     .bind(game.clock.map(|c| c.white_ms))
     .bind(game.clock.map(|c| c.black_ms))
     .bind(game.clock.map(|c| c.turn_started_at))
+    .bind(game.open.as_ref().map(|o| &o.side))
+    .bind(&game.rematch.id)
+    .bind(&game.rematch.offer)
     .execute(&mut *tx)
     .await?;
+    if base.names != (game.white_name.clone(), game.black_name.clone()) {
+        game_search::reindex_players(
+            &mut *tx,
+            backend,
+            game.seq,
+            (&base.names.0, &base.names.1),
+            (&game.white_name, &game.black_name),
+        )
+        .await?;
+    }
+    let created = match creates.take() {
+        Some(new) => Some(Box::new(insert_game_in(&mut *tx, backend, new).await?)),
+        None => None,
+    };
     if backend == Backend::Postgres {
-        changes::announce(tx, &game.id, game.version).await?;
+        changes::announce(&mut *tx, &game.id, game.version).await?;
     }
     // Taken back and recorded: the store never reads them back.
     game.undone.clear();
-    Ok(true)
+    Ok(Applied::Written { created })
 }
 
 /// Inserts `moves` into the game's moves, or, with `undone_by` (the
@@ -572,6 +666,11 @@ pub(super) async fn load_game(
 }
 
 pub(super) fn game_from_row(row: &AnyRow) -> StoredGame {
+    let open = open_from_row(row, 33);
+    let mut clock = clock_from_row(row, 21);
+    if let Some(clock) = &mut clock {
+        clock.held = open.is_some();
+    }
     StoredGame {
         seq: row.get(0),
         id: row.get(1),
@@ -592,9 +691,17 @@ pub(super) fn game_from_row(row: &AnyRow) -> StoredGame {
         black_engine: engine_from_row(row, 17),
         takeback_offer: row.get(19),
         engine_grants_takebacks: row.get::<i64, _>(20) != 0,
-        clock: clock_from_row(row, 21),
+        clock,
         engine_due_at: row.get(31),
         xiangqi_rules: row.get(32),
+        join_code: row.get(33),
+        open,
+        rematch_of: row.get(36),
+        rematch: StoredRematch {
+            id: row.get(37),
+            offer: row.get(38),
+            token_hash: row.get(39),
+        },
         moves: Vec::new(),
         undone: Vec::new(),
     }
@@ -613,6 +720,17 @@ fn clock_from_row(row: &AnyRow, column: usize) -> Option<StoredClock> {
         white_ms: get(4)?,
         black_ms: get(5)?,
         turn_started_at: get(6)?,
+        held: false,
+    })
+}
+
+/// The open seat of a game's row: its join code at `column`, then the
+/// side and the expiry.
+fn open_from_row(row: &AnyRow, column: usize) -> Option<OpenSeat> {
+    Some(OpenSeat {
+        join_code: row.get::<Option<String>, _>(column)?,
+        side: row.get::<Option<String>, _>(column + 1)?,
+        until: row.get::<Option<i64>, _>(column + 2)?,
     })
 }
 

@@ -12,6 +12,7 @@ mod commit;
 mod events;
 mod game_search;
 mod games;
+mod leases;
 mod positions;
 mod sql;
 mod writer;
@@ -22,13 +23,14 @@ use sqlx::{AnyPool, Connection, any::AnyPoolOptions};
 use tokio::sync::watch;
 
 pub use backend::{Backend, DatabaseUrl, DatabaseUrlError};
-pub use changes::Change;
+pub use changes::{Change, RECONNECTS as LISTENER_RECONNECTS};
 pub use commit::{Base, DEFAULT_BATCH_MAX, GameWrite, QUEUE_CAPACITY, Written};
 pub use events::PastEvent;
 pub use games::{
-    GameFilter, GameHead, GameNotFound, NewGame, StoredClock, StoredEngine, StoredGame, StoredMove,
-    Update,
+    GameFilter, GameHead, GameNotFound, NewGame, OpenSeat, StoredClock, StoredEngine, StoredGame,
+    StoredMove, StoredRematch, Update,
 };
+pub use leases::{Fence, Lease, shard_of};
 pub use positions::{NewPosition, PositionFilter, StoredPosition};
 
 /// How long the store waits at start-up for the database to answer.
@@ -46,6 +48,10 @@ pub enum StoreError {
     /// constraint (a bug).
     #[error("database error: {0}")]
     Database(sqlx::Error),
+    /// A write only the owner of the game's shard may make was refused:
+    /// this process no longer holds that lease (another took it over).
+    #[error("the lease on shard {shard} is no longer held")]
+    LeaseLost { shard: i64 },
     #[error("database migration failed: {0}")]
     Migration(#[from] sqlx::migrate::MigrateError),
     /// `--database-url` names no database Arbiter can use.

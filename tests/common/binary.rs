@@ -35,6 +35,12 @@ impl Serve {
         Serve::with_database(format!("sqlite://{}", db.display()), None)
     }
 
+    /// On the database at `url` (a PostgreSQL one that several servers
+    /// share, say), which outlives the server.
+    pub fn on_url(url: impl Into<String>) -> Serve {
+        Serve::with_database(url.into(), None)
+    }
+
     /// On a fresh database in a temporary directory, removed with the server.
     pub fn fresh() -> Serve {
         let dir = tempfile::tempdir().expect("temp dir");

@@ -145,6 +145,7 @@ pub fn seat(name: &str) -> Option<pb::SeatRequest> {
     Some(pb::SeatRequest {
         display_name: name.into(),
         engine: None,
+        ..Default::default()
     })
 }
 
@@ -157,10 +158,42 @@ pub async fn watch(
         .watch_game(pb::WatchGameRequest {
             game_id: id.into(),
             from_version: None,
+            ..Default::default()
         })
         .await
         .expect("watching")
         .into_inner()
+}
+
+/// Follows the seats `(game id, seat token)` with WatchPlayer.
+pub async fn watch_player(
+    games: &mut GamesClient<Channel>,
+    seats: &[(&str, &str)],
+) -> Result<tonic::Streaming<pb::WatchPlayerResponse>, tonic::Status> {
+    let seats = seats
+        .iter()
+        .map(|(game_id, seat_token)| pb::PlayerSeat {
+            game_id: (*game_id).into(),
+            seat_token: (*seat_token).into(),
+        })
+        .collect();
+    Ok(games
+        .watch_player(pb::WatchPlayerRequest { seats })
+        .await?
+        .into_inner())
+}
+
+/// The kind and game id of the next message of a player stream, within
+/// 10 s; `None` when the stream ends without an error.
+pub async fn next_player_event(
+    stream: &mut tonic::Streaming<pb::WatchPlayerResponse>,
+) -> Option<(pb::PlayerEventKind, String)> {
+    let message = tokio::time::timeout(std::time::Duration::from_secs(10), stream.message())
+        .await
+        .expect("a player event in time")
+        .expect("no error")?;
+    let kind = pb::PlayerEventKind::try_from(message.kind).expect("a known kind");
+    Some((kind, message.game.expect("the game").id))
 }
 
 /// [`create_game`] from any start (a FEN or a saved position).

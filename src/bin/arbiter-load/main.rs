@@ -601,6 +601,7 @@ impl Player {
                     Some(pb::SeatRequest {
                         display_name: name.into(),
                         engine: None,
+                        ..Default::default()
                     })
                 };
                 let created = client

@@ -158,8 +158,8 @@ fn walk(mut answer: &[u8]) -> Result<usize, Malformed> {
     Ok(moves)
 }
 
-/// Checks a `Move`: notations and piece letters (1-8) are strings, the
-/// flags (9-12) varints.
+/// Checks a `Move`: notations and piece letters (1-8, 13-14) are strings,
+/// the flags (9-12) varints.
 fn check_move(mut m: &[u8]) -> Result<(), Malformed> {
     while !m.is_empty() {
         // The fields as the server writes them, a one-byte key and a
@@ -168,7 +168,7 @@ fn check_move(mut m: &[u8]) -> Result<(), Malformed> {
         if let [key @ 0..0x80, value @ 0..0x80, rest @ ..] = m {
             let number = u32::from(key >> 3);
             match (number, key & 7) {
-                (1..=8, 2) => {
+                (1..=8 | 13..=14, 2) => {
                     if let Some((text, after)) = rest.split_at_checked(usize::from(*value)) {
                         utf8(number, text)?;
                         m = after;
@@ -183,9 +183,9 @@ fn check_move(mut m: &[u8]) -> Result<(), Malformed> {
             }
         }
         match next_field(&mut m)? {
-            (number @ 1..=8, Value::Bytes(text)) => utf8(number, text)?,
+            (number @ (1..=8 | 13..=14), Value::Bytes(text)) => utf8(number, text)?,
             (9..=12, Value::Varint) => {}
-            (number @ 1..=12, value) => return Err(wrong_type("Move", number, value)),
+            (number @ 1..=14, value) => return Err(wrong_type("Move", number, value)),
             _ => {}
         }
     }
@@ -292,6 +292,8 @@ mod tests {
             is_capture: true,
             is_castling: false,
             is_en_passant: true,
+            coordinates: "e7e8q".into(),
+            standard: "e8=Q+".into(),
         };
         pb::LegalMovesResponse {
             moves: vec![described; moves],

@@ -1,0 +1,41 @@
+//! Following a player's seats: a watcher of each seat's game, from the
+//! game as it is now, after its token has been checked. The API turns the
+//! games' events into the player's (started, your turn, offers to answer,
+//! ended); across servers the games' channels hear other servers' writes
+//! as every watcher's do.
+
+use super::{GameError, GameView, Games, View, Watcher, seat};
+use crate::rules::Side;
+
+/// A seat followed: its game as it is now, its side, and a watcher of the
+/// game's events after that.
+#[derive(Debug)]
+pub struct FollowedSeat {
+    pub game: GameView,
+    pub side: Side,
+    pub watcher: Watcher,
+}
+
+impl Games {
+    /// Follows the seat of game `id` holding `token`.
+    ///
+    /// # Errors
+    ///
+    /// Unknown game, a token of neither seat, too many watchers of the
+    /// game, or storage.
+    pub async fn follow_seat(&self, id: &str, token: &str) -> Result<FollowedSeat, GameError> {
+        // Subscribed before the game is read, as a watch is: nothing
+        // between the two is missed.
+        let mut watcher = self.hub.subscribe(id, View::Basic)?;
+        let stored = self.load(id).await?;
+        let side = seat(&stored, token)?;
+        let game = super::view_of(&stored)?;
+        watcher.seen(game.version);
+        self.hear_others(id, game.version).await;
+        Ok(FollowedSeat {
+            game,
+            side,
+            watcher,
+        })
+    }
+}

@@ -1,0 +1,54 @@
+// The glue between the app and the server: one grpc-web transport to the
+// server that served the page (or VITE_ARBITER_URL in development), a client
+// per service, and the few conversions every screen needs.
+
+import { createArbiter, watchGame as watchEvents, type WatchGameResponse } from "@arbiter/client";
+import type { VariantName } from "./board/variant";
+
+export {
+  errorMessage as errorText,
+  GameEventKind,
+  GameView,
+  OutcomeStatus,
+  Side,
+  Termination,
+  Variant,
+  XiangqiRules,
+  type Clock,
+  type Game,
+  type Move,
+  type PlayedMove,
+  type WatchGameResponse,
+} from "@arbiter/client";
+export { timestampMs } from "@bufbuild/protobuf/wkt";
+import { Side, Variant } from "@arbiter/client";
+
+const baseUrl = (import.meta.env.VITE_ARBITER_URL as string | undefined) || location.origin;
+
+export const api = createArbiter(baseUrl);
+
+/** Follows a game: `onEvent` gets the snapshot, then every event in order
+ * (a dropped stream resumes from the last version received), then what
+ * happens about its rematch. Ends when the rematch starts, when none can,
+ * or when `signal` aborts; rejects on an error the server answered. */
+export async function watchGame(
+  gameId: string,
+  onEvent: (event: WatchGameResponse) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  try {
+    for await (const event of watchEvents(api.games, gameId, { signal, followRematch: true })) onEvent(event);
+  } catch (err) {
+    if (!signal.aborted) throw err;
+  }
+}
+
+export function variantName(variant: Variant): VariantName {
+  return variant === Variant.XIANGQI ? "xiangqi" : "chess";
+}
+
+/** "White" or "Black"; in xiangqi "Red" or "Black". */
+export function sideName(side: Side, variant: Variant): string {
+  if (side === Side.WHITE) return variant === Variant.XIANGQI ? "Red" : "White";
+  return side === Side.BLACK ? "Black" : "";
+}

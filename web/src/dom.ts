@@ -1,0 +1,51 @@
+// Tiny helpers to build DOM and SVG trees without a framework.
+
+type Attrs = Record<string, string | number | boolean | undefined>;
+type Child = Node | string | null | undefined | false;
+
+function applyAttrs(el: Element, attrs: Attrs): void {
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === false) continue;
+    el.setAttribute(name, value === true ? "" : String(value));
+  }
+}
+
+function append(el: Element, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child);
+  }
+}
+
+/** An HTML element with attributes and children. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  applyAttrs(el, attrs);
+  append(el, children);
+  return el;
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** An SVG element with attributes and children. */
+export function s<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): SVGElementTagNameMap[K] {
+  const el = document.createElementNS(SVG_NS, tag);
+  applyAttrs(el, attrs);
+  append(el, children);
+  return el;
+}
+
+/** A button that runs `action` when clicked. */
+export function button(label: string, action: () => void, attrs: Attrs = {}): HTMLButtonElement {
+  const b = h("button", { type: "button", ...attrs }, label);
+  b.addEventListener("click", action);
+  return b;
+}

@@ -1,0 +1,40 @@
+// The app's router: the URL fragment names the screen, so every screen has a
+// link (and a seat's link carries its token, which never reaches a server).
+
+import "./style.css";
+import { editorScreen } from "./screens/editor";
+import { gameScreen } from "./screens/game";
+import { joinScreen } from "./screens/join";
+import { newGameScreen } from "./screens/new-game";
+import type { Screen } from "./screens/screen";
+import type { SideName } from "./seats";
+
+const app = document.getElementById("app") as HTMLElement;
+let current: Screen | undefined;
+
+function route(hash: string): Screen {
+  const [path, query = ""] = hash.replace(/^#/, "").split("?");
+  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  const params = new URLSearchParams(query);
+  if (parts[0] === "game" && parts[1]) {
+    const side = parts[2] as SideName | undefined;
+    const seat = (side === "white" || side === "black") && parts[3] ? { side, token: parts[3] } : undefined;
+    return gameScreen(parts[1], seat);
+  }
+  if (parts[0] === "join" && parts[1]) return joinScreen(parts[1]);
+  if (parts[0] === "editor") return editorScreen(parts[1] === "xiangqi" ? "xiangqi" : "chess");
+  const variant = params.get("variant");
+  return newGameScreen({
+    variant: variant === "xiangqi" || variant === "chess" ? variant : undefined,
+    positionId: params.get("position") ?? undefined,
+  });
+}
+
+function show(): void {
+  current?.dispose();
+  current = route(location.hash);
+  app.replaceChildren(current.element);
+}
+
+window.addEventListener("hashchange", show);
+show();

@@ -1,0 +1,175 @@
+// The position editor: place pieces, choose the side to move (and chess
+// castling rights); ValidatePosition's problems show as the board changes;
+// a valid position is saved with CreatePosition and a game started from it.
+
+import { api, errorText, Variant } from "../api";
+import { BoardView } from "../board/board-view";
+import { drawPiece, pieceName } from "../board/pieces";
+import { geometryOf, readPlacement, writePlacement, type Placement, type VariantName } from "../board/variant";
+import { button, h, s } from "../dom";
+import type { Screen } from "./screen";
+
+const ERASER = "";
+const VALIDATE_DELAY_MS = 150;
+
+export function editorScreen(variant: VariantName): Screen {
+  const geo = geometryOf(variant);
+  let placement: Placement = readPlacement(geo, geo.startFen);
+  let tool = geo.pieceLetters[0];
+  let validation = 0;
+  let timer: number | undefined;
+
+  const board = new BoardView(geo, false, {
+    onSquare: (square) => {
+      if (tool === ERASER || placement.get(square) === tool) placement.delete(square);
+      else placement.set(square, tool);
+      changed();
+    },
+  });
+
+  const paletteButtons: HTMLButtonElement[] = [];
+  const paletteButton = (letter: string) => {
+    const glyph = letter === ERASER
+      ? s("svg", { viewBox: "-0.5 -0.5 1 1" }, s("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 0.6 }, "✕"))
+      : s("svg", { viewBox: "-0.5 -0.5 1 1" }, drawPiece(geo, letter));
+    const b = h("button", { type: "button", title: letter === ERASER ? "remove pieces" : pieceName(geo, letter), "data-tool": letter || "erase" }, glyph);
+    b.addEventListener("click", () => {
+      tool = letter;
+      for (const other of paletteButtons) other.classList.toggle("active", other === b);
+    });
+    b.classList.toggle("active", letter === tool);
+    paletteButtons.push(b);
+    return b;
+  };
+  const palette = h(
+    "div",
+    { class: "palette", style: `--columns: ${geo.pieceLetters.length}` },
+    ...geo.pieceLetters.map(paletteButton),
+    ...geo.pieceLetters.map((l) => paletteButton(l.toLowerCase())),
+    paletteButton(ERASER),
+  );
+
+  const turnSelect = h(
+    "select",
+    { "data-testid": "turn" },
+    h("option", { value: "w" }, variant === "chess" ? "White to move" : "Red to move"),
+    h("option", { value: "b" }, "Black to move"),
+  );
+  const castling = ["K", "Q", "k", "q"].map((right) => h("input", { type: "checkbox", value: right, "data-castling": right }));
+  const castlingRow =
+    variant === "chess"
+      ? h(
+          "div",
+          { class: "row" },
+          "Castling:",
+          ...castling.map((box, i) => h("label", { class: "choice" }, box, ["White O-O", "White O-O-O", "Black O-O", "Black O-O-O"][i])),
+        )
+      : null;
+  const fenInput = h("input", { type: "text", "data-testid": "fen", style: "width: 100%" });
+  const verdict = h("div", { "data-testid": "verdict" });
+  const nameInput = h("input", { type: "text", placeholder: "Name (optional)", maxlength: 200, "data-testid": "position-name" });
+  const saved = h("div", { "data-testid": "saved" });
+  const notice = h("p", { class: "notice", "data-testid": "notice", role: "alert" });
+
+  const fen = (): string => {
+    const rights = castling.filter((box) => box.checked).map((box) => box.value).join("") || "-";
+    return `${writePlacement(geo, placement)} ${turnSelect.value} ${variant === "chess" ? rights : "-"} - 0 1`;
+  };
+
+  const validate = async () => {
+    const mine = ++validation;
+    const text = fen();
+    try {
+      const answer = await api.rules.validatePosition({ position: { variant: variantOf(variant), fen: text } });
+      if (mine !== validation) return;
+      verdict.replaceChildren(
+        answer.valid
+          ? h("p", { class: "valid", "data-testid": "valid" }, "Valid position.")
+          : h("ul", { class: "problems", "data-testid": "problems" }, ...answer.problems.map((p) => h("li", { "data-code": p.code }, p.message))),
+      );
+    } catch (err) {
+      if (mine === validation) verdict.replaceChildren(h("p", { class: "notice" }, errorText(err)));
+    }
+  };
+
+  function changed(): void {
+    board.setPlacement(placement);
+    fenInput.value = fen();
+    saved.replaceChildren();
+    window.clearTimeout(timer);
+    timer = window.setTimeout(() => void validate(), VALIDATE_DELAY_MS);
+  }
+
+  const load = (text: string) => {
+    placement = readPlacement(geo, text);
+    const fields = text.split(" ");
+    turnSelect.value = fields[1] === "b" ? "b" : "w";
+    for (const box of castling) box.checked = (fields[2] ?? "").includes(box.value);
+    changed();
+  };
+  fenInput.addEventListener("change", () => load(fenInput.value.trim()));
+  turnSelect.addEventListener("change", changed);
+  for (const box of castling) box.addEventListener("change", changed);
+
+  const save = () => {
+    notice.textContent = "";
+    api.positions
+      .createPosition({ variant: variantOf(variant), source: { case: "fen", value: fen() }, name: nameInput.value })
+      .then(({ position }) => {
+        if (!position) return;
+        const start = button("Start a game from it", () => {
+          location.hash = `#/new?variant=${variant}&position=${encodeURIComponent(position.id)}`;
+        }, { class: "primary", "data-testid": "start-from-position" });
+        saved.replaceChildren(h("p", {}, "Saved as ", h("code", { "data-testid": "position-id" }, position.id), ". "), start);
+      })
+      .catch((err: unknown) => (notice.textContent = errorText(err)));
+  };
+
+  load(geo.startFen);
+  const other: VariantName = variant === "chess" ? "xiangqi" : "chess";
+  return {
+    element: h(
+      "section",
+      { "data-testid": "editor", "data-variant": variant },
+      h("h1", {}, `Position editor: ${variant}`, " ", h("a", { href: `#/editor/${other}`, style: "font-size: 0.9rem" }, `(edit ${other})`)),
+      h(
+        "div",
+        { class: "editor-layout" },
+        board.element,
+        h(
+          "div",
+          {},
+          h(
+            "div",
+            { class: "panel" },
+            h("h2", {}, "Pieces"),
+            h("p", {}, "Pick a piece, then click squares to place it (click again to remove)."),
+            palette,
+            h(
+              "div",
+              { class: "row" },
+              button("Start position", () => load(geo.startFen)),
+              button("Clear board", () => load(geo.emptyFen), { "data-testid": "clear" }),
+            ),
+          ),
+          h("div", { class: "panel" }, h("div", { class: "row" }, turnSelect), castlingRow, h("p", {}, "FEN"), fenInput, verdict),
+          h(
+            "div",
+            { class: "panel" },
+            h("div", { class: "row" }, nameInput, button("Save position", save, { class: "primary", "data-testid": "save-position" })),
+            saved,
+            notice,
+          ),
+        ),
+      ),
+    ),
+    dispose() {
+      window.clearTimeout(timer);
+      validation++;
+    },
+  };
+}
+
+function variantOf(name: VariantName): Variant {
+  return name === "chess" ? Variant.CHESS : Variant.XIANGQI;
+}

@@ -1,0 +1,322 @@
+// The game screen: the board, both players with their clocks, the moves,
+// the outcome, and the actions of the seat this browser plays. Everything
+// the other side does arrives through WatchGame, whose events after the
+// snapshot carry only the move played: the screen keeps the move list. Once
+// the game ends the stream goes on until its rematch starts, and the screen
+// moves on to it.
+
+import {
+  api,
+  errorText,
+  GameEventKind,
+  OutcomeStatus,
+  Side,
+  sideName,
+  Termination,
+  Variant,
+  variantName,
+  watchGame,
+  type Game,
+  type Move,
+  type PlayedMove,
+  type WatchGameResponse,
+} from "../api";
+import { BoardView } from "../board/board-view";
+import { geometryOf, isWhitePiece, readPlacement, type Geometry } from "../board/variant";
+import { button, h } from "../dom";
+import { ClockView } from "../game/clock";
+import { MoveList } from "../game/move-list";
+import { choosePromotion } from "../game/promotion";
+import { SeatActions } from "../game/seat-actions";
+import { linksPanel } from "../game/links";
+import { downloadPgn } from "../game/pgn";
+import { followRematch } from "../game/rematch";
+import { rememberedSeat, rememberSeat, type SeatToken } from "../seats";
+import type { Screen } from "./screen";
+
+export function gameScreen(gameId: string, seatInUrl: SeatToken | undefined): Screen {
+  if (seatInUrl) {
+    rememberSeat(gameId, seatInUrl);
+    // The token stays in this browser's storage, not in the address bar
+    // (nor in its history, nor in a screenshot of it).
+    history.replaceState(null, "", `#/game/${encodeURIComponent(gameId)}`);
+  }
+  const seat = seatInUrl ?? rememberedSeat(gameId);
+  const root = h("section", { class: "game", "data-testid": "game" }, h("p", {}, "Loading the game…"));
+  const abort = new AbortController();
+  let view: GameView | undefined;
+  let moves: PlayedMove[] = [];
+
+  watchGame(
+    gameId,
+    (event) => {
+      const game = event.game;
+      if (!game) return;
+      moves = movesAfter(moves, event);
+      game.moves = moves;
+      if (!view) {
+        view = new GameView(game, seat);
+        root.replaceChildren(view.element);
+      }
+      view.show(game, event.kind);
+      if (event.kind === GameEventKind.REMATCH_STARTED) {
+        followRematch(gameId, game.rematch, seat).catch((err: unknown) => view?.tell(errorText(err)));
+      }
+    },
+    abort.signal,
+  ).catch((err: unknown) => {
+    if (abort.signal.aborted) return;
+    const message = h("p", { class: "notice", "data-testid": "watch-error" }, errorText(err));
+    if (view) view.element.prepend(message);
+    else root.replaceChildren(message);
+  });
+
+  return {
+    element: root,
+    dispose() {
+      abort.abort();
+      view?.dispose();
+    },
+  };
+}
+
+/** The game's moves after an event: the snapshot has them all, a move adds
+ * one, an accepted takeback keeps the first `game.ply`. */
+function movesAfter(moves: PlayedMove[], event: WatchGameResponse): PlayedMove[] {
+  const game = event.game;
+  if (!game || event.kind === GameEventKind.SNAPSHOT) return game?.moves ?? moves;
+  if (event.kind === GameEventKind.MOVE && event.move) return [...moves, event.move];
+  if (event.kind === GameEventKind.TAKEBACK_ACCEPTED) return moves.slice(0, game.ply);
+  return moves;
+}
+
+/** The screen of one game once its first state is known. */
+class GameView {
+  readonly element: HTMLElement;
+  private readonly geo: Geometry;
+  private readonly mySide: Side | undefined;
+  private readonly board: BoardView;
+  private readonly moveList: MoveList;
+  private readonly clocks: Record<"top" | "bottom", ClockView>;
+  private readonly names = { top: h("span", { class: "player-name" }), bottom: h("span", { class: "player-name" }) };
+  private readonly status = h("div", { class: "status", "data-testid": "status" });
+  private readonly notice = h("div", { class: "notice", "data-testid": "notice", role: "alert" });
+  private readonly actions: SeatActions;
+  /** Whether the board shows an earlier position (moving is off then). */
+  private reviewing = false;
+  private readonly keys = (e: KeyboardEvent) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+    if (e.key === "ArrowLeft") this.moveList.step(-1);
+    else if (e.key === "ArrowRight") this.moveList.step(1);
+  };
+  private readonly promotionHost = h("div");
+  private readonly links = h("div");
+  /** Whether the links panel shows the open seat's join link. */
+  private linksForOpenSeat: boolean | undefined;
+  private game: Game;
+  /** Legal moves of the current position by origin square. */
+  private legal = new Map<string, Move[]>();
+  private legalFor = -1n;
+
+  constructor(
+    game: Game,
+    private readonly seat: SeatToken | undefined,
+  ) {
+    this.game = game;
+    this.geo = geometryOf(variantName(game.variant));
+    this.mySide = seat ? (seat.side === "white" ? Side.WHITE : Side.BLACK) : undefined;
+    const flipped = this.mySide === Side.BLACK;
+    this.board = new BoardView(this.geo, flipped, {
+      canPick: (piece) => !this.reviewing && this.myTurn() && isWhitePiece(piece) === (this.mySide === Side.WHITE),
+      destinations: (from) => [...new Set((this.legal.get(from) ?? []).map((m) => m.to))],
+      onMove: (from, to) => void this.attempt(from, to),
+    });
+    this.actions = new SeatActions(game.id, this.mySide, seat?.token, (message) => {
+      this.notice.textContent = message === "" ? "" : errorText(message);
+    });
+    this.moveList = new MoveList(this.geo.variant === "xiangqi", (move) => this.review(move));
+    this.clocks = { top: new ClockView(flipped ? Side.WHITE : Side.BLACK), bottom: new ClockView(flipped ? Side.BLACK : Side.WHITE) };
+    const bar = (where: "top" | "bottom") =>
+      h("div", { class: "player-bar", "data-testid": `player-${where}` }, this.names[where], this.clocks[where].element);
+    // The arrow keys step through the moves.
+    document.addEventListener("keydown", this.keys);
+    this.element = h(
+      "div",
+      { class: "game-layout", "data-game-id": game.id, "data-variant": this.geo.variant },
+      h("div", {}, bar("top"), this.board.element, bar("bottom"), this.promotionHost),
+      h(
+        "div",
+        {},
+        h("div", { class: "panel" }, this.status, this.notice, this.actions.offers, this.actions.buttons),
+        this.moveList.element,
+        this.links,
+      ),
+    );
+  }
+
+  dispose(): void {
+    document.removeEventListener("keydown", this.keys);
+    this.clocks.top.dispose();
+    this.clocks.bottom.dispose();
+  }
+
+  /** Shows a refusal or a failure. */
+  tell(message: string): void {
+    this.notice.textContent = message;
+  }
+
+  /** Shows the game as an event left it. */
+  show(game: Game, kind: GameEventKind): void {
+    this.game = game;
+    if (this.linksForOpenSeat !== this.waiting()) {
+      this.linksForOpenSeat = this.waiting();
+      this.links.replaceChildren(linksPanel(game.id, this.seat, this.linksForOpenSeat));
+    }
+    const ongoing = this.ongoing();
+    this.showCurrent();
+    this.moveList.update(game.moves);
+    const topSide = this.board.flipped ? Side.WHITE : Side.BLACK;
+    const seatOf = (side: Side) => (side === Side.WHITE ? game.white : game.black);
+    const label = (side: Side) =>
+      `${seatOf(side)?.displayName ?? sideName(side, game.variant)}${side === this.mySide ? " (you)" : ""}`;
+    this.names.top.textContent = label(topSide);
+    this.names.bottom.textContent = label(topSide === Side.WHITE ? Side.BLACK : Side.WHITE);
+    const flagged = this.flaggedSide();
+    this.clocks.top.update(game.clock, ongoing, flagged === topSide);
+    this.clocks.bottom.update(game.clock, ongoing, flagged !== undefined && flagged !== topSide);
+    this.status.replaceChildren(this.statusText());
+    if (kind === GameEventKind.DRAW_DECLINED) this.notice.textContent = "The draw offer was declined.";
+    else if (kind === GameEventKind.TAKEBACK_DECLINED) this.notice.textContent = "The takeback was declined.";
+    else if (kind === GameEventKind.REMATCH_DECLINED) this.notice.textContent = "The rematch was declined.";
+    else if (kind !== GameEventKind.SNAPSHOT) this.notice.textContent = "";
+    this.actions.update(game, [
+      button("Flip board", () => this.board.setFlipped(!this.board.flipped)),
+      button("Download PGN", () => downloadPgn(game.id).catch((err: unknown) => (this.notice.textContent = errorText(err))), {
+        "data-testid": "download-pgn",
+      }),
+    ]);
+    if (this.myTurn()) void this.loadLegalMoves();
+  }
+
+  private showCurrent(): void {
+    this.reviewing = false;
+    const last = this.game.moves.at(-1)?.move;
+    this.board.setPosition(this.game.fen, last ? [last.from, last.to] : undefined, this.checkSquare());
+  }
+
+  /** Shows the position after an earlier move (undefined: the current one). */
+  private review(move: PlayedMove | undefined): void {
+    if (!move?.move) {
+      this.showCurrent();
+      return;
+    }
+    this.reviewing = true;
+    this.board.setPosition(move.fenAfter, [move.move.from, move.move.to]);
+  }
+
+  private ongoing(): boolean {
+    return this.game.outcome?.status === OutcomeStatus.ONGOING;
+  }
+
+  /** Whether the game waits for a player to take its open seat (a game
+   * nobody joined in time is over instead). */
+  private waiting(): boolean {
+    return this.ongoing() && Boolean(this.game.white?.open || this.game.black?.open);
+  }
+
+  private myTurn(): boolean {
+    return this.mySide !== undefined && !this.waiting() && this.ongoing() && this.game.turn === this.mySide;
+  }
+
+  /** The side whose flag fell, once a game ended on time: the side to move. */
+  private flaggedSide(): Side | undefined {
+    const termination = this.game.outcome?.termination;
+    if (termination !== Termination.TIMEOUT && termination !== Termination.TIMEOUT_VS_INSUFFICIENT_MATERIAL) return undefined;
+    return this.game.fen.split(" ")[1] === "b" ? Side.BLACK : Side.WHITE;
+  }
+
+  private checkSquare(): string | undefined {
+    if (!this.game.isCheck) return undefined;
+    const king = this.game.turn === Side.WHITE ? "K" : "k";
+    for (const [square, piece] of readPlacement(this.geo, this.game.fen)) if (piece === king) return square;
+    return undefined;
+  }
+
+  private statusText(): HTMLElement {
+    const game = this.game;
+    if (!this.ongoing()) {
+      const sentence = outcomeSentence(game);
+      return h("span", { class: "outcome", "data-testid": "outcome" }, sentence.charAt(0).toUpperCase() + sentence.slice(1) + ".");
+    }
+    if (this.waiting()) {
+      return h("span", { "data-testid": "waiting" }, this.mySide !== undefined ? "Waiting for your friend to join…" : "Waiting for a player to join…");
+    }
+    const mover = game.turn === Side.WHITE ? game.white : game.black;
+    if (game.turn === this.mySide) return h("span", {}, game.isCheck ? "Your move: you are in check." : "Your move.");
+    if (mover?.engine) return h("span", {}, `${mover.displayName} is thinking…`);
+    return h("span", {}, `${mover?.displayName ?? sideName(game.turn, game.variant)} to move.`);
+  }
+
+  private async loadLegalMoves(): Promise<void> {
+    const version = this.game.version;
+    if (this.legalFor === version) return;
+    this.legalFor = version;
+    this.legal = new Map();
+    try {
+      const answer = await api.rules.legalMoves({
+        position: {
+          variant: this.game.variant,
+          fen: this.game.startFen,
+          moves: this.game.moves.map((m) => m.move?.uci ?? ""),
+          xiangqiRules: this.game.xiangqiRules,
+        },
+      });
+      if (this.game.version !== version) return;
+      for (const move of answer.moves) {
+        const list = this.legal.get(move.from) ?? [];
+        list.push(move);
+        this.legal.set(move.from, list);
+      }
+      this.board.refresh();
+    } catch (err) {
+      this.notice.textContent = errorText(err);
+    }
+  }
+
+  /** Sends a move to the server; an illegal one comes back with its reason. */
+  private async attempt(from: string, to: string): Promise<void> {
+    if (!this.seat) return;
+    const candidates = (this.legal.get(from) ?? []).filter((m) => m.to === to);
+    let move = from + to;
+    const promotions = candidates.filter((m) => m.promotion).map((m) => m.promotion.toLowerCase());
+    if (promotions.length > 0) {
+      const letter = await choosePromotion(this.promotionHost, promotions, this.mySide === Side.WHITE);
+      if (!letter) return;
+      move += letter;
+    } else if (candidates.length === 1) {
+      move = candidates[0].uci;
+    }
+    try {
+      const answer = await api.games.makeMove({
+        gameId: this.game.id,
+        seatToken: this.seat.token,
+        move,
+        expectedPly: this.game.ply,
+      });
+      this.notice.textContent = "";
+      // Show the move at once; the watch stream brings the rest.
+      if (answer.game && answer.game.version > this.game.version) {
+        this.board.setPosition(answer.game.fen, [from, to]);
+      }
+    } catch (err) {
+      this.notice.textContent = errorText(err);
+      this.board.deselect();
+    }
+  }
+}
+
+/** The server's outcome sentence, with xiangqi's first side called Red. */
+function outcomeSentence(game: Game): string {
+  const sentence = game.outcome?.description ?? "";
+  return game.variant === Variant.XIANGQI ? sentence.replace(/\bwhite\b/gi, (w) => (w[0] === "W" ? "Red" : "red")) : sentence;
+}

@@ -1,0 +1,172 @@
+// The new-game form: against the engine (level, colour, time control) or
+// against a friend (an open seat the friend joins by a link), from the
+// standard start or a saved position.
+
+import { api, errorText, GameView, Side, sideName, Variant, XiangqiRules } from "../api";
+import { h } from "../dom";
+import { rememberedGames, rememberJoinCode, rememberSeat, type SeatToken, type SideName } from "../seats";
+import type { Screen } from "./screen";
+
+/** Time controls offered: minutes + increment seconds; "none" is untimed. */
+const TIME_CONTROLS: { label: string; value: string }[] = [
+  { label: "No clock", value: "none" },
+  { label: "1 minute", value: "1+0" },
+  { label: "3 min + 2 s", value: "3+2" },
+  { label: "5 minutes", value: "5+0" },
+  { label: "10 minutes", value: "10+0" },
+  { label: "15 min + 10 s", value: "15+10" },
+  { label: "30 minutes", value: "30+0" },
+  { label: "Custom…", value: "custom" },
+];
+
+/** The name this browser's player gave last (the join screen reads it too). */
+export const NAME_KEY = "arbiter.displayName";
+
+export interface NewGameOptions {
+  variant?: "chess" | "xiangqi";
+  positionId?: string;
+}
+
+function radios(name: string, options: [string, string][], checked: string): HTMLElement[] {
+  return options.map(([value, label]) =>
+    h(
+      "label",
+      { class: "choice" },
+      h("input", { type: "radio", name, value, checked: value === checked }),
+      " ",
+      label,
+    ),
+  );
+}
+
+/** A clock of `minutes` (fractions allowed) plus `increment` seconds a move. */
+function timeControl(minutes: number, increment: number): { initialMs: bigint; incrementMs: bigint } {
+  return { initialMs: BigInt(Math.round(minutes * 60_000)), incrementMs: BigInt(Math.round(increment * 1000)) };
+}
+
+/** The time control of a "M+S" option; undefined for "none". */
+function presetTimeControl(value: string): { initialMs: bigint; incrementMs: bigint } | undefined {
+  const m = /^(\d+)\+(\d+)$/.exec(value);
+  return m ? timeControl(Number(m[1]), Number(m[2])) : undefined;
+}
+
+export function newGameScreen(options: NewGameOptions): Screen {
+  const notice = h("p", { class: "notice", "data-testid": "notice", role: "alert" });
+  const levelInput = h("input", { type: "range", name: "level", min: 1, max: 10, value: 3, "data-testid": "level" });
+  const levelLabel = h("span", {}, "3");
+  levelInput.addEventListener("input", () => (levelLabel.textContent = levelInput.value));
+  const timeSelect = h(
+    "select",
+    { name: "time", "data-testid": "time" },
+    ...TIME_CONTROLS.map((tc) => h("option", { value: tc.value }, tc.label)),
+  );
+  const nameInput = h("input", { type: "text", name: "name", maxlength: 100, "data-testid": "name", value: localStorage.getItem(NAME_KEY) ?? "" });
+  const customMinutes = h("input", { type: "number", min: 0.05, step: "any", value: 3, name: "custom-minutes", "data-testid": "custom-minutes", style: "width: 6rem" });
+  const customIncrement = h("input", { type: "number", min: 0, step: 1, value: 2, name: "custom-increment", "data-testid": "custom-increment", style: "width: 5rem" });
+  const customClock = h("div", { class: "row" }, customMinutes, "minutes +", customIncrement, "seconds a move");
+  const rulesSelect = h(
+    "select",
+    { name: "xiangqi-rules", "data-testid": "xiangqi-rules" },
+    h("option", { value: String(XiangqiRules.ASIAN) }, "Asian rules: perpetual check or chase loses"),
+    h("option", { value: String(XiangqiRules.ASIAN_REFUSING) }, "Asian rules, the forbidden repetition refused"),
+    h("option", { value: String(XiangqiRules.REPETITION_DRAWS) }, "Casual: every repetition draws"),
+  );
+  const xiangqiOnly = h("fieldset", {}, h("legend", {}, "Xiangqi repetitions"), rulesSelect);
+  const engineOnly = h(
+    "fieldset",
+    {},
+    h("legend", {}, "Engine level (1 beginner - 10 full strength)"),
+    h("div", { class: "row" }, levelInput, levelLabel),
+  );
+  const form = h(
+    "form",
+    { class: "new-game panel", "data-testid": "new-game" },
+    h("fieldset", {}, h("legend", {}, "Game"), ...radios("variant", [["chess", "Chess"], ["xiangqi", "Xiangqi"]], options.variant ?? "chess")),
+    h("fieldset", {}, h("legend", {}, "Opponent"), ...radios("opponent", [["engine", "The engine"], ["friend", "A friend (share a link)"]], "engine")),
+    engineOnly,
+    h("fieldset", {}, h("legend", {}, "Your name (optional)"), nameInput),
+    h("fieldset", {}, h("legend", {}, "You play"), ...radios("colour", [["white", "White / Red"], ["black", "Black"], ["random", "Random"]], "white")),
+    h("fieldset", {}, h("legend", {}, "Time control"), timeSelect, customClock),
+    xiangqiOnly,
+    options.positionId
+      ? h("p", {}, "Starting from saved position ", h("code", {}, options.positionId), ".")
+      : null,
+    h("div", {}, h("button", { type: "submit", class: "primary", "data-testid": "start" }, "Start game")),
+    notice,
+  );
+  const value = (name: string) => (form.elements.namedItem(name) as RadioNodeList).value;
+  const sync = () => {
+    engineOnly.hidden = value("opponent") !== "engine";
+    customClock.hidden = timeSelect.value !== "custom";
+    xiangqiOnly.hidden = value("variant") !== "xiangqi";
+  };
+  form.addEventListener("change", sync);
+  sync();
+
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const variant = value("variant") === "xiangqi" ? Variant.XIANGQI : Variant.CHESS;
+    const engine = value("opponent") === "engine";
+    const colour = value("colour");
+    const me: SideName = colour === "random" ? (Math.random() < 0.5 ? "white" : "black") : (colour as SideName);
+    const clock =
+      timeSelect.value === "custom"
+        ? timeControl(Number(customMinutes.value), Number(customIncrement.value))
+        : presetTimeControl(timeSelect.value);
+    const engineSeat = { engine: { level: Number(levelInput.value) } };
+    const mySeat = { displayName: nameInput.value.trim() };
+    const openSeat = { open: true };
+    localStorage.setItem(NAME_KEY, mySeat.displayName);
+    notice.textContent = "";
+    api.games
+      .createGame({
+        variant,
+        start: options.positionId ? { case: "positionId", value: options.positionId } : { case: undefined },
+        white: me === "white" ? mySeat : engine ? engineSeat : openSeat,
+        black: me === "black" ? mySeat : engine ? engineSeat : openSeat,
+        timeControl: clock,
+        xiangqiRules: variant === Variant.XIANGQI ? (Number(rulesSelect.value) as XiangqiRules) : XiangqiRules.UNSPECIFIED,
+      })
+      .then((created) => {
+        const game = created.game;
+        if (!game) throw new Error("the server sent no game");
+        const tokens: Record<SideName, string> = { white: created.whiteToken, black: created.blackToken };
+        const mine: SeatToken = { side: me, token: tokens[me] };
+        rememberSeat(game.id, mine);
+        if (created.joinCode) rememberJoinCode(game.id, created.joinCode);
+        location.hash = `#/game/${encodeURIComponent(game.id)}`;
+      })
+      .catch((err: unknown) => (notice.textContent = errorText(err)));
+  });
+
+  return {
+    element: h("section", {}, h("h1", {}, "New game"), form, yourGames()),
+    dispose() {},
+  };
+}
+
+const YOUR_GAMES = 8;
+
+/** The games this browser plays, each with where it stands (filled in as
+ * the server answers). */
+function yourGames(): HTMLElement | null {
+  const games = rememberedGames(YOUR_GAMES);
+  if (games.length === 0) return null;
+  const list = h("ul", { "data-testid": "your-games" });
+  for (const { gameId, seat } of games) {
+    const state = h("span", {});
+    list.append(h("li", {}, h("a", { href: `#/game/${encodeURIComponent(gameId)}` }, gameId), " ", state));
+    api.games
+      .getGame({ gameId, view: GameView.BASIC })
+      .then(({ game }) => {
+        if (!game) return;
+        const white = seat.side === "white";
+        const other = white ? game.black : game.white;
+        const variant = game.variant === Variant.XIANGQI ? "xiangqi" : "chess";
+        const mine = sideName(white ? Side.WHITE : Side.BLACK, game.variant);
+        state.textContent = `${variant}, you (${mine}) against ${other?.displayName ?? ""}: ${game.outcome?.description ?? ""}`;
+      })
+      .catch((err: unknown) => (state.textContent = errorText(err)));
+  }
+  return h("div", { class: "panel" }, h("h2", {}, "Your games"), list);
+}

@@ -1,0 +1,348 @@
+// The web app in a real browser against a real server: both games played
+// by clicks and drags, a friend joining by a link, live updates between two
+// players, rematches, the server's reasons, clocks, the position editor and
+// the PGN download.
+
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { after, before, describe, test } from "node:test";
+import { OutcomeStatus, Side, Variant } from "@arbiter/client";
+import type { Page } from "playwright-core";
+import {
+  clickSquare,
+  dragPiece,
+  screenshot,
+  shownGameId,
+  shownMoves,
+  startStack,
+  waitForMoves,
+  waitForText,
+  type Player,
+  type Stack,
+} from "./harness";
+
+let stack: Stack;
+
+before(async () => {
+  stack = await startStack();
+});
+
+after(async () => {
+  await stack?.stop();
+});
+
+/** Fills and submits the new-game form. */
+async function newGame(
+  page: Page,
+  choice: {
+    variant: "chess" | "xiangqi";
+    opponent: "engine" | "friend";
+    level?: number;
+    colour?: "white" | "black";
+    minutes?: number;
+    name?: string;
+  },
+): Promise<string> {
+  await page.goto(`${stack.appUrl}/#/`);
+  await page.waitForSelector("[data-testid=new-game]");
+  if (choice.variant === "xiangqi" && choice.opponent === "engine") await screenshot(page, "new-game");
+  await page.check(`input[name=variant][value=${choice.variant}]`);
+  await page.check(`input[name=opponent][value=${choice.opponent}]`);
+  if (choice.level !== undefined) await page.fill("[data-testid=level]", String(choice.level));
+  await page.fill("[data-testid=name]", choice.name ?? "");
+  await page.check(`input[name=colour][value=${choice.colour ?? "white"}]`);
+  if (choice.minutes !== undefined) {
+    await page.selectOption("[data-testid=time]", "custom");
+    await page.fill("[data-testid=custom-minutes]", String(choice.minutes));
+    await page.fill("[data-testid=custom-increment]", "0");
+  }
+  await page.click("[data-testid=start]");
+  await page.waitForSelector("[data-game-id]");
+  return shownGameId(page);
+}
+
+/** A chess game between two browsers: the host creates it with an open
+ * seat and waits; the friend opens the join link, gives a name and joins. */
+async function friendGame(choice: { hostName?: string; friendName?: string; minutes?: number }): Promise<{
+  host: Player;
+  friend: Player;
+  gameId: string;
+}> {
+  const host = await stack.newPlayer();
+  const gameId = await newGame(host.page, { variant: "chess", opponent: "friend", minutes: choice.minutes, name: choice.hostName });
+  await waitForText(host.page, "[data-testid=status]", "Waiting for your friend");
+  const link = await host.page.inputValue("[data-testid=join-link]");
+  assert.match(link, /#\/join\/[0-9A-Z]{10}$/);
+  await screenshot(host.page, "chess-waiting-for-friend");
+  const friend = await stack.newPlayer();
+  await friend.page.goto(link);
+  await friend.page.waitForSelector("[data-testid=join]");
+  await screenshot(friend.page, "join");
+  await friend.page.fill("[data-testid=join-name]", choice.friendName ?? "");
+  await friend.page.click("[data-testid=join-game]");
+  await friend.page.waitForSelector(`[data-game-id="${gameId}"]`);
+  // The host's page starts the game live when the friend's seat is taken.
+  await waitForText(host.page, "[data-testid=status]", "Your move");
+  await waitForText(friend.page, "[data-testid=status]", "to move");
+  assert.equal(await host.page.locator("[data-testid=join-link]").count(), 0);
+  return { host, friend, gameId };
+}
+
+/** Waits until the page moved on from game `gameId` to its rematch. */
+async function shownRematch(page: Page, gameId: string): Promise<string> {
+  await page.waitForSelector(`[data-game-id]:not([data-game-id="${gameId}"])`);
+  return shownGameId(page);
+}
+
+describe("web app", () => {
+  test("a xiangqi game against the engine is played to its end by clicks", async () => {
+    const { page, context } = await stack.newPlayer();
+    const gameId = await newGame(page, { variant: "xiangqi", opponent: "engine", level: 1 });
+    // Red plays the engine's own best moves at a short search: level 1
+    // loses to them, by mate, within a few dozen moves.
+    const deadline = Date.now() + 100_000;
+    for (let turn = 0; turn < 100 && Date.now() < deadline; turn++) {
+      await page.waitForFunction(
+        () => /Your move|won|drawn|lost/i.test(document.querySelector("[data-testid=status]")?.textContent ?? ""),
+        undefined,
+        { timeout: 15_000 },
+      );
+      const { game } = await stack.api.games.getGame({ gameId });
+      if (!game || game.outcome?.status !== OutcomeStatus.ONGOING) break;
+      const best = await stack.api.engine.bestMove({
+        position: { variant: Variant.XIANGQI, fen: game.startFen, moves: game.moves.map((m) => m.move?.uci ?? "") },
+        limits: { movetimeMs: 100 },
+      });
+      const move = best.move;
+      assert.ok(move, "the engine has a move");
+      await clickSquare(page, move.from);
+      await page.waitForSelector(`[data-dest="${move.to}"]`);
+      if (turn === 6) await screenshot(page, "web-xiangqi", true);
+      await clickSquare(page, move.to);
+      await waitForMoves(page, game.ply + 1);
+    }
+    const outcome = await waitForText(page, "[data-testid=outcome]", "won", 15_000);
+    const { game } = await stack.api.games.getGame({ gameId });
+    assert.equal(game?.outcome?.status, OutcomeStatus.DECISIVE);
+    const winner = game?.outcome?.winner === Side.WHITE ? "Red" : "Black";
+    assert.ok(outcome.startsWith(`${winner} won by`), outcome);
+    await page.click("[data-testid=notation]");
+    const chinese = await page.locator("[data-testid=moves] td[data-ply]").first().textContent();
+    assert.equal(chinese, game?.moves[0].move?.chinese);
+    await screenshot(page, "xiangqi-end");
+    await context.close();
+  });
+
+  test("a friend joins by the link, both see each other's moves, a draw offered and accepted, then a rematch with the colours swapped", async () => {
+    const { host: white, friend: black, gameId } = await friendGame({ hostName: "Alice", friendName: "Bob" });
+    // Each player has their own side at the bottom.
+    const rankOf = async (page: Page, square: string) => (await page.locator(`rect.hit[data-square="${square}"]`).boundingBox())?.y ?? 0;
+    assert.ok((await rankOf(white.page, "e1")) > (await rankOf(white.page, "e8")));
+    assert.ok((await rankOf(black.page, "e1")) < (await rankOf(black.page, "e8")));
+
+    await clickSquare(white.page, "e2");
+    await clickSquare(white.page, "e4");
+    assert.deepEqual(await waitForMoves(black.page, 1), ["e4"]);
+    await dragPiece(black.page, "e7", "e5");
+    assert.deepEqual(await waitForMoves(white.page, 2), ["e4", "e5"]);
+    await dragPiece(white.page, "g1", "f3");
+    await waitForMoves(black.page, 3);
+    await clickSquare(black.page, "b8");
+    await clickSquare(black.page, "c6");
+    await waitForMoves(white.page, 4);
+    await clickSquare(white.page, "f1");
+    await white.page.waitForSelector('[data-dest="b5"]');
+    await screenshot(white.page, "web-chess", true);
+    await clickSquare(white.page, "b5");
+    assert.deepEqual(await waitForMoves(black.page, 5), ["e4", "e5", "Nf3", "Nc6", "Bb5"]);
+
+    await white.page.click("[data-testid=offer-draw]");
+    await black.page.waitForSelector("[data-testid=draw-offer]");
+    await screenshot(black.page, "chess-draw-offer");
+    await black.page.click("[data-testid=accept-draw]");
+    for (const player of [white, black]) {
+      assert.match(await waitForText(player.page, "[data-testid=outcome]", "agreement"), /drawn by agreement/i);
+    }
+    // Both pages kept the whole move list from the lean events.
+    assert.deepEqual(await shownMoves(white.page), ["e4", "e5", "Nf3", "Nc6", "Bb5"]);
+    assert.deepEqual(await shownMoves(black.page), ["e4", "e5", "Nf3", "Nc6", "Bb5"]);
+
+    // The moves can be gone through again: the board after 1. e4.
+    await white.page.click('[data-testid=moves] td[data-ply="0"]');
+    await white.page.waitForSelector('g.piece[data-square="e7"][data-piece="p"]');
+    await white.page.keyboard.press("ArrowRight");
+    await white.page.waitForSelector('g.piece[data-square="e5"][data-piece="p"]');
+    assert.equal(await white.page.locator('g.piece[data-square="f3"]').count(), 0);
+    await white.page.keyboard.press("ArrowRight");
+    await white.page.keyboard.press("ArrowRight");
+    await white.page.keyboard.press("ArrowRight");
+    await white.page.waitForSelector('g.piece[data-square="b5"][data-piece="B"]');
+
+    const [download] = await Promise.all([
+      white.page.waitForEvent("download"),
+      white.page.click("[data-testid=download-pgn]"),
+    ]);
+    const path = await download.path();
+    const pgn = await readFile(path, "utf8");
+    const exported = await stack.api.games.exportGame({ gameId });
+    assert.equal(pgn, exported.pgn);
+    assert.match(pgn, /1\. e4 e5 2\. Nf3 Nc6 3\. Bb5/);
+
+    // A rematch: offered by one, accepted by the other, both move on to it.
+    await white.page.click("[data-testid=rematch]");
+    await white.page.waitForSelector("[data-testid=rematch-offered]");
+    await black.page.waitForSelector("[data-testid=rematch-offer]");
+    await screenshot(black.page, "chess-rematch-offer");
+    await black.page.click("[data-testid=accept-rematch]");
+    const rematchId = await shownRematch(black.page, gameId);
+    assert.equal(await shownRematch(white.page, gameId), rematchId);
+    const { game: rematch } = await stack.api.games.getGame({ gameId: rematchId });
+    assert.equal(rematch?.rematchOf, gameId);
+    assert.equal(rematch?.white?.displayName, "Bob");
+    assert.equal(rematch?.black?.displayName, "Alice");
+    // The colours swapped: Bob now plays White, from the bottom.
+    assert.ok((await rankOf(black.page, "e1")) > (await rankOf(black.page, "e8")));
+    assert.ok((await rankOf(white.page, "e1")) < (await rankOf(white.page, "e8")));
+    await waitForText(black.page, "[data-testid=status]", "Your move");
+    await clickSquare(black.page, "d2");
+    await clickSquare(black.page, "d4");
+    assert.deepEqual(await waitForMoves(white.page, 1), ["d4"]);
+    await dragPiece(white.page, "d7", "d5");
+    assert.deepEqual(await waitForMoves(black.page, 2), ["d4", "d5"]);
+    await white.context.close();
+    await black.context.close();
+  });
+
+  test("an illegal move shows the server's reason; a takeback against the engine", async () => {
+    const { page, context } = await stack.newPlayer();
+    await newGame(page, { variant: "chess", opponent: "engine", level: 1 });
+    await clickSquare(page, "e2");
+    await clickSquare(page, "e5");
+    const judged = await stack.api.rules.validateMove({ position: { variant: Variant.CHESS }, move: "e2e5" });
+    assert.equal(judged.legal, false);
+    const notice = await waitForText(page, "[data-testid=notice]", judged.message);
+    assert.ok(notice.endsWith(judged.message), notice);
+    await screenshot(page, "chess-illegal-move");
+    // The engine grants a takeback at once: both moves are gone.
+    await clickSquare(page, "e2");
+    await clickSquare(page, "e4");
+    await waitForMoves(page, 2);
+    await page.click("[data-testid=takeback]");
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=moves] td[data-ply]").length === 0);
+    await page.waitForSelector('g.piece[data-square="e2"][data-piece="P"]');
+    // The list goes on from the shorter game.
+    await clickSquare(page, "d2");
+    await clickSquare(page, "d4");
+    assert.equal((await waitForMoves(page, 2))[0], "d4");
+    await context.close();
+  });
+
+  test("a rematch against the engine starts at once, with the colours swapped", async () => {
+    const { page, context } = await stack.newPlayer();
+    const gameId = await newGame(page, { variant: "chess", opponent: "engine", level: 1 });
+    await clickSquare(page, "e2");
+    await clickSquare(page, "e4");
+    await waitForMoves(page, 2);
+    await page.click("[data-testid=resign]");
+    await waitForText(page, "[data-testid=outcome]", "resign");
+    await page.click("[data-testid=rematch]");
+    const rematchId = await shownRematch(page, gameId);
+    const { game } = await stack.api.games.getGame({ gameId: rematchId });
+    assert.equal(game?.rematchOf, gameId);
+    assert.ok(game?.white?.engine, "the engine plays White in the rematch");
+    // The engine moves first; the player, now Black, answers.
+    await waitForMoves(page, 1);
+    await waitForText(page, "[data-testid=status]", "Your move");
+    assert.match((await page.textContent("[data-testid=player-bottom]")) ?? "", /\(you\)/);
+    await clickSquare(page, "e7");
+    await clickSquare(page, "e5");
+    await waitForMoves(page, 3);
+    await context.close();
+  });
+
+  test("a pawn reaching the last rank promotes to the piece chosen", async () => {
+    const { position } = await stack.api.positions.createPosition({
+      variant: Variant.CHESS,
+      source: { case: "fen", value: "7k/P7/8/8/8/8/8/K7 w - - 0 1" },
+    });
+    assert.ok(position);
+    const created = await stack.api.games.createGame({
+      variant: Variant.CHESS,
+      start: { case: "positionId", value: position.id },
+      white: {},
+      black: {},
+    });
+    const { page, context } = await stack.newPlayer();
+    // A seat's own link plays it.
+    await page.goto(`${stack.appUrl}/#/game/${created.game?.id}/white/${created.whiteToken}`);
+    await page.waitForSelector("[data-game-id]");
+    await dragPiece(page, "a7", "a8");
+    await page.waitForSelector("[data-testid=promotion]");
+    await screenshot(page, "chess-promotion");
+    await page.click('[data-testid=promotion] [data-promotion="n"]');
+    assert.deepEqual(await waitForMoves(page, 1), ["a8=N"]);
+    await page.waitForSelector('g.piece[data-square="a8"][data-piece="N"]');
+    await context.close();
+  });
+
+  test("a clock runs out", async () => {
+    const { host: white, friend: black, gameId } = await friendGame({ minutes: 0.05 });
+    await clickSquare(white.page, "d2");
+    await clickSquare(white.page, "d4");
+    await waitForMoves(black.page, 1);
+    await clickSquare(black.page, "d7");
+    await clickSquare(black.page, "d5");
+    await waitForMoves(white.page, 2);
+    // White's three seconds run from Black's move on.
+    await white.page.waitForSelector(".clock.running[data-side=white]");
+    const outcome = await waitForText(white.page, "[data-testid=outcome]", "time", 15_000);
+    assert.match(outcome, /^Black won by time/);
+    await waitForText(black.page, "[data-testid=outcome]", "time");
+    assert.equal(await white.page.textContent(".clock[data-side=white]"), "0:00.0");
+    const { game } = await stack.api.games.getGame({ gameId });
+    assert.equal(game?.outcome?.winner, Side.BLACK);
+    await screenshot(white.page, "chess-timeout");
+    await white.context.close();
+    await black.context.close();
+  });
+
+  test("the position editor rejects a bad position and starts a game from a good one", async () => {
+    const { page, context } = await stack.newPlayer();
+    await page.goto(`${stack.appUrl}/#/editor/chess`);
+    await page.waitForSelector("[data-testid=valid]");
+    await page.click("[data-testid=clear]");
+    await page.click("[data-tool=K]");
+    await clickSquare(page, "e1");
+    await page.waitForSelector("[data-testid=problems] li");
+    const codes = await page.locator("[data-testid=problems] li").evaluateAll((items) => items.map((li) => li.getAttribute("data-code")));
+    assert.ok(codes.length > 0);
+    await screenshot(page, "editor-problems");
+    await page.click("[data-testid=save-position]");
+    await page.waitForFunction(() => (document.querySelector("[data-testid=notice]")?.textContent ?? "").length > 0);
+    assert.equal(await page.locator("[data-testid=position-id]").count(), 0);
+
+    await page.click("[data-tool=k]");
+    await clickSquare(page, "e8");
+    await page.click("[data-tool=R]");
+    await clickSquare(page, "a1");
+    await page.waitForSelector("[data-testid=valid]");
+    await page.fill("[data-testid=position-name]", "rook ending");
+    await page.click("[data-testid=save-position]");
+    const positionId = await page.locator("[data-testid=position-id]").textContent();
+    assert.ok(positionId);
+    const saved = await stack.api.positions.getPosition({ id: positionId });
+    assert.equal(saved.position?.fen, "4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
+    await page.click("[data-testid=start-from-position]");
+    await page.check("input[name=opponent][value=engine]");
+    await page.click("[data-testid=start]");
+    await page.waitForSelector("[data-game-id]");
+    const gameId = await shownGameId(page);
+    const { game } = await stack.api.games.getGame({ gameId });
+    assert.equal(game?.startFen, saved.position?.fen);
+    await page.waitForSelector('g.piece[data-square="a1"][data-piece="R"]');
+    await clickSquare(page, "a1");
+    await clickSquare(page, "a7");
+    await waitForMoves(page, 2);
+    await context.close();
+  });
+});
