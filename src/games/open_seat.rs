@@ -10,8 +10,9 @@
 //!
 //! A game whose seat nobody takes within the server's open-seat timeout is
 //! aborted (`unjoined`). Every server sweeps for them through an index, on
-//! SQLite as on PostgreSQL, and the abort is checked and written under the
-//! game's lock: it happens once, whichever servers see it due.
+//! SQLite as on PostgreSQL, and the abort is written only if the game is
+//! still at the version it was checked on: it happens once, whichever
+//! servers see it due.
 
 use std::time::Duration;
 

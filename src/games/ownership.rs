@@ -13,7 +13,8 @@
 //! over within `renew_every`.
 //!
 //! Flags need no more than that: whichever servers act, a flag falls once
-//! (checked under the game's lock). An engine seat's move is written with
+//! (written only if the game is still at the version the fall was judged
+//! on). An engine seat's move is written with
 //! the game's expected ply and the lease's epoch, checked in the move's own
 //! transaction, so a server that lost the lease while its engine thought
 //! cannot write it: an engine move is played once.

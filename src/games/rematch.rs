@@ -2,8 +2,9 @@
 //! acceptance (an engine seat's at once) creates the new game with the
 //! colours swapped, from the same start under the same rules and time
 //! control, linked both ways (`rematch_of`, `rematch`). The offer, the
-//! answer and the new game are written under the finished game's lock, the
-//! new game in the same transaction: one rematch per game, whoever races.
+//! answer and the new game are written only if the finished game is still
+//! at the version they were judged on, the new game in the same
+//! transaction: one rematch per game, whoever races.
 //!
 //! Each player's token in the rematch is derived from its token in the
 //! finished game ([`ids::successor_token`]): the acceptor gets it in its
