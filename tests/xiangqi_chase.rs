@@ -191,7 +191,8 @@ fn a_soldier_may_chase() {
 /// played twice from `fen`, and the third occurrence of the start position
 /// ends the game with `winner` by `termination`; for a perpetual chase,
 /// `chase` is the offence as the verdict states it. pyffish 0.0.90
-/// (Fairy-Stockfish) gives the same verdict on every case of both tables.
+/// (Fairy-Stockfish) gives the same winner on every case of both tables
+/// (tools/check_xiangqi_clauses.py).
 struct Clause {
     name: &'static str,
     fen: &'static str,
@@ -258,6 +259,19 @@ const CHECK_AND_CHASE: &[Clause] = &[
         winner: Some(Side::Black),
         termination: Termination::PerpetualCheck,
         chase: None,
+    },
+    Clause {
+        // Black's cannon checks from a1 (screen d1) and, back on a2,
+        // attacks the unprotected advisor on f2 (screen d2): one check and
+        // one chase, allowed. Red's chariot follows the cannon with every
+        // move, answering the check on b1: a perpetual chase, which loses
+        // (the principle of AXF diagrams 37 and 38).
+        name: "one check one chase against a perpetual chase",
+        fen: "3k5/9/9/9/9/9/9/cR1A1A3/3NK4/9 b - - 0 1",
+        cycle: ["a2a1", "b2b1", "a1a2", "b1b2"],
+        winner: Some(Side::Black),
+        termination: Termination::PerpetualChase,
+        chase: Some("Red's chariot chased the unprotected cannon on a2"),
     },
 ];
 
