@@ -187,6 +187,140 @@ fn a_soldier_may_chase() {
     );
 }
 
+/// A hand-built cycle for one clause of the rule: the 4-ply `cycle` is
+/// played twice from `fen`, and the third occurrence of the start position
+/// ends the game with `winner` by `termination`; for a perpetual chase,
+/// `chase` is the offence as the verdict states it. pyffish 0.0.90
+/// (Fairy-Stockfish) gives the same winner on every case of both tables
+/// (tools/check_xiangqi_clauses.py).
+struct Clause {
+    name: &'static str,
+    fen: &'static str,
+    cycle: [&'static str; 4],
+    winner: Option<Side>,
+    termination: Termination,
+    chase: Option<&'static str>,
+}
+
+fn assert_verdicts(clauses: &[Clause]) {
+    for clause in clauses {
+        let end = end_after_cycle(clause.fen, clause.cycle);
+        assert_eq!(
+            (end.winner, end.termination),
+            (clause.winner, clause.termination),
+            "{}: {end}",
+            clause.name
+        );
+        assert_eq!(
+            end.chase.map(|c| c.to_string()).as_deref(),
+            clause.chase,
+            "{}",
+            clause.name
+        );
+    }
+}
+
+/// Check and chase in one cycle. AXF: perpetual check loses; check ranks
+/// above chase, so a side that checks with every move loses even when its
+/// moves also chase or the other side chases; one check and one chase is
+/// allowed.
+const CHECK_AND_CHASE: &[Clause] = &[
+    Clause {
+        // The chariot checks from i9 and attacks the lone horse on a5 from
+        // i5 (a new threat each time); the black general only steps between
+        // e9 and e8.
+        name: "one check one chase",
+        fen: "4k4/9/9/9/n7R/9/9/9/9/3K5 w - - 0 1",
+        cycle: ["i5i9", "e9e8", "i9i5", "e8e9"],
+        winner: None,
+        termination: Termination::ThreefoldRepetition,
+        chase: None,
+    },
+    Clause {
+        // Every move of the chariot checks along rank 8 or 9 and attacks the
+        // unprotected horse on a5 down the a file: a perpetual check.
+        name: "every move checks and chases",
+        fen: "R8/4k4/9/9/n8/9/9/9/9/3K5 w - - 0 1",
+        cycle: ["a9a8", "e8e9", "a8a9", "e9e8"],
+        winner: Some(Side::Black),
+        termination: Termination::PerpetualCheck,
+        chase: None,
+    },
+    Clause {
+        // The red horse steps off the e file (the cannon on e2 checks
+        // through the black chariot on e5) and back onto it (the cannon
+        // checks through the horse). Each time the chariot answers the check
+        // and attacks the unprotected horse again: off the file from d5,
+        // back onto it from e5. Red checks perpetually while Black chases
+        // perpetually: the checking side loses.
+        name: "perpetual check against perpetual chase",
+        fen: "4k4/9/9/9/4r4/4N4/9/4C4/9/5K3 w - - 0 1",
+        cycle: ["e4d2", "e5d5", "d2e4", "d5e5"],
+        winner: Some(Side::Black),
+        termination: Termination::PerpetualCheck,
+        chase: None,
+    },
+    Clause {
+        // Black's cannon checks from a1 (screen d1) and, back on a2,
+        // attacks the unprotected advisor on f2 (screen d2): one check and
+        // one chase, allowed. Red's chariot follows the cannon with every
+        // move, answering the check on b1: a perpetual chase, which loses
+        // (the principle of AXF diagrams 37 and 38).
+        name: "one check one chase against a perpetual chase",
+        fen: "3k5/9/9/9/9/9/9/cR1A1A3/3NK4/9 b - - 0 1",
+        cycle: ["a2a1", "b2b1", "a1a2", "b1b2"],
+        winner: Some(Side::Black),
+        termination: Termination::PerpetualChase,
+        chase: Some("Red's chariot chased the unprotected cannon on a2"),
+    },
+];
+
+#[test]
+fn check_ranks_above_chase() {
+    assert_verdicts(CHECK_AND_CHASE);
+}
+
+/// Soldiers. AXF: a soldier that has not crossed the river cannot be
+/// chased; once across it can. In each cycle Black's chariot steps onto the
+/// c file (with the cannon on c9 it attacks down the file) and off it again
+/// (the cannon then attacks through the red horse that came to c6 to block
+/// the file): every black move threatens the soldier anew, and every red
+/// move answers the threat. A soldier cannot flee sideways before it has
+/// crossed, so the soldier stands still in all three cycles.
+const SOLDIERS: &[Clause] = &[
+    Clause {
+        name: "uncrossed soldier on c4",
+        fen: "2c1k4/9/Nr7/9/9/2P6/9/9/9/5K3 b - - 0 1",
+        cycle: ["b7c7", "a7c6", "c7b7", "c6a7"],
+        winner: None,
+        termination: Termination::ThreefoldRepetition,
+        chase: None,
+    },
+    Clause {
+        name: "crossed soldier on c5",
+        fen: "2c1k4/9/Nr7/9/2P6/9/9/9/9/5K3 b - - 0 1",
+        cycle: ["b7c7", "a7c6", "c7b7", "c6a7"],
+        winner: Some(Side::White),
+        termination: Termination::PerpetualChase,
+        chase: Some("Black's cannon chased the unprotected soldier on c5"),
+    },
+    Clause {
+        // The same cycle against a horse on c4: the chase is the cycle's,
+        // the draw above is the soldier's.
+        name: "horse on c4",
+        fen: "2c1k4/9/Nr7/9/9/2N6/9/9/9/5K3 b - - 0 1",
+        cycle: ["b7c7", "a7c6", "c7b7", "c6a7"],
+        winner: Some(Side::White),
+        termination: Termination::PerpetualChase,
+        chase: Some("Black's cannon chased the unprotected horse on c4"),
+    },
+];
+
+#[test]
+fn an_uncrossed_soldier_cannot_be_chased() {
+    assert_verdicts(SOLDIERS);
+}
+
 /// The minimal chase under the other rule sets.
 #[test]
 fn rule_sets_judge_or_refuse_the_chase() {
