@@ -2,15 +2,19 @@
 //! on SQLite (one process), and on PostgreSQL the games of the shards whose
 //! leases it holds (see `store::leases`).
 //!
-//! A server renews its leases every [`LeaseTimes::renew_every`] and claims
-//! those whose [`LeaseTimes::duration`] ran out. For the shards it gains it
-//! arms the flag timers and wakes the engine seats of their ongoing games;
-//! after another server's change to one of its games (heard through the
-//! store's change feed) it arms that game again. When its leases run out
-//! unrenewed (it cannot reach the database), it stops their timers. So
-//! when a server dies, another takes its games over within `duration` plus
-//! `renew_every`; one that stops gives its leases up, and another takes
-//! over within `renew_every`.
+//! A server renews its leases every [`LeaseTimes::renew_every`], keeping
+//! its fair share of the shards among the servers live, and claims up to
+//! that share those whose [`LeaseTimes::duration`] ran out. For the shards
+//! it gains it arms the flag timers and wakes the engine seats of their
+//! ongoing games; after another server's change to one of its games (heard
+//! through the store's change feed) it arms that game again. The shards it
+//! gives up beyond its share (a server joined) are lost as any other: their
+//! timers stop. So when a server joins, the shards spread over it within
+//! two `renew_every` (the others give some up, it claims them); when a
+//! server dies, the others take its games over within `duration` plus
+//! `renew_every`; one that stops gives its leases up, and the others take
+//! over within `renew_every`. When its leases run out unrenewed (it cannot
+//! reach the database), a server stops their timers.
 //!
 //! Flags need no more than that: whichever servers act, a flag falls once
 //! (checked under the game's lock). An engine seat's move is written with
@@ -197,8 +201,8 @@ impl Changed {
 
 impl Games {
     /// Takes ownership of games: on SQLite of all of them, on PostgreSQL of
-    /// the shards whose leases are free, renewed every `times.renew_every`
-    /// from then on. Arms the flag timers and wakes the engine seats of the
+    /// its share of the shards whose leases are free, renewed (and claimed
+    /// up to its share) every `times.renew_every` from then on. Arms the flag timers and wakes the engine seats of the
     /// games owned; returns how many of each.
     ///
     /// # Errors
@@ -211,6 +215,7 @@ impl Games {
         leased
             .shards
             .store(self.store.lease_shards().await?, Ordering::Relaxed);
+        self.store.forget_gone_replicas().await?;
         let gained = self.renew_leases(leased, times).await?;
         let resumed = self.resume_shards(&gained).await?;
         tokio::spawn(self.clone().keep_leases(times));
