@@ -83,6 +83,9 @@ pub(super) struct Leased {
     /// Shards the games are split into (known once ownership is taken).
     shards: AtomicI64,
     held: Mutex<Held>,
+    /// Whether the leases were given up (at shutdown), held through each
+    /// renewal: a renewal after it would claim them again.
+    given_up: tokio::sync::Mutex<bool>,
 }
 
 #[derive(Debug, Default)]
@@ -105,6 +108,7 @@ impl Ownership {
                 owner: format!("{}-{}", std::process::id(), new_id()),
                 shards: AtomicI64::new(0),
                 held: Mutex::default(),
+                given_up: tokio::sync::Mutex::new(false),
             })
         } else {
             Ownership::Everything
@@ -225,9 +229,12 @@ impl Games {
     /// Gives this server's leases up, for others to take over at once (at
     /// shutdown, before the store closes).
     pub async fn give_up_ownership(&self) {
-        if let Ownership::Leased(leased) = &*self.ownership
-            && let Err(error) = self.store.release_leases(&leased.owner).await
-        {
+        let Ownership::Leased(leased) = &*self.ownership else {
+            return;
+        };
+        let mut given_up = leased.given_up.lock().await;
+        *given_up = true;
+        if let Err(error) = self.store.release_leases(&leased.owner).await {
             tracing::warn!(%error, "the leases were not given up: others take over at expiry");
         }
     }
@@ -243,6 +250,10 @@ impl Games {
         leased: &Leased,
         times: LeaseTimes,
     ) -> Result<HashSet<i64>, GameError> {
+        let given_up = leased.given_up.lock().await;
+        if *given_up {
+            return Ok(HashSet::new());
+        }
         let began = Instant::now();
         let duration = i64::try_from(times.duration.as_millis()).unwrap_or(i64::MAX);
         let changed = match self
