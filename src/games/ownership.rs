@@ -206,8 +206,9 @@ impl Changed {
 impl Games {
     /// Takes ownership of games: on SQLite of all of them, on PostgreSQL of
     /// its share of the shards whose leases are free, renewed (and claimed
-    /// up to its share) every `times.renew_every` from then on. Arms the flag timers and wakes the engine seats of the
-    /// games owned; returns how many of each.
+    /// up to its share) every `times.renew_every` from then on. Arms the
+    /// flag timers and wakes the engine seats of the games owned; returns
+    /// how many of each.
     ///
     /// # Errors
     ///

@@ -6,7 +6,8 @@
 //! lease runs out (the database's clock, so servers' clocks need not agree)
 //! and an epoch, bumped whenever the lease changes hands. The owner renews
 //! its rows; once a row's time is past, any server may claim it (`SELECT
-//! ... FOR UPDATE SKIP LOCKED`, so that claimers never wait on each other).
+//! ... FOR UPDATE SKIP LOCKED`, so that claimers never wait on each other),
+//! its owner too, at a new epoch.
 //!
 //! The shards are shared evenly: each server records itself in the
 //! `replicas` table with its leases' time, so that every renewal knows how
@@ -81,8 +82,13 @@ impl Store {
         // One statement renews the leases kept, gives the extra ones up and
         // claims the missing ones, at one time read once (so the leases held
         // all run out together). `owner` counts itself among the live (its
-        // row may be new, or have run out). Every SET expression reads the
-        // row as it was, so `owner <> $1` there means a lease claimed.
+        // row may be new, or have run out). It renews only the leases whose
+        // time is not past, which no claimer locks, and claims the others
+        // anew (its own too, at a new epoch), skipping those locked: so two
+        // renewals never wait on each other. The WHERE tests the row itself,
+        // not `mine`, for a row claimed meanwhile to be left alone. Every SET
+        // expression reads the row as it was: a time past there means a
+        // lease claimed.
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "WITH clock (now) AS (SELECT {now}), \
              live (n, rank) AS (SELECT 1 + count(*), count(CASE WHEN owner < $1 THEN 1 END) \
@@ -90,19 +96,21 @@ impl Store {
              shards (n) AS (SELECT count(*) FROM leases), \
              fair (n) AS (SELECT shards.n / live.n \
              + CASE WHEN live.rank < shards.n % live.n THEN 1 ELSE 0 END FROM shards, live), \
-             held (n) AS (SELECT count(*) FROM leases WHERE owner = $1), \
-             kept (shard) AS (SELECT shard FROM leases WHERE owner = $1 \
-             ORDER BY shard LIMIT (SELECT n FROM fair)) \
+             mine (shard) AS (SELECT shard FROM leases \
+             WHERE owner = $1 AND expires_at > (SELECT now FROM clock)), \
+             held (n) AS (SELECT count(*) FROM mine), \
+             kept (shard) AS (SELECT shard FROM mine ORDER BY shard LIMIT (SELECT n FROM fair)) \
              UPDATE leases SET \
-             epoch = CASE WHEN owner = $1 THEN epoch ELSE epoch + 1 END, \
-             expires_at = CASE WHEN owner <> $1 OR shard IN (SELECT shard FROM kept) \
-             THEN (SELECT now FROM clock) + $2 ELSE 0 END, \
-             owner = CASE WHEN owner <> $1 OR shard IN (SELECT shard FROM kept) \
-             THEN $1 ELSE '' END \
-             WHERE owner = $1 OR shard IN (SELECT shard FROM leases \
-             WHERE expires_at <= (SELECT now FROM clock) AND owner <> $1 ORDER BY shard \
-             LIMIT (SELECT CASE WHEN fair.n > held.n THEN fair.n - held.n ELSE 0 END \
-             FROM fair, held){skip}) \
+             epoch = CASE WHEN expires_at <= (SELECT now FROM clock) \
+             THEN epoch + 1 ELSE epoch END, \
+             owner = CASE WHEN expires_at <= (SELECT now FROM clock) \
+             OR shard IN (SELECT shard FROM kept) THEN $1 ELSE '' END, \
+             expires_at = CASE WHEN expires_at <= (SELECT now FROM clock) \
+             OR shard IN (SELECT shard FROM kept) THEN (SELECT now FROM clock) + $2 ELSE 0 END \
+             WHERE (owner = $1 AND expires_at > (SELECT now FROM clock)) \
+             OR shard IN (SELECT shard FROM leases WHERE expires_at <= (SELECT now FROM clock) \
+             ORDER BY shard LIMIT (SELECT CASE WHEN fair.n > held.n \
+             THEN fair.n - held.n ELSE 0 END FROM fair, held){skip}) \
              RETURNING shard, epoch, owner, expires_at",
             skip = self.backend.lock_skipping_locked(),
         )))
