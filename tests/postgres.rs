@@ -10,7 +10,10 @@ mod common;
 
 use std::time::Duration;
 
-use arbiter::api::proto as pb;
+use arbiter::{
+    api::proto as pb,
+    store::{Lease, Store},
+};
 use common::{TestServer, database::postgres_or_skip, play, wait_health};
 use tokio::{
     io::copy_bidirectional,
@@ -703,4 +706,48 @@ async fn unusable_database_urls_stop_the_start_with_a_message() {
             started.elapsed()
         );
     }
+}
+
+/// Renewals on several servers at once, every lease run out first (as
+/// after an outage of the database): none fails, no shard is claimed by
+/// two, and they end sharing the shards evenly.
+#[tokio::test]
+async fn concurrent_renewals_after_every_lease_ran_out_share_the_shards() {
+    let test = "concurrent_renewals_after_every_lease_ran_out_share_the_shards";
+    let Some(db) = postgres_or_skip(test).await else {
+        return;
+    };
+    let store = Store::connect(&db.url()).await.unwrap();
+    for _ in 0..20 {
+        // Held for no time: every lease and every replica runs out at once.
+        renew_all(&store, 0).await;
+        let held = renew_all(&store, 60_000).await;
+        let mut shards: Vec<i64> = held.iter().flatten().map(|lease| lease.shard).collect();
+        let claimed = shards.len();
+        shards.sort_unstable();
+        shards.dedup();
+        assert_eq!(shards.len(), claimed, "a shard claimed twice: {held:?}");
+    }
+    let mut held = Vec::new();
+    for _ in 0..5 {
+        held = renew_all(&store, 60_000)
+            .await
+            .map(|leases| leases.len())
+            .to_vec();
+    }
+    assert_eq!(held, [22, 21, 21]);
+    store.close().await;
+}
+
+/// The leases servers `a`, `b` and `c` hold after renewing theirs at once
+/// for `duration_ms`.
+async fn renew_all(store: &Store, duration_ms: i64) -> [Vec<Lease>; 3] {
+    let renew = |owner| async move {
+        store
+            .renew_and_claim_leases(owner, duration_ms)
+            .await
+            .unwrap()
+    };
+    let (a, b, c) = tokio::join!(renew("a"), renew("b"), renew("c"));
+    [a, b, c]
 }

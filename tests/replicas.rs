@@ -1,8 +1,8 @@
 //! Three real `arbiter serve` processes on one PostgreSQL database: any
-//! call on any replica, live events across them, flags and engine seats
-//! taken over from a replica killed with SIGKILL, and no acknowledged move
-//! lost when the database drops every connection or every replica is
-//! killed.
+//! call on any replica, live events across them, the shards of games
+//! spread evenly over the replicas live, flags and engine seats taken over
+//! from a replica killed with SIGKILL, and no acknowledged move lost when
+//! the database drops every connection or every replica is killed.
 //!
 //! The replicas run with short leases ([`LEASE`], renewed every
 //! [`RENEW`]) so that takeovers are quick. These tests need a PostgreSQL
@@ -69,11 +69,62 @@ async fn up(serve: Serve) -> Binary {
     replica
 }
 
-/// Three replicas, the first started (and so the owner of every game's
-/// lease: the others find none free) before the others.
+/// Three replicas, started one after another, once they share the shards
+/// evenly (so that a game's owner stays while they live).
 async fn three_replicas(db: &TestDatabase) -> [Binary; 3] {
     let first = replica(db, None).await;
-    [first, replica(db, None).await, replica(db, None).await]
+    let replicas = [first, replica(db, None).await, replica(db, None).await];
+    spread_over(db, &replicas, SPREAD_WITHIN).await;
+    replicas
+}
+
+/// Shards of games (as the migration makes them).
+const SHARDS: i64 = 64;
+
+/// Bound on the wait for the shards to spread once the replicas are up:
+/// any earlier owners' leases run out (a previous run's replicas killed),
+/// then each joiner's share is given up and claimed within two renewals.
+const SPREAD_WITHIN: Duration = Duration::from_secs(15);
+
+/// Waits (at most `within`) until `replicas` hold every shard, each its
+/// fair share (the shards over the replicas, rounded down or up); how long
+/// it took.
+async fn spread_over(db: &TestDatabase, replicas: &[Binary], within: Duration) -> Duration {
+    let live = replicas.len() as i64;
+    let fair = (SHARDS / live)..=(SHARDS + live - 1) / live;
+    let began = Instant::now();
+    loop {
+        let mut held = Vec::new();
+        for replica in replicas {
+            held.push(leases_of(db, replica.pid()).await);
+        }
+        if held.iter().sum::<i64>() == SHARDS && held.iter().all(|n| fair.contains(n)) {
+            return began.elapsed();
+        }
+        assert!(
+            began.elapsed() < within,
+            "not spread within {within:?}: {held:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Which of the replicas `pids` owns game `id` (holds its shard's lease).
+async fn owner_of(db: &TestDatabase, pids: &[u32], id: &str) -> Option<usize> {
+    let pool = db.pool().await;
+    let owner: String = sqlx::query_scalar("SELECT owner FROM leases WHERE shard = $1")
+        .bind(arbiter::store::shard_of(id, SHARDS))
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    pids.iter()
+        .position(|pid| owner.starts_with(&format!("{pid}-")))
+}
+
+/// Process ids of `replicas`.
+fn pids(replicas: &[Binary]) -> Vec<u32> {
+    replicas.iter().map(Binary::pid).collect()
 }
 
 async fn client(replica: &Binary) -> GamesClient<Channel> {
@@ -227,6 +278,36 @@ async fn concurrent_moves_spread_over_replicas_exactly_one_wins() {
     }
 }
 
+/// Three replicas started one after another share the shards evenly
+/// (each joiner within a few renewals); after SIGKILL of one, the two
+/// survivors share them within the takeover bound.
+#[tokio::test]
+async fn the_shards_spread_over_the_replicas_live() {
+    let Some(db) = postgres_or_skip("the_shards_spread_over_the_replicas_live").await else {
+        return;
+    };
+    let metrics = free_addr();
+    let mut replicas = vec![replica(&db, Some(&metrics)).await];
+    spread_over(&db, &replicas, SPREAD_WITHIN).await;
+    for _ in 0..2 {
+        replicas.push(replica(&db, None).await);
+        let took = spread_over(&db, &replicas, SPREAD_WITHIN).await;
+        eprintln!(
+            "spread over {} replicas {took:?} after the last served",
+            replicas.len()
+        );
+    }
+    let first = leases_of(&db, replicas[0].pid()).await;
+    assert_eq!(
+        scrape(&metrics, "arbiter_leases_held").await,
+        Some(first as f64)
+    );
+    replicas[2].kill().await;
+    // The takeover bound, and the time of a query.
+    let took = spread_over(&db, &replicas[..2], LEASE + RENEW + Duration::from_secs(1)).await;
+    eprintln!("spread over the 2 survivors {took:?} after SIGKILL");
+}
+
 /// SIGKILL of the replica that owns a clocked game: the flag falls on
 /// another replica, late by at most the lease's time, and watchers on both
 /// survivors get GAME_ENDED.
@@ -237,19 +318,9 @@ async fn a_flag_falls_on_another_replica_when_its_owner_is_killed() {
     else {
         return;
     };
-    let metrics = free_addr();
-    let mut a = replica(&db, Some(&metrics)).await;
-    let (b, c) = (replica(&db, None).await, replica(&db, None).await);
-    // The first replica holds every lease; the later ones none.
-    let shards = leases_of(&db, a.pid()).await;
-    assert!(shards > 0);
-    assert_eq!(
-        scrape(&metrics, "arbiter_leases_held").await,
-        Some(shards as f64)
-    );
-    assert_eq!(leases_of(&db, b.pid()).await, 0);
-    let (mut on_b, mut on_c) = (client(&b).await, client(&c).await);
-    let created = on_b
+    let mut replicas = three_replicas(&db).await;
+    let mut clients = clients_of(&replicas).await;
+    let created = clients[0]
         .create_game(pb::CreateGameRequest {
             variant: pb::Variant::Chess as i32,
             white: common::seat("W"),
@@ -264,14 +335,18 @@ async fn a_flag_falls_on_another_replica_when_its_owner_is_killed() {
         .unwrap()
         .into_inner();
     let id = created.game.as_ref().unwrap().id.clone();
-    play(&mut on_b, &id, &created.white_token, "e4").await;
+    let owner = owner_of(&db, &pids(&replicas), &id)
+        .await
+        .expect("an owner");
+    let (b, c) = ((owner + 1) % 3, (owner + 2) % 3);
+    play(&mut clients[b], &id, &created.white_token, "e4").await;
     let mut watchers = [
-        common::watch(&mut on_b, &id).await,
-        common::watch(&mut on_c, &id).await,
+        common::watch(&mut clients[b], &id).await,
+        common::watch(&mut clients[c], &id).await,
     ];
-    let flag_due = play(&mut on_c, &id, &created.black_token, "e5").await;
+    let flag_due = play(&mut clients[c], &id, &created.black_token, "e5").await;
     let white_left = Duration::from_millis(flag_due.clock.unwrap().white_ms as u64);
-    a.kill().await; // White's clock runs; its owner is gone.
+    replicas[owner].kill().await; // White's clock runs; its owner is gone.
     let killed = Instant::now();
     for watcher in &mut watchers {
         let ended = loop {
@@ -290,7 +365,8 @@ async fn a_flag_falls_on_another_replica_when_its_owner_is_killed() {
         late < LEASE + RENEW + Duration::from_secs(1),
         "the flag fell {late:?} late"
     );
-    assert!(leases_of(&db, b.pid()).await + leases_of(&db, c.pid()).await >= shards);
+    let survivors = [replicas[b].pid(), replicas[c].pid()];
+    assert!(owner_of(&db, &survivors, &id).await.is_some());
 }
 
 /// SIGKILL of the replica that owns an engine seat's game while the engine
@@ -302,9 +378,9 @@ async fn an_engine_seat_moves_once_from_another_replica_when_its_owner_is_killed
     let Some(db) = postgres_or_skip(test).await else {
         return;
     };
-    let [mut a, b, c] = three_replicas(&db).await;
-    let (mut on_b, mut on_c) = (client(&b).await, client(&c).await);
-    let created = on_b
+    let mut replicas = three_replicas(&db).await;
+    let mut clients = clients_of(&replicas).await;
+    let created = clients[0]
         .create_game(pb::CreateGameRequest {
             variant: pb::Variant::Chess as i32,
             white: common::seat("Human"),
@@ -324,17 +400,21 @@ async fn an_engine_seat_moves_once_from_another_replica_when_its_owner_is_killed
         .unwrap()
         .into_inner();
     let id = created.game.as_ref().unwrap().id.clone();
-    let mut watching = common::watch(&mut on_c, &id).await;
+    let owner = owner_of(&db, &pids(&replicas), &id)
+        .await
+        .expect("an owner");
+    let (b, c) = ((owner + 1) % 3, (owner + 2) % 3);
+    let mut watching = common::watch(&mut clients[c], &id).await;
     assert_eq!(
         next_event(&mut watching, Duration::from_secs(5)).await.0,
         K::Snapshot
     );
-    play(&mut on_b, &id, &created.white_token, "e4").await;
+    play(&mut clients[b], &id, &created.white_token, "e4").await;
     assert_eq!(
         next_event(&mut watching, Duration::from_secs(5)).await.0,
         K::Move
     );
-    a.kill().await;
+    replicas[owner].kill().await;
     let (kind, game) = next_event(&mut watching, LEASE + RENEW + Duration::from_secs(10)).await;
     assert_eq!((kind, game.ply), (K::Move, 2));
     // Exactly once: nothing follows (it is the human's turn), and the
@@ -356,7 +436,7 @@ async fn an_engine_seat_moves_once_from_another_replica_when_its_owner_is_killed
     .unwrap();
     assert_eq!(moves, 2);
     pool.close().await;
-    assert_eq!(common::get_game(&mut on_c, &id).await.ply, 2);
+    assert_eq!(common::get_game(&mut clients[c], &id).await.ply, 2);
 }
 
 /// Players who move as fast as the replicas answer until stopped, each
@@ -666,25 +746,12 @@ async fn measure_event_latency_and_failover() {
         at(100)
     );
     for round in 0..3 {
-        // The owner: the replica holding leases (after a takeover, one
-        // survivor holds them all).
-        let mut owner = None;
-        for _ in 0..100 {
-            for (n, replica) in replicas.iter().enumerate() {
-                if leases_of(&db, replica.pid()).await > 0 {
-                    owner = Some(n);
-                }
-            }
-            if owner.is_some() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        let owner = owner.expect("a replica holds the leases");
-        let (maker, watcher) = ((owner + 1) % 3, (owner + 2) % 3);
-        let mut clocked_on = client(&replicas[maker]).await;
-        let mut watched_on = client(&replicas[watcher]).await;
-        let clocked = clocked_on
+        // Spread again after the last round's restart (its killed
+        // replica's leases run out first).
+        spread_over(&db, &replicas, Duration::from_secs(30)).await;
+        let clients = clients_of(&replicas).await;
+        let clocked = clients[0]
+            .clone()
             .create_game(pb::CreateGameRequest {
                 variant: pb::Variant::Chess as i32,
                 white: common::seat("W"),
@@ -699,29 +766,43 @@ async fn measure_event_latency_and_failover() {
             .unwrap()
             .into_inner();
         let clocked_id = clocked.game.unwrap().id;
-        play(&mut clocked_on, &clocked_id, &clocked.white_token, "e4").await;
-        let engine = clocked_on
-            .create_game(pb::CreateGameRequest {
-                variant: pb::Variant::Chess as i32,
-                white: common::seat("Human"),
-                black: Some(pb::SeatRequest {
-                    display_name: String::new(),
-                    engine: Some(pb::EnginePlayer {
-                        level: 10,
-                        movetime_ms: 1_000,
+        let pids = pids(&replicas);
+        let owner = owner_of(&db, &pids, &clocked_id).await.expect("an owner");
+        let (maker, watcher) = ((owner + 1) % 3, (owner + 2) % 3);
+        let (mut made_on, mut watched_on) = (clients[maker].clone(), clients[watcher].clone());
+        // An engine seat's game of the same owner: about a third of the
+        // games are.
+        let mut engine = None;
+        for _ in 0..100 {
+            let created = made_on
+                .create_game(pb::CreateGameRequest {
+                    variant: pb::Variant::Chess as i32,
+                    white: common::seat("Human"),
+                    black: Some(pb::SeatRequest {
+                        display_name: String::new(),
+                        engine: Some(pb::EnginePlayer {
+                            level: 10,
+                            movetime_ms: 1_000,
+                        }),
+                        ..Default::default()
                     }),
                     ..Default::default()
-                }),
-                ..Default::default()
-            })
-            .await
-            .unwrap()
-            .into_inner();
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            if owner_of(&db, &pids, &created.game.as_ref().unwrap().id).await == Some(owner) {
+                engine = Some(created);
+                break;
+            }
+        }
+        let engine = engine.expect("an engine seat's game of the clocked game's owner");
         let engine_id = engine.game.unwrap().id;
+        play(&mut made_on, &clocked_id, &clocked.white_token, "e4").await;
         let mut flag_watch = common::watch(&mut watched_on, &clocked_id).await;
         let mut engine_watch = common::watch(&mut watched_on, &engine_id).await;
         next_event(&mut engine_watch, Duration::from_secs(5)).await;
-        play(&mut clocked_on, &engine_id, &engine.white_token, "e4").await;
+        play(&mut made_on, &engine_id, &engine.white_token, "e4").await;
         let due = play(&mut watched_on, &clocked_id, &clocked.black_token, "e5").await;
         let white_left = Duration::from_millis(due.clock.unwrap().white_ms as u64);
         replicas[owner].kill().await;

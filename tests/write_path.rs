@@ -443,14 +443,46 @@ async fn two_moves_of_one_game_at_once_one_wins() {
     store.close().await;
 }
 
-/// Prints the bytes of a MakeMove answer at ply 10 and at ply 400, both
-/// games, in the default view and in the full one (ignored by default: it
-/// measures, it checks nothing; see BENCHMARKS.md, The write path).
-#[tokio::test]
+/// CPU time this process has run, all threads: the sum of each thread's
+/// time on a CPU (`/proc/self/task/*/schedstat`, nanoseconds).
+fn cpu_time() -> Duration {
+    let mut total = 0;
+    for task in std::fs::read_dir("/proc/self/task").unwrap() {
+        let stat =
+            std::fs::read_to_string(task.unwrap().path().join("schedstat")).unwrap_or_default();
+        total += stat
+            .split_whitespace()
+            .next()
+            .and_then(|ns| ns.parse::<u64>().ok())
+            .unwrap_or(0);
+    }
+    Duration::from_nanos(total)
+}
+
+/// Prints what one MakeMove costs on a game 10 plies long and on one 400
+/// plies long, both games: the process's CPU time per move (the server and
+/// its client, in this process) and the answer's bytes, in the default view
+/// and in the full one. Games are imported first (not measured), then each
+/// gets one move (ignored by default: it measures, it checks nothing; see
+/// BENCHMARKS.md, The write path).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore]
-async fn measure_answer_bytes() {
+async fn measure_cost_by_game_length() {
+    const GAMES: usize = 200;
+    for live_games in [arbiter::games::DEFAULT_LIVE_GAMES, 0] {
+        println!("--live-games {live_games}");
+        measure_cost_with(live_games, GAMES).await;
+    }
+}
+
+async fn measure_cost_with(live_games: usize, games_each: usize) {
     use prost::Message;
-    let server = TestServer::start().await;
+    let server = TestServer::start_with_config(|config| arbiter::api::ServerConfig {
+        create_rate: 0,
+        live_games,
+        ..config
+    })
+    .await;
     let mut games = server.games().await;
     for (variant, line) in [
         (pb::Variant::Chess, long_game(401)),
@@ -460,9 +492,9 @@ async fn measure_answer_bytes() {
         ),
     ] {
         for ply in [10, 400] {
-            let mut sizes = Vec::new();
-            for view in [pb::GameView::Basic, pb::GameView::Full] {
-                let imported = games
+            let mut imported = Vec::new();
+            for _ in 0..games_each {
+                let game = games
                     .import_game(pb::ImportGameRequest {
                         pgn: common::long_game::pgn(&line, ply),
                         variant: variant as i32,
@@ -471,27 +503,43 @@ async fn measure_answer_bytes() {
                     .await
                     .unwrap()
                     .into_inner();
-                let seat_token = if ply % 2 == 0 {
-                    imported.white_token
+                let token = if ply % 2 == 0 {
+                    game.white_token
                 } else {
-                    imported.black_token
+                    game.black_token
                 };
+                imported.push((game.game.unwrap().id, token));
+            }
+            let (cpu, wall) = (cpu_time(), Instant::now());
+            let mut bytes = 0;
+            for (game_id, seat_token) in &imported {
                 let answer = games
                     .make_move(pb::MakeMoveRequest {
-                        game_id: imported.game.unwrap().id,
-                        seat_token,
+                        game_id: game_id.clone(),
+                        seat_token: seat_token.clone(),
                         r#move: line[ply].clone(),
-                        view: view.into(),
                         ..Default::default()
                     })
                     .await
                     .unwrap()
                     .into_inner();
-                sizes.push(answer.encoded_len());
+                bytes = answer.encoded_len();
             }
+            let (cpu, wall) = (cpu_time() - cpu, wall.elapsed());
+            let full = games
+                .get_game(pb::GetGameRequest {
+                    game_id: imported[0].0.clone(),
+                    ..Default::default()
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .encoded_len();
             println!(
-                "{variant:?} MakeMove at ply {ply}: {} B (default view), {} B (full)",
-                sizes[0], sizes[1]
+                "{variant:?} MakeMove at ply {ply}: {:.1} us CPU and {:.1} us a move ({games_each} \
+                 moves), answer {bytes} B (the game in full: {full} B)",
+                cpu.as_secs_f64() * 1e6 / games_each as f64,
+                wall.as_secs_f64() * 1e6 / games_each as f64,
             );
         }
     }

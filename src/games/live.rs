@@ -13,9 +13,10 @@
 //! change may have touched is dropped.
 //!
 //! The cache holds at most its capacity of entries (`--live-games`); the
-//! game changed longest ago goes first. An entry costs about 1.5 KB plus
-//! about 0.7 KB a move played (chess), by the sizes of its parts: a stored
-//! move and its FEN, a position of the record, a move view.
+//! game changed longest ago goes first. An entry costs about 1 KB a ply
+//! played, as measured (43 KB for a chess game of 30-50 plies; BENCHMARKS.md,
+//! The write path): the stored moves with their FENs, a position of the
+//! record and a move view in every notation for each ply.
 
 use std::{
     collections::{HashMap, VecDeque},
@@ -33,7 +34,7 @@ use crate::{
 };
 
 /// Default [`LiveGames`] capacity (`--live-games`).
-pub const DEFAULT_LIVE_GAMES: usize = 10_000;
+pub const DEFAULT_LIVE_GAMES: usize = 2_000;
 
 /// How often a change is judged again on a game read afresh, at most,
 /// before it is answered as a conflict (ABORTED).

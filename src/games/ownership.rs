@@ -2,15 +2,19 @@
 //! on SQLite (one process), and on PostgreSQL the games of the shards whose
 //! leases it holds (see `store::leases`).
 //!
-//! A server renews its leases every [`LeaseTimes::renew_every`] and claims
-//! those whose [`LeaseTimes::duration`] ran out. For the shards it gains it
-//! arms the flag timers and wakes the engine seats of their ongoing games;
-//! after another server's change to one of its games (heard through the
-//! store's change feed) it arms that game again. When its leases run out
-//! unrenewed (it cannot reach the database), it stops their timers. So
-//! when a server dies, another takes its games over within `duration` plus
-//! `renew_every`; one that stops gives its leases up, and another takes
-//! over within `renew_every`.
+//! A server renews its leases every [`LeaseTimes::renew_every`], keeping
+//! its fair share of the shards among the servers live, and claims up to
+//! that share those whose [`LeaseTimes::duration`] ran out. For the shards
+//! it gains it arms the flag timers and wakes the engine seats of their
+//! ongoing games; after another server's change to one of its games (heard
+//! through the store's change feed) it arms that game again. The shards it
+//! gives up beyond its share (a server joined) are lost as any other: their
+//! timers stop. So when a server joins, the shards spread over it within
+//! two `renew_every` (the others give some up, it claims them); when a
+//! server dies, the others take its games over within `duration` plus
+//! `renew_every`; one that stops gives its leases up, and the others take
+//! over within `renew_every`. When its leases run out unrenewed (it cannot
+//! reach the database), a server stops their timers.
 //!
 //! Flags need no more than that: whichever servers act, a flag falls once
 //! (written only if the game is still at the version the fall was judged
@@ -80,6 +84,9 @@ pub(super) struct Leased {
     /// Shards the games are split into (known once ownership is taken).
     shards: AtomicI64,
     held: Mutex<Held>,
+    /// Whether the leases were given up (at shutdown), held through each
+    /// renewal: a renewal after it would claim them again.
+    given_up: tokio::sync::Mutex<bool>,
 }
 
 #[derive(Debug, Default)]
@@ -102,6 +109,7 @@ impl Ownership {
                 owner: format!("{}-{}", std::process::id(), new_id()),
                 shards: AtomicI64::new(0),
                 held: Mutex::default(),
+                given_up: tokio::sync::Mutex::new(false),
             })
         } else {
             Ownership::Everything
@@ -198,9 +206,10 @@ impl Changed {
 
 impl Games {
     /// Takes ownership of games: on SQLite of all of them, on PostgreSQL of
-    /// the shards whose leases are free, renewed every `times.renew_every`
-    /// from then on. Arms the flag timers and wakes the engine seats of the
-    /// games owned; returns how many of each.
+    /// its share of the shards whose leases are free, renewed (and claimed
+    /// up to its share) every `times.renew_every` from then on. Arms the
+    /// flag timers and wakes the engine seats of the games owned; returns
+    /// how many of each.
     ///
     /// # Errors
     ///
@@ -212,6 +221,7 @@ impl Games {
         leased
             .shards
             .store(self.store.lease_shards().await?, Ordering::Relaxed);
+        self.store.forget_gone_replicas().await?;
         let gained = self.renew_leases(leased, times).await?;
         let resumed = self.resume_shards(&gained).await?;
         tokio::spawn(self.clone().keep_leases(times));
@@ -221,9 +231,12 @@ impl Games {
     /// Gives this server's leases up, for others to take over at once (at
     /// shutdown, before the store closes).
     pub async fn give_up_ownership(&self) {
-        if let Ownership::Leased(leased) = &*self.ownership
-            && let Err(error) = self.store.release_leases(&leased.owner).await
-        {
+        let Ownership::Leased(leased) = &*self.ownership else {
+            return;
+        };
+        let mut given_up = leased.given_up.lock().await;
+        *given_up = true;
+        if let Err(error) = self.store.release_leases(&leased.owner).await {
             tracing::warn!(%error, "the leases were not given up: others take over at expiry");
         }
     }
@@ -239,6 +252,10 @@ impl Games {
         leased: &Leased,
         times: LeaseTimes,
     ) -> Result<HashSet<i64>, GameError> {
+        let given_up = leased.given_up.lock().await;
+        if *given_up {
+            return Ok(HashSet::new());
+        }
         let began = Instant::now();
         let duration = i64::try_from(times.duration.as_millis()).unwrap_or(i64::MAX);
         let changed = match self
