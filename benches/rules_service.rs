@@ -103,7 +103,7 @@ fn bench(c: &mut Criterion) {
             };
             let mut buffer = Vec::with_capacity(8192);
             let answer = LegalMovesAnswer::of(&request).expect("legal moves");
-            // The size decides how the transport writes it (see `small_frames`).
+            // The size decides how the transport writes it (see `api::transport`).
             eprintln!("{variant} {name}: {} bytes", answer.encoded_len());
             group.bench_function(name, |b| {
                 b.iter(|| {

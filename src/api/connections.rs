@@ -26,7 +26,7 @@
 //! logged once per burst.
 //!
 //! hyper reads and writes through [`Connection`], which only gathers writes
-//! until a flush (see [`socket`](super::socket)): every limit here holds
+//! until a flush (see [`transport`](super::transport)): every limit here holds
 //! through it. Requests carry the TCP connection's [`TcpConnectInfo`], so
 //! `tonic::Request::remote_addr` works whatever `setup` returns.
 
@@ -61,7 +61,7 @@ use tonic::transport::server::{Connected, TcpConnectInfo};
 use tower::ServiceExt;
 use tower_service::Service;
 
-use super::socket::Connection;
+use super::transport::Connection;
 
 /// Largest header list a request may send (HTTP/2
 /// `SETTINGS_MAX_HEADER_LIST_SIZE`, hyper's default made explicit): what a

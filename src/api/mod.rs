@@ -8,7 +8,6 @@ mod engine;
 mod error;
 mod games;
 mod health;
-mod legal_moves;
 mod metrics;
 mod player;
 mod positions;
@@ -18,13 +17,11 @@ mod request_limits;
 mod rpc_metrics;
 mod rules;
 mod server;
-mod small_frames;
-mod socket;
 mod tls;
+mod transport;
 mod watch;
 mod web;
 
-pub use legal_moves::LegalMovesAnswer;
 pub use metrics::{
     CONNECTION_TIME as METRICS_CONNECTION_TIME, MAX_CONNECTIONS as METRICS_MAX_CONNECTIONS,
     MetricsError,
@@ -36,4 +33,5 @@ pub use server::{
     DEFAULT_WATCHER_BUFFER_BYTES, MAX_SMALL_REQUEST_BYTES, ServerConfig, serve,
 };
 pub use tls::{FILE_CHECK_INTERVAL, TlsError, TlsFiles};
+pub use transport::LegalMovesAnswer;
 pub use watch::encode_event;

@@ -5,8 +5,8 @@ use tonic::{Request, Response, Status};
 use super::{
     convert,
     error::{bad_move, invalid_position},
-    legal_moves::LegalMovesAnswer,
     proto::{self as pb, rules_server},
+    transport::LegalMovesAnswer,
 };
 use crate::rules::{
     MoveError,

@@ -6,10 +6,7 @@ use http::{HeaderName, Method, Request};
 use tokio::net::TcpListener;
 use tonic::{codec::CompressionEncoding, service::Routes};
 use tower::{ServiceBuilder, util::MapResponseLayer};
-use tower_http::{
-    cors::{AllowOrigin, CorsLayer},
-    map_response_body::MapResponseBodyLayer,
-};
+use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_service::Service;
 use tracing::instrument::{Instrument, Instrumented};
 
@@ -17,7 +14,6 @@ use super::{
     connections::{self, ConnectionLimits},
     engine::EngineService,
     games::GamesService,
-    legal_moves::RulesRoutes,
     metrics::{self, Sources},
     player::{DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits},
     positions::PositionsService,
@@ -29,8 +25,8 @@ use super::{
     request_limits::RequestLimitsLayer,
     rpc_metrics::RpcMetrics,
     rules::RulesService,
-    small_frames::SmallFrames,
     tls::{Tls, TlsFiles},
+    transport::RulesRoutes,
     watch::{GamesRoutes, Watchers, encode_event},
     web::WebApp,
 };
@@ -352,7 +348,6 @@ pub async fn serve(
         // Inside grpc-web, which turns its calls into plain gRPC ones; the
         // statuses it sees are the final ones.
         .layer_fn(|inner| RpcMetrics::new(inner, metrics_endpoint.is_some()))
-        .layer(MapResponseBodyLayer::new(SmallFrames::new))
         .layer(MapResponseLayer::new(request_errors::rewrite))
         .layer(RequestLimitsLayer::new(
             config.max_in_flight,

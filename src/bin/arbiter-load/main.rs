@@ -15,7 +15,8 @@
 //! * `health`: `grpc.health.v1.Health/Check` for the whole server, i.e. the
 //!   cost of the transport alone (the baseline for the others);
 //! * `legal-moves`: `arbiter.v1.Rules/LegalMoves` on a fixed middlegame with
-//!   five moves of history (`--variant chess` or `xiangqi`), no database. The
+//!   five moves of history (`--variant chess` or `xiangqi`; `--position
+//!   start`: the start position instead), no database. The
 //!   request is encoded once; each answer is checked on the wire (field
 //!   types, UTF-8, lengths; see `wire.rs`) and its moves counted, without
 //!   building the generated messages;
@@ -187,6 +188,9 @@ struct Args {
     /// The game for legal-moves and make-move.
     #[arg(long, value_enum, default_value_t = GameVariant::Chess)]
     variant: GameVariant,
+    /// The position legal-moves asks about.
+    #[arg(long, value_enum, default_value_t = Asked::Middlegame)]
+    position: Asked,
     /// Requests in flight (one task each).
     #[arg(
         long,
@@ -252,6 +256,15 @@ impl Rpc {
     ];
 }
 
+/// The position of the legal-moves RPCs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Asked {
+    /// A fixed middlegame with five moves of history.
+    Middlegame,
+    /// The start position, no history.
+    Start,
+}
+
 /// The game for the Rules and Games RPCs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum GameVariant {
@@ -267,11 +280,12 @@ impl GameVariant {
         }
     }
 
-    /// The `legal-moves` request: a fixed middlegame with history.
-    fn legal_moves_request(self, detail: pb::MoveDetail) -> pb::LegalMovesRequest {
-        let (fen, moves) = match self {
-            GameVariant::Chess => (CHESS_FEN, CHESS_MOVES),
-            GameVariant::Xiangqi => (XIANGQI_FEN, XIANGQI_MOVES),
+    /// The `legal-moves` request about `asked`.
+    fn legal_moves_request(self, asked: Asked, detail: pb::MoveDetail) -> pb::LegalMovesRequest {
+        let (fen, moves) = match (asked, self) {
+            (Asked::Start, _) => ("", [].as_slice()),
+            (Asked::Middlegame, GameVariant::Chess) => (CHESS_FEN, CHESS_MOVES.as_slice()),
+            (Asked::Middlegame, GameVariant::Xiangqi) => (XIANGQI_FEN, XIANGQI_MOVES.as_slice()),
         };
         let position = pb::Position {
             variant: self.proto() as i32,
@@ -346,6 +360,8 @@ struct Setup {
     /// make-move tasks alternate their moves over the endpoints.
     alternate: bool,
     script: Arc<Script>,
+    /// What the legal-moves RPCs ask about.
+    asked: Asked,
     raw: Option<ScratchDatabase>,
 }
 
@@ -361,7 +377,11 @@ impl Setup {
                 Some(raw) => vec![raw.backend().to_string()],
                 None => vec![],
             },
-            _ => vec![variant.to_string()],
+            Rpc::MakeMove => vec![variant.to_string()],
+            _ => match self.asked {
+                Asked::Middlegame => vec![variant.to_string()],
+                Asked::Start => vec![variant.to_string(), "start".into()],
+            },
         };
         if rpc == Rpc::MakeMove
             && let Script::Long { start, .. } = &*self.script
@@ -417,7 +437,7 @@ impl Worker {
     /// raw-commit's takes the `committer` instead.
     fn new(
         rpc: Rpc,
-        variant: GameVariant,
+        (variant, asked): (GameVariant, Asked),
         channels: Vec<Channel>,
         script: &Arc<Script>,
         committer: Option<Committer>,
@@ -438,12 +458,15 @@ impl Worker {
                 };
                 Worker::LegalMoves {
                     client: Grpc::new(channel),
-                    request: variant.legal_moves_request(detail).encode_to_vec().into(),
+                    request: variant
+                        .legal_moves_request(asked, detail)
+                        .encode_to_vec()
+                        .into(),
                 }
             }
             Rpc::LegalMovesDecoded => Worker::LegalMovesDecoded {
                 client: RulesClient::new(channel),
-                request: variant.legal_moves_request(pb::MoveDetail::Full),
+                request: variant.legal_moves_request(asked, pb::MoveDetail::Full),
             },
             Rpc::RawCommit => return Err(Fatal("raw-commit needs --raw-database".into())),
             Rpc::MakeMove => Worker::MakeMove(Player {
@@ -500,7 +523,7 @@ impl Worker {
     }
 }
 
-/// Every answer about the middlegame lists moves: none is an error.
+/// Every answer about the positions asked lists moves: none is an error.
 fn some_moves(count: usize) -> Result<(), Status> {
     if count == 0 {
         Err(Status::internal("LegalMoves answered no moves"))
@@ -918,7 +941,7 @@ async fn connect(endpoint: &Endpoint, count: usize) -> Result<Vec<Channel>, Fata
 /// raw commit), so that an unreachable or misbehaving server stops the
 /// program before any run.
 async fn preflight(setup: &Setup, rpcs: &[Rpc]) -> Result<(), Fatal> {
-    let variant = setup.script.variant();
+    let asked = (setup.script.variant(), setup.asked);
     let fail = |rpc: Rpc, target: String| {
         let label = setup.label(rpc);
         move |status: Status| {
@@ -946,7 +969,7 @@ async fn preflight(setup: &Setup, rpcs: &[Rpc]) -> Result<(), Fatal> {
     for endpoint in setup.endpoints.iter().filter(|_| !grpc.is_empty()) {
         let channel = connect(endpoint, 1).await?.remove(0);
         for &rpc in &grpc {
-            let mut worker = Worker::new(rpc, variant, vec![channel.clone()], &setup.script, None)?;
+            let mut worker = Worker::new(rpc, asked, vec![channel.clone()], &setup.script, None)?;
             let result = match worker.prepare().await {
                 Ok(()) => worker.call().await,
                 Err(status) => Err(status),
@@ -997,7 +1020,7 @@ impl Spread {
 
 /// Runs one measurement.
 async fn run(setup: &Setup, spec: RunSpec) -> Result<Report, Fatal> {
-    let variant = setup.script.variant();
+    let asked = (setup.script.variant(), setup.asked);
     let spread = Spread {
         addresses: setup.endpoints.len(),
         tasks: spec.concurrency,
@@ -1041,7 +1064,7 @@ async fn run(setup: &Setup, spec: RunSpec) -> Result<Report, Fatal> {
             };
             Worker::new(
                 spec.rpc,
-                variant,
+                asked,
                 task_channels,
                 &setup.script,
                 committers.next(),
@@ -1123,6 +1146,7 @@ async fn main_inner(args: Args) -> Result<(), Fatal> {
         endpoints,
         alternate: args.alternate,
         script: Arc::new(Script::new(args.variant, args.start_ply)?),
+        asked: args.position,
         raw,
     };
     let measured = measure(&args, &setup, &rpcs, &levels).await;
@@ -1319,6 +1343,7 @@ mod tests {
             endpoints: vec![Endpoint::from_static("http://127.0.0.1:1"); servers],
             alternate,
             script: Arc::new(Script::new(GameVariant::Xiangqi, start).unwrap()),
+            asked: Asked::Middlegame,
             raw: None,
         };
         assert_eq!(
@@ -1334,6 +1359,15 @@ mod tests {
             setup(2, true, 10).label(Rpc::LegalMoves),
             "legal-moves (xiangqi, 2 servers)"
         );
+        let start = Setup {
+            asked: Asked::Start,
+            ..setup(1, false, 0)
+        };
+        assert_eq!(
+            start.label(Rpc::LegalMovesDecoded),
+            "legal-moves-decoded (xiangqi, start)"
+        );
+        assert_eq!(start.label(Rpc::MakeMove), "make-move (xiangqi)");
     }
 
     /// Plays a script's measured moves after its start with the rules

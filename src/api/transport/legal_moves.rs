@@ -27,14 +27,14 @@ use tonic::{
 use tonic_prost::ProstDecoder;
 use tower_service::Service;
 
-use super::{
-    convert,
-    error::invalid_argument,
-    proto::{self as pb, rules_server::RulesServer},
-    rules::{RulesService, record},
-    server::REQUEST_COMPRESSION,
-};
 use crate::{
+    api::{
+        convert,
+        error::invalid_argument,
+        proto::{self as pb, rules_server::RulesServer},
+        rules::{RulesService, record},
+        server::REQUEST_COMPRESSION,
+    },
     reason::Reason,
     rules::{MoveDescription, MoveText, referee::Referee},
 };

@@ -27,8 +27,7 @@
 //! A wait that gathers nothing more, as at one request in flight, only adds
 //! latency, so the next [`PROMPT_FLUSHES`] flushes send at once. At 64 in
 //! flight that leaves 0.7 `sendto` per request (0.15-0.2 if every flush
-//! waits) and lifts `LegalMoves` by 12-20%; one request in flight is as fast
-//! as before.
+//! waits).
 //!
 //! Over TLS the connection wraps the TLS stream, not the other way round: it
 //! gathers h2's plaintext, so one flush is encrypted as a few full records
