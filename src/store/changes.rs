@@ -62,12 +62,27 @@ pub(super) async fn announce(
     id: &str,
     version: i64,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("SELECT pg_notify($1, $2)::text")
-        .bind(CHANNEL)
-        .bind(format!("{version}:{id}"))
-        .execute(conn)
-        .await
-        .map(drop)
+    announce_all(conn, &[(id, version)]).await
+}
+
+/// Announces each game's change of `versions` (id and version), in one
+/// statement.
+pub(super) async fn announce_all(
+    conn: &mut AnyConnection,
+    versions: &[(&str, i64)],
+) -> Result<(), sqlx::Error> {
+    if versions.is_empty() {
+        return Ok(());
+    }
+    let calls: Vec<String> = (0..versions.len())
+        .map(|n| format!("pg_notify($1, ${})::text", n + 2))
+        .collect();
+    let mut notify =
+        sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {}", calls.join(", ")))).bind(CHANNEL);
+    for (id, version) in versions {
+        notify = notify.bind(format!("{version}:{id}"));
+    }
+    notify.execute(conn).await.map(drop)
 }
 
 /// Starts listening on the database at `url`; the feed runs until its

@@ -179,6 +179,13 @@ async fn commit(writer: &Writer, backend: Backend, mut batch: Vec<Queued>) {
         for queued in &mut batch {
             applied.push(games::write_change(tx.conn(), backend, &mut queued.write, now).await?);
         }
+        let written: Vec<&GameWrite> = batch
+            .iter()
+            .zip(&applied)
+            .filter(|(_, applied)| matches!(applied, Applied::Written { .. }))
+            .map(|(queued, _)| &queued.write)
+            .collect();
+        games::write_records(tx.conn(), backend, &written, now).await?;
         tx.commit_batch(size).await?;
         Ok::<_, StoreError>(applied)
     }

@@ -478,7 +478,8 @@ async fn insert_game_in(
 /// the game it creates; [`Applied::Stale`] or [`Applied::LeaseLost`] if not,
 /// with nothing written. The game's row is written first: its check
 /// decides, and on PostgreSQL it takes the row's lock before anything else
-/// of the game is written.
+/// of the game is written. Its new moves and its event are written with the
+/// rest of its batch's, by [`write_records`].
 pub(super) async fn write_change(
     tx: &mut AnyConnection,
     backend: Backend,
@@ -488,10 +489,9 @@ pub(super) async fn write_change(
     let GameWrite {
         game,
         base,
-        event,
-        side,
         fence,
         creates,
+        ..
     } = write;
     if let Some(fence) = fence {
         match leases::check(&mut *tx, backend, fence).await {
@@ -551,33 +551,6 @@ pub(super) async fn write_change(
             .await?;
         insert_moves(tx, game.seq, Some(game.version), &game.undone).await?;
     }
-    let kept = base.moves.min(game.moves.len());
-    insert_moves(tx, game.seq, None, &game.moves[kept..]).await?;
-    sqlx::query(
-        "INSERT INTO game_events (game_seq, version, kind, side, created_at, ply, status, \
-         winner, termination, draw_offer, takeback_offer, clock_white_ms, clock_black_ms, \
-         clock_turn_started_at, open_seat, rematch, rematch_offer) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
-    )
-    .bind(game.seq)
-    .bind(game.version)
-    .bind(*event)
-    .bind(&*side)
-    .bind(now)
-    .bind(game.moves.len() as i64)
-    .bind(&game.status)
-    .bind(&game.winner)
-    .bind(&game.termination)
-    .bind(&game.draw_offer)
-    .bind(&game.takeback_offer)
-    .bind(game.clock.map(|c| c.white_ms))
-    .bind(game.clock.map(|c| c.black_ms))
-    .bind(game.clock.map(|c| c.turn_started_at))
-    .bind(game.open.as_ref().map(|o| &o.side))
-    .bind(&game.rematch.id)
-    .bind(&game.rematch.offer)
-    .execute(&mut *tx)
-    .await?;
     if base.names != (game.white_name.clone(), game.black_name.clone()) {
         game_search::reindex_players(
             &mut *tx,
@@ -592,12 +565,88 @@ pub(super) async fn write_change(
         Some(new) => Some(Box::new(insert_game_in(&mut *tx, backend, new).await?)),
         None => None,
     };
-    if backend == Backend::Postgres {
-        changes::announce(&mut *tx, &game.id, game.version).await?;
-    }
     // Taken back and recorded: the store never reads them back.
     game.undone.clear();
     Ok(Applied::Written { created })
+}
+
+/// Most rows one statement inserts (17 values each at most: far below
+/// either database's limit on a statement's parameters).
+const ROWS_A_STATEMENT: usize = 256;
+
+/// Records the moves played and the event of each change of a batch that
+/// [`write_change`] wrote: one statement per table for the whole batch, and
+/// on PostgreSQL one announcement of them all, since every statement is a
+/// round trip to the database connection.
+pub(super) async fn write_records(
+    tx: &mut AnyConnection,
+    backend: Backend,
+    written: &[&GameWrite],
+    now: i64,
+) -> Result<(), sqlx::Error> {
+    let played: Vec<(i64, &StoredMove)> = written
+        .iter()
+        .flat_map(|write| {
+            let kept = write.base.moves.min(write.game.moves.len());
+            write.game.moves[kept..].iter().map(|m| (write.game.seq, m))
+        })
+        .collect();
+    insert_move_rows(tx, None, &played).await?;
+    for chunk in written.chunks(ROWS_A_STATEMENT) {
+        let sql = format!(
+            "INSERT INTO game_events (game_seq, version, kind, side, created_at, ply, status, \
+             winner, termination, draw_offer, takeback_offer, clock_white_ms, clock_black_ms, \
+             clock_turn_started_at, open_seat, rematch, rematch_offer) VALUES {}",
+            placeholders(chunk.len(), 17)
+        );
+        let mut insert = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for GameWrite {
+            game, event, side, ..
+        } in chunk.iter().copied()
+        {
+            insert = insert
+                .bind(game.seq)
+                .bind(game.version)
+                .bind(*event)
+                .bind(side)
+                .bind(now)
+                .bind(game.moves.len() as i64)
+                .bind(&game.status)
+                .bind(&game.winner)
+                .bind(&game.termination)
+                .bind(&game.draw_offer)
+                .bind(&game.takeback_offer)
+                .bind(game.clock.map(|c| c.white_ms))
+                .bind(game.clock.map(|c| c.black_ms))
+                .bind(game.clock.map(|c| c.turn_started_at))
+                .bind(game.open.as_ref().map(|o| &o.side))
+                .bind(&game.rematch.id)
+                .bind(&game.rematch.offer);
+        }
+        insert.execute(&mut *tx).await?;
+    }
+    if backend == Backend::Postgres {
+        let versions: Vec<(&str, i64)> = written
+            .iter()
+            .map(|write| (write.game.id.as_str(), write.game.version))
+            .collect();
+        changes::announce_all(tx, &versions).await?;
+    }
+    Ok(())
+}
+
+/// `($1, ..., $columns), ($columns + 1, ...), ...`: the placeholders of
+/// `rows` rows of values.
+fn placeholders(rows: usize, columns: usize) -> String {
+    (0..rows)
+        .map(|row| {
+            let values: Vec<String> = (1..=columns)
+                .map(|column| format!("${}", row * columns + column))
+                .collect();
+            format!("({})", values.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Inserts `moves` into the game's moves, or, with `undone_by` (the
@@ -608,27 +657,42 @@ async fn insert_moves(
     undone_by: Option<i64>,
     moves: &[StoredMove],
 ) -> Result<(), sqlx::Error> {
-    for m in moves {
-        let insert = match undone_by {
-            Some(version) => sqlx::query(
+    let rows: Vec<(i64, &StoredMove)> = moves.iter().map(|m| (game_seq, m)).collect();
+    insert_move_rows(tx, undone_by, &rows).await
+}
+
+/// Inserts each move of `rows` (with its game's `seq`) as [`insert_moves`]
+/// does, a statement for every [`ROWS_A_STATEMENT`] of them.
+async fn insert_move_rows(
+    tx: &mut AnyConnection,
+    undone_by: Option<i64>,
+    rows: &[(i64, &StoredMove)],
+) -> Result<(), sqlx::Error> {
+    for chunk in rows.chunks(ROWS_A_STATEMENT) {
+        let sql = match undone_by {
+            Some(_) => format!(
                 "INSERT INTO undone_moves (game_seq, version, ply, uci, fen_after, played_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6)",
-            )
-            .bind(game_seq)
-            .bind(version),
-            None => sqlx::query(
-                "INSERT INTO moves (game_seq, ply, uci, fen_after, played_at) \
-                 VALUES ($1, $2, $3, $4, $5)",
-            )
-            .bind(game_seq),
+                 VALUES {}",
+                placeholders(chunk.len(), 6)
+            ),
+            None => format!(
+                "INSERT INTO moves (game_seq, ply, uci, fen_after, played_at) VALUES {}",
+                placeholders(chunk.len(), 5)
+            ),
         };
-        insert
-            .bind(m.ply)
-            .bind(&m.uci)
-            .bind(&m.fen_after)
-            .bind(m.played_at)
-            .execute(&mut *tx)
-            .await?;
+        let mut insert = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for &(game_seq, m) in chunk {
+            insert = insert.bind(game_seq);
+            if let Some(version) = undone_by {
+                insert = insert.bind(version);
+            }
+            insert = insert
+                .bind(m.ply)
+                .bind(&m.uci)
+                .bind(&m.fen_after)
+                .bind(m.played_at);
+        }
+        insert.execute(&mut *tx).await?;
     }
     Ok(())
 }
