@@ -567,17 +567,7 @@ async fn every_refusal_carries_its_reason() {
         ),
         (
             games
-                .create_game(new_game(
-                    chess as i32,
-                    Some(pb::SeatRequest {
-                        display_name: String::new(),
-                        engine: Some(pb::EnginePlayer {
-                            level: 11,
-                            movetime_ms: 0,
-                        }),
-                        ..Default::default()
-                    }),
-                ))
+                .create_game(new_game(chess as i32, common::engine_seat(11, 0)))
                 .await
                 .unwrap_err(),
             field(

@@ -253,13 +253,7 @@ async fn a_rematch_against_an_engine_seat_starts_at_once() {
         .create_game(pb::CreateGameRequest {
             variant: pb::Variant::Chess as i32,
             white: seat("Human"),
-            black: Some(pb::SeatRequest {
-                engine: Some(pb::EnginePlayer {
-                    level: 1,
-                    movetime_ms: 50,
-                }),
-                ..Default::default()
-            }),
+            black: common::engine_seat(1, 50),
             ..Default::default()
         })
         .await

@@ -136,14 +136,7 @@ async fn an_engine_grants_takebacks_unless_told_not_to() {
                     engine: None,
                     ..Default::default()
                 }),
-                black: Some(pb::SeatRequest {
-                    display_name: String::new(),
-                    engine: Some(pb::EnginePlayer {
-                        level: 1,
-                        movetime_ms: 50,
-                    }),
-                    ..Default::default()
-                }),
+                black: common::engine_seat(1, 50),
                 engine_declines_takebacks: declines,
                 time_control: None,
                 ..Default::default()

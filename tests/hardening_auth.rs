@@ -173,16 +173,7 @@ async fn abort(
 async fn the_operator_aborts_any_game() {
     let server = server_with_admin().await;
     let mut games = server.games().await;
-    let engine = || {
-        Some(pb::SeatRequest {
-            display_name: String::new(),
-            engine: Some(pb::EnginePlayer {
-                level: 1,
-                movetime_ms: 50,
-            }),
-            ..Default::default()
-        })
-    };
+    let engine = || common::engine_seat(1, 50);
     let created = games
         .create_game(pb::CreateGameRequest {
             variant: pb::Variant::Chess as i32,

@@ -134,14 +134,7 @@ async fn an_engine_granting_a_takeback_charges_the_turn() {
         .create_game(pb::CreateGameRequest {
             variant: pb::Variant::Chess as i32,
             white: common::seat("W"),
-            black: Some(pb::SeatRequest {
-                display_name: String::new(),
-                engine: Some(pb::EnginePlayer {
-                    level: 1,
-                    movetime_ms: 50,
-                }),
-                ..Default::default()
-            }),
+            black: common::engine_seat(1, 50),
             time_control: three_seconds(),
             ..Default::default()
         })

@@ -359,20 +359,7 @@ async fn a_flag_falls_on_another_server_when_the_games_server_is_gone() {
         TestServer::start_on(&db).await,
     );
     let mut on_a = a.games().await;
-    let created = on_a
-        .create_game(pb::CreateGameRequest {
-            variant: pb::Variant::Chess as i32,
-            white: common::seat("W"),
-            black: common::seat("B"),
-            time_control: Some(pb::TimeControl {
-                initial_ms: 2_000,
-                ..Default::default()
-            }),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let created = common::create_clocked_game(&mut on_a, 2_000).await;
     let id = created.game.as_ref().unwrap().id.clone();
     play(&mut on_a, &id, &created.white_token, "e4").await;
     let flag_due = play(&mut on_a, &id, &created.black_token, "e5").await;
@@ -413,25 +400,9 @@ async fn an_engine_seat_moves_from_another_server_when_the_games_server_is_gone(
         TestServer::start_on(&db).await,
     );
     let mut on_a = a.games().await;
-    let created = on_a
-        .create_game(pb::CreateGameRequest {
-            variant: pb::Variant::Chess as i32,
-            white: common::seat("Human"),
-            black: Some(pb::SeatRequest {
-                display_name: String::new(),
-                // Full strength thinks for its whole time: A is gone before
-                // its search ends.
-                engine: Some(pb::EnginePlayer {
-                    level: 10,
-                    movetime_ms: 2_000,
-                }),
-                ..Default::default()
-            }),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    // Full strength thinks for its whole time: A is gone before its search
+    // ends.
+    let created = common::create_engine_game(&mut on_a, 10, 2_000).await;
     let id = created.game.as_ref().unwrap().id.clone();
     play(&mut on_a, &id, &created.white_token, "e4").await;
     a.stop().await; // Its search had no time to finish.

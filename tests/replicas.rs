@@ -320,20 +320,7 @@ async fn a_flag_falls_on_another_replica_when_its_owner_is_killed() {
     };
     let mut replicas = three_replicas(&db).await;
     let mut clients = clients_of(&replicas).await;
-    let created = clients[0]
-        .create_game(pb::CreateGameRequest {
-            variant: pb::Variant::Chess as i32,
-            white: common::seat("W"),
-            black: common::seat("B"),
-            time_control: Some(pb::TimeControl {
-                initial_ms: 2_000,
-                ..Default::default()
-            }),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let created = common::create_clocked_game(&mut clients[0], 2_000).await;
     let id = created.game.as_ref().unwrap().id.clone();
     let owner = owner_of(&db, &pids(&replicas), &id)
         .await
@@ -380,25 +367,9 @@ async fn an_engine_seat_moves_once_from_another_replica_when_its_owner_is_killed
     };
     let mut replicas = three_replicas(&db).await;
     let mut clients = clients_of(&replicas).await;
-    let created = clients[0]
-        .create_game(pb::CreateGameRequest {
-            variant: pb::Variant::Chess as i32,
-            white: common::seat("Human"),
-            black: Some(pb::SeatRequest {
-                display_name: String::new(),
-                // Full strength thinks for its whole time: its owner is
-                // killed before it moves.
-                engine: Some(pb::EnginePlayer {
-                    level: 10,
-                    movetime_ms: 1_500,
-                }),
-                ..Default::default()
-            }),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    // Full strength thinks for its whole time: its owner is killed before
+    // it moves.
+    let created = common::create_engine_game(&mut clients[0], 10, 1_500).await;
     let id = created.game.as_ref().unwrap().id.clone();
     let owner = owner_of(&db, &pids(&replicas), &id)
         .await
@@ -750,21 +721,7 @@ async fn measure_event_latency_and_failover() {
         // replica's leases run out first).
         spread_over(&db, &replicas, Duration::from_secs(30)).await;
         let clients = clients_of(&replicas).await;
-        let clocked = clients[0]
-            .clone()
-            .create_game(pb::CreateGameRequest {
-                variant: pb::Variant::Chess as i32,
-                white: common::seat("W"),
-                black: common::seat("B"),
-                time_control: Some(pb::TimeControl {
-                    initial_ms: 1_000,
-                    ..Default::default()
-                }),
-                ..Default::default()
-            })
-            .await
-            .unwrap()
-            .into_inner();
+        let clocked = common::create_clocked_game(&mut clients[0].clone(), 1_000).await;
         let clocked_id = clocked.game.unwrap().id;
         let pids = pids(&replicas);
         let owner = owner_of(&db, &pids, &clocked_id).await.expect("an owner");
@@ -774,23 +731,7 @@ async fn measure_event_latency_and_failover() {
         // games are.
         let mut engine = None;
         for _ in 0..100 {
-            let created = made_on
-                .create_game(pb::CreateGameRequest {
-                    variant: pb::Variant::Chess as i32,
-                    white: common::seat("Human"),
-                    black: Some(pb::SeatRequest {
-                        display_name: String::new(),
-                        engine: Some(pb::EnginePlayer {
-                            level: 10,
-                            movetime_ms: 1_000,
-                        }),
-                        ..Default::default()
-                    }),
-                    ..Default::default()
-                })
-                .await
-                .unwrap()
-                .into_inner();
+            let created = common::create_engine_game(&mut made_on, 10, 1_000).await;
             if owner_of(&db, &pids, &created.game.as_ref().unwrap().id).await == Some(owner) {
                 engine = Some(created);
                 break;

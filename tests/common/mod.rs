@@ -149,6 +149,54 @@ pub fn seat(name: &str) -> Option<pb::SeatRequest> {
     })
 }
 
+/// An engine seat of `level` (1-10) thinking `movetime_ms` a move.
+pub fn engine_seat(level: u32, movetime_ms: u32) -> Option<pb::SeatRequest> {
+    Some(pb::SeatRequest {
+        engine: Some(pb::EnginePlayer { level, movetime_ms }),
+        ..Default::default()
+    })
+}
+
+/// Creates a chess game between "W" and "B" on a clock of `initial_ms`
+/// each, without increment.
+pub async fn create_clocked_game(
+    games: &mut GamesClient<Channel>,
+    initial_ms: u64,
+) -> pb::CreateGameResponse {
+    games
+        .create_game(pb::CreateGameRequest {
+            variant: pb::Variant::Chess as i32,
+            white: seat("W"),
+            black: seat("B"),
+            time_control: Some(pb::TimeControl {
+                initial_ms,
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+}
+
+/// Creates a chess game of "Human" (White) against an engine seat (Black).
+pub async fn create_engine_game(
+    games: &mut GamesClient<Channel>,
+    level: u32,
+    movetime_ms: u32,
+) -> pb::CreateGameResponse {
+    games
+        .create_game(pb::CreateGameRequest {
+            variant: pb::Variant::Chess as i32,
+            white: seat("Human"),
+            black: engine_seat(level, movetime_ms),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+}
+
 /// Watches game `id` (the first message is the snapshot).
 pub async fn watch(
     games: &mut GamesClient<Channel>,
