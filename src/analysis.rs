@@ -183,7 +183,7 @@ impl Job {
         with_game!(variant, G => {
             let record = record_under::<G, S>(G::options(choices), fen, moves)?;
             if let Some(end) = record.verdict().end {
-                return Err(AnalysisError::GameOver(end.to_string()));
+                return Err(AnalysisError::GameOver(end.describe(G::VARIANT)));
             }
             let run: Run = Box::new(move |limits, stop, report| think(&record, limits, stop, report));
             Ok(Job { run })

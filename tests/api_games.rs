@@ -425,3 +425,42 @@ async fn display_names_default_to_the_sides() {
     assert!(err.message().contains("white.display_name"), "{err:?}");
     server.stop().await;
 }
+
+/// Xiangqi's sides are Red and Black in the words a client shows: a
+/// refusal out of turn and the outcome of a resignation name them so.
+#[tokio::test]
+async fn xiangqi_outcomes_and_refusals_name_red_and_black() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    let created = common::create_game(&mut games, pb::Variant::Xiangqi, None, "R", "B").await;
+    let id = created.game.as_ref().unwrap().id.clone();
+    let err = games
+        .make_move(pb::MakeMoveRequest {
+            game_id: id.clone(),
+            seat_token: created.black_token.clone(),
+            r#move: "h7e7".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        code_and_reason(&err),
+        (Code::PermissionDenied, "NOT_YOUR_TURN".to_owned())
+    );
+    assert_eq!(err.message(), "it is red's turn, not black's");
+    let resigned = games
+        .resign(pb::ResignRequest {
+            game_id: id.clone(),
+            seat_token: created.black_token.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap();
+    let described = "red won by resignation";
+    assert_eq!(resigned.outcome.unwrap().description, described);
+    let listed = common::get_game(&mut games, &id).await;
+    assert_eq!(listed.outcome.unwrap().description, described);
+}

@@ -1,6 +1,6 @@
 //! Move text in every accepted form, and why illegal moves are illegal.
 
-use arbiter::rules::{Game, IllegalReason, MoveError, Record, chess::Chess};
+use arbiter::rules::{Game, IllegalReason, MoveError, Record, Variant, chess::Chess};
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 const CASTLES: &str = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
@@ -254,7 +254,7 @@ fn illegal_moves_are_explained() {
 fn moves_after_the_end_are_refused_as_game_over() {
     let mut record = Record::replay(Chess::start(), ["f3", "e5", "g4", "Qh4#"]).unwrap();
     let end = record.verdict().end.expect("fool's mate");
-    assert_eq!(end.to_string(), "black won by checkmate");
+    assert_eq!(end.describe(Variant::Chess), "black won by checkmate");
     let game_over = |record: &mut Record<Chess>, text: &str| match record.play_text(text) {
         Err(MoveError::Illegal(e)) => assert_eq!(e.reason, IllegalReason::GameOver, "{text}"),
         other => panic!("{text}: expected game over, got {other:?}"),

@@ -78,7 +78,7 @@ fn generated_cycles_agree_with_pyffish() {
             differed += 1;
             continue;
         }
-        assert_eq!(end.winner, theirs, "{label}: ours {end}");
+        assert_eq!(end.winner, theirs, "{label}: ours {end:?}");
         if let (Some(winner), Some(chase)) = (theirs, end.chase) {
             assert_eq!(chase.chaser, !winner, "{label}");
             decisive += 1;
@@ -208,7 +208,7 @@ fn assert_verdicts(clauses: &[Clause]) {
         assert_eq!(
             (end.winner, end.termination),
             (clause.winner, clause.termination),
-            "{}: {end}",
+            "{}: {end:?}",
             clause.name
         );
         assert_eq!(

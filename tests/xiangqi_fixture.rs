@@ -168,7 +168,7 @@ fn positions_agree_with_pyffish() {
                     1 => Some(pos.turn()),
                     _ => None,
                 };
-                assert_eq!(end.winner, expected_winner, "{label}: {value} / {end}");
+                assert_eq!(end.winner, expected_winner, "{label}: {value} / {end:?}");
             }
             ends.compare(&record, expected.optional_end, &game.id, &label);
             for (iccs, wxf) in &expected.wxf {

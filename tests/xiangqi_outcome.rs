@@ -1,7 +1,7 @@
 //! Xiangqi game ends against Fairy-Stockfish's own test cases
 //! (tests/fixtures/xiangqi/*_fsf.json, copied from the shared reference data).
 
-use arbiter::rules::{Game, GameEnd, Record, Side, Termination, xiangqi::Xiangqi};
+use arbiter::rules::{Game, GameEnd, Record, Side, Termination, Variant, xiangqi::Xiangqi};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -122,12 +122,12 @@ fn repetition_rules_match_fairy_stockfish() {
                 fsf
             }
         };
-        assert_eq!(end.winner, expected, "{label}: {end}");
+        assert_eq!(end.winner, expected, "{label}: {end:?}");
         let terminations = match end.winner {
             None => &[Termination::ThreefoldRepetition][..],
             Some(_) => &[Termination::PerpetualCheck, Termination::PerpetualChase],
         };
-        assert!(terminations.contains(&end.termination), "{label}: {end}");
+        assert!(terminations.contains(&end.termination), "{label}: {end:?}");
     }
     assert_eq!((agreed, differed), (29, 4));
 }
@@ -146,7 +146,7 @@ fn a_chariot_chasing_an_unprotected_horse_loses() {
     assert_eq!(end.winner, Some(Side::White));
     assert_eq!(end.termination, Termination::PerpetualChase);
     assert_eq!(
-        end.to_string(),
+        end.describe(Variant::Xiangqi),
         "red won by perpetual chase: Black's chariot chased the unprotected horse on d0"
     );
 }

@@ -225,8 +225,8 @@ fn claims(claimable: &[DrawClaim]) -> Vec<i32> {
         .collect()
 }
 
-/// The outcome of a rules verdict.
-pub fn verdict(v: &Verdict) -> pb::Outcome {
+/// The outcome of a rules verdict in a game of `variant`.
+pub fn verdict(v: &Verdict, variant: Variant) -> pb::Outcome {
     match v.end {
         None => pb::Outcome {
             status: pb::OutcomeStatus::Ongoing as i32,
@@ -250,7 +250,7 @@ pub fn verdict(v: &Verdict) -> pb::Outcome {
             winner: opt_side(winner),
             termination: termination(t) as i32,
             claimable_draws: Vec::new(),
-            description: end.to_string(),
+            description: end.describe(variant),
         },
     }
 }

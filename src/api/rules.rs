@@ -90,7 +90,7 @@ impl rules_server::Rules for RulesService {
                 message: String::new(),
                 r#move: Some(convert::move_description(played.description)),
                 fen_after: played.fen_after,
-                outcome_after: Some(convert::verdict(&r.verdict())),
+                outcome_after: Some(convert::verdict(&r.verdict(), r.variant())),
             },
             Err(MoveError::Illegal(e)) => pb::ValidateMoveResponse {
                 legal: false,
@@ -121,7 +121,7 @@ impl rules_server::Rules for RulesService {
             Some(convert::move_description(played.description))
         };
         Ok(Response::new(pb::GetOutcomeResponse {
-            outcome: Some(convert::verdict(&r.verdict())),
+            outcome: Some(convert::verdict(&r.verdict(), r.variant())),
             is_check: r.is_check(),
             repetitions: u32::try_from(r.repetitions()).unwrap_or(u32::MAX),
             fen: r.fen(),

@@ -192,7 +192,10 @@ impl Games {
                 if claimed.is_some_and(|c| c != end.winner) {
                     return Err(invalid(
                         Reason::InvalidPgn,
-                        format!("the result {result} contradicts the moves, which end in {end}"),
+                        format!(
+                            "the result {result} contradicts the moves, which end in {}",
+                            end.describe(record.variant())
+                        ),
                     ));
                 }
                 let status = if end.winner.is_some() {

@@ -260,7 +260,10 @@ impl Games {
         if let Some(end) = record.verdict().end {
             return Err(GameError::precondition(
                 Reason::StartPositionDecided,
-                format!("the start position is already decided: {end}"),
+                format!(
+                    "the start position is already decided: {}",
+                    end.describe(variant)
+                ),
             ));
         }
         let (new, [white_token, black_token]) =
@@ -397,7 +400,7 @@ impl Games {
                 ensure_ongoing(game)?;
                 ensure_seated(game)?;
                 ensure_ply(expected_ply, game.moves.len())?;
-                ensure_turn(record.turn(), side)?;
+                ensure_turn(record.variant(), record.turn(), side)?;
                 if let Some(stored) = game.clock {
                     let mut clock = GameClock::from_stored(&stored);
                     if let Err(expiry) = clock.charge(side, game.moves.len(), now) {
@@ -516,7 +519,7 @@ impl Games {
     ) -> Result<GameView, GameError> {
         let now = self.time.now();
         self.act(id, token, EventKind::DrawClaimed, |game, side, record| {
-            ensure_turn(record.turn(), side)?;
+            ensure_turn(record.variant(), record.turn(), side)?;
             let mut trial = record.boxed_clone();
             let mut trial_game = game.clone();
             let with_move = !text.trim().is_empty();
@@ -782,14 +785,18 @@ fn ensure_ongoing(game: &StoredGame) -> Result<(), GameError> {
     }
 }
 
-/// Checks that `side` is to move (`turn`).
-fn ensure_turn(turn: Side, side: Side) -> Result<(), GameError> {
+/// Checks that `side` is to move (`turn`) in a game of `variant`.
+fn ensure_turn(variant: Variant, turn: Side, side: Side) -> Result<(), GameError> {
     if turn == side {
         Ok(())
     } else {
         Err(GameError::PermissionDenied(Refusal::new(
             Reason::NotYourTurn,
-            format!("it is {turn}'s turn, not {side}'s"),
+            format!(
+                "it is {}'s turn, not {}'s",
+                variant.side_name(turn),
+                variant.side_name(side)
+            ),
         )))
     }
 }

@@ -6,7 +6,10 @@
 //! refusals off the one writer.
 
 use super::{GameError, Games, ensure_ongoing, ensure_ply, ensure_seated, ensure_turn, seat};
-use crate::{rules::Side, store::StoredGame};
+use crate::{
+    rules::{Side, Variant},
+    store::StoredGame,
+};
 
 /// What a request needs.
 #[derive(Clone, Copy, Debug)]
@@ -61,7 +64,8 @@ fn judge(game: &StoredGame, ply: usize, token: &str, needs: Needs) -> Result<(),
     }
     if let Needs::Move { expected_ply } = needs {
         ensure_ply(expected_ply, ply)?;
-        ensure_turn(turn_after(&game.start_fen, ply), side)?;
+        let variant = game.variant.parse().unwrap_or(Variant::Chess);
+        ensure_turn(variant, turn_after(&game.start_fen, ply), side)?;
     }
     Ok(())
 }

@@ -125,7 +125,7 @@ impl GameView {
         if view.outcome.ending == Some(Ending::Rules(Termination::PerpetualChase)) {
             // Which piece chased which is not stored: the rules tell again.
             if let Some(end) = record.verdict().end {
-                view.outcome.description = end.to_string();
+                view.outcome.description = end.describe(view.variant);
             }
         }
         if view.outcome.status == Status::Ongoing {
@@ -140,19 +140,22 @@ impl GameView {
         let status = status(game);
         let ending = game.termination.as_deref().and_then(Ending::from_code);
         let winner = side(game.winner.as_deref());
+        let variant = game.variant.parse().unwrap_or(Variant::Chess);
         let description = match (status, winner, ending) {
             (Status::Ongoing, ..) => "ongoing".to_owned(),
             (Status::Aborted, _, Some(Ending::AbortedByOperator)) => {
                 "aborted by the operator".to_owned()
             }
             (Status::Aborted, ..) => "aborted".to_owned(),
-            (_, Some(w), Some(e)) => format!("{w} won by {}", e.describe()),
+            (_, Some(w), Some(e)) => {
+                format!("{} won by {}", variant.side_name(w), e.describe())
+            }
             (_, None, Some(e)) => format!("drawn by {}", e.describe()),
             _ => game.status.clone(),
         };
         GameView {
             id: game.id.clone(),
-            variant: game.variant.parse().unwrap_or(Variant::Chess),
+            variant,
             rules: super::rule_choices(game).unwrap_or_default(),
             version: game.version,
             start_fen: game.start_fen.clone(),

@@ -1,6 +1,6 @@
 use std::fmt;
 
-use super::{Side, xiangqi};
+use super::{Side, Variant, xiangqi};
 
 /// How the rules ended a game (the service adds resignation, agreement,
 /// time forfeit and the like on top).
@@ -115,16 +115,18 @@ impl Termination {
     }
 }
 
-impl fmt::Display for GameEnd {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl GameEnd {
+    /// The end in words, with the sides named as players of `variant` name
+    /// them: "black won by checkmate", "red won by perpetual chase: Black's
+    /// chariot chased the unprotected horse on d0", "drawn by stalemate".
+    pub fn describe(&self, variant: Variant) -> String {
+        let how = self.termination.describe();
         match (self.winner, self.chase) {
-            // Only xiangqi has chases: its sides are Red and Black.
             (Some(side), Some(chase)) => {
-                let winner = if side == Side::White { "red" } else { "black" };
-                write!(f, "{winner} won by perpetual chase: {chase}")
+                format!("{} won by {how}: {chase}", variant.side_name(side))
             }
-            (Some(side), None) => write!(f, "{side} won by {}", self.termination.describe()),
-            (None, _) => write!(f, "drawn by {}", self.termination.describe()),
+            (Some(side), None) => format!("{} won by {how}", variant.side_name(side)),
+            (None, _) => format!("drawn by {how}"),
         }
     }
 }
@@ -160,5 +162,24 @@ pub struct Verdict {
 impl Verdict {
     pub fn is_over(&self) -> bool {
         self.end.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_winner_is_named_as_the_game_names_it() {
+        let mate = GameEnd::win(Side::White, Termination::Checkmate);
+        assert_eq!(mate.describe(Variant::Chess), "white won by checkmate");
+        assert_eq!(mate.describe(Variant::Xiangqi), "red won by checkmate");
+        let black = GameEnd::win(Side::Black, Termination::PerpetualCheck);
+        assert_eq!(
+            black.describe(Variant::Xiangqi),
+            "black won by perpetual check"
+        );
+        let draw = GameEnd::draw(Termination::Stalemate);
+        assert_eq!(draw.describe(Variant::Chess), "drawn by stalemate");
     }
 }

@@ -161,7 +161,7 @@ impl<G: Game> Record<G> {
         if let Some(end) = verdict.end {
             return Err(IllegalMove::new(
                 IllegalReason::GameOver,
-                format!("the game is already over: {end}"),
+                format!("the game is already over: {}", end.describe(G::VARIANT)),
             )
             .into());
         }

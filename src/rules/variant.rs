@@ -1,5 +1,7 @@
 use std::{fmt, str::FromStr};
 
+use super::Side;
+
 /// The games Arbiter referees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Variant {
@@ -16,6 +18,22 @@ impl Variant {
         match self {
             Variant::Chess => "chess",
             Variant::Xiangqi => "xiangqi",
+        }
+    }
+
+    /// What players of this game call `side`, in lower case as used in
+    /// messages: "white" and "black" in chess, "red" and "black" in
+    /// xiangqi.
+    ///
+    /// ```
+    /// use arbiter::rules::{Side, Variant};
+    /// assert_eq!(Variant::Xiangqi.side_name(Side::White), "red");
+    /// assert_eq!(Variant::Chess.side_name(Side::White), "white");
+    /// ```
+    pub const fn side_name(self, side: Side) -> &'static str {
+        match (self, side) {
+            (Variant::Xiangqi, Side::White) => "red",
+            _ => side.name(),
         }
     }
 }

@@ -70,7 +70,7 @@ impl LegalMovesAnswer {
         };
         let mut head = pb::LegalMovesResponse {
             is_check: r.is_check(),
-            outcome: Some(convert::verdict(&r.verdict())),
+            outcome: Some(convert::verdict(&r.verdict(), r.variant())),
             fen: r.fen(),
             turn: convert::side(r.turn()),
             ..Default::default()

@@ -13,7 +13,6 @@ import {
   Side,
   sideName,
   Termination,
-  Variant,
   variantName,
   watchGame,
   type Game,
@@ -245,7 +244,7 @@ class GameView {
   private statusText(): HTMLElement {
     const game = this.game;
     if (!this.ongoing()) {
-      const sentence = outcomeSentence(game);
+      const sentence = game.outcome?.description ?? "";
       return h("span", { class: "outcome", "data-testid": "outcome" }, sentence.charAt(0).toUpperCase() + sentence.slice(1) + ".");
     }
     if (this.waiting()) {
@@ -313,10 +312,4 @@ class GameView {
       this.board.deselect();
     }
   }
-}
-
-/** The server's outcome sentence, with xiangqi's first side called Red. */
-function outcomeSentence(game: Game): string {
-  const sentence = game.outcome?.description ?? "";
-  return game.variant === Variant.XIANGQI ? sentence.replace(/\bwhite\b/gi, (w) => (w[0] === "W" ? "Red" : "red")) : sentence;
 }
