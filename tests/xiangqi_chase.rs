@@ -23,10 +23,12 @@ struct Case {
 /// moved piece attacks from its new point or a move uncovers an attack, even
 /// on a piece that was attacked all along; it convicts the side. We judge a
 /// move a chase only if the threat is its doing: the rule threatens "to
-/// capture on the next move", and here the piece stood threatened before
-/// each of the side's moves and still after the opponent's reply (by one
-/// piece or another, or by a piece that never moved), so no move created the
-/// threat and the opponent never had to answer it: a draw by repetition.
+/// capture on the next move", and here, on one of the side's moves at
+/// least, the piece stood threatened before the move and still after the
+/// opponent's reply, and the moved piece did not attack it anew (it attacked
+/// the piece from where it came as well, or the threat was another
+/// piece's), so that move created no threat and the opponent never had to
+/// answer it: a draw by repetition.
 const STANDING_THREATS: &[&str] = &[
     "chase-70",
     "chase-146",
