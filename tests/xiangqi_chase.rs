@@ -465,6 +465,58 @@ fn an_uncrossed_soldier_cannot_be_chased() {
     assert_verdicts(SOLDIERS);
 }
 
+/// A hand-built cycle where Fairy-Stockfish's approximation gives another
+/// verdict than the exact judge: `pyffish` is pyffish 0.0.90's winner,
+/// `rule` the rule text that decides the clause's.
+struct Differs {
+    clause: Clause,
+    pyffish: Option<Side>,
+    rule: &'static str,
+}
+
+const DIFFERS_FROM_FAIRY_STOCKFISH: &[Differs] = &[
+    Differs {
+        // The red elephant flees between i2 and g4, the black chariot
+        // follows from i4 and h4.
+        clause: Clause::chase(
+            "a chariot following along its own line",
+            "9/9/4k1N2/9/6b2/7r1/9/4c3B/4K4/2N2A3 b - - 0 1",
+            &["h4i4", "i2g4", "i4h4", "g4i2"],
+            Side::White,
+            "Black's chariot chased the unprotected elephant on g4",
+        ),
+        pyffish: None,
+        rule: "AXF: a move that threatens an unprotected piece anew chases it. Fairy-Stockfish \
+               takes no attack along the line a chariot or cannon moved on as new (i4h4 attacks \
+               g4 along rank 4), though the elephant has just come to g4.",
+    },
+    Differs {
+        // The red cannon flees between d1 and d4, the black chariot follows
+        // from g1 and g4.
+        clause: Clause::chase(
+            "a general that may not take back",
+            "5k3/8r/9/9/9/6r2/9/8B/3C5/3K1n3 b - - 0 1",
+            &["g4g1", "d1d4", "g1g4", "d4d1"],
+            Side::White,
+            "Black's chariot chased the unprotected cannon on d4",
+        ),
+        pyffish: None,
+        rule: "AXF: a protector counts only if it could legally recapture. The general on d0 \
+               cannot take back on d1, which the black horse on f0 guards; Fairy-Stockfish \
+               counts any general next to the piece as its protector.",
+    },
+];
+
+#[test]
+fn where_fairy_stockfish_approximates() {
+    for differs in DIFFERS_FROM_FAIRY_STOCKFISH {
+        let clause = &differs.clause;
+        assert_ne!(clause.winner, differs.pyffish, "{}", clause.name);
+        assert!(!differs.rule.is_empty());
+        assert_verdicts(std::slice::from_ref(clause));
+    }
+}
+
 /// The minimal chase under the other rule sets.
 #[test]
 fn rule_sets_judge_or_refuse_the_chase() {
