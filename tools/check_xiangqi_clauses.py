@@ -27,8 +27,9 @@ V = "xiangqi"
 TESTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                      "tests", "xiangqi_chase.rs")
 CLAUSE = re.compile(
-    r'Clause::(?P<kind>draw|check|chase)\(\s*"(?P<name>[^"]+)",\s*"(?P<fen>[^"]+)",'
-    r'\s*&\[(?P<cycle>[^\]]+)\](?:,\s*Side::(?P<winner>\w+))?')
+    r'Clause::(?P<kind>draw|check|chase)\(\s*"(?P<name>[^"]+)",'
+    r'\s*"(?P<fen>[^"]+)",\s*&\[(?P<cycle>[^\]]+)\]'
+    r'(?:,\s*Side::(?P<winner>\w+))?')
 
 
 def fsf(m):
