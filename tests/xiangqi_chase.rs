@@ -23,10 +23,12 @@ struct Case {
 /// moved piece attacks from its new point or a move uncovers an attack, even
 /// on a piece that was attacked all along; it convicts the side. We judge a
 /// move a chase only if the threat is its doing: the rule threatens "to
-/// capture on the next move", and here the piece stood threatened before
-/// each of the side's moves and still after the opponent's reply (by one
-/// piece or another, or by a piece that never moved), so no move created the
-/// threat and the opponent never had to answer it: a draw by repetition.
+/// capture on the next move", and here, on one of the side's moves at
+/// least, the piece stood threatened before the move and still after the
+/// opponent's reply, and the moved piece did not attack it anew (it attacked
+/// the piece from where it came as well, or the threat was another
+/// piece's), so that move created no threat and the opponent never had to
+/// answer it: a draw by repetition.
 const STANDING_THREATS: &[&str] = &[
     "chase-70",
     "chase-146",
@@ -90,11 +92,11 @@ fn generated_cycles_agree_with_pyffish() {
     assert_eq!((agreed, decisive, differed), (1516, 53, 24));
 }
 
-/// The end after the 4-ply `cycle` is played twice from `fen` (the start
-/// position then occurs for the third time).
-fn end_after_cycle(fen: &str, cycle: [&str; 4]) -> GameEnd {
+/// The end after `cycle` is played twice from `fen` (the start position
+/// then occurs for the third time).
+fn end_after_cycle(fen: &str, cycle: &[&str]) -> GameEnd {
     let mut record = Record::new(Xiangqi::from_fen(fen).unwrap());
-    for m in cycle.iter().chain(&cycle) {
+    for m in cycle.iter().chain(cycle) {
         record.play_text(m).unwrap();
     }
     record
@@ -107,99 +109,72 @@ fn drawn() -> GameEnd {
     GameEnd::draw(Termination::ThreefoldRepetition)
 }
 
-/// Hand-built cycles for the clauses of the rule (pyffish agrees on each;
-/// the Fairy-Stockfish test.py cases in tests/xiangqi_outcome.rs cover
-/// mutual chases, fake protectors, pins and one check one chase).
-#[test]
-fn chasing_an_unprotected_piece_loses() {
-    // The general cannot take back on d0 (flying general): a fake protector.
-    let end = end_after_cycle(
-        "3k5/9/9/9/9/9/3r5/9/9/3NK4 w - - 0 1",
-        ["d0c2", "d3c3", "c2d0", "c3d3"],
-    );
-    assert_eq!(end.winner, Some(Side::White));
-    assert_eq!(
-        end.chase.map(|c| c.to_string()).as_deref(),
-        Some("Black's chariot chased the unprotected horse on d0")
-    );
-}
-
-#[test]
-fn chasing_a_protected_piece_is_no_offence() {
-    // The chariot on c0 protects the horse on c2 and on d0.
-    assert_eq!(
-        end_after_cycle(
-            "3k5/9/9/9/9/9/3r5/9/9/2RNK4 w - - 0 1",
-            ["d0c2", "d3c3", "c2d0", "c3d3"],
-        ),
-        drawn()
-    );
-}
-
-#[test]
-fn a_horse_chasing_a_protected_chariot_loses() {
-    // The chariot flees between c4 and d4, always protected by the one on
-    // a4; the horse follows it.
-    let end = end_after_cycle(
-        "4k4/9/9/9/1n7/R2R5/9/9/9/5K3 w - - 0 1",
-        ["d4c4", "b5d6", "c4d4", "d6b5"],
-    );
-    assert_eq!(end.winner, Some(Side::White));
-    assert_eq!(
-        end.chase.map(|c| c.to_string()).as_deref(),
-        Some("Black's horse chased the chariot on d4")
-    );
-}
-
-#[test]
-fn the_general_may_chase() {
-    // The black general follows the cannon from e7 to f7 and back.
-    assert_eq!(
-        end_after_cycle(
-            "9/5k3/4C4/9/9/9/9/9/9/3K5 b - - 0 1",
-            ["f8e8", "e7f7", "e8f8", "f7e7"],
-        ),
-        drawn()
-    );
-}
-
-#[test]
-fn alternating_targets_are_no_perpetual_chase() {
-    // The chariot attacks the horse on a1 and the cannon on b1 in turn.
-    assert_eq!(
-        end_after_cycle(
-            "3k5/9/9/9/r8/9/9/9/NC7/4K4 w - - 0 1",
-            ["e0e1", "a5b5", "e1e0", "b5a5"],
-        ),
-        drawn()
-    );
-}
-
-#[test]
-fn a_soldier_may_chase() {
-    // The black soldier across the river follows the cannon along rank 1.
-    assert_eq!(
-        end_after_cycle(
-            "5k3/9/9/9/9/9/9/4p4/3C5/3K5 b - - 0 1",
-            ["e2d2", "d1e1", "d2e2", "e1d1"],
-        ),
-        drawn()
-    );
-}
-
-/// A hand-built cycle for one clause of the rule: the 4-ply `cycle` is
-/// played twice from `fen`, and the third occurrence of the start position
-/// ends the game with `winner` by `termination`; for a perpetual chase,
-/// `chase` is the offence as the verdict states it. pyffish 0.0.90
-/// (Fairy-Stockfish) gives the same winner on every case of both tables
-/// (tools/check_xiangqi_clauses.py).
+/// A hand-built cycle for one clause of the rule: `cycle` is played twice
+/// from `fen`, and the third occurrence of the start position ends the game
+/// with `winner` by `termination`; for a perpetual chase, `chase` is the
+/// offence as the verdict states it. pyffish 0.0.90 (Fairy-Stockfish) gives
+/// the same winner on every case of these tables
+/// (tools/check_xiangqi_clauses.py); many clauses come in pairs that differ
+/// in one piece, so that the clause, not the cycle, decides the verdict.
+/// The Fairy-Stockfish test.py cases in tests/xiangqi_outcome.rs add mutual
+/// chases and more pins.
 struct Clause {
     name: &'static str,
     fen: &'static str,
-    cycle: [&'static str; 4],
+    cycle: &'static [&'static str],
     winner: Option<Side>,
     termination: Termination,
     chase: Option<&'static str>,
+}
+
+impl Clause {
+    /// A cycle that ends in a draw by repetition.
+    const fn draw(name: &'static str, fen: &'static str, cycle: &'static [&'static str]) -> Self {
+        Clause {
+            name,
+            fen,
+            cycle,
+            winner: None,
+            termination: Termination::ThreefoldRepetition,
+            chase: None,
+        }
+    }
+
+    /// A cycle in which the side other than `winner` checks perpetually.
+    const fn check(
+        name: &'static str,
+        fen: &'static str,
+        cycle: &'static [&'static str],
+        winner: Side,
+    ) -> Self {
+        Clause {
+            name,
+            fen,
+            cycle,
+            winner: Some(winner),
+            termination: Termination::PerpetualCheck,
+            chase: None,
+        }
+    }
+
+    /// A cycle in which the side other than `winner` chases perpetually, as
+    /// `chase` states it.
+    const fn chase(
+        name: &'static str,
+        fen: &'static str,
+        cycle: &'static [&'static str],
+        winner: Side,
+        chase: &'static str,
+    ) -> Self {
+        Clause {
+            name,
+            fen,
+            cycle,
+            winner: Some(winner),
+            termination: Termination::PerpetualChase,
+            chase: Some(chase),
+        }
+    }
 }
 
 fn assert_verdicts(clauses: &[Clause]) {
@@ -220,59 +195,233 @@ fn assert_verdicts(clauses: &[Clause]) {
     }
 }
 
-/// Check and chase in one cycle. AXF: perpetual check loses; check ranks
-/// above chase, so a side that checks with every move loses even when its
-/// moves also chase or the other side chases; one check and one chase is
-/// allowed.
+/// What is chased, and by whom. AXF: a piece with no real protector may not
+/// be chased perpetually, a chariot not even when protected (by a horse or
+/// cannon); the general and soldiers may chase; attacking different pieces
+/// in turn is allowed.
+const CHASES: &[Clause] = &[
+    // The issue's minimal chase: Black's chariot follows the horse between
+    // d0 and c2.
+    Clause::chase(
+        "a chariot chasing an unprotected horse",
+        "3k5/9/9/9/9/9/3r5/9/9/3NK4 w - - 0 1",
+        &["d0c2", "d3c3", "c2d0", "c3d3"],
+        Side::White,
+        "Black's chariot chased the unprotected horse on d0",
+    ),
+    // The chariot on c0 protects the horse on c2 and on d0.
+    Clause::draw(
+        "a chariot chasing a protected horse",
+        "3k5/9/9/9/9/9/3r5/9/9/2RNK4 w - - 0 1",
+        &["d0c2", "d3c3", "c2d0", "c3d3"],
+    ),
+    // The chariot flees between c4 and d4, always protected by the one on
+    // a4; the horse follows it.
+    Clause::chase(
+        "a horse chasing a protected chariot",
+        "4k4/9/9/9/1n7/R2R5/9/9/9/5K3 w - - 0 1",
+        &["d4c4", "b5d6", "c4d4", "d6b5"],
+        Side::White,
+        "Black's horse chased the chariot on d4",
+    ),
+    // The chariot attacks the horse on a1 and the cannon on b1 in turn.
+    Clause::draw(
+        "alternating targets",
+        "3k5/9/9/9/r8/9/9/9/NC7/4K4 w - - 0 1",
+        &["e0e1", "a5b5", "e1e0", "b5a5"],
+    ),
+    // The black general follows the cannon from e7 to f7 and back.
+    Clause::draw(
+        "the general chasing",
+        "9/5k3/4C4/9/9/9/9/9/9/3K5 b - - 0 1",
+        &["f8e8", "e7f7", "e8f8", "f7e7"],
+    ),
+    // The black soldier across the river follows the cannon along rank 1.
+    Clause::draw(
+        "a soldier chasing",
+        "5k3/9/9/9/9/9/9/4p4/3C5/3K5 b - - 0 1",
+        &["e2d2", "d1e1", "d2e2", "e1d1"],
+    ),
+];
+
+#[test]
+fn what_may_chase_and_be_chased() {
+    assert_verdicts(CHASES);
+}
+
+/// Protectors. AXF: a protector counts only if it could legally recapture;
+/// one that is pinned, or whose recapture would expose its general (the
+/// flying general included), is a fake one. Each pair plays the minimal
+/// chase with one piece changed: the horse on d0 is protected in the first
+/// cycle of the pair, only falsely in the second.
+const PROTECTORS: &[Clause] = &[
+    // The black horse on d6 blocks the d file: the general on e0 may take
+    // back on d0, so only the attack on c2 is a chase.
+    Clause::draw(
+        "the general protects when the file is blocked",
+        "3k5/9/9/3n5/9/9/3r5/9/9/3NK4 w - - 0 1",
+        &["d0c2", "d3c3", "c2d0", "c3d3"],
+    ),
+    // The advisor on e1 protects d0.
+    Clause::draw(
+        "an advisor protects",
+        "3k5/9/9/9/9/9/3r5/9/4A4/3NK4 w - - 0 1",
+        &["d0c2", "d3c3", "c2d0", "c3d3"],
+    ),
+    // The chariot on e5 pins the advisor to its general: a fake protector.
+    Clause::chase(
+        "a pinned advisor does not protect",
+        "3k5/9/9/9/4r4/9/3r5/9/4A4/3NK4 w - - 0 1",
+        &["d0c2", "d3c3", "c2d0", "c3d3"],
+        Side::White,
+        "Black's chariot chased the unprotected horse on d0",
+    ),
+];
+
+#[test]
+fn a_fake_protector_does_not_protect() {
+    assert_verdicts(PROTECTORS);
+}
+
+/// One-sided attacks between pieces of one kind. AXF: two pieces of a kind
+/// attacking each other threaten nothing, but a one-sided attack, by a horse
+/// whose victim is blocked or on a pinned piece, is a chase.
+const ONE_SIDED: &[Clause] = &[
+    // The red horse flees between b2 and c0, the black horse follows from
+    // d3 and e1. On b2 the red horse could take d3 back: mutual.
+    Clause::draw(
+        "horses attacking each other",
+        "5k3/9/9/9/9/9/3n5/1N7/9/3K5 w - - 0 1",
+        &["b2c0", "d3e1", "c0b2", "e1d3"],
+    ),
+    // The black cannon on c2 blocks that leg (and the red general the leg
+    // from c0 to e1): the black horse attacks, the red one cannot answer.
+    Clause::chase(
+        "a blocked horse",
+        "5k3/9/9/9/9/9/3n5/1Nc6/9/3K5 w - - 0 1",
+        &["b2c0", "d3e1", "c0b2", "e1d3"],
+        Side::White,
+        "Black's horse chased the unprotected horse on b2",
+    ),
+    // The red chariot flees along the e file and the black one follows it
+    // along ranks 3 and 2. With the red general on d0 the red chariot could
+    // take the black one: mutual.
+    Clause::draw(
+        "chariots attacking each other",
+        "4ck3/9/4b4/9/9/9/r3R4/9/9/3K5 w - - 0 1",
+        &["e3e2", "a3a2", "e2e3", "a2a3"],
+    ),
+    // With the red general on e0 the cannon on e9 (screen e7) pins the red
+    // chariot to the e file: the attack is one-sided.
+    Clause::chase(
+        "a pinned chariot",
+        "4ck3/9/4b4/9/9/9/r3R4/9/9/4K4 w - - 0 1",
+        &["e3e2", "a3a2", "e2e3", "a2a3"],
+        Side::White,
+        "Black's chariot chased the unprotected chariot on e3",
+    ),
+];
+
+#[test]
+fn a_one_sided_attack_between_pieces_of_a_kind_chases() {
+    assert_verdicts(ONE_SIDED);
+}
+
+/// Check and chase in one cycle. AXF: perpetual check loses; if both sides
+/// check perpetually ("resolve check and check back") the game is drawn;
+/// if one side checks perpetually and the other chases perpetually, the
+/// checking side loses (check ranks above chase). One check and one chase,
+/// or several checks and one chase, is allowed (AXF rule 12, diagram 13):
+/// a side that checks with some moves but not all is neither checking nor
+/// chasing perpetually.
 const CHECK_AND_CHASE: &[Clause] = &[
-    Clause {
-        // The chariot checks from i9 and attacks the lone horse on a5 from
-        // i5 (a new threat each time); the black general only steps between
-        // e9 and e8.
-        name: "one check one chase",
-        fen: "4k4/9/9/9/n7R/9/9/9/9/3K5 w - - 0 1",
-        cycle: ["i5i9", "e9e8", "i9i5", "e8e9"],
-        winner: None,
-        termination: Termination::ThreefoldRepetition,
-        chase: None,
-    },
-    Clause {
-        // Every move of the chariot checks along rank 8 or 9 and attacks the
-        // unprotected horse on a5 down the a file: a perpetual check.
-        name: "every move checks and chases",
-        fen: "R8/4k4/9/9/n8/9/9/9/9/3K5 w - - 0 1",
-        cycle: ["a9a8", "e8e9", "a8a9", "e9e8"],
-        winner: Some(Side::Black),
-        termination: Termination::PerpetualCheck,
-        chase: None,
-    },
-    Clause {
-        // The red horse steps off the e file (the cannon on e2 checks
-        // through the black chariot on e5) and back onto it (the cannon
-        // checks through the horse). Each time the chariot answers the check
-        // and attacks the unprotected horse again: off the file from d5,
-        // back onto it from e5. Red checks perpetually while Black chases
-        // perpetually: the checking side loses.
-        name: "perpetual check against perpetual chase",
-        fen: "4k4/9/9/9/4r4/4N4/9/4C4/9/5K3 w - - 0 1",
-        cycle: ["e4d2", "e5d5", "d2e4", "d5e5"],
-        winner: Some(Side::Black),
-        termination: Termination::PerpetualCheck,
-        chase: None,
-    },
-    Clause {
-        // Black's cannon checks from a1 (screen d1) and, back on a2,
-        // attacks the unprotected advisor on f2 (screen d2): one check and
-        // one chase, allowed. Red's chariot follows the cannon with every
-        // move, answering the check on b1: a perpetual chase, which loses
-        // (the principle of AXF diagrams 37 and 38).
-        name: "one check one chase against a perpetual chase",
-        fen: "3k5/9/9/9/9/9/9/cR1A1A3/3NK4/9 b - - 0 1",
-        cycle: ["a2a1", "b2b1", "a1a2", "b1b2"],
-        winner: Some(Side::Black),
-        termination: Termination::PerpetualChase,
-        chase: Some("Red's chariot chased the unprotected cannon on a2"),
-    },
+    // The chariot checks from i9 and attacks the lone horse on a5 from
+    // i5 (a new threat each time); the black general only steps between
+    // e9 and e8.
+    Clause::draw(
+        "one check one chase",
+        "4k4/9/9/9/n7R/9/9/9/9/3K5 w - - 0 1",
+        &["i5i9", "e9e8", "i9i5", "e8e9"],
+    ),
+    // Every move of the chariot checks along rank 8 or 9 and attacks the
+    // unprotected horse on a5 down the a file: a perpetual check.
+    Clause::check(
+        "every move checks and chases",
+        "R8/4k4/9/9/n8/9/9/9/9/3K5 w - - 0 1",
+        &["a9a8", "e8e9", "a8a9", "e9e8"],
+        Side::Black,
+    ),
+    // Black's chariot follows the red horse from e5 to d5 and back: without
+    // a check, a perpetual chase ...
+    Clause::chase(
+        "a perpetual chase",
+        "4k4/9/9/9/4r4/4N4/9/9/9/5K3 w - - 0 1",
+        &["e4d2", "e5d5", "d2e4", "d5e5"],
+        Side::White,
+        "Black's chariot chased the unprotected horse on e4",
+    ),
+    // ... and the same moves with a red cannon on e2: the horse steps off
+    // the e file (the cannon checks through the chariot on e5) and back onto
+    // it (the cannon checks through the horse). Each time the chariot
+    // answers the check and attacks the horse again. Red checks perpetually
+    // while Black chases perpetually: the checking side loses.
+    Clause::check(
+        "perpetual check against perpetual chase",
+        "4k4/9/9/9/4r4/4N4/9/4C4/9/5K3 w - - 0 1",
+        &["e4d2", "e5d5", "d2e4", "d5e5"],
+        Side::Black,
+    ),
+    // Each horse move answers a cannon's check and gives one: the red horse
+    // leaves the e file (the cannon on e0 checks through it on e3, or
+    // through the black horse on e1) and blocks rank 1 against the cannon
+    // on a1; the black horse does the same the other way. Both check
+    // perpetually: a draw.
+    Clause::draw(
+        "perpetual check on both sides",
+        "4k4/9/9/9/9/9/3n5/9/c2N1K3/4C4 w - - 0 1",
+        &["d1e3", "d3e1", "e3d1", "e1d3"],
+    ),
+    // Black's cannon checks from a1 (screen d1) and, back on a2,
+    // attacks the unprotected advisor on f2 (screen d2): one check and
+    // one chase, allowed. Red's chariot follows the cannon with every
+    // move, answering the check on b1: a perpetual chase, which loses
+    // (the principle of AXF diagrams 37 and 38).
+    Clause::chase(
+        "one check one chase against a perpetual chase",
+        "3k5/9/9/9/9/9/9/cR1A1A3/3NK4/9 b - - 0 1",
+        &["a2a1", "b2b1", "a1a2", "b1b2"],
+        Side::Black,
+        "Red's chariot chased the unprotected cannon on a2",
+    ),
+    // The red chariot attacks the black horse from a6, the horse flees to
+    // d4, the chariot follows to a4, the horse goes back: a perpetual
+    // chase ...
+    Clause::chase(
+        "a chariot chasing a fleeing horse",
+        "4k4/9/9/2n6/9/R8/9/9/9/5K3 w - - 0 1",
+        &["a4a6", "c6d4", "a6a4", "d4c6"],
+        Side::Black,
+        "Red's chariot chased the unprotected horse on d4",
+    ),
+    // ... which two checks in a row break: the chariot goes up to check on
+    // a9 and a8 (the general steps to e8 and back), then chases the horse as
+    // before. Two checks and two chases: neither perpetual.
+    Clause::draw(
+        "two checks and two chases",
+        "4k4/9/9/2n6/9/R8/9/9/9/5K3 w - - 0 1",
+        &[
+            "a4a9", "e9e8", "a9a8", "e8e9", "a8a6", "c6d4", "a6a4", "d4c6",
+        ],
+    ),
+    // Without the horse the chariot's last two moves are idle: checks
+    // interleaved with idle moves are no perpetual check.
+    Clause::draw(
+        "two checks and two idle moves",
+        "4k4/9/9/9/9/R8/9/9/9/5K3 w - - 0 1",
+        &[
+            "a4a9", "e9e8", "a9a8", "e8e9", "a8a6", "e9d9", "a6a4", "d9e9",
+        ],
+    ),
 ];
 
 #[test]
@@ -288,37 +437,84 @@ fn check_ranks_above_chase() {
 /// move answers the threat. A soldier cannot flee sideways before it has
 /// crossed, so the soldier stands still in all three cycles.
 const SOLDIERS: &[Clause] = &[
-    Clause {
-        name: "uncrossed soldier on c4",
-        fen: "2c1k4/9/Nr7/9/9/2P6/9/9/9/5K3 b - - 0 1",
-        cycle: ["b7c7", "a7c6", "c7b7", "c6a7"],
-        winner: None,
-        termination: Termination::ThreefoldRepetition,
-        chase: None,
-    },
-    Clause {
-        name: "crossed soldier on c5",
-        fen: "2c1k4/9/Nr7/9/2P6/9/9/9/9/5K3 b - - 0 1",
-        cycle: ["b7c7", "a7c6", "c7b7", "c6a7"],
-        winner: Some(Side::White),
-        termination: Termination::PerpetualChase,
-        chase: Some("Black's cannon chased the unprotected soldier on c5"),
-    },
-    Clause {
-        // The same cycle against a horse on c4: the chase is the cycle's,
-        // the draw above is the soldier's.
-        name: "horse on c4",
-        fen: "2c1k4/9/Nr7/9/9/2N6/9/9/9/5K3 b - - 0 1",
-        cycle: ["b7c7", "a7c6", "c7b7", "c6a7"],
-        winner: Some(Side::White),
-        termination: Termination::PerpetualChase,
-        chase: Some("Black's cannon chased the unprotected horse on c4"),
-    },
+    Clause::draw(
+        "uncrossed soldier on c4",
+        "2c1k4/9/Nr7/9/9/2P6/9/9/9/5K3 b - - 0 1",
+        &["b7c7", "a7c6", "c7b7", "c6a7"],
+    ),
+    Clause::chase(
+        "crossed soldier on c5",
+        "2c1k4/9/Nr7/9/2P6/9/9/9/9/5K3 b - - 0 1",
+        &["b7c7", "a7c6", "c7b7", "c6a7"],
+        Side::White,
+        "Black's cannon chased the unprotected soldier on c5",
+    ),
+    // The same cycle against a horse on c4: the chase is the cycle's,
+    // the draw above is the soldier's.
+    Clause::chase(
+        "horse on c4",
+        "2c1k4/9/Nr7/9/9/2N6/9/9/9/5K3 b - - 0 1",
+        &["b7c7", "a7c6", "c7b7", "c6a7"],
+        Side::White,
+        "Black's cannon chased the unprotected horse on c4",
+    ),
 ];
 
 #[test]
 fn an_uncrossed_soldier_cannot_be_chased() {
     assert_verdicts(SOLDIERS);
+}
+
+/// A hand-built cycle where Fairy-Stockfish's approximation gives another
+/// verdict than the exact judge: `pyffish` is pyffish 0.0.90's winner,
+/// `rule` the rule text that decides the clause's.
+struct Differs {
+    clause: Clause,
+    pyffish: Option<Side>,
+    rule: &'static str,
+}
+
+const DIFFERS_FROM_FAIRY_STOCKFISH: &[Differs] = &[
+    Differs {
+        // The red elephant flees between i2 and g4, the black chariot
+        // follows from i4 and h4.
+        clause: Clause::chase(
+            "a chariot following along its own line",
+            "9/9/4k1N2/9/6b2/7r1/9/4c3B/4K4/2N2A3 b - - 0 1",
+            &["h4i4", "i2g4", "i4h4", "g4i2"],
+            Side::White,
+            "Black's chariot chased the unprotected elephant on g4",
+        ),
+        pyffish: None,
+        rule: "AXF: a move that threatens an unprotected piece anew chases it. Fairy-Stockfish \
+               takes no attack along the line a chariot or cannon moved on as new (i4h4 attacks \
+               g4 along rank 4), though the elephant has just come to g4.",
+    },
+    Differs {
+        // The red cannon flees between d1 and d4, the black chariot follows
+        // from g1 and g4.
+        clause: Clause::chase(
+            "a general that may not take back",
+            "5k3/8r/9/9/9/6r2/9/8B/3C5/3K1n3 b - - 0 1",
+            &["g4g1", "d1d4", "g1g4", "d4d1"],
+            Side::White,
+            "Black's chariot chased the unprotected cannon on d4",
+        ),
+        pyffish: None,
+        rule: "AXF: a protector counts only if it could legally recapture. The general on d0 \
+               cannot take back on d1, which the black horse on f0 guards; Fairy-Stockfish \
+               counts any general next to the piece as its protector.",
+    },
+];
+
+#[test]
+fn where_fairy_stockfish_approximates() {
+    for differs in DIFFERS_FROM_FAIRY_STOCKFISH {
+        let clause = &differs.clause;
+        assert_ne!(clause.winner, differs.pyffish, "{}", clause.name);
+        assert!(!differs.rule.is_empty());
+        assert_verdicts(std::slice::from_ref(clause));
+    }
 }
 
 /// The minimal chase under the other rule sets.

@@ -2,11 +2,15 @@
 """Check the hand-built repetition cycles of tests/xiangqi_chase.rs (the
 `Clause` tables) against pyffish, the Fairy-Stockfish Python binding.
 
-Each `Clause` gives a FEN, a 4-ply cycle (ICCS) and the expected winner.
-The cycle is played twice, every move checked against pyffish's legal moves,
-and the last position judged with `is_optional_game_end` (history passed in
-one call).  The script prints one line per clause and exits non-zero if a
-move is illegal or pyffish's winner differs from the test's.
+Each clause (`Clause::draw`, `Clause::check` or `Clause::chase`) gives a
+name, a FEN, a cycle of any even length (ICCS) and, unless it is a draw, the
+winner.  The cycle is played twice, every move checked against pyffish's
+legal moves, and the last position judged with `is_optional_game_end`
+(history passed in one call).  The script prints one line per clause, with
+the plies that give check, and exits non-zero if a move is illegal or
+pyffish's winner differs from the test's.  A clause in a `Differs` block
+(where the exact judge and Fairy-Stockfish's approximation disagree, with
+the rule that decides it) expects the winner given as `pyffish:` there.
 
 Run from anywhere (generated with pyffish 0.0.90):
 
@@ -23,9 +27,9 @@ V = "xiangqi"
 TESTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                      "tests", "xiangqi_chase.rs")
 CLAUSE = re.compile(
-    r'Clause \{\s*(?://[^\n]*\s*)*name: "(?P<name>[^"]+)".*?fen: "(?P<fen>[^"]+)".*?'
-    r'cycle: \[(?P<cycle>[^\]]+)\].*?winner: (?P<winner>None|Some\(Side::\w+\))',
-    re.S)
+    r'Clause::(?P<kind>draw|check|chase)\(\s*"(?P<name>[^"]+)",'
+    r'\s*"(?P<fen>[^"]+)",\s*&\[(?P<cycle>[^\]]+)\]'
+    r'(?:,\s*Side::(?P<winner>\w+))?')
 
 
 def fsf(m):
@@ -47,19 +51,32 @@ def winner(fen, moves):
     return {0: None, 32000: to_move, -32000: other}.get(value, f"value {value}")
 
 
+def checks(fen, cycle):
+    """The cycle's plies that give check, as a string of + and ."""
+    return "".join("+" if sf.gives_check(V, fen, cycle[:i + 1]) else "."
+                   for i in range(len(cycle)))
+
+
 def main():
     with open(TESTS, encoding="utf-8") as fh:
-        clauses = list(CLAUSE.finditer(fh.read()))
+        text = fh.read()
+    clauses = list(CLAUSE.finditer(text))
     wrong = 0
-    for c in clauses:
+    for i, c in enumerate(clauses):
         cycle = [fsf(m) for m in re.findall(r'"(\w+)"', c["cycle"])]
-        expected = re.search(r"Side::(\w+)", c["winner"])
-        expected = expected and expected.group(1)
+        expected = c["winner"]
+        # The text up to the next clause: a `Differs` block's pyffish winner.
+        nxt = clauses[i + 1].start() if i + 1 < len(clauses) else len(text)
+        differs = re.search(r"pyffish: (?:None|Some\(Side::(\w+)\))",
+                            text[c.end():nxt])
+        if differs:
+            expected = differs.group(1)
         got = winner(c["fen"], cycle * 2)
         ok = got == expected
         wrong += not ok
-        print(f"{'ok ' if ok else 'BAD'} {c['name']}: test {expected}, "
-              f"pyffish {got}")
+        print(f"{'ok ' if ok else 'BAD'} {c['name']}: "
+              f"{'pyffish expected' if differs else 'test'} {expected}, "
+              f"pyffish {got}, checks {checks(c['fen'], cycle)}")
     print(f"{len(clauses)} clauses, {wrong} differ", file=sys.stderr)
     return 1 if wrong or not clauses else 0
 

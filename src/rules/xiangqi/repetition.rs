@@ -9,9 +9,11 @@
 //!   same piece loses. A move chases a piece when, after it, the side
 //!   threatens the piece (see [`chase`](super::chase)) and the threat is
 //!   the move's doing: it was not there before the move, or the moved piece
-//!   keeps up a threat that the opponent's reply answers (a chariot that
-//!   follows a fleeing horse along a line). A threat standing unchanged
-//!   through the move and the reply, or one by another piece, is no chase.
+//!   attacks the piece anew (even one another piece attacks already, AXF
+//!   diagrams 63-66), or the moved piece keeps up a threat that the
+//!   opponent's reply answers (a chariot that follows a fleeing horse along
+//!   a line). A threat standing unchanged through the move and the reply,
+//!   or one by another piece that was there before, is no chase.
 //!   Pieces are followed by identity along the cycle: the chased piece may
 //!   flee from point to point, it stays the one piece. A checking move is
 //!   not a chase (one check, one chase is allowed).
@@ -60,6 +62,19 @@ impl Cycle<'_> {
     fn previous(&self, k: usize) -> Option<(Move, &Xiangqi)> {
         let prev = k.checked_sub(1).unwrap_or(self.moves.len().checked_sub(1)?);
         Some((*self.moves.get(prev)?, self.positions.get(prev)?))
+    }
+
+    /// `threats` of the side to move at ply `k`, read before its move. In
+    /// check a side threatens nothing (every capture but an answer to the
+    /// check is illegal): they are read before the check, and its move
+    /// renews what it threatened then.
+    fn before(&self, k: usize, threats: impl Fn(&Xiangqi) -> Bitboard) -> Option<Bitboard> {
+        let before = self.positions.get(k)?;
+        if !before.is_check() {
+            return Some(threats(before));
+        }
+        let (checking, earlier) = self.previous(k)?;
+        Some(moved_on(threats(earlier), checking))
     }
 
     /// The positions reached by `side`'s moves in the cycle.
@@ -118,10 +133,10 @@ fn moved_on(set: Bitboard, m: Move) -> Bitboard {
 
 /// The chase, if every move of `side` in the cycle was a chase of one and
 /// the same piece: it threatens the piece after the move, and either did
-/// not before it, or the moved piece itself makes the threat and the
-/// opponent's reply answers it (a threat that persists unchanged through
-/// the move and the reply, or one the move has nothing to do with, is no
-/// chase).
+/// not before it, or the moved piece itself makes the threat and either did
+/// not make it from where it came or the opponent's reply answers it (a
+/// threat that persists unchanged through the move and the reply, or one
+/// the move has nothing to do with, is no chase).
 fn perpetual_chase(cycle: &Cycle<'_>, side: Side) -> Option<PerpetualChase> {
     let mut chased = Followed(None);
     let mut pinned = Followed(None);
@@ -136,15 +151,7 @@ fn perpetual_chase(cycle: &Cycle<'_>, side: Side) -> Option<PerpetualChase> {
             return None;
         }
         let threats = after.threatened_by(side);
-        // In check a side threatens nothing (every capture but an answer to
-        // the check is illegal): its move renews what it threatened before
-        // it was checked.
-        let before_threats = if before.is_check() {
-            let (checking, earlier) = cycle.previous(k)?;
-            moved_on(earlier.threatened_by(side), checking)
-        } else {
-            before.threatened_by(side)
-        };
+        let before_threats = cycle.before(k, |pos| pos.threatened_by(side))?;
         let (reply, replied) = cycle.reply(k)?;
         // A check is no answer to a threat.
         let answered = if replied.is_check() {
@@ -152,8 +159,13 @@ fn perpetual_chase(cycle: &Cycle<'_>, side: Side) -> Option<PerpetualChase> {
         } else {
             threats & !moved_on(replied.threatened_by(side), reply.reversed())
         };
-        let followed = answered & after.threatened_from(side, m.to());
-        let chases = threats & (!before_threats | followed);
+        let by_mover = after.threatened_from(side, m.to());
+        let followed = answered & by_mover;
+        // The moved piece chases what it attacks anew, even a piece another
+        // one attacks already (AXF diagrams 63-66: a chariot may not chase a
+        // chariot that a cannon pins to its file and attacks).
+        let fresh = by_mover & !cycle.before(k, |pos| pos.threatened_from(side, m.from()))?;
+        let chases = threats & (!before_threats | followed | fresh);
         let set = chased.keep(chases);
         if set.is_empty() {
             return None;
