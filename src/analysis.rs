@@ -6,14 +6,32 @@
 //! that only engine seats use (`--engine-seat-slots`). Separate pools rather
 //! than a reserved share of one: the default of one RPC slot on a two-core
 //! machine has no share to carve out, and with pools of their own nothing a
-//! caller sends can ever hold a seat's slot. RPCs never wait: when their
-//! slots are taken they are refused at once ([`AnalysisError::Busy`]), and
-//! one caller runs at most `per_peer` of them at once
-//! ([`AnalysisError::PeerLimit`]), so a single client cannot hold every
-//! slot. Seats wait for theirs in turn (first come, first served); the time
-//! a seat waits is not charged to its clock (see `games::engine_seat`).
+//! caller sends can ever hold a seat's slot. Seats wait for theirs in turn
+//! (first come, first served); the time a seat waits is not charged to its
+//! clock (see `games::engine_seat`).
+//!
+//! The RPCs' slots are shared fairly between callers (`turns`), so that
+//! one caller's long Analyze cannot take the engine from everyone else even
+//! when there is a single slot. A call whose slot is taken waits in a
+//! bounded queue (`--engine-queue` calls beyond the slots; past that it is
+//! refused at once, [`AnalysisError::Busy`]), until its gRPC deadline (less
+//! the margin kept to answer) or `--engine-queue-wait` at most
+//! ([`AnalysisError::NoTurn`]); a caller that leaves leaves the queue.
+//! Callers are served round robin, and a search that has had its slot for a
+//! [`SLICE`] while another caller waits lends it and waits at the back,
+//! its thread and transposition table kept: it goes on where it was, at the
+//! same depth, when its turn comes again (an Analyze stream just sends its
+//! next depth later). A search's move time runs from its first turn and
+//! goes on while it waits: it answers on time, with what its share of the
+//! engine found. One caller runs (or queues) at most `per_peer` calls at
+//! once ([`AnalysisError::PeerLimit`]), and its calls do not take turns
+//! among themselves: many calls from one caller get no more engine time
+//! than a single one from another.
+
+mod turns;
 
 use std::{
+    cell::Cell,
     sync::{
         Arc,
         atomic::{AtomicBool, AtomicUsize, Ordering},
@@ -23,10 +41,12 @@ use std::{
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
+pub use self::turns::SLICE;
+use self::turns::{Place, Recall, Turns};
 use crate::{
     engine::{
-        Evaluate, Level, Limits, MATE, MAX_DEPTH, MAX_MULTIPV, SearchResult, TranspositionTable,
-        search_with,
+        Evaluate, Interrupt, Level, Limits, MATE, MAX_DEPTH, MAX_MULTIPV, SearchResult,
+        TranspositionTable, search_with,
     },
     peers::{Peer, PeerSlot, PeerSlots},
     rules::{
@@ -103,13 +123,16 @@ impl Analysis {
     }
 }
 
-/// How long and how well to search; the clock starts when a search slot is
-/// free.
+/// How long and how well to search; the clock starts when the search first
+/// has a slot.
 #[derive(Clone, Copy, Debug)]
 pub struct SearchOrder {
     pub depth: Option<u32>,
     pub nodes: Option<u64>,
     pub movetime: Duration,
+    /// Answer by then at the latest, whenever the search starts (the
+    /// caller's deadline, less the time to send the answer).
+    pub deadline: Option<Instant>,
     pub level: Level,
     /// Lines to find (at most [`MAX_MULTIPV`]).
     pub multipv: usize,
@@ -122,13 +145,18 @@ impl SearchOrder {
             depth: None,
             nodes: None,
             movetime,
+            deadline: None,
             level,
             multipv: 1,
         }
     }
 
+    /// The limits of a search starting now.
     fn limits(&self, seed: u64) -> Limits {
         let mut limits = Limits::movetime(self.movetime.min(MAX_MOVETIME));
+        if let Some(deadline) = self.deadline {
+            limits.deadline = limits.deadline.map(|end| end.min(deadline));
+        }
         limits.depth = self.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         limits.nodes = self.nodes;
         limits.multipv = self.multipv.clamp(1, MAX_MULTIPV);
@@ -140,11 +168,19 @@ impl SearchOrder {
 /// Why a search could not run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AnalysisError {
-    /// Every search slot is taken.
+    /// Every search slot is taken and the queue for them is full.
     #[error(
-        "all {0} engine slots are busy: retry shortly (with backoff) or ask for shorter searches"
+        "all {slots} engine slots are busy and their queue is full ({queue} calls): retry \
+         shortly (with backoff) or ask for shorter searches"
     )]
-    Busy(usize),
+    Busy { slots: usize, queue: usize },
+    /// No slot came free within the caller's deadline or the longest wait.
+    #[error(
+        "no engine slot came free within {} ms: retry later (with backoff) or ask for shorter \
+         searches",
+        .0.as_millis()
+    )]
+    NoTurn(Duration),
     /// The caller already runs the most searches one caller may.
     #[error(
         "you already run {0} engine search(es) at once, the most one caller may: wait for it to \
@@ -159,7 +195,7 @@ pub enum AnalysisError {
     GameOver(String),
 }
 
-type Run = Box<dyn FnOnce(&Limits, &AtomicBool, &mut dyn FnMut(&Analysis)) -> Analysis + Send>;
+type Run = Box<dyn FnOnce(&Limits, &dyn Interrupt, &mut dyn FnMut(&Analysis)) -> Analysis + Send>;
 
 /// A position checked and ready to search.
 pub struct Job {
@@ -194,7 +230,7 @@ impl Job {
 fn think<G: Evaluate>(
     record: &Record<G>,
     limits: &Limits,
-    stop: &AtomicBool,
+    stop: &dyn Interrupt,
     report: &mut dyn FnMut(&Analysis),
 ) -> Analysis {
     let started = Instant::now();
@@ -227,12 +263,16 @@ fn think<G: Evaluate>(
     analysis(&result)
 }
 
-/// Sets the flag when dropped: a search whose caller has gone stops.
-struct StopOnDrop(Arc<AtomicBool>);
+/// Stops a search when dropped (its caller has gone): sets its flag, then
+/// takes it out of the RPC slots' queue if it waits there.
+struct StopOnDrop {
+    flag: Arc<AtomicBool>,
+    _recall: Option<Recall>,
+}
 
 impl Drop for StopOnDrop {
     fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
+        self.flag.store(true, Ordering::Relaxed);
     }
 }
 
@@ -241,18 +281,25 @@ impl Drop for StopOnDrop {
 pub struct Capacity {
     /// Searches for the Engine RPCs (at least 1).
     pub slots: usize,
+    /// Engine RPCs that may wait for those slots beyond them (0: refused
+    /// at once when the slots are taken).
+    pub queue: usize,
+    /// The longest an Engine RPC waits for its first turn.
+    pub max_wait: Duration,
     /// Searches for engine seats, which the RPCs cannot take (at least 1).
     pub seat_slots: usize,
-    /// Engine RPCs one caller may run at once (0: no limit).
+    /// Engine RPCs one caller may run or queue at once (0: no limit).
     pub per_peer: usize,
 }
 
 /// How the slots are used at one moment (for monitoring).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Load {
-    /// The Engine RPCs' slots, and how many of them search now.
+    /// The Engine RPCs' slots, how many of them search now, and how many
+    /// RPCs wait for one (searches that lent theirs included).
     pub slots: usize,
     pub busy: usize,
+    pub queued: usize,
     /// The engine seats' slots, how many of them search now, and how many
     /// seats wait for one.
     pub seat_slots: usize,
@@ -263,8 +310,10 @@ pub struct Load {
 /// Runs the service's searches within a [`Capacity`].
 #[derive(Clone, Debug)]
 pub struct Analyst {
-    permits: Arc<Semaphore>,
+    turns: Arc<Turns>,
     slots: usize,
+    queue: usize,
+    max_wait: Duration,
     seats: Arc<Semaphore>,
     seat_slots: usize,
     /// Seats waiting for a slot.
@@ -289,10 +338,47 @@ impl Drop for Queued {
     }
 }
 
-/// What a running search holds: its slot, and its caller's place.
-struct Permit {
-    _slot: OwnedSemaphorePermit,
+/// An Engine RPC admitted: its place in the slots' turns, and its caller's.
+struct Admission {
+    place: Place,
     _caller: Option<PeerSlot>,
+}
+
+/// What an RPC's search holds while it runs, and how it takes turns: after
+/// a [`SLICE`] with its slot while another caller waits, it lends the slot
+/// and waits for it back (until its deadline).
+struct Share {
+    admission: Admission,
+    stop: Arc<AtomicBool>,
+    deadline: Instant,
+    turn_began: Cell<Instant>,
+}
+
+impl Interrupt for Share {
+    fn interrupted(&self) -> bool {
+        if self.stop.load(Ordering::Relaxed) {
+            return true;
+        }
+        let place = &self.admission.place;
+        if self.turn_began.get().elapsed() < SLICE || !place.others_wait() {
+            return false;
+        }
+        let back = place.lend(self.deadline, &self.stop);
+        self.turn_began.set(Instant::now());
+        !back || self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// What a seat's search holds while it runs: its slot, to the end.
+struct SeatShare {
+    _slot: OwnedSemaphorePermit,
+    stop: Arc<AtomicBool>,
+}
+
+impl Interrupt for SeatShare {
+    fn interrupted(&self) -> bool {
+        self.stop.interrupted()
+    }
 }
 
 /// A seat slot, held until the seat's search is done.
@@ -303,11 +389,15 @@ impl SeatSlot {
     /// Searches in this slot (freed when the search ends). Dropping the
     /// future stops the search.
     pub async fn best_move(self, job: Job, order: SearchOrder) -> Analysis {
-        let permit = Permit {
-            _slot: self.0,
-            _caller: None,
+        let stop = StopOnDrop {
+            flag: Arc::default(),
+            _recall: None,
         };
-        run(permit, job, order, |_| {}).await
+        let share = SeatShare {
+            _slot: self.0,
+            stop: Arc::clone(&stop.flag),
+        };
+        run(job, order.limits(rand::random()), share, stop, |_| {}).await
     }
 }
 
@@ -317,8 +407,10 @@ impl Analyst {
         let slots = capacity.slots.max(1);
         let seat_slots = capacity.seat_slots.max(1);
         Analyst {
-            permits: Arc::new(Semaphore::new(slots)),
+            turns: Turns::new(slots, capacity.queue),
             slots,
+            queue: capacity.queue,
+            max_wait: capacity.max_wait,
             seats: Arc::new(Semaphore::new(seat_slots)),
             seat_slots,
             seats_queued: Arc::default(),
@@ -330,7 +422,8 @@ impl Analyst {
     pub fn load(&self) -> Load {
         Load {
             slots: self.slots,
-            busy: self.slots - self.permits.available_permits(),
+            busy: self.turns.running(),
+            queued: self.turns.waiting(),
             seat_slots: self.seat_slots,
             seats_busy: self.seat_slots - self.seats.available_permits(),
             seats_queued: self.seats_queued.load(Ordering::Relaxed),
@@ -343,42 +436,53 @@ impl Analyst {
         std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1))
     }
 
-    /// A slot for an RPC from `caller` (`None`: unknown, not counted), or
-    /// why not: the caller's own limit first, then the slots.
-    fn try_permit(&self, caller: Option<Peer>) -> Result<Permit, AnalysisError> {
-        let caller = caller
+    /// Admits an RPC from `caller` (`None`: unknown, not counted) and
+    /// waits for its first turn, or says why not: the caller's own limit
+    /// first, then the queue, then the wait.
+    async fn admit(
+        &self,
+        caller: Option<Peer>,
+        order: &SearchOrder,
+    ) -> Result<Admission, AnalysisError> {
+        let caller_slot = caller
             .map(|peer| {
                 self.callers
                     .try_take(peer)
                     .ok_or(AnalysisError::PeerLimit(self.callers.limit()))
             })
             .transpose()?;
-        let slot = self
-            .permits
-            .clone()
-            .try_acquire_owned()
-            .map_err(|_| AnalysisError::Busy(self.slots))?;
-        Ok(Permit {
-            _slot: slot,
-            _caller: caller,
+        let place = self.turns.admit(caller).ok_or(AnalysisError::Busy {
+            slots: self.slots,
+            queue: self.queue,
+        })?;
+        let asked = Instant::now();
+        let longest = asked + self.max_wait;
+        let until = order.deadline.map_or(longest, |d| d.min(longest));
+        if !place.turn(until).await {
+            return Err(AnalysisError::NoTurn(asked.elapsed()));
+        }
+        Ok(Admission {
+            place,
+            _caller: caller_slot,
         })
     }
 
-    /// Searches now for `caller`, or fails. Dropping the future stops the
-    /// search.
+    /// Searches for `caller` once it has a slot, or fails. Dropping the
+    /// future stops the search (or its wait).
     ///
     /// # Errors
     ///
     /// [`AnalysisError::PeerLimit`] when the caller runs its most searches,
-    /// [`AnalysisError::Busy`] when every slot is taken.
+    /// [`AnalysisError::Busy`] when the slots and the queue are full,
+    /// [`AnalysisError::NoTurn`] when no slot came in time.
     pub async fn best_move(
         &self,
         caller: Option<Peer>,
         job: Job,
         order: SearchOrder,
     ) -> Result<Analysis, AnalysisError> {
-        let permit = self.try_permit(caller)?;
-        Ok(run(permit, job, order, |_| {}).await)
+        let admission = self.admit(caller, &order).await?;
+        Ok(search(admission, job, order, |_| {}).await)
     }
 
     /// A free seat slot now, if there is one.
@@ -398,25 +502,25 @@ impl Analyst {
         )
     }
 
-    /// Searches now for `caller`, sending every completed depth and then
-    /// the final result; the search stops when the receiver is dropped.
+    /// Searches for `caller` once it has a slot, sending every completed
+    /// depth and then the final result; the search stops when the receiver
+    /// is dropped.
     ///
     /// # Errors
     ///
-    /// [`AnalysisError::PeerLimit`] when the caller runs its most searches,
-    /// [`AnalysisError::Busy`] when every slot is taken.
-    pub fn analyze(
+    /// As [`Analyst::best_move`].
+    pub async fn analyze(
         &self,
         caller: Option<Peer>,
         job: Job,
         order: SearchOrder,
     ) -> Result<mpsc::Receiver<(Analysis, bool)>, AnalysisError> {
-        let permit = self.try_permit(caller)?;
+        let admission = self.admit(caller, &order).await?;
         // Completed depths are few (at most MAX_DEPTH) plus the final one.
         let (sender, receiver) = mpsc::channel(MAX_DEPTH as usize + 2);
         tokio::spawn(async move {
             let progress = sender.clone();
-            let finished = run(permit, job, order, move |analysis| {
+            let finished = search(admission, job, order, move |analysis| {
                 let _ = progress.try_send((analysis.clone(), false));
             });
             tokio::select! {
@@ -429,19 +533,38 @@ impl Analyst {
     }
 }
 
-async fn run(
-    permit: Permit,
+/// Runs an admitted RPC's search, which has its first turn now.
+async fn search(
+    admission: Admission,
     job: Job,
     order: SearchOrder,
+    report: impl FnMut(&Analysis) + Send + 'static,
+) -> Analysis {
+    let limits = order.limits(rand::random());
+    let stop = StopOnDrop {
+        flag: Arc::default(),
+        _recall: Some(admission.place.recall()),
+    };
+    let share = Share {
+        stop: Arc::clone(&stop.flag),
+        // The move time always sets one.
+        deadline: limits.deadline.unwrap_or_else(Instant::now),
+        turn_began: Cell::new(Instant::now()),
+        admission,
+    };
+    run(job, limits, share, stop, report).await
+}
+
+/// Runs `job` within `limits` on a blocking thread, asking `share` whether
+/// to stop; `_stop` stops it when this future is dropped.
+async fn run(
+    job: Job,
+    limits: Limits,
+    share: impl Interrupt + Send + 'static,
+    _stop: StopOnDrop,
     mut report: impl FnMut(&Analysis) + Send + 'static,
 ) -> Analysis {
-    let stop = Arc::new(AtomicBool::new(false));
-    let _guard = StopOnDrop(stop.clone());
-    let limits = order.limits(rand::random());
-    let search = tokio::task::spawn_blocking(move || {
-        let _permit = permit;
-        (job.run)(&limits, &stop, &mut report)
-    });
+    let search = tokio::task::spawn_blocking(move || (job.run)(&limits, &share, &mut report));
     search
         .await
         .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
@@ -461,6 +584,8 @@ mod tests {
     fn capacity(slots: usize, seat_slots: usize, per_peer: usize) -> Capacity {
         Capacity {
             slots,
+            queue: 0,
+            max_wait: Duration::from_secs(10),
             seat_slots,
             per_peer,
         }
@@ -510,13 +635,14 @@ mod tests {
         long.movetime = Duration::from_secs(30);
         let stream = analyst
             .analyze(peer(1), start(Variant::Xiangqi), long)
+            .await
             .unwrap();
         assert_eq!(
             analyst
                 .best_move(peer(2), start(Variant::Chess), order(1))
                 .await
                 .unwrap_err(),
-            AnalysisError::Busy(1)
+            AnalysisError::Busy { slots: 1, queue: 0 }
         );
         // A seat is not behind the RPCs.
         let seat = analyst.try_seat().expect("the seat slot is free");
@@ -537,7 +663,7 @@ mod tests {
                     .best_move(peer(2), start(Variant::Chess), order(1))
                     .await
                 {
-                    Err(AnalysisError::Busy(_)) => {
+                    Err(AnalysisError::Busy { .. }) => {
                         tokio::time::sleep(Duration::from_millis(10)).await;
                     }
                     other => return other,
@@ -554,6 +680,7 @@ mod tests {
         let idle = Load {
             slots: 2,
             busy: 0,
+            queued: 0,
             seat_slots: 1,
             seats_busy: 0,
             seats_queued: 0,
@@ -561,7 +688,10 @@ mod tests {
         assert_eq!(analyst.load(), idle);
         let mut long = order(MAX_DEPTH);
         long.movetime = Duration::from_secs(30);
-        let stream = analyst.analyze(None, start(Variant::Chess), long).unwrap();
+        let stream = analyst
+            .analyze(None, start(Variant::Chess), long)
+            .await
+            .unwrap();
         let seat = analyst.try_seat().unwrap();
         let mut waiting = Box::pin(analyst.seat());
         assert!(poll_once(waiting.as_mut()).is_pending());
@@ -593,10 +723,12 @@ mod tests {
         long.movetime = Duration::from_secs(30);
         let first = analyst
             .analyze(peer(1), start(Variant::Xiangqi), long)
+            .await
             .unwrap();
         assert_eq!(
             analyst
                 .analyze(peer(1), start(Variant::Chess), long)
+                .await
                 .unwrap_err(),
             AnalysisError::PeerLimit(1)
         );
@@ -604,11 +736,61 @@ mod tests {
         // counted.
         let other = analyst
             .analyze(peer(2), start(Variant::Chess), long)
+            .await
             .unwrap();
         analyst
             .best_move(None, start(Variant::Chess), order(1))
             .await
             .unwrap();
         drop((first, other));
+    }
+
+    #[tokio::test]
+    async fn a_long_analysis_takes_turns_with_other_callers() {
+        let analyst = Analyst::new(Capacity {
+            queue: 2,
+            ..capacity(1, 1, 1)
+        });
+        let mut long = order(MAX_DEPTH);
+        long.movetime = Duration::from_secs(3);
+        long.multipv = MAX_MULTIPV;
+        let mut stream = analyst
+            .analyze(peer(1), start(Variant::Xiangqi), long)
+            .await
+            .unwrap();
+        let (first, _) = stream.recv().await.unwrap();
+        // Another caller's searches each get their turn, and their time.
+        let mut quick = SearchOrder::best_move(Duration::from_millis(100), Level::MAX);
+        for _ in 0..3 {
+            let analysis = analyst
+                .best_move(peer(2), start(Variant::Chess), quick)
+                .await
+                .unwrap();
+            assert!(analysis.best().is_some() && analysis.depth >= 1);
+        }
+        // A call that cannot have a turn before its deadline is refused
+        // then: the caller's second call waits for its first.
+        quick.deadline = Some(Instant::now() + Duration::from_millis(200));
+        let analyst = Analyst {
+            callers: PeerSlots::new(0),
+            ..analyst
+        };
+        assert!(matches!(
+            analyst
+                .best_move(peer(1), start(Variant::Chess), quick)
+                .await,
+            Err(AnalysisError::NoTurn(_))
+        ));
+        // The analysis went on where it was and ends as it would have.
+        let mut last = first.clone();
+        while let Some((analysis, done)) = stream.recv().await {
+            last = analysis;
+            if done {
+                break;
+            }
+        }
+        assert!(last.depth >= first.depth);
+        assert_eq!(last.lines.len(), MAX_MULTIPV);
+        assert_eq!(analyst.load().busy, 0);
     }
 }

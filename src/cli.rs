@@ -7,10 +7,10 @@ use clap::{Parser, Subcommand};
 use crate::{
     analysis::Analyst,
     api::{
-        DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_MAX_REQUEST_BYTES,
-        DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
-        DEFAULT_PLAYER_STREAM_MAX_SEATS, DEFAULT_WATCHER_BUFFER_BYTES, PlayerLimits, ServerConfig,
-        TlsFiles, serve,
+        DEFAULT_ENGINE_QUEUE, DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_PLAYER_STREAMS,
+        DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_WATCHERS_PER_CONNECTION,
+        DEFAULT_MAX_WATCHERS_PER_GAME, DEFAULT_PLAYER_STREAM_MAX_SEATS,
+        DEFAULT_WATCHER_BUFFER_BYTES, PlayerLimits, ServerConfig, TlsFiles, serve,
     },
     games::{AdminToken, DEFAULT_LIVE_GAMES, LeaseTimes, PgnLimits},
     rules::{Game, Variant, perft},
@@ -72,10 +72,19 @@ pub struct ServeArgs {
     /// Log format.
     #[arg(long, env = "ARBITER_LOG_FORMAT", value_enum, default_value = "text")]
     log_format: LogFormat,
-    /// Engine searches run at once (Engine RPCs and engine seats);
-    /// default: one fewer than the CPU cores, at least 1.
+    /// Engine searches run at once for the Engine RPCs (BestMove,
+    /// Analyze); default: one fewer than the CPU cores, at least 1.
     #[arg(long, env = "ARBITER_ENGINE_SLOTS", value_parser = clap::value_parser!(u16).range(1..=1024))]
     engine_slots: Option<u16>,
+    /// Engine RPCs that may wait for a slot beyond --engine-slots, taking
+    /// turns with the searches running (0: refused at once with
+    /// ENGINE_BUSY when every slot is taken).
+    #[arg(long, env = "ARBITER_ENGINE_QUEUE", default_value_t = DEFAULT_ENGINE_QUEUE as u16, value_parser = clap::value_parser!(u16).range(0..=256))]
+    engine_queue: u16,
+    /// The longest an Engine RPC waits for its first turn (its gRPC
+    /// deadline too bounds the wait); then ENGINE_BUSY.
+    #[arg(long, env = "ARBITER_ENGINE_QUEUE_WAIT", default_value = "10s", value_parser = duration)]
+    engine_queue_wait: Duration,
     /// The operator credential (at least 16 characters): as a seat
     /// token, Abort ends any ongoing game; as an owner token,
     /// DeletePosition deletes any position. Default: none.
@@ -222,6 +231,8 @@ impl ServeArgs {
         let ServeArgs {
             database_url,
             engine_slots,
+            engine_queue,
+            engine_queue_wait,
             admin_token,
             import_max_moves,
             import_max_tokens,
@@ -261,6 +272,8 @@ impl ServeArgs {
         } = self;
         ServerConfig {
             engine_slots: engine_slots.map_or_else(Analyst::default_slots, usize::from),
+            engine_queue: usize::from(engine_queue),
+            engine_queue_wait,
             admin_token,
             import_max_moves: import_max_moves as usize,
             import_max_tokens: import_max_tokens as usize,
@@ -478,6 +491,32 @@ mod tests {
         assert_eq!(
             metrics_listen(&["arbiter", "serve", "--metrics-listen", "0.0.0.0:9464"]).as_deref(),
             Some("0.0.0.0:9464")
+        );
+    }
+
+    #[test]
+    fn the_engine_queue_defaults_are_the_configs() {
+        let config = |args: &[&str]| match Cli::try_parse_from(args).unwrap().command {
+            Command::Serve(args) => args.config(),
+            _ => unreachable!("serve"),
+        };
+        let defaults = config(&["arbiter", "serve"]);
+        assert_eq!(defaults.engine_queue, crate::api::DEFAULT_ENGINE_QUEUE);
+        assert_eq!(
+            defaults.engine_queue_wait,
+            crate::api::DEFAULT_ENGINE_QUEUE_WAIT
+        );
+        let set = config(&[
+            "arbiter",
+            "serve",
+            "--engine-queue",
+            "0",
+            "--engine-queue-wait",
+            "2s",
+        ]);
+        assert_eq!(
+            (set.engine_queue, set.engine_queue_wait),
+            (0, Duration::from_secs(2))
         );
     }
 }

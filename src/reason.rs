@@ -160,7 +160,8 @@ reasons! {
     /// (metadata `current_version`): resume from the version of the last
     /// message received.
     VersionAhead = "VERSION_AHEAD", OutOfRange;
-    /// Every engine slot is busy: retry with backoff.
+    /// Every engine slot is busy and their queue is full, or no slot came
+    /// free in time: retry with backoff.
     EngineBusy = "ENGINE_BUSY", ResourceExhausted;
     /// The caller's address already runs its most BestMove/Analyze calls
     /// (metadata `limit`): wait for one to end.

@@ -10,7 +10,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use arbiter::api::proto::{self as pb, engine_client::EngineClient, games_client::GamesClient};
+use arbiter::api::{
+    ServerConfig,
+    proto::{self as pb, engine_client::EngineClient, games_client::GamesClient},
+};
 use common::TestServer;
 use tokio_stream::StreamExt;
 use tonic::{Code, transport::Channel};
@@ -161,8 +164,13 @@ async fn best_moves_mates_and_errors_in_both_games() {
 
 #[tokio::test]
 async fn analysis_streams_every_depth_and_a_full_engine_says_busy() {
-    // The test server runs one search at a time.
-    let server = TestServer::start().await;
+    // The test server runs one search at a time, and here lets no call wait
+    // for it.
+    let server = TestServer::start_with_config(|config| ServerConfig {
+        engine_queue: 0,
+        ..config
+    })
+    .await;
     let mut engine = server.engine().await;
     let mut rules = server.rules().await;
 

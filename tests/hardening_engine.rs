@@ -1,7 +1,9 @@
 //! One caller cannot take what others need: engine seats have slots of
 //! their own, a seat is not charged for the time it waits for one, each
-//! caller runs at most its share of the Engine RPCs, and creating calls are
-//! rate-limited per caller; ListGames' player filter folds case in Unicode.
+//! caller runs at most its share of the Engine RPCs, the RPCs' slots are
+//! shared in turns between callers (a long analysis lends its slot to
+//! another caller's BestMove), and creating calls are rate-limited per
+//! caller; ListGames' player filter folds case in Unicode.
 //! Callers are told apart by their address, so a second caller connects
 //! from 127.0.0.2.
 
@@ -103,17 +105,40 @@ fn movetime(ms: u32) -> Option<pb::SearchLimits> {
 async fn long_analysis(
     engine: &mut EngineClient<Channel>,
 ) -> tonic::Streaming<pb::AnalyzeResponse> {
+    analysis_of(engine, 60_000).await.0
+}
+
+/// An Analyze of 16 lines for `ms`, and its first depth.
+async fn analysis_of(
+    engine: &mut EngineClient<Channel>,
+    ms: u32,
+) -> (tonic::Streaming<pb::AnalyzeResponse>, pb::AnalyzeResponse) {
     let mut stream = engine
         .analyze(pb::AnalyzeRequest {
             position: start(pb::Variant::Xiangqi),
-            limits: movetime(60_000),
+            limits: movetime(ms),
             multipv: 16,
         })
         .await
         .expect("the analysis starts")
         .into_inner();
-    stream.next().await.expect("a first depth").unwrap();
-    stream
+    let first = stream.next().await.expect("a first depth").unwrap();
+    (stream, first)
+}
+
+/// A chess BestMove of `ms`.
+async fn best_move(
+    engine: &mut EngineClient<Channel>,
+    ms: u32,
+) -> Result<pb::BestMoveResponse, tonic::Status> {
+    let request = pb::BestMoveRequest {
+        position: start(pb::Variant::Chess),
+        limits: movetime(ms),
+    };
+    engine
+        .best_move(request)
+        .await
+        .map(tonic::Response::into_inner)
 }
 
 /// A chess game whose white seat the engine plays (`movetime_ms` a move)
@@ -204,6 +229,78 @@ async fn an_analysis_does_not_starve_an_engine_seat() {
     let mut games = GamesClient::new(server.channel_from("127.0.0.2").await);
     let (id, _) = engine_game(&mut games, 100, clock(60_000, 5_000)).await;
     assert_ongoing_at(&game_at(&mut games, &id, 1).await, 1);
+    drop(analysis);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_long_analysis_lends_the_only_slot_to_another_callers_best_moves() {
+    let server = Server::start(|config| config.engine_slots = 1).await;
+    let mut engine = EngineClient::new(server.channel_from("127.0.0.1").await);
+    let (mut analysis, first) = analysis_of(&mut engine, 3_000).await;
+
+    // Each of another caller's BestMove calls waits for its turn and
+    // answers with a move.
+    let mut other = EngineClient::new(server.channel_from("127.0.0.2").await);
+    for n in 0..5 {
+        let answer = best_move(&mut other, 100)
+            .await
+            .unwrap_or_else(|status| panic!("BestMove {n}: {status:?}"));
+        assert!(answer.r#move.is_some() && answer.depth >= 1, "{answer:?}");
+    }
+
+    // The analysis went on meanwhile and ends as usual.
+    let mut last = first.clone();
+    while let Some(message) = analysis.next().await {
+        last = message.expect("the analysis goes on");
+        assert!(last.depth >= first.depth);
+    }
+    assert!(last.r#final, "the stream ended without its final message");
+    assert_eq!(last.lines.len(), 16);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_full_engine_queue_refuses_and_a_cancelled_wait_leaves_it() {
+    let server = Server::start(|config| {
+        config.engine_slots = 1;
+        config.engine_queue = 1;
+        // A caller's own second call waits for its first to end.
+        config.max_analyses_per_peer = 0;
+    })
+    .await;
+    let mut engine = EngineClient::new(server.channel_from("127.0.0.1").await);
+    let analysis = long_analysis(&mut engine).await;
+    let mut second = engine.clone();
+    let waiting = tokio::spawn(async move { best_move(&mut second, 100).await });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!waiting.is_finished(), "the second call waits its turn");
+
+    // The one place in the queue is taken.
+    let mut other = EngineClient::new(server.channel_from("127.0.0.3").await);
+    let status = best_move(&mut other, 100).await.unwrap_err();
+    assert_eq!(
+        code_and_reason(&status),
+        (Code::ResourceExhausted, "ENGINE_BUSY".to_owned())
+    );
+    assert!(status.message().contains("queue"), "{}", status.message());
+
+    // The waiting call is cancelled: its place is free for another caller,
+    // who gets a turn with the analysis.
+    waiting.abort();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let answer = loop {
+        match best_move(&mut other, 100).await {
+            Ok(answer) => break answer,
+            Err(status) if Instant::now() < deadline => assert_eq!(
+                code_and_reason(&status),
+                (Code::ResourceExhausted, "ENGINE_BUSY".to_owned())
+            ),
+            Err(status) => panic!("the cancelled call still holds its place: {status:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(answer.r#move.is_some());
     drop(analysis);
     server.stop().await;
 }

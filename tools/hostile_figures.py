@@ -952,7 +952,8 @@ def point_8(binary):
 
 
 def point_9(binary):
-    server = Server(binary)
+    # One RPC slot, as `serve` has by default on a two-core machine.
+    server = Server(binary, args=["--engine-slots", "1"])
     try:
         channel = server.channel()
         engine = pb["engine_grpc"].EngineStub(channel)
@@ -966,10 +967,13 @@ def point_9(binary):
                                                                   limits=e.SearchLimits(movetime_ms=100))))] += 1
         # Another caller, from another address.
         other = RawH2(server.port, source="127.0.0.2")
+        latencies = []
         for _ in range(20):
+            sent = time.monotonic()
             other.call("/arbiter.v1.Engine/BestMove", e.BestMoveRequest(
                 position=c.Position(variant=c.VARIANT_CHESS), limits=e.SearchLimits(movetime_ms=100)))
             other.pump(time.monotonic() + 10)
+            latencies.append(time.monotonic() - sent)
         other.close()
         elsewhere = Counter(f"{s['status'][0]} {s['status'][1]}".strip()
                             for s in other.streams.values() if s["status"])
@@ -991,9 +995,11 @@ def point_9(binary):
         return ("9", "one Analyze (xiangqi, multipv 16, 60 s) running; 20 BestMove (100 ms) from its address and "
                      "20 from 127.0.0.2; a game with an engine seat (5 s first-move grace)",
                 "20/20 BestMove RESOURCE_EXHAUSTED; the engine seat aborted at its grace, never got a slot",
-                f"BestMove from the same address {dict(best)}, from another {dict(elsewhere)}; "
+                f"BestMove from the same address {dict(best)}, from another {dict(elsewhere)} "
+                f"(latency p50 {ms(percentile(latencies, 0.5))}, max {ms(max(latencies))}); "
                 f"the engine seat {moved}",
-                "--engine-seat-slots 1 apart from --engine-slots; --max-analyses-per-peer 1 (ANALYSIS_LIMIT)")
+                "--engine-seat-slots 1 apart from --engine-slots; --max-analyses-per-peer 1 (ANALYSIS_LIMIT); "
+                "--engine-queue 8, callers take turns of 100 ms at the RPC slots")
     finally:
         server.close()
 

@@ -1,6 +1,9 @@
 //! `arbiter.v1.Engine`: best moves and analysis.
 
-use std::{pin::Pin, time::Duration};
+use std::{
+    pin::Pin,
+    time::{Duration, Instant},
+};
 
 use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status, metadata::MetadataMap};
@@ -72,16 +75,17 @@ fn prepare(
             )
         })?,
     };
-    let mut movetime = if requested.is_zero() {
+    let movetime = if requested.is_zero() {
         default_time
     } else {
         requested
     };
-    // Answer with what was found shortly before the caller's deadline.
-    if let Some(deadline) = grpc_timeout(metadata) {
-        let margin = (deadline / 10).clamp(DEADLINE_MARGIN.0, DEADLINE_MARGIN.1);
-        movetime = movetime.min(deadline.saturating_sub(margin.min(deadline / 5)));
-    }
+    // Answer with what was found shortly before the caller's deadline,
+    // however long the call waited for its turn.
+    let deadline = grpc_timeout(metadata).map(|timeout| {
+        let margin = (timeout / 10).clamp(DEADLINE_MARGIN.0, DEADLINE_MARGIN.1);
+        Instant::now() + timeout.saturating_sub(margin.min(timeout / 5))
+    });
     let choices = convert::rule_choices("position.xiangqi_rules", variant, position.xiangqi_rules)?;
     let job = Job::new(variant, choices, Some(&position.fen), &position.moves)?;
     Ok((
@@ -90,6 +94,7 @@ fn prepare(
             depth: (limits.depth > 0).then_some(limits.depth),
             nodes: (limits.nodes > 0).then_some(limits.nodes),
             movetime,
+            deadline,
             level,
             multipv: (multipv as usize).max(1),
         },
@@ -197,7 +202,7 @@ impl engine_server::Engine for EngineService {
             request.get_ref().multipv,
         )?;
         let caller = request.remote_addr().map(Peer::of);
-        let receiver = self.analyst.analyze(caller, job, order)?;
+        let receiver = self.analyst.analyze(caller, job, order).await?;
         let stream = ReceiverStream::new(receiver)
             .map(|(analysis, last)| Ok(analyze_response(analysis, last)));
         Ok(Response::new(Box::pin(stream)))

@@ -241,7 +241,9 @@ const STORE_RETRY_DELAY: Duration = Duration::from_secs(1);
 impl From<AnalysisError> for Status {
     fn from(err: AnalysisError) -> Status {
         match &err {
-            AnalysisError::Busy(_) => ErrorStatus::new(Reason::EngineBusy, err.to_string()).into(),
+            AnalysisError::Busy { .. } | AnalysisError::NoTurn(_) => {
+                ErrorStatus::new(Reason::EngineBusy, err.to_string()).into()
+            }
             AnalysisError::PeerLimit(limit) => {
                 ErrorStatus::new(Reason::AnalysisLimit, err.to_string())
                     .metadata("limit", limit)

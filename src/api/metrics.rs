@@ -52,6 +52,7 @@ const WATCHERS: &str = "arbiter_watchers";
 const ENGINE_SLOTS: &str = "arbiter_engine_slots";
 const ENGINE_SLOTS_BUSY: &str = "arbiter_engine_slots_busy";
 const ENGINE_SEATS_QUEUED: &str = "arbiter_engine_seats_queued";
+const ENGINE_CALLS_QUEUED: &str = "arbiter_engine_calls_queued";
 const WRITE_TRANSACTIONS: &str = "arbiter_store_write_transactions_total";
 const COMMIT_SECONDS: &str = "arbiter_store_commit_seconds";
 const COMMIT_BATCH_SIZE: &str = "arbiter_store_commit_batch_size";
@@ -126,6 +127,10 @@ fn describe() {
         "Engine search slots searching now, by pool"
     );
     describe_gauge!(ENGINE_SEATS_QUEUED, "Engine seats waiting for a seat slot");
+    describe_gauge!(
+        ENGINE_CALLS_QUEUED,
+        "Engine RPCs waiting for a slot, searches that lent theirs included"
+    );
     describe_counter!(WRITE_TRANSACTIONS, "Store write transactions begun");
     describe_histogram!(
         COMMIT_SECONDS,
@@ -169,6 +174,7 @@ impl Sources {
             metrics::gauge!(ENGINE_SLOTS_BUSY, "pool" => pool).set(count(busy));
         }
         metrics::gauge!(ENGINE_SEATS_QUEUED).set(count(load.seats_queued));
+        metrics::gauge!(ENGINE_CALLS_QUEUED).set(count(load.queued));
         metrics::counter!(WRITE_TRANSACTIONS).absolute(self.store.write_transactions());
     }
 }

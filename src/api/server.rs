@@ -58,6 +58,12 @@ pub(super) const REQUEST_COMPRESSION: CompressionEncoding = CompressionEncoding:
 pub const DEFAULT_WATCHER_BUFFER_BYTES: usize = 1024 * 1024;
 /// Default [`ServerConfig::max_watchers_per_game`].
 pub const DEFAULT_MAX_WATCHERS_PER_GAME: usize = 1000;
+/// Default [`ServerConfig::engine_queue`]: a few callers' turns; each
+/// search that has started holds its transposition table (16 MiB) while it
+/// waits for its next turn.
+pub const DEFAULT_ENGINE_QUEUE: usize = 8;
+/// Default [`ServerConfig::engine_queue_wait`].
+pub const DEFAULT_ENGINE_QUEUE_WAIT: Duration = Duration::from_secs(10);
 /// Default [`ServerConfig::max_watchers_per_connection`].
 pub const DEFAULT_MAX_WATCHERS_PER_CONNECTION: usize = 100;
 
@@ -76,8 +82,13 @@ macro_rules! requests {
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
     pub database_url: String,
-    /// Engine searches run at once.
+    /// Engine searches run at once for the Engine RPCs.
     pub engine_slots: usize,
+    /// Engine RPCs that may wait for a slot beyond those running (0: none;
+    /// refused at once when every slot is taken).
+    pub engine_queue: usize,
+    /// The longest an Engine RPC waits for its first turn.
+    pub engine_queue_wait: Duration,
     /// The time clocks run on (tests inject a manual one).
     pub time: Arc<dyn TimeSource>,
     /// The operator credential: aborts any game, deletes any saved position
@@ -159,6 +170,8 @@ impl ServerConfig {
         ServerConfig {
             database_url: database_url.into(),
             engine_slots: Analyst::default_slots(),
+            engine_queue: DEFAULT_ENGINE_QUEUE,
+            engine_queue_wait: DEFAULT_ENGINE_QUEUE_WAIT,
             time: Arc::new(SystemTime),
             admin_token: None,
             import_max_moves: PgnLimits::DEFAULT.moves,
@@ -268,6 +281,8 @@ pub async fn serve(
     let store_health = super::health::follow_store(&store, health_reporter);
     let analyst = Analyst::new(Capacity {
         slots: config.engine_slots,
+        queue: config.engine_queue,
+        max_wait: config.engine_queue_wait,
         seat_slots: config.engine_seat_slots,
         per_peer: config.max_analyses_per_peer,
     });

@@ -1,6 +1,9 @@
 //! When a search stops, and how weak it plays on purpose.
 
-use std::time::{Duration, Instant};
+use std::{
+    sync::atomic::{AtomicBool, Ordering},
+    time::{Duration, Instant},
+};
 
 /// When to stop searching, and how much to blur the evaluation.
 #[derive(Clone, Debug)]
@@ -22,6 +25,21 @@ pub struct Limits {
     /// Best lines to find, each with a different first move (1 = just the
     /// best move; each extra line costs about as much as the first).
     pub multipv: usize,
+}
+
+/// Asked by a search, every 1,024 nodes, whether it must stop. It may also
+/// hold the search there for a while (to lend its thread's turn to another
+/// search): the search then goes on where it was, its tables intact.
+pub trait Interrupt {
+    /// Whether the search must stop now.
+    fn interrupted(&self) -> bool;
+}
+
+/// A flag someone sets to stop the search.
+impl Interrupt for AtomicBool {
+    fn interrupted(&self) -> bool {
+        self.load(Ordering::Relaxed)
+    }
 }
 
 /// The deepest iteration the search runs.

@@ -23,6 +23,6 @@ mod search;
 mod tt;
 
 pub use evaluate::Evaluate;
-pub use limits::{Level, Limits, MAX_DEPTH, MAX_MULTIPV};
+pub use limits::{Interrupt, Level, Limits, MAX_DEPTH, MAX_MULTIPV};
 pub use search::{Line, MATE, SearchResult, search, search_with};
 pub use tt::TranspositionTable;

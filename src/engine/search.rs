@@ -18,15 +18,12 @@
 //! when a position repeats, which few nodes do.
 
 use std::{
-    sync::{
-        LazyLock,
-        atomic::{AtomicBool, Ordering},
-    },
+    sync::{LazyLock, atomic::AtomicBool},
     time::Instant,
 };
 
 use super::{
-    Evaluate, Limits,
+    Evaluate, Interrupt, Limits,
     ordering::Heuristics,
     tt::{Bound, Entry, TranspositionTable},
 };
@@ -108,7 +105,7 @@ struct Visit<M> {
 
 struct Searcher<'a, G: Evaluate> {
     limits: &'a Limits,
-    stop: &'a AtomicBool,
+    stop: &'a dyn Interrupt,
     table: &'a mut TranspositionTable,
     heuristics: Heuristics<G>,
     /// The game's positions up to the root (`path` starts with them).
@@ -143,13 +140,13 @@ pub fn search<G: Evaluate>(record: &Record<G>, limits: &Limits) -> SearchResult<
 }
 
 /// [`search`] with a caller's table (kept between the moves of a game), also
-/// stopping when `stop` becomes true, and handing every completed iteration
-/// to `report`.
+/// stopping when `stop` says so, and handing every completed iteration to
+/// `report`.
 pub fn search_with<G: Evaluate>(
     record: &Record<G>,
     limits: &Limits,
     table: &mut TranspositionTable,
-    stop: &AtomicBool,
+    stop: &dyn Interrupt,
     mut report: impl FnMut(&SearchResult<G::Move>),
 ) -> SearchResult<G::Move> {
     let root = record.current().clone();
@@ -219,7 +216,7 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         record: &'a Record<G>,
         limits: &'a Limits,
         table: &'a mut TranspositionTable,
-        stop: &'a AtomicBool,
+        stop: &'a dyn Interrupt,
     ) -> Searcher<'a, G> {
         Searcher {
             limits,
@@ -277,7 +274,7 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         if self.nodes.is_multiple_of(1024) {
             let late = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
             let spent = self.limits.nodes.is_some_and(|n| self.nodes >= n);
-            self.stopped |= late || spent || self.stop.load(Ordering::Relaxed);
+            self.stopped |= late || spent || self.stop.interrupted();
         }
         self.stopped
     }

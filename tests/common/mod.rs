@@ -462,6 +462,8 @@ pub fn games_service(
     };
     let analyst = Analyst::new(Capacity {
         slots: 1,
+        queue: 0,
+        max_wait: std::time::Duration::ZERO,
         seat_slots: 1,
         per_peer: 0,
     });

@@ -95,7 +95,7 @@ export const Reason = {
   PLY_CONFLICT: "PLY_CONFLICT",
   /** OUT_OF_RANGE: WatchGame's `from_version` is newer than the game's version (metadata `current_version`): resume from the version of the last message received. */
   VERSION_AHEAD: "VERSION_AHEAD",
-  /** RESOURCE_EXHAUSTED: Every engine slot is busy: retry with backoff. */
+  /** RESOURCE_EXHAUSTED: Every engine slot is busy and their queue is full, or no slot came free in time: retry with backoff. */
   ENGINE_BUSY: "ENGINE_BUSY",
   /** RESOURCE_EXHAUSTED: The caller's address already runs its most BestMove/Analyze calls (metadata `limit`): wait for one to end. */
   ANALYSIS_LIMIT: "ANALYSIS_LIMIT",

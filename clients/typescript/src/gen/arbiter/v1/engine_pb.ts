@@ -329,10 +329,14 @@ export const AnalyzeResponseSchema: GenMessage<AnalyzeResponse> = /*@__PURE__*/
 /**
  * Arbiter's own engine: best moves and analysis for any position. Searches
  * run on their own threads, a bounded number at a time (`arbiter serve
- * --engine-slots`); when all slots are busy a search fails at once with
- * RESOURCE_EXHAUSTED rather than queueing. A search ends at its limits, at
- * the call's gRPC deadline (it answers with what it found shortly before),
- * or when the client goes away.
+ * --engine-slots`), which callers share in turns: a call waits for a slot in
+ * a bounded queue (`--engine-queue`; when it is full the call fails at once
+ * with RESOURCE_EXHAUSTED ENGINE_BUSY, and so it does when no slot comes in
+ * time), and a search that has had its slot for 100 ms while another caller
+ * waits lends it and goes on where it was at its next turn. A search ends at
+ * its limits (its move time runs from its first turn), at the call's gRPC
+ * deadline (it answers with what it found shortly before), or when the
+ * client goes away.
  *
  * @generated from service arbiter.v1.Engine
  */
