@@ -443,11 +443,10 @@ async fn two_moves_of_one_game_at_once_one_wins() {
     store.close().await;
 }
 
-/// The changes of one batch are decided each on its own by the batch's
-/// one update of its games: a change whose game changed since it was judged
-/// (through another connection) writes nothing and is answered stale, and
-/// so is the second of two changes of one game judged on the same state;
-/// the others commit, with their events.
+/// The changes of one batch are decided each on its own: a change whose
+/// game changed since it was judged (through another connection) writes
+/// nothing and is answered stale, and so is one of two changes of one game
+/// judged on the same state; the others commit, with their events.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_stale_change_in_a_batch_leaves_the_others_committed() {
     let db = TestDatabase::fresh().await;
@@ -519,8 +518,8 @@ async fn a_stale_change_in_a_batch_leaves_the_others_committed() {
     // the store's idle probe).
     assert!(store.write_transactions() - before <= 3);
     assert_eq!(committed[0], None, "the changed game's change is stale");
-    for n in 2..5 {
-        assert_eq!(committed[n].as_deref(), Some("white"));
+    for offer in &committed[2..5] {
+        assert_eq!(offer.as_deref(), Some("white"));
     }
     let second_game = [&committed[1], &committed[5]];
     assert_eq!(second_game.iter().filter(|c| c.is_some()).count(), 1);

@@ -80,22 +80,6 @@ impl Backend {
         }
     }
 
-    /// What locks the game rows a batch's update (`store::games`) writes,
-    /// in the order of their `seq`, before it writes any: a table added to
-    /// its `WITH` after `v` (the changes), and the condition that joins it.
-    /// So two servers' batches never wait for each other's rows in a cycle.
-    /// SQLite's one writer at a time needs nothing.
-    pub(super) fn lock_games_in_order(self) -> (&'static str, &'static str) {
-        match self {
-            Backend::Sqlite => ("", ""),
-            Backend::Postgres => (
-                ", locked AS MATERIALIZED (SELECT seq FROM games \
-                 WHERE seq IN (SELECT seq FROM v) ORDER BY seq FOR UPDATE)",
-                " AND games.seq IN (SELECT seq FROM locked)",
-            ),
-        }
-    }
-
     /// The database's clock now, in milliseconds since the Unix epoch, as
     /// an SQL expression: times that several servers compare are taken
     /// from it, not from theirs.

@@ -1,21 +1,13 @@
 //! Group commit: game changes wait in a bounded queue; one task takes what
-//! is queued (at most the batch size), writes them all in one transaction,
-//! commits once, and only then answers each caller.
-//!
-//! A batch is a few statements whatever its size, since each statement is a
-//! round trip to the database connection (to sqlx's SQLite thread, or to the
-//! PostgreSQL server): `BEGIN`, one update of every game's row, one insert
-//! of the moves, one of the events (on PostgreSQL one announcement of the
-//! changes), `COMMIT`; and one statement more for each lease checked, move
-//! taken back, player renamed or game created.
+//! is queued (at most the batch size), writes each change in turn in one
+//! transaction, commits once, and only then answers each caller.
 //!
 //! Nothing waits for a batch to fill: the task takes whatever is queued when
 //! it is free, so a lone change is committed as soon as it arrives, and under
 //! load the changes that queued during one commit share the next. Each change
 //! is checked against the game's version (and the clock columns written
-//! without one, see [`Base`]) in the same transaction, by the update itself
-//! (the rows it returns): one that finds the game changed since it was
-//! judged writes nothing and is answered
+//! without one, see [`Base`]) in the same transaction: one that finds the game
+//! changed since it was judged writes nothing and is answered
 //! [`Written::Stale`], which never affects the rest of its batch (nor does
 //! one whose lease is lost, answered [`StoreError::LeaseLost`]). A failed
 //! statement or commit fails the whole batch: every caller in it gets the
@@ -175,21 +167,23 @@ async fn run(
 
 /// Writes and commits `batch`, then answers each of its callers.
 async fn commit(writer: &Writer, backend: Backend, mut batch: Vec<Queued>) {
-    // Stable, so that two changes of one game keep their order (the rows'
-    // locks are taken in this order too: see `Backend::lock_games_in_order`).
+    // One order of row locks for every server's batches (PostgreSQL): two
+    // batches never wait for each other's rows. Stable, so that two changes
+    // of one game keep their order.
     batch.sort_by_key(|q| q.write.game.seq);
     let size = batch.len();
-    let (mut writes, answers): (Vec<GameWrite>, Vec<_>) =
-        batch.into_iter().map(|q| (q.write, q.answer)).unzip();
     let written = async {
         let mut tx = writer.begin().await?;
         let now = now_millis();
-        let applied = games::write_changes(tx.conn(), backend, &mut writes, now).await?;
-        let written: Vec<&GameWrite> = writes
+        let mut applied = Vec::with_capacity(size);
+        for queued in &mut batch {
+            applied.push(games::write_change(tx.conn(), backend, &mut queued.write, now).await?);
+        }
+        let written: Vec<&GameWrite> = batch
             .iter()
             .zip(&applied)
             .filter(|(_, applied)| matches!(applied, Applied::Written { .. }))
-            .map(|(write, _)| write)
+            .map(|(queued, _)| &queued.write)
             .collect();
         games::write_records(tx.conn(), backend, &written, now).await?;
         tx.commit_batch(size).await?;
@@ -198,19 +192,19 @@ async fn commit(writer: &Writer, backend: Backend, mut batch: Vec<Queued>) {
     .await;
     match written {
         Ok(applied) => {
-            for ((write, answer), applied) in writes.into_iter().zip(answers).zip(applied) {
-                let game = write.game;
+            for (queued, applied) in batch.into_iter().zip(applied) {
+                let game = queued.write.game;
                 let written = match applied {
                     Applied::Written { created } => Ok(Written::Committed { game, created }),
                     Applied::Stale => Ok(Written::Stale(game)),
                     Applied::LeaseLost { shard } => Err(StoreError::LeaseLost { shard }),
                 };
-                drop(answer.send(written));
+                drop(queued.answer.send(written));
             }
         }
         Err(error) => {
-            for answer in answers {
-                drop(answer.send(Err(error.shared())));
+            for queued in batch {
+                drop(queued.answer.send(Err(error.shared())));
             }
         }
     }

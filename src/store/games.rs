@@ -1,5 +1,3 @@
-use std::collections::HashSet;
-
 use sqlx::{AnyConnection, Row, any::AnyRow};
 
 use super::{
@@ -475,154 +473,74 @@ async fn insert_game_in(
     })
 }
 
-/// Writes the changes of a batch in `tx`: each one only if its game is
-/// still as its base says (and, with a fence, while its lease is held), with
-/// its new version and `now`, and the game it creates; [`Applied::Stale`] or
-/// [`Applied::LeaseLost`] if not, with nothing of it written. The games'
-/// rows are written first, all in one statement (see [`update_games`]):
-/// what it returns decides, and on PostgreSQL it takes the rows' locks
-/// before anything else of the games is written. Their new moves and events
-/// are written with the rest of the batch's, by [`write_records`].
-pub(super) async fn write_changes(
-    tx: &mut AnyConnection,
-    backend: Backend,
-    writes: &mut [GameWrite],
-    now: i64,
-) -> Result<Vec<Applied>, StoreError> {
-    let mut applied: Vec<Option<Applied>> = Vec::with_capacity(writes.len());
-    for write in writes.iter() {
-        let lost = match &write.fence {
-            Some(fence) => match leases::check(&mut *tx, backend, fence).await {
-                Ok(()) => None,
-                Err(StoreError::LeaseLost { shard }) => Some(Applied::LeaseLost { shard }),
-                Err(failed) => return Err(failed),
-            },
-            None => None,
-        };
-        applied.push(lost);
-    }
-    // A game is updated at most once a statement (which of two rows an
-    // update joins to one row takes is not defined): a second change of a
-    // game waits for the next statement, which finds the game as the first
-    // left it. Rare: only changes judged before either was committed meet
-    // in a batch, and of those one at most can go through.
-    let mut pending: Vec<usize> = (0..writes.len())
-        .filter(|&n| applied[n].is_none())
-        .collect();
-    while !pending.is_empty() {
-        let mut games = HashSet::new();
-        let (round, later): (Vec<usize>, Vec<usize>) = pending
-            .into_iter()
-            .partition(|&n| games.insert(writes[n].game.seq));
-        let round_writes: Vec<&GameWrite> = round.iter().map(|&n| &writes[n]).collect();
-        let updated = update_games(&mut *tx, backend, &round_writes, now).await?;
-        for n in round {
-            applied[n] = Some(if updated.contains(&writes[n].game.seq) {
-                Applied::Written { created: None }
-            } else {
-                Applied::Stale
-            });
-        }
-        pending = later;
-    }
-    let mut outcomes = Vec::with_capacity(writes.len());
-    for (write, applied) in writes.iter_mut().zip(applied) {
-        // Every change is decided by now.
-        outcomes.push(match applied.unwrap_or(Applied::Stale) {
-            Applied::Written { .. } => Applied::Written {
-                created: write_written(&mut *tx, backend, write, now).await?,
-            },
-            other => other,
-        });
-    }
-    Ok(outcomes)
-}
-
-/// Updates the row of each game of `writes` (each game once) whose row is
-/// still as the change's base says: one statement for every
-/// [`ROWS_A_STATEMENT`] changes. The seqs of the games updated.
-async fn update_games(
-    tx: &mut AnyConnection,
-    backend: Backend,
-    writes: &[&GameWrite],
-    now: i64,
-) -> Result<HashSet<i64>, sqlx::Error> {
-    const COLUMNS: usize = 24;
-    let (lock, locked) = backend.lock_games_in_order();
-    let mut updated = HashSet::with_capacity(writes.len());
-    for chunk in writes.chunks(ROWS_A_STATEMENT) {
-        let sql = format!(
-            "WITH v (seq, base_version, base_turn_started_at, base_engine_waiting_ply, status, \
-             winner, termination, draw_offer, takeback_offer, clock_white_ms, clock_black_ms, \
-             clock_turn_started_at, ply, clock_flag_at, engine_due_at, white_name, black_name, \
-             white_token_hash, black_token_hash, open_seat, open_until, rematch, rematch_offer, \
-             rematch_token_hash) AS (VALUES {}){lock} \
-             UPDATE games SET status = v.status, winner = v.winner, \
-             termination = v.termination, draw_offer = v.draw_offer, \
-             takeback_offer = v.takeback_offer, clock_white_ms = v.clock_white_ms, \
-             clock_black_ms = v.clock_black_ms, clock_turn_started_at = v.clock_turn_started_at, \
-             ply = v.ply, version = v.base_version + 1, updated_at = ${}, \
-             clock_flag_at = v.clock_flag_at, engine_due_at = v.engine_due_at, \
-             white_name = v.white_name, black_name = v.black_name, \
-             white_token_hash = v.white_token_hash, black_token_hash = v.black_token_hash, \
-             open_seat = v.open_seat, open_until = v.open_until, rematch = v.rematch, \
-             rematch_offer = v.rematch_offer, rematch_token_hash = v.rematch_token_hash \
-             FROM v WHERE games.seq = v.seq{locked} AND games.version = v.base_version \
-             AND games.clock_turn_started_at IS NOT DISTINCT FROM v.base_turn_started_at \
-             AND games.clock_engine_waiting_ply IS NOT DISTINCT FROM v.base_engine_waiting_ply \
-             RETURNING games.seq",
-            placeholders(chunk.len(), COLUMNS),
-            chunk.len() * COLUMNS + 1,
-        );
-        let mut update = sqlx::query(sqlx::AssertSqlSafe(sql));
-        for GameWrite { game, base, .. } in chunk.iter().copied() {
-            update = update
-                .bind(game.seq)
-                .bind(base.version)
-                .bind(base.turn_started_at)
-                .bind(base.engine_waiting_ply)
-                .bind(&game.status)
-                .bind(&game.winner)
-                .bind(&game.termination)
-                .bind(&game.draw_offer)
-                .bind(&game.takeback_offer)
-                .bind(game.clock.map(|c| c.white_ms))
-                .bind(game.clock.map(|c| c.black_ms))
-                .bind(game.clock.map(|c| c.turn_started_at))
-                .bind(game.moves.len() as i64)
-                .bind(game.clock.and_then(|c| c.flag_at))
-                .bind(game.engine_due_at)
-                .bind(&game.white_name)
-                .bind(&game.black_name)
-                .bind(&game.white_token_hash)
-                .bind(&game.black_token_hash)
-                .bind(game.open.as_ref().map(|o| &o.side))
-                .bind(game.open.as_ref().map(|o| o.until))
-                .bind(&game.rematch.id)
-                .bind(&game.rematch.offer)
-                .bind(&game.rematch.token_hash);
-        }
-        let rows = update.bind(now).fetch_all(&mut *tx).await?;
-        updated.extend(rows.iter().map(|row| row.get::<i64, _>(0)));
-    }
-    Ok(updated)
-}
-
-/// What else a change whose game's row was updated writes, but for its
-/// moves and event: the moves it took back, its players' names in the name
-/// search, the game it creates (returned).
-async fn write_written(
+/// Writes `write` in `tx` if the game is still as its base says (and, with
+/// a fence, while its lease is held), with its new version and `now`, and
+/// the game it creates; [`Applied::Stale`] or [`Applied::LeaseLost`] if not,
+/// with nothing written. The game's row is written first: its check
+/// decides, and on PostgreSQL it takes the row's lock before anything else
+/// of the game is written. Its new moves and its event are written with the
+/// rest of its batch's, by [`write_records`].
+pub(super) async fn write_change(
     tx: &mut AnyConnection,
     backend: Backend,
     write: &mut GameWrite,
     now: i64,
-) -> Result<Option<Box<StoredGame>>, StoreError> {
+) -> Result<Applied, StoreError> {
     let GameWrite {
         game,
         base,
+        fence,
         creates,
         ..
     } = write;
+    if let Some(fence) = fence {
+        match leases::check(&mut *tx, backend, fence).await {
+            Err(StoreError::LeaseLost { shard }) => return Ok(Applied::LeaseLost { shard }),
+            checked => checked?,
+        }
+    }
+    let updated = sqlx::query(
+        "UPDATE games SET status = $1, winner = $2, termination = $3, draw_offer = $4, \
+         takeback_offer = $5, clock_white_ms = $6, clock_black_ms = $7, \
+         clock_turn_started_at = $8, ply = $9, version = $10, updated_at = $11, \
+         clock_flag_at = $13, engine_due_at = $14, white_name = $15, black_name = $16, \
+         white_token_hash = $17, black_token_hash = $18, open_seat = $19, open_until = $20, \
+         rematch = $21, rematch_offer = $22, rematch_token_hash = $23 \
+         WHERE seq = $12 AND version = $24 \
+         AND clock_turn_started_at IS NOT DISTINCT FROM $25 \
+         AND clock_engine_waiting_ply IS NOT DISTINCT FROM $26",
+    )
+    .bind(&game.status)
+    .bind(&game.winner)
+    .bind(&game.termination)
+    .bind(&game.draw_offer)
+    .bind(&game.takeback_offer)
+    .bind(game.clock.map(|c| c.white_ms))
+    .bind(game.clock.map(|c| c.black_ms))
+    .bind(game.clock.map(|c| c.turn_started_at))
+    .bind(game.moves.len() as i64)
+    .bind(base.version + 1)
+    .bind(now)
+    .bind(game.seq)
+    .bind(game.clock.and_then(|c| c.flag_at))
+    .bind(game.engine_due_at)
+    .bind(&game.white_name)
+    .bind(&game.black_name)
+    .bind(&game.white_token_hash)
+    .bind(&game.black_token_hash)
+    .bind(game.open.as_ref().map(|o| &o.side))
+    .bind(game.open.as_ref().map(|o| o.until))
+    .bind(&game.rematch.id)
+    .bind(&game.rematch.offer)
+    .bind(&game.rematch.token_hash)
+    .bind(base.version)
+    .bind(base.turn_started_at)
+    .bind(base.engine_waiting_ply)
+    .execute(&mut *tx)
+    .await?;
+    if updated.rows_affected() == 0 {
+        return Ok(Applied::Stale);
+    }
     game.version = base.version + 1;
     game.updated_at = now;
     if !game.undone.is_empty() {
@@ -649,15 +567,15 @@ async fn write_written(
     };
     // Taken back and recorded: the store never reads them back.
     game.undone.clear();
-    Ok(created)
+    Ok(Applied::Written { created })
 }
 
-/// Most rows one statement writes (24 values each at most: far below
+/// Most rows one statement inserts (17 values each at most: far below
 /// either database's limit on a statement's parameters).
 const ROWS_A_STATEMENT: usize = 256;
 
 /// Records the moves played and the event of each change of a batch that
-/// [`write_changes`] wrote: one statement per table for the whole batch, and
+/// [`write_change`] wrote: one statement per table for the whole batch, and
 /// on PostgreSQL one announcement of them all, since every statement is a
 /// round trip to the database connection.
 pub(super) async fn write_records(
