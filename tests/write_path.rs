@@ -15,7 +15,7 @@ use arbiter::{
     api::proto::{self as pb, games_client::GamesClient},
     games::{Games, ManualTime, SeatSpec, Start, SystemTime},
     rules::Variant,
-    store::Store,
+    store::{Base, GameWrite, Store, StoredGame, Written},
 };
 use common::{TestDatabase, TestServer, binary::Serve, long_game::long_game};
 use sqlx::Row;
@@ -439,6 +439,110 @@ async fn two_moves_of_one_game_at_once_one_wins() {
         let stored = games.get(&id).await.unwrap();
         assert_eq!(stored.ply, 1);
         assert_eq!(stored.version, 1);
+    }
+    store.close().await;
+}
+
+/// The changes of one batch are decided each on its own: a change whose
+/// game changed since it was judged (through another connection) writes
+/// nothing and is answered stale, and so is one of two changes of one game
+/// judged on the same state; the others commit, with their events.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stale_change_in_a_batch_leaves_the_others_committed() {
+    let db = TestDatabase::fresh().await;
+    let store = Store::connect(&db.url()).await.unwrap();
+    let games = common::games_service(store.clone(), Arc::new(SystemTime));
+    let mut stored = Vec::new();
+    for _ in 0..6 {
+        let (id, _) = human_game(&games).await;
+        stored.push(store.game(&id).await.unwrap().unwrap());
+    }
+    let offer = |game: &StoredGame, side: &str| {
+        let mut offered = game.clone();
+        offered.draw_offer = Some(side.to_owned());
+        GameWrite {
+            game: offered,
+            base: Base::of(game),
+            event: "draw_offered",
+            side: Some(side.to_owned()),
+            fence: None,
+            creates: None,
+        }
+    };
+    let pool = db.pool().await;
+    // The first game changes after its change was judged.
+    sqlx::query("UPDATE games SET version = version + 1 WHERE seq = $1")
+        .bind(stored[0].seq)
+        .execute(&pool)
+        .await
+        .unwrap();
+    // The writer waits for another connection's lock while the batch
+    // queues: the last game's change is committed alone, the rest together.
+    let mut holder = pool.acquire().await.unwrap();
+    let (hold, release) = if db.is_postgres() {
+        ("BEGIN; LOCK TABLE games IN EXCLUSIVE MODE", "COMMIT")
+    } else {
+        ("BEGIN IMMEDIATE", "COMMIT")
+    };
+    sqlx::raw_sql(hold).execute(&mut *holder).await.unwrap();
+    let before = store.write_transactions();
+    let first = tokio::spawn({
+        let (store, write) = (store.clone(), offer(&stored[5], "white"));
+        async move { store.write_game(write).await }
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut writes: Vec<GameWrite> = stored[..5].iter().map(|g| offer(g, "white")).collect();
+    writes.push(offer(&stored[1], "black"));
+    let batch: Vec<_> = writes
+        .into_iter()
+        .map(|write| {
+            let store = store.clone();
+            tokio::spawn(async move { store.write_game(write).await })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    sqlx::raw_sql(release).execute(&mut *holder).await.unwrap();
+    drop(holder);
+    assert!(matches!(
+        first.await.unwrap().unwrap(),
+        Written::Committed { .. }
+    ));
+    let mut committed = Vec::new();
+    for answer in batch {
+        committed.push(match answer.await.unwrap().unwrap() {
+            Written::Committed { game, .. } => Some(game.draw_offer.unwrap()),
+            Written::Stale(_) => None,
+        });
+    }
+    // The last game's transaction and the batch's (and on PostgreSQL maybe
+    // the store's idle probe).
+    assert!(store.write_transactions() - before <= 3);
+    assert_eq!(committed[0], None, "the changed game's change is stale");
+    for offer in &committed[2..5] {
+        assert_eq!(offer.as_deref(), Some("white"));
+    }
+    let second_game = [&committed[1], &committed[5]];
+    assert_eq!(second_game.iter().filter(|c| c.is_some()).count(), 1);
+    for (n, game) in stored.iter().enumerate() {
+        let row = sqlx::query(
+            "SELECT version, draw_offer, \
+             (SELECT count(*) FROM game_events WHERE game_seq = $1 AND kind = 'draw_offered') \
+             FROM games WHERE seq = $1",
+        )
+        .bind(game.seq)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        let (version, offer, events): (i64, Option<String>, i64) =
+            (row.get(0), row.get(1), row.get(2));
+        assert_eq!(version, 1, "game {n}");
+        let expected = match n {
+            0 => None,
+            1 => second_game.iter().find_map(|c| c.as_ref()).cloned(),
+            _ => Some("white".to_owned()),
+        };
+        assert_eq!(offer, expected, "game {n}");
+        assert_eq!(events, i64::from(expected.is_some()), "game {n}");
     }
     store.close().await;
 }
