@@ -18,8 +18,9 @@
 //!   within `keepalive_timeout`, or is closed;
 //! - may hold at most `max_concurrent_streams` streams, each with a header
 //!   list of at most [`MAX_HEADER_LIST_SIZE`] bytes;
-//! - is asked to finish at shutdown (GOAWAY; no HTTP/1.1 keep-alive) and
-//!   closed after `shutdown_grace` if it has not.
+//! - at shutdown, is closed at once if no request is in flight on it (it is
+//!   silent, half-greeted or idle); otherwise it is asked to finish (GOAWAY;
+//!   no HTTP/1.1 keep-alive) and closed after `shutdown_grace` if it has not.
 //!
 //! A failed accept that is not about one client (EMFILE, ENFILE, ENOBUFS)
 //! is retried after a pause that doubles up to [`ACCEPT_PAUSE_MAX`], and
@@ -62,6 +63,7 @@ use tower::ServiceExt;
 use tower_service::Service;
 
 use super::transport::Connection;
+use crate::memory;
 
 /// Largest header list a request may send (HTTP/2
 /// `SETTINGS_MAX_HEADER_LIST_SIZE`, hyper's default made explicit): what a
@@ -256,6 +258,8 @@ async fn serve_connection<S, B, F, Fut, IO>(
     Fut: Future<Output = io::Result<IO>>,
     IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
+    // First, so that it comes after the connection's buffers are freed.
+    let _release = memory::Release;
     let activity = Arc::new(Activity::new());
     if let Err(err) = stream.set_nodelay(true) {
         tracing::debug!(error = %err, "cannot set TCP_NODELAY");
@@ -292,6 +296,11 @@ async fn serve_connection<S, B, F, Fut, IO>(
                 return;
             }
             _ = draining.wait_for(|draining| *draining), if !drained => {
+                // The grace is for answers: with none to finish, waiting
+                // would only hold the exit up.
+                if activity.in_flight.load(Ordering::Relaxed) == 0 {
+                    return;
+                }
                 // The accept loop aborts this task after the grace.
                 conn.as_mut().graceful_shutdown();
                 drained = true;
