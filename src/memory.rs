@@ -14,9 +14,10 @@
 //! - each runtime thread, when it parks ([`on_park`], the runtime's park
 //!   hook), collects its heap once if there has been a release since it last
 //!   did: on every other park it reads one atomic counter, nothing more;
-//! - one task ([`purge_after_releases`]) waits out the purge delay after a
-//!   release and then has the allocator purge every free page, whatever
-//!   thread freed it; releases during the wait are purged by the same round.
+//! - one task ([`purge_after_releases`]) waits a little after a
+//!   release, wakes the threads that were idle already (they collect as they
+//!   park again), then has the allocator purge every free page, whatever
+//!   thread freed it; a burst of releases costs one or two such rounds.
 //!
 //! In a process whose global allocator is not mimalloc (in-process tests),
 //! the collections find mimalloc's heaps empty and do nothing.
@@ -29,11 +30,14 @@ use std::{
 
 use tokio::sync::{Notify, watch};
 
-/// How long after a release the purging task purges: mimalloc's purge delay
-/// (`MIMALLOC_PURGE_DELAY`, 1 s by default: a page freed less than that ago
-/// is kept, as it is likely to be taken again), and some more, so that the
-/// pages the threads freed when they parked are old enough by then.
-pub const PURGE_AFTER: Duration = Duration::from_millis(1500);
+/// How long after a release the purging task wakes the idle threads: the
+/// rest of a burst of closing streams is freed by then, and comes in the
+/// same round.
+pub const COLLECT_AFTER: Duration = Duration::from_millis(300);
+/// How long after waking them it purges: time for them to run and park.
+/// The purge is forced: pages freed less than mimalloc's purge delay ago
+/// (1 s) are returned too.
+pub const PURGE_AFTER: Duration = Duration::from_millis(200);
 
 /// Releases so far.
 static RELEASES: AtomicU64 = AtomicU64::new(0);
@@ -46,8 +50,8 @@ thread_local! {
 }
 
 /// Memory has just been freed in bulk (a connection closed, say): the
-/// threads collect their heaps when they next park, and it is purged after
-/// [`PURGE_AFTER`].
+/// threads collect their heaps when they next park, and it is purged some
+/// [`COLLECT_AFTER`] + [`PURGE_AFTER`] later.
 pub fn release() {
     RELEASES.fetch_add(1, Ordering::Relaxed);
     RELEASED.notify_one();
@@ -75,8 +79,9 @@ pub fn on_park() {
     }
 }
 
-/// Purges the allocator's free pages [`PURGE_AFTER`] each release (bursts of
-/// releases are purged together), until `shutdown` turns true.
+/// After each release (bursts of releases together), has every runtime
+/// thread collect its heap and the allocator purge its free pages, until
+/// `shutdown` turns true.
 pub async fn purge_after_releases(mut shutdown: watch::Receiver<bool>) {
     let stopped = async move {
         let _ = shutdown.wait_for(|stop| *stop).await;
@@ -84,6 +89,16 @@ pub async fn purge_after_releases(mut shutdown: watch::Receiver<bool>) {
     let purging = async {
         loop {
             RELEASED.notified().await;
+            tokio::time::sleep(COLLECT_AFTER).await;
+            // Threads already parked at the release have not collected: a
+            // release for them, and a task more than there are threads, so
+            // that the runtime wakes the parked ones to take them (each then
+            // parks again, and collects).
+            RELEASES.fetch_add(1, Ordering::Relaxed);
+            let workers = tokio::runtime::Handle::current().metrics().num_workers();
+            for _ in 0..=workers {
+                tokio::spawn(async {});
+            }
             tokio::time::sleep(PURGE_AFTER).await;
             // SAFETY: as in `on_park`; forced, it also gives every free page
             // of every arena back to the system, whichever thread freed it.
