@@ -13,6 +13,7 @@ use crate::{
         DEFAULT_WATCHER_BUFFER_BYTES, PlayerLimits, ServerConfig, TlsFiles, serve,
     },
     games::{AdminToken, DEFAULT_LIVE_GAMES, LeaseTimes, PgnLimits},
+    memory,
     rules::{Game, Variant, perft},
     store::DEFAULT_BATCH_MAX,
     telemetry::{self, LogFormat},
@@ -414,7 +415,11 @@ fn run_perft<G: Game>(fen: Option<&str>, depth: u32, divide: bool) -> ExitCode {
 
 fn run_server(listen: &str, config: ServerConfig, log_format: LogFormat) -> ExitCode {
     telemetry::init(log_format);
-    let runtime = match tokio::runtime::Runtime::new() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .on_thread_park(memory::on_park)
+        .build();
+    let runtime = match runtime {
         Ok(runtime) => runtime,
         Err(err) => {
             eprintln!("error: cannot start the async runtime: {err}");

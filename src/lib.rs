@@ -11,6 +11,7 @@ pub mod api;
 pub mod cli;
 pub mod engine;
 pub mod games;
+pub mod memory;
 pub mod peers;
 pub mod positions;
 pub mod reason;

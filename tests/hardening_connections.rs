@@ -1,7 +1,7 @@
 //! The real binary under connection abuse: the HTTP/2 stream limit in its
 //! SETTINGS, silent and half-greeted connections closed by the handshake,
 //! idle and keepalive timeouts, the connection cap, the file descriptor
-//! limit, SIGTERM with a connection that never finishes, gzip past a
+//! limit, SIGTERM with connections that never finish, gzip past a
 //! service's message limit, and the in-flight limit.
 //!
 //! Limits are set through their `ARBITER_*` environment variables.
@@ -306,15 +306,17 @@ async fn at_the_file_limit_the_server_pauses_and_recovers() {
     }
 }
 
-/// SIGTERM with a connection that never finishes its greeting: the server
-/// exits within the shutdown grace (plus a margin), and the move it
-/// acknowledged is there after a restart.
+/// SIGTERM with connections that have no request in flight (one silent,
+/// one that sent only the preface, one greeted and idle): the server closes
+/// them at once rather than after the shutdown grace, exits well within it,
+/// and the move it acknowledged is there after a restart.
 #[tokio::test]
-async fn sigterm_exits_within_the_grace_and_keeps_acknowledged_moves() {
+async fn sigterm_closes_connections_without_requests_at_once_and_keeps_acknowledged_moves() {
+    const GRACE: Duration = Duration::from_secs(10);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("a.db");
     let env = [
-        ("ARBITER_SHUTDOWN_GRACE", "2s"),
+        ("ARBITER_SHUTDOWN_GRACE", "10s"),
         ("ARBITER_HANDSHAKE_TIMEOUT", "60s"),
     ];
     let mut server = Serve::on(&db).envs(env).start().await;
@@ -322,16 +324,17 @@ async fn sigterm_exits_within_the_grace_and_keeps_acknowledged_moves() {
     let created = common::new_chess_game(&mut games, None).await;
     let id = created.game.unwrap().id;
     common::play(&mut games, &id, &created.white_token, "e4").await;
+    let _silent = connections(server.addr, 1, &[]).await;
     let _preface_only = connections(server.addr, 1, PREFACE).await;
     let greeted = [PREFACE, &EMPTY_SETTINGS].concat();
     let _greeted = connections(server.addr, 1, &greeted).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     let start = Instant::now();
     server.signal("TERM");
-    let exited = tokio::time::timeout(Duration::from_secs(8), server.child.wait()).await;
+    let exited = tokio::time::timeout(GRACE / 2, server.child.wait()).await;
     assert!(
         exited.is_ok(),
-        "still running {:?} after SIGTERM",
+        "still running {:?} after SIGTERM (grace {GRACE:?})",
         start.elapsed()
     );
     assert!(exited.unwrap().unwrap().success());

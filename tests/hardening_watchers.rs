@@ -1,7 +1,8 @@
 //! WatchGame under hostile or careless watchers, on the real binary (memory
 //! from `/proc/PID/status`) and in-process: unknown ids retain nothing, a
 //! game's channel goes away when it ends or its last watcher leaves, a
-//! stalled watcher costs bounded memory and learns it fell behind, and the
+//! stalled watcher costs bounded memory and learns it fell behind, the
+//! memory watchers took goes back to the system once they close, and the
 //! watcher caps hold.
 
 mod common;
@@ -263,6 +264,64 @@ async fn stalled_watchers_cost_bounded_memory_and_are_told_they_fell_behind() {
     assert_eq!(snapshot.kind, pb::GameEventKind::Snapshot as i32);
     assert_eq!(snapshot.game.unwrap().version, 24 + 2 * 155);
 }
+
+/// The memory a thousand watchers of one game took (over ten connections,
+/// 100 each) goes back to the system once they close: RSS falls back near
+/// where it was before them, not merely to a high-water mark kept for reuse.
+#[tokio::test]
+async fn memory_returns_to_the_system_when_watchers_close() {
+    const CONNECTIONS: usize = 10;
+    const PER_CONNECTION: usize = 100;
+    let server = serve(&[]).await;
+    let mut games = GamesClient::new(server.channel().await);
+    let id = common::new_chess_game(&mut games, None)
+        .await
+        .game
+        .unwrap()
+        .id;
+    let before = server.settled_rss_kib().await;
+    let mut watchers = Vec::new();
+    for _ in 0..CONNECTIONS {
+        let channel = server.channel().await;
+        let calls = (0..PER_CONNECTION).map(|_| {
+            let mut client = GamesClient::new(channel.clone());
+            let id = id.clone();
+            async move { client.watch_game(watch_request(&id)).await }
+        });
+        for answer in futures_join(calls).await {
+            watchers.push(answer.expect("a watcher under the caps"));
+        }
+    }
+    let during = server.settled_rss_kib().await;
+    let added = during.saturating_sub(before);
+    assert!(
+        added >= MEASURABLE_KIB,
+        "{} watchers grew RSS by {added} KiB only ({before} -> {during} KiB): nothing to see \
+         coming back",
+        CONNECTIONS * PER_CONNECTION
+    );
+    drop(watchers);
+    // At least half of what they took back within the deadline (the
+    // allocator returns memory half a second after the streams close).
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    let limit = before + added / 2;
+    loop {
+        let now = server.rss_kib();
+        if now <= limit {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "RSS {before} KiB -> {during} KiB with the watchers -> still {now} KiB 15 s after \
+             they closed (at most {limit} KiB expected)"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Growth below which a memory figure says nothing (the thread caches and
+/// page granularity of the allocator).
+const MEASURABLE_KIB: u64 = 4 * 1024;
 
 /// A TCP connection whose reading side can be stopped: a client that stops
 /// reading its socket, as a stalled or malicious one does.

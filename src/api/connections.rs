@@ -18,8 +18,10 @@
 //!   within `keepalive_timeout`, or is closed;
 //! - may hold at most `max_concurrent_streams` streams, each with a header
 //!   list of at most [`MAX_HEADER_LIST_SIZE`] bytes;
-//! - is asked to finish at shutdown (GOAWAY; no HTTP/1.1 keep-alive) and
-//!   closed after `shutdown_grace` if it has not.
+//! - at shutdown, is closed at once if it never sent a request (silent or
+//!   half-greeted); otherwise it is asked to finish (GOAWAY; no HTTP/1.1
+//!   keep-alive) and closed once it has had no request in flight for
+//!   [`DRAIN_LINGER`], or after `shutdown_grace`, if it has not finished.
 //!
 //! A failed accept that is not about one client (EMFILE, ENFILE, ENOBUFS)
 //! is retried after a pause that doubles up to [`ACCEPT_PAUSE_MAX`], and
@@ -62,6 +64,7 @@ use tower::ServiceExt;
 use tower_service::Service;
 
 use super::transport::Connection;
+use crate::memory;
 
 /// Largest header list a request may send (HTTP/2
 /// `SETTINGS_MAX_HEADER_LIST_SIZE`, hyper's default made explicit): what a
@@ -80,6 +83,9 @@ pub const MAX_SEND_BUFFER_PER_STREAM: usize = 64 * 1024;
 const ACCEPT_PAUSE_MIN: Duration = Duration::from_millis(10);
 /// The longest pause after a failed accept.
 const ACCEPT_PAUSE_MAX: Duration = Duration::from_secs(1);
+/// How long a connection without a request in flight has at shutdown to
+/// send its last answers' ends and take its GOAWAY before it is closed.
+pub const DRAIN_LINGER: Duration = Duration::from_millis(500);
 
 /// Limits on connections (see the module documentation; each is the
 /// [`ServerConfig`](super::ServerConfig) field of the same name).
@@ -256,6 +262,8 @@ async fn serve_connection<S, B, F, Fut, IO>(
     Fut: Future<Output = io::Result<IO>>,
     IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
+    // First, so that it comes after the connection's buffers are freed.
+    let _release = memory::Release;
     let activity = Arc::new(Activity::new());
     if let Err(err) = stream.set_nodelay(true) {
         tracing::debug!(error = %err, "cannot set TCP_NODELAY");
@@ -292,11 +300,17 @@ async fn serve_connection<S, B, F, Fut, IO>(
                 return;
             }
             _ = draining.wait_for(|draining| *draining), if !drained => {
+                drained = true;
+                // The grace is for answers: a connection that never sent a
+                // request has none to finish.
+                if !activity.greeted.load(Ordering::Relaxed) {
+                    return;
+                }
                 // The accept loop aborts this task after the grace.
                 conn.as_mut().graceful_shutdown();
-                drained = true;
+                (phase, deadline) = (Phase::Draining, Instant::now() + DRAIN_LINGER);
             }
-            () = tokio::time::sleep_until(deadline), if !drained => {
+            () = tokio::time::sleep_until(deadline) => {
                 match activity.next(phase, &limits) {
                     Next::Wait(phase_then, until) => (phase, deadline) = (phase_then, until),
                     Next::GoAway => {
@@ -321,6 +335,9 @@ enum Phase {
     /// Told to go away (idle): closed if it does not within the keepalive
     /// timeout.
     Closing,
+    /// Told to go away (shutdown): closed once its last answer ended
+    /// [`DRAIN_LINGER`] ago.
+    Draining,
 }
 
 /// What a connection's timer does when it fires.
@@ -380,6 +397,18 @@ impl Activity {
                 }
             }
             Phase::Closing => Next::Close,
+            Phase::Draining if self.in_flight.load(Ordering::Relaxed) > 0 => {
+                Next::Wait(Phase::Draining, now + DRAIN_LINGER)
+            }
+            Phase::Draining => {
+                let last_end = Duration::from_millis(self.last_end_ms.load(Ordering::Relaxed));
+                let close_at = self.opened + last_end + DRAIN_LINGER;
+                if close_at <= now {
+                    Next::Close
+                } else {
+                    Next::Wait(Phase::Draining, close_at)
+                }
+            }
         }
     }
 }

@@ -36,6 +36,7 @@ use crate::{
         AdminToken, DEFAULT_LIVE_GAMES, DEFAULT_OPEN_SEAT_TIMEOUT, Games, LeaseTimes, PgnLimits,
         SystemTime, TimeSource, Watching,
     },
+    memory,
     peers::CreateRate,
     positions::Positions,
     store::{DEFAULT_BATCH_MAX, Store},
@@ -320,6 +321,7 @@ pub async fn serve(
     });
     let (stop_watchers, shutdown_watch) = tokio::sync::watch::channel(false);
     let tls_stop = shutdown_watch.clone();
+    let purging = tokio::spawn(memory::purge_after_releases(shutdown_watch.clone()));
     let shutdown = async move {
         shutdown.await;
         let _ = stop_watchers.send(true);
@@ -389,6 +391,7 @@ pub async fn serve(
             let _ = reload.await;
         }
     }
+    let _ = purging.await;
     store_health.abort();
     if let Some(endpoint) = metrics_endpoint {
         endpoint.abort();

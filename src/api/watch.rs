@@ -53,6 +53,7 @@ use crate::{
         EventKind, GameEvent, GameView, Games, Published, Replay, Replayed, Status as GameStatus,
         View, Watcher,
     },
+    memory,
     reason::Reason,
 };
 
@@ -272,6 +273,8 @@ impl Drop for Place {
             *count -= 1;
             if *count == 0 {
                 connections.remove(&self.addr);
+                // The connection's watch streams have all ended.
+                memory::release();
             }
         }
     }
