@@ -668,7 +668,8 @@ def point_3(binary):
                 f"RSS {mib(before)} -> {mib(after_moves)} after 24 moves -> {mib(after_events)} after 300 events "
                 f"-> {mib(after_close)} closed; the 10 read streams ended {dict(ends)}, last_version "
                 f"{meta.get('last_version')} (last received {versions[-1] if versions else None})",
-                "--watcher-buffer-bytes 1 MiB: RESOURCE_EXHAUSTED WATCHER_TOO_SLOW; events encoded once")
+                "--watcher-buffer-bytes 1 MiB: RESOURCE_EXHAUSTED WATCHER_TOO_SLOW; events encoded once; "
+                "freed memory purged after connections close")
     finally:
         server.close()
 
@@ -852,7 +853,8 @@ def point_6(binary):
         return ("6", "SIGTERM with one preface-only connection open (a move acknowledged before)",
                 "still running 25 s after SIGTERM",
                 f"exited in {took:.1f} s (code {code}); after a restart the game has ply {ply} (1 acknowledged)",
-                "--shutdown-grace 10s (and --handshake-timeout 10s closes the connection first)")
+                "a connection without a request in flight is closed at once at shutdown; "
+                "--shutdown-grace 10s for requests in flight")
     finally:
         server.close()
 
@@ -1274,7 +1276,8 @@ def point_16(binary):
                 f"{opened:,} opened, refused {dict(refused)}; RSS {mib(before)} -> {mib(during)} "
                 f"({(during - before) / 1024:+.1f} MiB) -> {mib(after)} once closed; the second time "
                 f"{mib(again)} -> {mib(after_again)} once closed",
-                "--max-watchers-per-game 1000, --max-watchers-per-connection 100 (TOO_MANY_WATCHERS)")
+                "--max-watchers-per-game 1000, --max-watchers-per-connection 100 (TOO_MANY_WATCHERS); "
+                "freed memory purged after connections close")
     finally:
         server.close()
 
