@@ -326,6 +326,14 @@ mod tests {
         Some(Peer::of(std::net::SocketAddr::from(([10, 0, 0, n], 1))))
     }
 
+    /// A runtime for tests that block on turns from plain threads.
+    fn timed_runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap()
+    }
+
     fn soon() -> Instant {
         Instant::now() + Duration::from_secs(5)
     }
@@ -388,10 +396,7 @@ mod tests {
 
     #[test]
     fn a_search_lends_its_slot_to_another_caller_and_gets_it_back() {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .build()
-            .unwrap();
+        let runtime = timed_runtime();
         let _context = runtime.enter();
         let turns = Turns::new(1, 1);
         let long = turns.admit(caller(1)).unwrap();
@@ -423,10 +428,7 @@ mod tests {
 
     #[test]
     fn a_recalled_or_stopped_search_does_not_wait() {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .build()
-            .unwrap();
+        let runtime = timed_runtime();
         let _context = runtime.enter();
         let turns = Turns::new(1, 1);
         let long = turns.admit(caller(1)).unwrap();
