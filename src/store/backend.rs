@@ -22,6 +22,19 @@ impl Backend {
         }
     }
 
+    /// Batches of game changes written at once, each by a task of its own
+    /// on a connection of the write pool, a game's changes always by the
+    /// same one. SQLite has one writer. On PostgreSQL a batch's statements
+    /// and its commit are round trips to the server, one after the other:
+    /// more batches in flight keep it busy meanwhile, and it flushes the
+    /// commits that arrive together at once.
+    pub(super) fn committers(self) -> usize {
+        match self {
+            Backend::Sqlite => 1,
+            Backend::Postgres => 4,
+        }
+    }
+
     /// Connections of the read pool.
     pub(super) fn reader_connections(self) -> u32 {
         match self {

@@ -14,7 +14,7 @@ use sqlx::{AnyConnection, postgres::PgListener};
 use tokio::sync::mpsc;
 
 /// The notification channel.
-const CHANNEL: &str = "arbiter_game_changes";
+pub(super) const CHANNEL: &str = "arbiter_game_changes";
 
 /// The counter of the listener's reconnections (see `api::metrics`).
 pub const RECONNECTS: &str = "arbiter_store_listener_reconnects_total";
@@ -62,27 +62,17 @@ pub(super) async fn announce(
     id: &str,
     version: i64,
 ) -> Result<(), sqlx::Error> {
-    announce_all(conn, &[(id, version)]).await
+    sqlx::query("SELECT pg_notify($1, $2)::text")
+        .bind(CHANNEL)
+        .bind(payload(id, version))
+        .execute(conn)
+        .await
+        .map(drop)
 }
 
-/// Announces each game's change of `versions` (id and version), in one
-/// statement.
-pub(super) async fn announce_all(
-    conn: &mut AnyConnection,
-    versions: &[(&str, i64)],
-) -> Result<(), sqlx::Error> {
-    if versions.is_empty() {
-        return Ok(());
-    }
-    let calls: Vec<String> = (0..versions.len())
-        .map(|n| format!("pg_notify($1, ${})::text", n + 2))
-        .collect();
-    let mut notify =
-        sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {}", calls.join(", ")))).bind(CHANNEL);
-    for (id, version) in versions {
-        notify = notify.bind(format!("{version}:{id}"));
-    }
-    notify.execute(conn).await.map(drop)
+/// What is announced of game `id` at `version`: `version:id`.
+pub(super) fn payload(id: &str, version: i64) -> String {
+    format!("{version}:{id}")
 }
 
 /// Starts listening on the database at `url`; the feed runs until its
@@ -142,7 +132,7 @@ async fn run(url: String, mut listener: PgListener, sender: mpsc::Sender<Change>
     }
 }
 
-/// `version:id`, as [`announce`] writes it.
+/// `version:id`, as [`payload`] writes it.
 fn parse(payload: &str) -> Option<Change> {
     let (version, id) = payload.split_once(':')?;
     Some(Change::Game {

@@ -1,6 +1,9 @@
 //! Group commit: game changes wait in a bounded queue; one task takes what
 //! is queued (at most the batch size), writes each change in turn in one
-//! transaction, commits once, and only then answers each caller.
+//! transaction, commits once, and only then answers each caller. On
+//! PostgreSQL there are several such queues and tasks (see
+//! [`Backend::committers`]); a game's changes always go to the same one.
+//! How a batch's statements are shaped is `store::batch`'s business.
 //!
 //! Nothing waits for a batch to fill: the task takes whatever is queued when
 //! it is free, so a lone change is committed as soon as it arrives, and under
@@ -18,9 +21,12 @@ use std::sync::{
     atomic::{AtomicUsize, Ordering},
 };
 
+use sqlx::{Any, pool::PoolConnection};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{Backend, Fence, NewGame, StoreError, StoredGame, games, now_millis, writer::Writer};
+use super::{
+    Backend, Fence, NewGame, StoreError, StoredGame, batch, games, now_millis, writer::Writer,
+};
 
 /// Changes that may wait for the writer at once, beyond which a caller
 /// waits to queue.
@@ -107,26 +113,33 @@ struct Queued {
     answer: oneshot::Sender<Result<Written, StoreError>>,
 }
 
-/// The queue of game changes and the task that commits them.
+/// The queues of game changes and the tasks that commit them, one a
+/// queue: a game's changes always go to the same one.
 #[derive(Debug)]
 pub(super) struct Committer {
-    queue: mpsc::Sender<Queued>,
+    queues: Vec<mpsc::Sender<Queued>>,
     batch_max: Arc<AtomicUsize>,
 }
 
 impl Committer {
-    /// The committer writing through `writer`; its task ends when the
+    /// The committer writing through `writer`; its tasks end when the
     /// committer is dropped.
     pub(super) fn start(writer: &Arc<Writer>, backend: Backend) -> Committer {
-        let (queue, queued) = mpsc::channel(QUEUE_CAPACITY);
         let batch_max = Arc::new(AtomicUsize::new(DEFAULT_BATCH_MAX));
-        tokio::spawn(run(
-            Arc::downgrade(writer),
-            backend,
-            queued,
-            Arc::clone(&batch_max),
-        ));
-        Committer { queue, batch_max }
+        let committers = backend.committers();
+        let queues = (0..committers)
+            .map(|_| {
+                let (queue, queued) = mpsc::channel(QUEUE_CAPACITY / committers);
+                tokio::spawn(run(
+                    Arc::downgrade(writer),
+                    backend,
+                    queued,
+                    Arc::clone(&batch_max),
+                ));
+                queue
+            })
+            .collect();
+        Committer { queues, batch_max }
     }
 
     pub(super) fn set_batch_max(&self, changes: usize) {
@@ -138,13 +151,19 @@ impl Committer {
     pub(super) async fn write(&self, write: GameWrite) -> Result<Written, StoreError> {
         let (answer, answered) = oneshot::channel();
         let gone = || StoreError::Unavailable(sqlx::Error::PoolClosed);
-        self.queue
+        let queue = write.game.seq.unsigned_abs() as usize % self.queues.len();
+        self.queues[queue]
             .send(Queued { write, answer })
             .await
             .map_err(|_| gone())?;
         answered.await.map_err(|_| gone())?
     }
 }
+
+/// Batches in a row that may keep the write connection while more changes
+/// are queued, before it goes back to the pool for the other writers (games
+/// created, positions saved), which wait for it meanwhile.
+const BATCHES_HOLDING: usize = 8;
 
 async fn run(
     writer: Weak<Writer>,
@@ -153,6 +172,8 @@ async fn run(
     batch_max: Arc<AtomicUsize>,
 ) {
     let mut batch = Vec::new();
+    let mut held = None;
+    let mut holding = 0;
     while queued
         .recv_many(&mut batch, batch_max.load(Ordering::Relaxed))
         .await
@@ -161,37 +182,48 @@ async fn run(
         let Some(writer) = writer.upgrade() else {
             return;
         };
-        commit(&writer, backend, std::mem::take(&mut batch)).await;
+        let conn = commit(&writer, backend, std::mem::take(&mut batch), held.take()).await;
+        holding += 1;
+        if queued.is_empty() || holding >= BATCHES_HOLDING {
+            holding = 0;
+        } else {
+            held = conn;
+        }
     }
 }
 
-/// Writes and commits `batch`, then answers each of its callers.
-async fn commit(writer: &Writer, backend: Backend, mut batch: Vec<Queued>) {
+/// Writes and commits `batch` (on `held`, a connection the batch before
+/// committed on, if given), then answers each of its callers; the
+/// connection, if the batch committed.
+async fn commit(
+    writer: &Writer,
+    backend: Backend,
+    mut batch: Vec<Queued>,
+    held: Option<PoolConnection<Any>>,
+) -> Option<PoolConnection<Any>> {
     // One order of row locks for every server's batches (PostgreSQL): two
     // batches never wait for each other's rows. Stable, so that two changes
     // of one game keep their order.
     batch.sort_by_key(|q| q.write.game.seq);
     let size = batch.len();
     let written = async {
-        let mut tx = writer.begin().await?;
+        let mut tx = writer.begin_on(held).await?;
         let now = now_millis();
-        let mut applied = Vec::with_capacity(size);
-        for queued in &mut batch {
-            applied.push(games::write_change(tx.conn(), backend, &mut queued.write, now).await?);
-        }
+        let mut writes: Vec<&mut GameWrite> = batch.iter_mut().map(|q| &mut q.write).collect();
+        let applied = games::write_changes(tx.conn(), backend, &mut writes, now).await?;
         let written: Vec<&GameWrite> = batch
             .iter()
             .zip(&applied)
             .filter(|(_, applied)| matches!(applied, Applied::Written { .. }))
             .map(|(queued, _)| &queued.write)
             .collect();
-        games::write_records(tx.conn(), backend, &written, now).await?;
-        tx.commit_batch(size).await?;
-        Ok::<_, StoreError>(applied)
+        batch::write_records(tx.conn(), backend, &written, now).await?;
+        let conn = tx.commit_holding(size).await?;
+        Ok::<_, StoreError>((applied, conn))
     }
     .await;
     match written {
-        Ok(applied) => {
+        Ok((applied, conn)) => {
             for (queued, applied) in batch.into_iter().zip(applied) {
                 let game = queued.write.game;
                 let written = match applied {
@@ -201,11 +233,13 @@ async fn commit(writer: &Writer, backend: Backend, mut batch: Vec<Queued>) {
                 };
                 drop(queued.answer.send(written));
             }
+            Some(conn)
         }
         Err(error) => {
             for queued in batch {
                 drop(queued.answer.send(Err(error.shared())));
             }
+            None
         }
     }
 }

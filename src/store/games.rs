@@ -1,7 +1,7 @@
 use sqlx::{AnyConnection, Row, any::AnyRow};
 
 use super::{
-    Backend, Store, StoreError, changes,
+    Backend, Store, StoreError, batch, changes,
     commit::{Applied, GameWrite, Written},
     game_search, leases, now_millis,
 };
@@ -434,7 +434,7 @@ async fn insert_game_in(
     .fetch_one(&mut *tx)
     .await?
     .get(0);
-    insert_moves(&mut *tx, seq, None, &new.moves).await?;
+    batch::insert_moves(&mut *tx, backend, seq, None, &new.moves).await?;
     game_search::index_players(&mut *tx, backend, seq, &new.white_name, &new.black_name).await?;
     // The other servers learn of the game (its clock or engine seat may be
     // theirs to run).
@@ -473,85 +473,89 @@ async fn insert_game_in(
     })
 }
 
-/// Writes `write` in `tx` if the game is still as its base says (and, with
-/// a fence, while its lease is held), with its new version and `now`, and
-/// the game it creates; [`Applied::Stale`] or [`Applied::LeaseLost`] if not,
-/// with nothing written. The game's row is written first: its check
-/// decides, and on PostgreSQL it takes the row's lock before anything else
-/// of the game is written. Its new moves and its event are written with the
-/// rest of its batch's, by [`write_records`].
-pub(super) async fn write_change(
+/// Writes each change of `writes`, in turn, in `tx` if its game is still as
+/// its base says (and, with a fence, while its lease is held), with its new
+/// version and `now`, and the game it creates; [`Applied::Stale`] or
+/// [`Applied::LeaseLost`] if not, with nothing of it written. A game's row is
+/// written first: its check decides, and on PostgreSQL it takes the row's
+/// lock before anything else of the game is written. Runs of changes that
+/// write their games' rows only go in as few calls as
+/// [`batch::update_games`] makes; the new moves and the event of every
+/// change are written with the rest of its batch's, by
+/// [`batch::write_records`].
+pub(super) async fn write_changes(
+    tx: &mut AnyConnection,
+    backend: Backend,
+    writes: &mut [&mut GameWrite],
+    now: i64,
+) -> Result<Vec<Applied>, StoreError> {
+    let mut applied = Vec::with_capacity(writes.len());
+    let mut rest = &mut writes[..];
+    while !rest.is_empty() {
+        let rows_only = rest
+            .iter()
+            .take_while(|write| writes_row_only(write))
+            .count();
+        if rows_only == 0 {
+            applied.push(write_change(tx, backend, rest[0], now).await?);
+            rest = &mut rest[1..];
+            continue;
+        }
+        let (run, after) = rest.split_at_mut(rows_only);
+        let updated = batch::update_games(tx, backend, run, now).await?;
+        applied.extend(updated.into_iter().map(|updated| match updated {
+            true => Applied::Written { created: None },
+            false => Applied::Stale,
+        }));
+        rest = after;
+    }
+    Ok(applied)
+}
+
+/// Whether `write` writes its game's row and nothing else (besides the
+/// records every change has): no fence, no moves taken back, no names
+/// changed, no game created.
+fn writes_row_only(write: &GameWrite) -> bool {
+    let game = &write.game;
+    write.fence.is_none()
+        && game.undone.is_empty()
+        && write.creates.is_none()
+        && write.base.names.0 == game.white_name
+        && write.base.names.1 == game.black_name
+}
+
+/// [`write_changes`] for one change, with whatever it writes besides its
+/// game's row.
+async fn write_change(
     tx: &mut AnyConnection,
     backend: Backend,
     write: &mut GameWrite,
     now: i64,
 ) -> Result<Applied, StoreError> {
-    let GameWrite {
-        game,
-        base,
-        fence,
-        creates,
-        ..
-    } = write;
-    if let Some(fence) = fence {
+    if let Some(fence) = &write.fence {
         match leases::check(&mut *tx, backend, fence).await {
             Err(StoreError::LeaseLost { shard }) => return Ok(Applied::LeaseLost { shard }),
             checked => checked?,
         }
     }
-    let updated = sqlx::query(
-        "UPDATE games SET status = $1, winner = $2, termination = $3, draw_offer = $4, \
-         takeback_offer = $5, clock_white_ms = $6, clock_black_ms = $7, \
-         clock_turn_started_at = $8, ply = $9, version = $10, updated_at = $11, \
-         clock_flag_at = $13, engine_due_at = $14, white_name = $15, black_name = $16, \
-         white_token_hash = $17, black_token_hash = $18, open_seat = $19, open_until = $20, \
-         rematch = $21, rematch_offer = $22, rematch_token_hash = $23 \
-         WHERE seq = $12 AND version = $24 \
-         AND clock_turn_started_at IS NOT DISTINCT FROM $25 \
-         AND clock_engine_waiting_ply IS NOT DISTINCT FROM $26",
-    )
-    .bind(&game.status)
-    .bind(&game.winner)
-    .bind(&game.termination)
-    .bind(&game.draw_offer)
-    .bind(&game.takeback_offer)
-    .bind(game.clock.map(|c| c.white_ms))
-    .bind(game.clock.map(|c| c.black_ms))
-    .bind(game.clock.map(|c| c.turn_started_at))
-    .bind(game.moves.len() as i64)
-    .bind(base.version + 1)
-    .bind(now)
-    .bind(game.seq)
-    .bind(game.clock.and_then(|c| c.flag_at))
-    .bind(game.engine_due_at)
-    .bind(&game.white_name)
-    .bind(&game.black_name)
-    .bind(&game.white_token_hash)
-    .bind(&game.black_token_hash)
-    .bind(game.open.as_ref().map(|o| &o.side))
-    .bind(game.open.as_ref().map(|o| o.until))
-    .bind(&game.rematch.id)
-    .bind(&game.rematch.offer)
-    .bind(&game.rematch.token_hash)
-    .bind(base.version)
-    .bind(base.turn_started_at)
-    .bind(base.engine_waiting_ply)
-    .execute(&mut *tx)
-    .await?;
-    if updated.rows_affected() == 0 {
+    if batch::update_games(&mut *tx, backend, &mut [&mut *write], now).await? != [true] {
         return Ok(Applied::Stale);
     }
-    game.version = base.version + 1;
-    game.updated_at = now;
+    let GameWrite {
+        game,
+        base,
+        creates,
+        ..
+    } = write;
     if !game.undone.is_empty() {
         sqlx::query("DELETE FROM moves WHERE game_seq = $1 AND ply >= $2")
             .bind(game.seq)
             .bind(game.moves.len() as i64)
             .execute(&mut *tx)
             .await?;
-        insert_moves(tx, game.seq, Some(game.version), &game.undone).await?;
+        batch::insert_moves(tx, backend, game.seq, Some(game.version), &game.undone).await?;
     }
-    if base.names != (game.white_name.clone(), game.black_name.clone()) {
+    if (&base.names.0, &base.names.1) != (&game.white_name, &game.black_name) {
         game_search::reindex_players(
             &mut *tx,
             backend,
@@ -568,133 +572,6 @@ pub(super) async fn write_change(
     // Taken back and recorded: the store never reads them back.
     game.undone.clear();
     Ok(Applied::Written { created })
-}
-
-/// Most rows one statement inserts (17 values each at most: far below
-/// either database's limit on a statement's parameters).
-const ROWS_A_STATEMENT: usize = 256;
-
-/// Records the moves played and the event of each change of a batch that
-/// [`write_change`] wrote: one statement per table for the whole batch, and
-/// on PostgreSQL one announcement of them all, since every statement is a
-/// round trip to the database connection.
-pub(super) async fn write_records(
-    tx: &mut AnyConnection,
-    backend: Backend,
-    written: &[&GameWrite],
-    now: i64,
-) -> Result<(), sqlx::Error> {
-    let played: Vec<(i64, &StoredMove)> = written
-        .iter()
-        .flat_map(|write| {
-            let kept = write.base.moves.min(write.game.moves.len());
-            write.game.moves[kept..].iter().map(|m| (write.game.seq, m))
-        })
-        .collect();
-    insert_move_rows(tx, None, &played).await?;
-    for chunk in written.chunks(ROWS_A_STATEMENT) {
-        let sql = format!(
-            "INSERT INTO game_events (game_seq, version, kind, side, created_at, ply, status, \
-             winner, termination, draw_offer, takeback_offer, clock_white_ms, clock_black_ms, \
-             clock_turn_started_at, open_seat, rematch, rematch_offer) VALUES {}",
-            placeholders(chunk.len(), 17)
-        );
-        let mut insert = sqlx::query(sqlx::AssertSqlSafe(sql));
-        for GameWrite {
-            game, event, side, ..
-        } in chunk.iter().copied()
-        {
-            insert = insert
-                .bind(game.seq)
-                .bind(game.version)
-                .bind(*event)
-                .bind(side)
-                .bind(now)
-                .bind(game.moves.len() as i64)
-                .bind(&game.status)
-                .bind(&game.winner)
-                .bind(&game.termination)
-                .bind(&game.draw_offer)
-                .bind(&game.takeback_offer)
-                .bind(game.clock.map(|c| c.white_ms))
-                .bind(game.clock.map(|c| c.black_ms))
-                .bind(game.clock.map(|c| c.turn_started_at))
-                .bind(game.open.as_ref().map(|o| &o.side))
-                .bind(&game.rematch.id)
-                .bind(&game.rematch.offer);
-        }
-        insert.execute(&mut *tx).await?;
-    }
-    if backend == Backend::Postgres {
-        let versions: Vec<(&str, i64)> = written
-            .iter()
-            .map(|write| (write.game.id.as_str(), write.game.version))
-            .collect();
-        changes::announce_all(tx, &versions).await?;
-    }
-    Ok(())
-}
-
-/// `($1, ..., $columns), ($columns + 1, ...), ...`: the placeholders of
-/// `rows` rows of values.
-fn placeholders(rows: usize, columns: usize) -> String {
-    (0..rows)
-        .map(|row| {
-            let values: Vec<String> = (1..=columns)
-                .map(|column| format!("${}", row * columns + column))
-                .collect();
-            format!("({})", values.join(", "))
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// Inserts `moves` into the game's moves, or, with `undone_by` (the
-/// takeback's version), into its undone moves.
-async fn insert_moves(
-    tx: &mut AnyConnection,
-    game_seq: i64,
-    undone_by: Option<i64>,
-    moves: &[StoredMove],
-) -> Result<(), sqlx::Error> {
-    let rows: Vec<(i64, &StoredMove)> = moves.iter().map(|m| (game_seq, m)).collect();
-    insert_move_rows(tx, undone_by, &rows).await
-}
-
-/// Inserts each move of `rows` (with its game's `seq`) as [`insert_moves`]
-/// does, a statement for every [`ROWS_A_STATEMENT`] of them.
-async fn insert_move_rows(
-    tx: &mut AnyConnection,
-    undone_by: Option<i64>,
-    rows: &[(i64, &StoredMove)],
-) -> Result<(), sqlx::Error> {
-    for chunk in rows.chunks(ROWS_A_STATEMENT) {
-        let sql = match undone_by {
-            Some(_) => format!(
-                "INSERT INTO undone_moves (game_seq, version, ply, uci, fen_after, played_at) \
-                 VALUES {}",
-                placeholders(chunk.len(), 6)
-            ),
-            None => format!(
-                "INSERT INTO moves (game_seq, ply, uci, fen_after, played_at) VALUES {}",
-                placeholders(chunk.len(), 5)
-            ),
-        };
-        let mut insert = sqlx::query(sqlx::AssertSqlSafe(sql));
-        for &(game_seq, m) in chunk {
-            insert = insert.bind(game_seq);
-            if let Some(version) = undone_by {
-                insert = insert.bind(version);
-            }
-            insert = insert
-                .bind(m.ply)
-                .bind(&m.uci)
-                .bind(&m.fen_after)
-                .bind(m.played_at);
-        }
-        insert.execute(&mut *tx).await?;
-    }
-    Ok(())
 }
 
 /// Game `id` with its moves (read in one snapshot: see

@@ -7,6 +7,7 @@
 //! (`migrations/sqlite`, `migrations/postgres`) to the same tables.
 
 mod backend;
+mod batch;
 mod changes;
 mod commit;
 mod events;

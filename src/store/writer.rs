@@ -65,10 +65,23 @@ impl Writer {
 
     /// Begins a write transaction (see [`Backend::begin_write`]).
     pub(super) async fn begin(&self) -> Result<WriteTx<'_>, StoreError> {
+        self.begin_on(None).await
+    }
+
+    /// Begins a write transaction on `held`, a connection of this pool that
+    /// a transaction ended on cleanly ([`WriteTx::commit_holding`]), or on
+    /// one from the pool.
+    pub(super) async fn begin_on(
+        &self,
+        held: Option<PoolConnection<Any>>,
+    ) -> Result<WriteTx<'_>, StoreError> {
         self.begun.fetch_add(1, Ordering::Relaxed);
-        let conn = self.pool.acquire().await.inspect_err(|_| {
-            self.failed.notify_one();
-        })?;
+        let conn = match held {
+            Some(conn) => conn,
+            None => self.pool.acquire().await.inspect_err(|_| {
+                self.failed.notify_one();
+            })?,
+        };
         let mut tx = WriteTx {
             conn: Some(conn),
             writer: self,
@@ -167,14 +180,29 @@ impl WriteTx<'_> {
     }
 
     /// Commits a transaction holding `changes` changes (a group commit).
-    pub(super) async fn commit_batch(mut self, changes: usize) -> Result<(), StoreError> {
+    pub(super) async fn commit_batch(self, changes: usize) -> Result<(), StoreError> {
+        self.commit_holding(changes).await.map(drop)
+    }
+
+    /// [`WriteTx::commit_batch`], keeping the connection for another
+    /// transaction ([`Writer::begin_on`]): returned to the pool, a
+    /// connection is tested on its way back and again on its way out, two
+    /// round trips that write nothing.
+    pub(super) async fn commit_holding(
+        mut self,
+        changes: usize,
+    ) -> Result<PoolConnection<Any>, StoreError> {
         let started = std::time::Instant::now();
         let committed = sqlx::raw_sql("COMMIT").execute(self.conn()).await;
         // Failed commits too: a slow failing disk shows.
         metrics::histogram!("arbiter_store_commit_seconds").record(started.elapsed());
         metrics::histogram!("arbiter_store_commit_batch_size").record(changes as f64);
         committed?;
-        self.conn = None; // back to the pool, outside any transaction
+        // Outside any transaction now: fit for the pool or another one.
+        let conn = self
+            .conn
+            .take()
+            .expect("a transaction has its connection until it ends");
         self.writer.writable.send_if_modified(|writable| {
             let was = std::mem::replace(writable, true);
             if !was {
@@ -182,7 +210,7 @@ impl WriteTx<'_> {
             }
             !was
         });
-        Ok(())
+        Ok(conn)
     }
 }
 
