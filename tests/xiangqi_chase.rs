@@ -24,10 +24,11 @@ struct Case {
 /// even on a piece that was attacked all along. We judge a move a chase only
 /// if the threat is its doing: the rule threatens "to capture on the next
 /// move", and here, on one of the side's moves at least, the piece stood
-/// threatened before the move, and the moved piece did not attack it anew
-/// (it attacked the piece from where it came as well, or the threat was
-/// another piece's, handed over or uncovered) and the reply did not have to
-/// answer it, so that move created no threat: a draw by repetition. The
+/// threatened before the move and the move did not make the threat: the
+/// moved piece did not attack it anew (it attacked the piece from where it
+/// came as well, or the threat was another piece's, handed over or
+/// uncovered), nor kept up a threat that the reply answers other than with
+/// a check. So that move created no threat: a draw by repetition. The
 /// test checks that this is the whole difference: counting the threats that
 /// stand after each move as well
 /// (`Xiangqi::chase_counting_standing_threats`), the judge convicts the side
