@@ -324,6 +324,27 @@ async fn games_show_their_rules_and_imports_follow_theirs() {
         let stored = get_game(&mut games, &game.id).await;
         assert_eq!(stored.xiangqi_rules, shown as i32);
     }
+    // A record that plays on past the chase is imported whole: the ending
+    // had to be applied by someone, and play went on.
+    let played_on = format!(
+        "[Variant \"xiangqi\"]\n[SetUp \"1\"]\n[FEN \"{FEN}\"]\n\n{} e0e1 *",
+        MOVES.join(" ")
+    );
+    let game = games
+        .import_game(pb::ImportGameRequest {
+            pgn: played_on,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap();
+    assert_eq!(game.ply, MOVES.len() as u32 + 1);
+    assert_eq!(
+        game.outcome.unwrap().status,
+        pb::OutcomeStatus::Ongoing as i32
+    );
     // The export names the rules, and its import follows them.
     let created = chase_game(&mut games, pb::XiangqiRules::RepetitionDraws).await;
     let id = created.game.unwrap().id;

@@ -25,11 +25,17 @@ Deterministic (seeded random.Random, no wall clock).  Requires pyffish
 (generated with 0.0.90) and tools/gen_xiangqi_fixture.py beside this file.
 Run from anywhere:
 
-    python3 tools/gen_xiangqi_chases.py
+    python3 tools/gen_xiangqi_chases.py             # chases.jsonl
+    python3 tools/gen_xiangqi_chases.py --seed v2   # chases-v2.jsonl
 
-Runtime: about a minute.
+`--seed TAG` draws another set of cycles (seed string
+"arbiter-xiangqi-chases-TAG"), written to chases-TAG.jsonl with ids
+"chase-TAG-N"; the default tag v1 writes chases.jsonl with ids "chase-N".
+
+Runtime: about three minutes a set.
 """
 
+import argparse
 import json
 import os
 import random
@@ -45,7 +51,8 @@ from gen_xiangqi_fixture import (  # noqa: E402
     to_iccs, validate_start,
 )
 
-SEED = "arbiter-xiangqi-chases-v1"
+SEED = "arbiter-xiangqi-chases-"
+FIRST_TAG = "v1"
 POSITIONS = 1200
 PAIRS_PER_POSITION = 12
 KEEP_DRAWS = 4  # keep one drawn cycle in this many
@@ -130,8 +137,20 @@ def cycle(fen, a1, b1):
     return moves
 
 
+def names(tag):
+    """The fixture file and the id prefix of the set drawn with `tag`."""
+    if tag == FIRST_TAG:
+        return "chases.jsonl", "chase-"
+    return f"chases-{tag}.jsonl", f"chase-{tag}-"
+
+
 def main():
-    rng = random.Random(SEED)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", default=FIRST_TAG, metavar="TAG",
+                        help="the set of cycles to draw (default v1)")
+    tag = parser.parse_args().seed
+    out, prefix = names(tag)
+    rng = random.Random(SEED + tag)
     cases, seen, found = [], set(), 0
     for _ in range(POSITIONS):
         fen = random_position(rng)
@@ -152,13 +171,13 @@ def main():
                 continue
             seen.add(key)
             cases.append({
-                "id": f"chase-{len(cases) + 1}",
+                "id": f"{prefix}{len(cases) + 1}",
                 "fen": fen,
                 "moves": [to_iccs(m) for m in moves],
                 "ended": ended,
                 "value": value,
             })
-    path = os.path.join(OUT_DIR, "chases.jsonl")
+    path = os.path.join(OUT_DIR, out)
     with open(path, "w", encoding="utf-8") as fh:
         for c in cases:
             fh.write(json.dumps(c, separators=(",", ":")) + "\n")

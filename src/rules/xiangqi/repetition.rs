@@ -131,13 +131,24 @@ fn moved_on(set: Bitboard, m: Move) -> Bitboard {
     }
 }
 
+/// Which of the threats standing after a move are taken as its chases.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Counted {
+    /// Those the move made: the rule.
+    Made,
+    /// All of them, made or standing through the move (see
+    /// [`Xiangqi::chase_counting_standing_threats`]).
+    Standing,
+}
+
 /// The chase, if every move of `side` in the cycle was a chase of one and
 /// the same piece: it threatens the piece after the move, and either did
 /// not before it, or the moved piece itself makes the threat and either did
 /// not make it from where it came or the opponent's reply answers it (a
 /// threat that persists unchanged through the move and the reply, or one
-/// the move has nothing to do with, is no chase).
-fn perpetual_chase(cycle: &Cycle<'_>, side: Side) -> Option<PerpetualChase> {
+/// the move has nothing to do with, is no chase). With
+/// [`Counted::Standing`] every threat after the move counts.
+fn perpetual_chase(cycle: &Cycle<'_>, side: Side, counted: Counted) -> Option<PerpetualChase> {
     let mut chased = Followed(None);
     let mut pinned = Followed(None);
     let mut last = None;
@@ -165,7 +176,10 @@ fn perpetual_chase(cycle: &Cycle<'_>, side: Side) -> Option<PerpetualChase> {
         // one attacks already (AXF diagrams 63-66: a chariot may not chase a
         // chariot that a cannon pins to its file and attacks).
         let fresh = by_mover & !cycle.before(k, |pos| pos.threatened_from(side, m.from()))?;
-        let chases = threats & (!before_threats | followed | fresh);
+        let chases = match counted {
+            Counted::Made => threats & (!before_threats | followed | fresh),
+            Counted::Standing => threats,
+        };
         let set = chased.keep(chases);
         if set.is_empty() {
             return None;
@@ -258,7 +272,7 @@ impl Xiangqi {
             (true, true) => return None,
             (false, false) => {}
         }
-        let chases = |side| perpetual_chase(&cycle, side);
+        let chases = |side| perpetual_chase(&cycle, side, Counted::Made);
         match (chases(Side::White), chases(Side::Black)) {
             (Some(only), None) | (None, Some(only)) => Some(GameEnd::perpetual_chase(only.chase)),
             (Some(red), Some(black)) if red.of_pinned_chariot != black.of_pinned_chariot => {
@@ -267,5 +281,21 @@ impl Xiangqi {
             }
             _ => None,
         }
+    }
+
+    /// The perpetual chase `side` would be guilty of in the cycle (as
+    /// [`judge_cycle`](Self::judge_cycle) takes it) if every threat standing
+    /// after each of its moves counted as a chase, whether the move made it
+    /// or it stood through the move. The rule counts only the threats a move
+    /// makes; Fairy-Stockfish counts many standing ones too. A cycle it
+    /// convicts and the judge acquits is told to differ for that reason
+    /// alone when this convicts the same side.
+    pub fn chase_counting_standing_threats(
+        positions: &[Xiangqi],
+        moves: &[Move],
+        side: Side,
+    ) -> Option<Chase> {
+        let cycle = Cycle { positions, moves };
+        perpetual_chase(&cycle, side, Counted::Standing).map(|found| found.chase)
     }
 }
