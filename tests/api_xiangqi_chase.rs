@@ -330,16 +330,7 @@ async fn games_show_their_rules_and_imports_follow_theirs() {
         "[Variant \"xiangqi\"]\n[SetUp \"1\"]\n[FEN \"{FEN}\"]\n\n{} e0e1 *",
         MOVES.join(" ")
     );
-    let game = games
-        .import_game(pb::ImportGameRequest {
-            pgn: played_on,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .game
-        .unwrap();
+    let game = common::import(&mut games, played_on).await;
     assert_eq!(game.ply, MOVES.len() as u32 + 1);
     assert_eq!(
         game.outcome.unwrap().status,
@@ -353,16 +344,7 @@ async fn games_show_their_rules_and_imports_follow_theirs() {
         exported.contains("[XiangqiRules \"repetition_draws\"]"),
         "{exported}"
     );
-    let again = games
-        .import_game(pb::ImportGameRequest {
-            pgn: exported.clone(),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .game
-        .unwrap();
+    let again = common::import(&mut games, exported.clone()).await;
     assert_eq!(
         again.xiangqi_rules,
         pb::XiangqiRules::RepetitionDraws as i32

@@ -381,6 +381,20 @@ pub async fn export(
         .pgn
 }
 
+/// The game `pgn` imports (with the request's defaults otherwise).
+pub async fn import(games: &mut GamesClient<Channel>, pgn: String) -> pb::Game {
+    games
+        .import_game(pb::ImportGameRequest {
+            pgn,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap()
+}
+
 /// Posts `body` to `path` over plain HTTP/1.1, as a browser's grpc-web
 /// client does (with an `Origin`); the whole response, lower-cased.
 pub async fn http1_post(
