@@ -68,6 +68,14 @@ pub struct Base {
     pub names: (String, String),
 }
 
+impl GameWrite {
+    /// Whether the change renames a player (whose names the search indexes).
+    pub(super) fn renames(&self) -> bool {
+        let (white, black) = &self.base.names;
+        (white, black) != (&self.game.white_name, &self.game.black_name)
+    }
+}
+
 impl Base {
     /// What `game`, as stored, is.
     pub fn of(game: &StoredGame) -> Base {

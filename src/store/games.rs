@@ -516,12 +516,10 @@ pub(super) async fn write_changes(
 /// records every change has): no fence, no moves taken back, no names
 /// changed, no game created.
 fn writes_row_only(write: &GameWrite) -> bool {
-    let game = &write.game;
     write.fence.is_none()
-        && game.undone.is_empty()
+        && write.game.undone.is_empty()
         && write.creates.is_none()
-        && write.base.names.0 == game.white_name
-        && write.base.names.1 == game.black_name
+        && !write.renames()
 }
 
 /// [`write_changes`] for one change, with whatever it writes besides its
@@ -541,6 +539,7 @@ async fn write_change(
     if batch::update_games(&mut *tx, backend, &mut [&mut *write], now).await? != [true] {
         return Ok(Applied::Stale);
     }
+    let renames = write.renames();
     let GameWrite {
         game,
         base,
@@ -555,7 +554,7 @@ async fn write_change(
             .await?;
         batch::insert_moves(tx, backend, game.seq, Some(game.version), &game.undone).await?;
     }
-    if (&base.names.0, &base.names.1) != (&game.white_name, &game.black_name) {
+    if renames {
         game_search::reindex_players(
             &mut *tx,
             backend,
