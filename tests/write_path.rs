@@ -15,7 +15,7 @@ use arbiter::{
     api::proto::{self as pb, games_client::GamesClient},
     games::{Games, ManualTime, SeatSpec, Start, SystemTime},
     rules::Variant,
-    store::{Base, GameFilter, GameWrite, Store, StoredGame, Written},
+    store::{Base, GameFilter, GameWrite, NewGame, OpenSeat, Store, StoredGame, Written},
 };
 use common::{TestDatabase, TestServer, binary::Serve, long_game::long_game};
 use sqlx::Row;
@@ -483,13 +483,7 @@ async fn a_stale_change_in_a_batch_leaves_the_others_committed() {
     }
     // The writer waits for another connection's lock while the batch
     // queues: the last game's change is committed alone, the rest together.
-    let mut holder = pool.acquire().await.unwrap();
-    let (hold, release) = if db.is_postgres() {
-        ("BEGIN; LOCK TABLE games IN EXCLUSIVE MODE", "COMMIT")
-    } else {
-        ("BEGIN IMMEDIATE", "COMMIT")
-    };
-    sqlx::raw_sql(hold).execute(&mut *holder).await.unwrap();
+    let lock = WriteLock::take(&db, &pool).await;
     let before = store.write_transactions();
     let first = tokio::spawn({
         let (store, write) = (store.clone(), offer(&stored[BATCH], "white"));
@@ -507,8 +501,7 @@ async fn a_stale_change_in_a_batch_leaves_the_others_committed() {
         })
         .collect();
     tokio::time::sleep(Duration::from_millis(300)).await;
-    sqlx::raw_sql(release).execute(&mut *holder).await.unwrap();
-    drop(holder);
+    let most = lock.release().await;
     assert!(matches!(
         first.await.unwrap().unwrap(),
         Written::Committed { .. }
@@ -520,11 +513,6 @@ async fn a_stale_change_in_a_batch_leaves_the_others_committed() {
             Written::Stale(_) => None,
         });
     }
-    // The last game's transaction and the batch's. On PostgreSQL the games
-    // fall in four queues, each of which may have taken its first change
-    // alone before the lock was released, and the store's idle probe may
-    // write.
-    let most = if db.is_postgres() { 10 } else { 2 };
     let transactions = store.write_transactions() - before;
     assert!(transactions <= most, "{transactions} transactions");
     let second_game = [&committed[1], &committed[BATCH]];
@@ -564,6 +552,131 @@ async fn a_stale_change_in_a_batch_leaves_the_others_committed() {
         .unwrap();
     let found: Vec<i64> = found.items.iter().map(|game| game.seq).collect();
     assert_eq!(found, [stored[RENAMED].seq], "the new name is searched");
+    store.close().await;
+}
+
+/// Another connection's hold on the games table, while a batch queues
+/// behind it.
+struct WriteLock {
+    holder: sqlx::pool::PoolConnection<sqlx::Any>,
+    /// The most write transactions the writes queued meanwhile may take:
+    /// the one that took its first change before the lock was released and
+    /// the batch's. On PostgreSQL the games fall in four queues, each of
+    /// which may take its first change alone, and the store's idle probe
+    /// may write.
+    most: u64,
+}
+
+impl WriteLock {
+    async fn take(db: &TestDatabase, pool: &sqlx::AnyPool) -> WriteLock {
+        let mut holder = pool.acquire().await.unwrap();
+        let hold = if db.is_postgres() {
+            "BEGIN; LOCK TABLE games IN EXCLUSIVE MODE"
+        } else {
+            "BEGIN IMMEDIATE"
+        };
+        sqlx::raw_sql(hold).execute(&mut *holder).await.unwrap();
+        let most = if db.is_postgres() { 10 } else { 2 };
+        WriteLock { holder, most }
+    }
+
+    /// Releases the lock; the most write transactions (see [`WriteLock`]).
+    async fn release(mut self) -> u64 {
+        sqlx::raw_sql("COMMIT")
+            .execute(&mut *self.holder)
+            .await
+            .unwrap();
+        self.most
+    }
+}
+
+/// A game to create directly in the store, open for a joiner with `code`.
+fn new_game(id: &str, code: &str) -> NewGame {
+    NewGame {
+        id: id.to_owned(),
+        variant: "chess".to_owned(),
+        start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".to_owned(),
+        white_name: "White".to_owned(),
+        black_name: "Black".to_owned(),
+        white_token_hash: String::new(),
+        black_token_hash: String::new(),
+        white_engine: None,
+        black_engine: None,
+        moves: Vec::new(),
+        status: "ongoing".to_owned(),
+        winner: None,
+        termination: None,
+        engine_grants_takebacks: true,
+        clock: None,
+        engine_due_at: None,
+        xiangqi_rules: None,
+        open: Some(OpenSeat {
+            side: "black".to_owned(),
+            join_code: code.to_owned(),
+            until: i64::MAX,
+        }),
+        rematch_of: None,
+    }
+}
+
+/// Games created while the writer is busy are created in the next batch,
+/// beside the changes queued with them; a game whose join code another game
+/// has already is refused alone, and the rest of its batch commits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn games_created_at_once_commit_together_and_a_taken_code_is_refused_alone() {
+    const CREATED: usize = 12;
+    let db = TestDatabase::fresh().await;
+    let store = Store::connect(&db.url()).await.unwrap();
+    let games = common::games_service(store.clone(), Arc::new(SystemTime));
+    let (moved, tokens) = human_game(&games).await;
+    let taken = store
+        .insert_game(new_game("game-with-code", "CODE0000"))
+        .await
+        .unwrap();
+    let pool = db.pool().await;
+    let lock = WriteLock::take(&db, &pool).await;
+    let before = store.write_transactions();
+    let created: Vec<_> = (0..=CREATED)
+        .map(|n| {
+            // The last one's code is taken.
+            let code = if n == CREATED { 0 } else { n + 1 };
+            let new = new_game(&format!("created-{n}"), &format!("CODE{code:04}"));
+            let store = store.clone();
+            tokio::spawn(async move { store.insert_game(new).await })
+        })
+        .collect();
+    let played = tokio::spawn({
+        let games = games.clone();
+        async move { games.make_move(&moved, &tokens[0], "e4", None).await }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let most = lock.release().await;
+    let mut seqs = Vec::new();
+    for (n, answer) in created.into_iter().enumerate() {
+        match answer.await.unwrap() {
+            Ok(game) => {
+                assert!(n < CREATED, "game {n} has a code of its own");
+                assert_eq!(game.id, format!("created-{n}"));
+                let stored = store.game(&game.id).await.unwrap().unwrap();
+                assert_eq!(stored.seq, game.seq);
+                assert_eq!(stored.join_code, Some(format!("CODE{:04}", n + 1)));
+                seqs.push(game.seq);
+            }
+            Err(refused) => {
+                assert_eq!(n, CREATED, "only the taken code is refused: {refused}");
+                assert!(refused.to_string().contains("join code"), "{refused}");
+            }
+        }
+    }
+    assert_eq!(seqs.len(), CREATED);
+    assert!(!seqs.contains(&taken.seq));
+    let (view, _) = played.await.unwrap().unwrap();
+    assert_eq!(view.ply, 1);
+    let transactions = store.write_transactions() - before;
+    assert!(transactions <= most, "{transactions} transactions");
+    assert!(store.game("created-12").await.unwrap().is_none());
+    let kept = store.game(&taken.id).await.unwrap().unwrap();
+    assert_eq!(kept.join_code.as_deref(), Some("CODE0000"));
     store.close().await;
 }
 

@@ -1,8 +1,11 @@
-//! Group commit: game changes wait in a bounded queue; one task takes what
-//! is queued (at most the batch size), writes each change in turn in one
-//! transaction, commits once, and only then answers each caller. On
+//! Group commit: game changes, and games to create, wait in a bounded queue;
+//! one task takes what is queued (at most the batch size), writes each in
+//! turn in one transaction, commits once, and only then answers each caller.
+//! On
 //! PostgreSQL there are several such queues and tasks (see
 //! [`Backend::committers`]); a game's changes always go to the same one.
+//! A game to create whose id or join code another game has already (the
+//! odds are nil but not zero) is refused alone, with a database error.
 //! How a batch's statements are shaped is `store::batch`'s business.
 //!
 //! Nothing waits for a batch to fill: the task takes whatever is queued when
@@ -116,9 +119,16 @@ pub(super) enum Applied {
     },
 }
 
-struct Queued {
-    write: GameWrite,
-    answer: oneshot::Sender<Result<Written, StoreError>>,
+/// A write waiting for its batch, and where its caller waits for the answer.
+enum Queued {
+    Change {
+        write: GameWrite,
+        answer: oneshot::Sender<Result<Written, StoreError>>,
+    },
+    Create {
+        new: NewGame,
+        answer: oneshot::Sender<Result<StoredGame, StoreError>>,
+    },
 }
 
 /// The queues of game changes and the tasks that commit them, one a
@@ -158,19 +168,37 @@ impl Committer {
     /// committed (or failed).
     pub(super) async fn write(&self, write: GameWrite) -> Result<Written, StoreError> {
         let (answer, answered) = oneshot::channel();
-        let gone = || StoreError::Unavailable(sqlx::Error::PoolClosed);
-        let queue = write.game.seq.unsigned_abs() as usize % self.queues.len();
-        self.queues[queue]
-            .send(Queued { write, answer })
-            .await
-            .map_err(|_| gone())?;
+        let queue = write.game.seq.unsigned_abs() as usize;
+        self.queue(queue, Queued::Change { write, answer }).await?;
         answered.await.map_err(|_| gone())?
+    }
+
+    /// Creates `new` in the next batch; answers once that batch is
+    /// committed (or failed).
+    pub(super) async fn create(&self, new: NewGame) -> Result<StoredGame, StoreError> {
+        let (answer, answered) = oneshot::channel();
+        // Any queue will do: nothing else of the game is queued yet.
+        let queue = new.id.bytes().map(usize::from).sum();
+        self.queue(queue, Queued::Create { new, answer }).await?;
+        answered.await.map_err(|_| gone())?
+    }
+
+    async fn queue(&self, queue: usize, queued: Queued) -> Result<(), StoreError> {
+        self.queues[queue % self.queues.len()]
+            .send(queued)
+            .await
+            .map_err(|_| gone())
     }
 }
 
+/// The committer has stopped (the store is closing).
+fn gone() -> StoreError {
+    StoreError::Unavailable(sqlx::Error::PoolClosed)
+}
+
 /// Batches in a row that may keep the write connection while more changes
-/// are queued, before it goes back to the pool for the other writers (games
-/// created, positions saved), which wait for it meanwhile.
+/// are queued, before it goes back to the pool for the other writers
+/// (positions saved, an engine seat's wait), which wait for it meanwhile.
 const BATCHES_HOLDING: usize = 8;
 
 async fn run(
@@ -206,46 +234,68 @@ async fn run(
 async fn commit(
     writer: &Writer,
     backend: Backend,
-    mut batch: Vec<Queued>,
+    batch: Vec<Queued>,
     held: Option<PoolConnection<Any>>,
 ) -> Option<PoolConnection<Any>> {
+    let size = batch.len();
+    let mut changes = Vec::with_capacity(size);
+    let mut creates = Vec::new();
+    let mut created_answers = Vec::new();
+    for queued in batch {
+        match queued {
+            Queued::Change { write, answer } => changes.push((write, answer)),
+            Queued::Create { new, answer } => {
+                created_answers.push((new.id.clone(), answer));
+                creates.push(new);
+            }
+        }
+    }
     // One order of row locks for every server's batches (PostgreSQL): two
     // batches never wait for each other's rows. Stable, so that two changes
-    // of one game keep their order.
-    batch.sort_by_key(|q| q.write.game.seq);
-    let size = batch.len();
+    // of one game keep their order. New games lock no row of another.
+    changes.sort_by_key(|(write, _)| write.game.seq);
     let written = async {
         let mut tx = writer.begin_on(held).await?;
         let now = now_millis();
-        let mut writes: Vec<&mut GameWrite> = batch.iter_mut().map(|q| &mut q.write).collect();
+        let mut created = Vec::with_capacity(creates.len());
+        for new in creates {
+            created.push(games::insert_game_in(tx.conn(), backend, new).await?);
+        }
+        let mut writes: Vec<&mut GameWrite> = changes.iter_mut().map(|(write, _)| write).collect();
         let applied = games::write_changes(tx.conn(), backend, &mut writes, now).await?;
-        let written: Vec<&GameWrite> = batch
+        let written: Vec<&GameWrite> = changes
             .iter()
             .zip(&applied)
             .filter(|(_, applied)| matches!(applied, Applied::Written { .. }))
-            .map(|(queued, _)| &queued.write)
+            .map(|((write, _), _)| write)
             .collect();
         batch::write_records(tx.conn(), backend, &written, now).await?;
         let conn = tx.commit_holding(size).await?;
-        Ok::<_, StoreError>((applied, conn))
+        Ok::<_, StoreError>((created, applied, conn))
     }
     .await;
     match written {
-        Ok((applied, conn)) => {
-            for (queued, applied) in batch.into_iter().zip(applied) {
-                let game = queued.write.game;
+        Ok((created, applied, conn)) => {
+            for ((id, answer), created) in created_answers.into_iter().zip(created) {
+                drop(answer.send(created.ok_or_else(|| games::id_taken(&id))));
+            }
+            for ((write, answer), applied) in changes.into_iter().zip(applied) {
+                let game = write.game;
                 let written = match applied {
                     Applied::Written { created } => Ok(Written::Committed { game, created }),
                     Applied::Stale => Ok(Written::Stale(game)),
                     Applied::LeaseLost { shard } => Err(StoreError::LeaseLost { shard }),
                 };
-                drop(queued.answer.send(written));
+                drop(answer.send(written));
             }
             Some(conn)
         }
         Err(error) => {
-            for queued in batch {
-                drop(queued.answer.send(Err(error.shared())));
+            for (_, answer) in created_answers {
+                drop(answer.send(Err(error.shared())));
+            }
+            for (_, answer) in changes {
+                drop(answer.send(Err(error.shared())));
             }
             None
         }

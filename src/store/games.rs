@@ -208,17 +208,17 @@ pub(super) const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, 
      open_until, rematch_of, rematch, rematch_offer, rematch_token_hash";
 
 impl Store {
-    /// Creates a game (with its moves, for an imported one) in one
-    /// transaction.
+    /// Creates a game (with its moves, for an imported one), in the next
+    /// group commit (see [`commit`]).
     ///
     /// # Errors
     ///
-    /// Database failure.
+    /// Database failure, or (about never) another game with its id or join
+    /// code.
+    ///
+    /// [`commit`]: super::commit
     pub async fn insert_game(&self, new: NewGame) -> Result<StoredGame, StoreError> {
-        let mut tx = self.writer.begin().await?;
-        let game = insert_game_in(tx.conn(), self.backend, new).await?;
-        tx.commit().await?;
-        Ok(game)
+        self.committer.create(new).await
     }
 
     /// A game with its moves.
@@ -379,14 +379,15 @@ impl Store {
 }
 
 /// Inserts a game (with its moves, for an imported one) in the transaction
-/// of `tx`.
-async fn insert_game_in(
+/// of `tx`; `None`, with nothing written, if another game has its id or
+/// join code.
+pub(super) async fn insert_game_in(
     tx: &mut AnyConnection,
     backend: Backend,
     new: NewGame,
-) -> Result<StoredGame, sqlx::Error> {
+) -> Result<Option<StoredGame>, sqlx::Error> {
     let now = now_millis();
-    let seq: i64 = sqlx::query(
+    let seq: Option<i64> = sqlx::query_scalar(
         "INSERT INTO games (id, variant, start_fen, white_name, black_name, white_token_hash, \
          black_token_hash, status, winner, termination, ply, created_at, updated_at, \
          white_engine_level, white_engine_movetime_ms, black_engine_level, \
@@ -396,7 +397,7 @@ async fn insert_game_in(
          engine_due_at, xiangqi_rules, join_code, open_seat, open_until, rematch_of) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
          $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33) \
-         RETURNING seq",
+         ON CONFLICT DO NOTHING RETURNING seq",
     )
     .bind(&new.id)
     .bind(&new.variant)
@@ -431,9 +432,11 @@ async fn insert_game_in(
     .bind(new.open.as_ref().map(|o| &o.side))
     .bind(new.open.as_ref().map(|o| o.until))
     .bind(&new.rematch_of)
-    .fetch_one(&mut *tx)
-    .await?
-    .get(0);
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(seq) = seq else {
+        return Ok(None);
+    };
     batch::insert_moves(&mut *tx, backend, seq, None, &new.moves).await?;
     game_search::index_players(&mut *tx, backend, seq, &new.white_name, &new.black_name).await?;
     // The other servers learn of the game (its clock or engine seat may be
@@ -441,7 +444,7 @@ async fn insert_game_in(
     if backend == Backend::Postgres {
         changes::announce(&mut *tx, &new.id, 0).await?;
     }
-    Ok(StoredGame {
+    Ok(Some(StoredGame {
         seq,
         id: new.id,
         variant: new.variant,
@@ -470,7 +473,14 @@ async fn insert_game_in(
         updated_at: now,
         moves: new.moves,
         undone: Vec::new(),
-    })
+    }))
+}
+
+/// A game to create, `id`, has its id or join code taken by another.
+pub(super) fn id_taken(id: &str) -> StoreError {
+    StoreError::Database(sqlx::Error::InvalidArgument(format!(
+        "game {id}: its id or join code is another game's already"
+    )))
 }
 
 /// Writes each change of `writes`, in turn, in `tx` if its game is still as
@@ -565,7 +575,11 @@ async fn write_change(
         .await?;
     }
     let created = match creates.take() {
-        Some(new) => Some(Box::new(insert_game_in(&mut *tx, backend, new).await?)),
+        Some(new) => {
+            let id = new.id.clone();
+            let created = insert_game_in(&mut *tx, backend, new).await?;
+            Some(Box::new(created.ok_or_else(|| id_taken(&id))?))
+        }
         None => None,
     };
     // Taken back and recorded: the store never reads them back.
