@@ -619,9 +619,10 @@ fn new_game(id: &str, code: &str) -> NewGame {
     }
 }
 
-/// Games created while the writer is busy are created in the next batch,
-/// beside the changes queued with them; a game whose join code another game
-/// has already is refused alone, and the rest of its batch commits.
+/// Games created while the writer is busy are created in the next batch
+/// (on SQLite; on PostgreSQL each in a transaction of its own), beside the
+/// changes queued with them; a game whose join code another game has
+/// already is refused alone, and the rest of its batch commits.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn games_created_at_once_commit_together_and_a_taken_code_is_refused_alone() {
     const CREATED: usize = 12;
@@ -672,8 +673,9 @@ async fn games_created_at_once_commit_together_and_a_taken_code_is_refused_alone
     assert!(!seqs.contains(&taken.seq));
     let (view, _) = played.await.unwrap().unwrap();
     assert_eq!(view.ply, 1);
+    let alone = if db.is_postgres() { CREATED + 1 } else { 0 };
     let transactions = store.write_transactions() - before;
-    assert!(transactions <= most, "{transactions} transactions");
+    assert!(transactions <= most + alone as u64, "{transactions} transactions");
     assert!(store.game("created-12").await.unwrap().is_none());
     let kept = store.game(&taken.id).await.unwrap().unwrap();
     assert_eq!(kept.join_code.as_deref(), Some("CODE0000"));

@@ -35,6 +35,15 @@ impl Backend {
         }
     }
 
+    /// Whether games are created in the batches of game changes. SQLite
+    /// has one writer: a game created alone would take a commit (an fsync)
+    /// of its own. PostgreSQL takes concurrent transactions and flushes the
+    /// commits that arrive together at once, so a game created alone costs
+    /// no more, while in a batch its statements would hold up the batch's.
+    pub(super) fn batches_creates(self) -> bool {
+        self == Backend::Sqlite
+    }
+
     /// Connections of the read pool.
     pub(super) fn reader_connections(self) -> u32 {
         match self {

@@ -1,11 +1,11 @@
-//! Group commit: game changes, and games to create, wait in a bounded queue;
-//! one task takes what is queued (at most the batch size), writes each in
-//! turn in one transaction, commits once, and only then answers each caller.
-//! On
+//! Group commit: game changes, and on SQLite games to create (see
+//! [`Backend::batches_creates`]), wait in a bounded queue; one task takes
+//! what is queued (at most the batch size), writes each in turn in one
+//! transaction, commits once, and only then answers each caller. On
 //! PostgreSQL there are several such queues and tasks (see
-//! [`Backend::committers`]); a game's changes always go to the same one.
-//! A game to create whose id or join code another game has already (the
-//! odds are nil but not zero) is refused alone, with a database error.
+//! [`Backend::committers`]); a game's changes always go to the same one. A
+//! game to create whose id or join code another game has already (the odds
+//! are nil but not zero) is refused alone, with a database error.
 //! How a batch's statements are shaped is `store::batch`'s business.
 //!
 //! Nothing waits for a batch to fill: the task takes whatever is queued when

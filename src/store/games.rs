@@ -208,8 +208,9 @@ pub(super) const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, 
      open_until, rematch_of, rematch, rematch_offer, rematch_token_hash";
 
 impl Store {
-    /// Creates a game (with its moves, for an imported one), in the next
-    /// group commit (see [`commit`]).
+    /// Creates a game (with its moves, for an imported one): on SQLite in
+    /// the next group commit (see [`commit`]), on PostgreSQL in a
+    /// transaction of its own (see [`Backend::batches_creates`]).
     ///
     /// # Errors
     ///
@@ -218,7 +219,15 @@ impl Store {
     ///
     /// [`commit`]: super::commit
     pub async fn insert_game(&self, new: NewGame) -> Result<StoredGame, StoreError> {
-        self.committer.create(new).await
+        if self.backend.batches_creates() {
+            return self.committer.create(new).await;
+        }
+        let id = new.id.clone();
+        let mut tx = self.writer.begin().await?;
+        let game = insert_game_in(tx.conn(), self.backend, new).await?;
+        let game = game.ok_or_else(|| id_taken(&id))?;
+        tx.commit().await?;
+        Ok(game)
     }
 
     /// A game with its moves.
