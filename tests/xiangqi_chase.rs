@@ -1,7 +1,8 @@
 //! The perpetual-chase judge against pyffish on generated cycles
 //! (tests/fixtures/xiangqi/chases.jsonl, chases-v2.jsonl and chases-v3.jsonl,
-//! three seeds of tools/gen_xiangqi_chases.py), and hand-built cycles for the
-//! clauses of the rule.
+//! three seeds of tools/gen_xiangqi_chases.py), hand-built cycles for the
+//! clauses of the rule, and the AXF rules' example diagrams with their
+//! published verdicts.
 
 use arbiter::rules::{
     Game, GameEnd, IllegalReason, MoveError, Record, Side, Termination,
@@ -756,4 +757,851 @@ fn rule_sets_judge_or_refuse_the_chase() {
         red.play_text("c2d0").map(|m| m.to_string()).as_deref(),
         Ok("c2d0")
     );
+}
+
+/// The rules on perpetual chase that the example diagrams below illustrate,
+/// by their number in the AXF rules (WXF's English translation), each in
+/// one sentence.
+const AXF_RULES: &[(u32, &str)] = &[
+    (
+        15,
+        "One or two cannons may not perpetually chase a rook, even a protected rook or \
+         one whose every reply attacks an unprotected piece.",
+    ),
+    (
+        16,
+        "One cannon chasing two rooks in turn, or two cannons chasing two rooks, is \
+         allowed.",
+    ),
+    (
+        17,
+        "A rook may perpetually chase a protected cannon, even one that is protected on \
+         only some of its moves.",
+    ),
+    (
+        18,
+        "A rook may not perpetually chase an unprotected cannon, even one that answers \
+         with mate threats, a check, or attacks on other pieces.",
+    ),
+    (
+        19,
+        "A rook that cannot move because of an opposing horse may not be perpetually \
+         chased, whether that horse is protected or not.",
+    ),
+    (
+        23,
+        "A rook may not perpetually chase a horse that answers with one chase, one \
+         check, or one check and one chase.",
+    ),
+    (
+        24,
+        "Two pieces of a kind that can take each other offer an exchange, but a piece \
+         that cannot take back may not be perpetually chased by its like.",
+    ),
+    (
+        25,
+        "A cannon may not perpetually chase an unprotected horse, advisor, elephant or \
+         crossed soldier, even when only its screen moves; an uncrossed soldier may be \
+         chased.",
+    ),
+    (
+        26,
+        "A cannon attacking a rook, protected or not, chases it perpetually even when \
+         only the screen moves.",
+    ),
+    (
+        27,
+        "A rook confined to its line by a cannon may not be perpetually chased, unless \
+         it is protected on one of its moves.",
+    ),
+    (
+        28,
+        "The general may chase perpetually, alone or with another piece.",
+    ),
+    (
+        29,
+        "Soldiers may chase perpetually, alone, together, or with a rook, cannon or \
+         horse.",
+    ),
+    (
+        32,
+        "One piece chasing two or more pieces, or two pieces chasing two or more pieces \
+         in turn, is allowed.",
+    ),
+    (
+        35,
+        "Attacking a protected piece, with one piece or more, is no perpetual chase.",
+    ),
+    (
+        36,
+        "A perpetual chase stays a perpetual chase when its moves also offer an \
+         exchange.",
+    ),
+    (
+        40,
+        "Perpetually offering an exchange or a sacrifice is a draw.",
+    ),
+];
+
+/// An example diagram of the AXF rules on perpetual check and chase, with
+/// its published verdict: `clause` is the repetition cycle, played twice
+/// from its first position, and the verdict the rules give it (for a chase,
+/// the offence as our judge states it). `pyffish` is pyffish 0.0.90's
+/// winner on the same cycle (tools/check_xiangqi_clauses.py).
+///
+/// Positions and moves: the test suite of the implementation described in
+/// arXiv 2412.17334 ("Complete Implementation of WXF Chinese Chess Rules",
+/// which rules all 110 diagrams), github.com/danieltan1517/orange-xiangqi,
+/// tests.jai, `repetition_test_suite`, rewritten here as the cycle alone:
+/// where the diagram's line opens with moves before the cycle, the FEN is
+/// the position after them (each entry names them). Every line was
+/// checked move by move against the diagram's moves in WXF notation and
+/// its verdict as the WXF publishes them (wxf.org/xq/rule/asia/dNNtoMM.htm,
+/// with the explanations of clubxiangqi.com/rules/dNNtoMM.htm), except
+/// diagrams 24 and 25, whose published text was not found; where the
+/// published move text is garbled, the entry says so. pyffish gives every
+/// diagram its published verdict too.
+struct Diagram {
+    number: u32,
+    rule: u32,
+    clause: Clause,
+    pyffish: Option<Side>,
+}
+
+const AXF_DIAGRAMS: &[Diagram] = &[
+    // Diagram 19 (C2-1 r4-2 C2+2 r4+2), after h2h1: the red cannon chases the rook, which is
+    // protected on one square and attacks the unprotected cannon on the other; Red loses.
+    Diagram {
+        number: 19,
+        rule: 15,
+        clause: Clause::chase(
+            "diagram 19",
+            "2bak4/4a4/4b4/2p5p/6p2/2Pp5/4P4/2N6/2CrA2C1/3AK4 b - - 0 1",
+            &["d1d3", "h1h3", "d3d1", "h3h1"],
+            Side::Black,
+            "Red's cannon chased the unprotected chariot on d1",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 20 (C2+1 r4+2 C2-2 r4-2), after h2h3: the rook answers each cannon attack by
+    // attacking the horse or the cannon (two pieces in turn, allowed); Red loses.
+    Diagram {
+        number: 20,
+        rule: 15,
+        clause: Clause::chase(
+            "diagram 20",
+            "2bak4/4a4/4b4/8p/2p3p2/9/N2rP2C1/6N2/C3A4/4K1B2 b - - 0 1",
+            &["d3d1", "h3h1", "d1d3", "h1h3"],
+            Side::Black,
+            "Red's cannon chased the unprotected chariot on d3",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 21 (H5+6 r3+1 C2-1 c7+1, then A5+6 c7+1 A6-5 c7-1), after e2d4 c2c1 h2h1 g2g1: the
+    // red advisor, as the cannon's screen, keeps the protected rook attacked; Red loses.
+    Diagram {
+        number: 21,
+        rule: 15,
+        clause: Clause::chase(
+            "diagram 21",
+            "2c1kab2/4a4/4b4/9/9/3N5/P1p5P/9/2r1A1cC1/3ACK3 w - - 0 1",
+            &["e1d2", "g1g0", "d2e1", "g0g1"],
+            Side::Black,
+            "Red's cannon chased the chariot on c1",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 22 (C8-1 r6-1 C8+1 r6+1): the cannon chases the rook though taking it would cost Red
+    // a rook; Red loses.
+    Diagram {
+        number: 22,
+        rule: 15,
+        clause: Clause::chase(
+            "diagram 22",
+            "1r2kab2/4a4/4b4/p1p1p3p/5R3/2P2N3/PC2P3P/4Cr3/1R3c3/2B1KA3 w - - 0 1",
+            &["b3b2", "f2f3", "b2b3", "f3f2"],
+            Side::Black,
+            "Red's cannon chased the unprotected chariot on f3",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 23 (C5=7 r3=4 C7=6 r4=3 C6=7 ...), after e6c6; the published line also plays an
+    // elephant interlude once, the cycle is the repeated part; Red loses.
+    Diagram {
+        number: 23,
+        rule: 15,
+        clause: Clause::chase(
+            "diagram 23",
+            "4kab2/4a4/4b4/c1C3p1R/8P/2B6/9/3AB1p2/1pr1A4/4K4 b - - 0 1",
+            &["c1d1", "c6d6", "d1c1", "d6c6"],
+            Side::Black,
+            "Red's cannon chased the chariot on c1",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 24: two red cannons take turns chasing one rook (the 12-ply cycle after h2h6 d6d3
+    // f2f3); the published move text of diagrams 24 and 25 was not found, the verdict is rule
+    // 15's; Red loses.
+    Diagram {
+        number: 24,
+        rule: 15,
+        clause: Clause::chase(
+            "diagram 24",
+            "2bak3r/4a4/4b1n2/P3p2Cp/2p1c1p2/4R4/N2rPC2R/4B4/N3A4/4KAB2 b - - 0 1",
+            &[
+                "d3d1", "h6h1", "d1d6", "f3f6", "d6d3", "h1h3", "d3d1", "f6f1", "d1d6", "h3h6",
+                "d6d3", "f1f3",
+            ],
+            Side::Black,
+            "Red's cannon chased the unprotected chariot on d3",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 25: as diagram 24 with other pieces; the published move text was not found, the
+    // verdict is rule 15's; Red loses.
+    Diagram {
+        number: 25,
+        rule: 15,
+        clause: Clause::chase(
+            "diagram 25",
+            "2bck3r/4a4/3ab4/P3p2Cp/2p1c4/4R4/N2rPC2P/4B4/N3A4/4KAB2 b - - 0 1",
+            &[
+                "d3d1", "h6h1", "d1d6", "f3f6", "d6d3", "h1h3", "d3d1", "f6f1", "d1d6", "h3h6",
+                "d6d3", "f1f3",
+            ],
+            Side::Black,
+            "Red's cannon chased the chariot on d3",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 26 (C2=1 r9=8 C1=9 r1=2 C9=2 r8=9 C2=8 r2=1 C8=1): the cycle from the position after
+    // the first move (the source's diagram opens with the cannon on a5, the published one on h5:
+    // the same position after it); a draw.
+    Diagram {
+        number: 26,
+        rule: 16,
+        clause: Clause::draw(
+            "diagram 26",
+            "4k4/9/9/9/8C/9/pp5pp/4B4/9/r1BAKA2r b - - 0 1",
+            &[
+                "i0h0", "i5a5", "a0b0", "a5h5", "h0i0", "h5b5", "b0a0", "b5i5",
+            ],
+        ),
+        pyffish: None,
+    },
+    // Diagram 27 (C4+1 r2+2 C4+3 r4+3 C4-5 r2-5 C4+2 r4+2), after f2f3: one cannon attacks the two
+    // rooks in turn; a draw.
+    Diagram {
+        number: 27,
+        rule: 16,
+        clause: Clause::draw(
+            "diagram 27",
+            "2b1ka3/4a4/4b4/p2rp4/4n4/4R4/Pr2PC1p1/4B4/4A4/R3KAB2 b - - 0 1",
+            &[
+                "b3b1", "f3f6", "d6d3", "f6f1", "b1b6", "f1f3", "d3d1", "f3f6", "b6b3", "f6f1",
+                "d1d6", "f1f3",
+            ],
+        ),
+        pyffish: None,
+    },
+    // Diagram 28: two cannons chase two rooks in turn; the published move text is garbled after
+    // C4+1 r2-3 C2-1 r4-4, the cycle is the source's, after its 14 opening plies; a draw.
+    Diagram {
+        number: 28,
+        rule: 16,
+        clause: Clause::draw(
+            "diagram 28",
+            "2bak4/4a4/4b3n/pr2p4/3rn3p/4R4/P3P2C1/4B4/4AC3/R3KAB2 w - - 0 1",
+            &[
+                "f1f6", "b6b1", "h3h5", "d5d3", "f6f1", "b1b6", "h5h3", "d3d5",
+            ],
+        ),
+        pyffish: None,
+    },
+    // Diagram 29 (R1=2 c8=9 R2=1 c9=8): the cannon is protected; a draw.
+    Diagram {
+        number: 29,
+        rule: 17,
+        clause: Clause::draw(
+            "diagram 29",
+            "2b1ka3/4a4/4b4/9/9/9/9/4B3R/4A1rc1/4KA3 w - - 0 1",
+            &["i2h2", "h1i1", "h2i2", "i1h1"],
+        ),
+        pyffish: None,
+    },
+    // Diagram 30 (R4=3 c7=3 R3=7 c3=7), after f4g4: the cannon is protected; a draw.
+    Diagram {
+        number: 30,
+        rule: 17,
+        clause: Clause::draw(
+            "diagram 30",
+            "2bak4/4a4/4b4/9/6c2/6R2/4c4/4C4/4N4/3AKA3 b - - 0 1",
+            &["g5c5", "g4c4", "c5g5", "c4g4"],
+        ),
+        pyffish: None,
+    },
+    // Diagram 31 (R2=1 c9=8 R1=2 c8=9): the cannon is protected on one square only, and threatens
+    // mate; a draw.
+    Diagram {
+        number: 31,
+        rule: 17,
+        clause: Clause::draw(
+            "diagram 31",
+            "3k1a3/4a4/9/p1N3n2/4p1b1c/4c2R1/P8/4C4/4A4/2B1K1p2 w - - 0 1",
+            &["h4i4", "i5h5", "i4h4", "h5i5"],
+        ),
+        pyffish: None,
+    },
+    // Diagram 32 (R8=9 c1=5 R9=5 c5=1), after b4a4: the rook chases the unprotected cannon; Red
+    // loses.
+    Diagram {
+        number: 32,
+        rule: 18,
+        clause: Clause::chase(
+            "diagram 32",
+            "2bk1a3/4a4/4b4/9/c8/R8/3r5/4B4/4A4/4KAB2 b - - 0 1",
+            &["a5e5", "a4e4", "e5a5", "e4a4"],
+            Side::Black,
+            "Red's chariot chased the unprotected cannon on a5",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 33 (R2=1 c9=8 R1=2 c8=9): Red loses.
+    Diagram {
+        number: 33,
+        rule: 18,
+        clause: Clause::chase(
+            "diagram 33",
+            "4kab2/4a4/4b4/3rC2R1/9/9/4n4/4B4/4A4/4KAB1c w - - 0 1",
+            &["h6i6", "i0h0", "i6h6", "h0i0"],
+            Side::Black,
+            "Red's chariot chased the unprotected cannon on h0",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 34 (R3=2 c8=3 R2=7 c3=8), after the diagram's first move R3=2 (the FEN has Black to
+    // move): the cannon threatens mate, the rook chases it; Red loses.
+    Diagram {
+        number: 34,
+        rule: 18,
+        clause: Clause::chase(
+            "diagram 34",
+            "3aka3/7R1/7c1/9/9/9/9/9/4A4/3AK1p2 b - - 0 1",
+            &["h7c7", "h8c8", "c7h7", "c8h8"],
+            Side::Black,
+            "Red's chariot chased the unprotected cannon on h7",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 35 (R6=3 c7=3 R3=7 c3=7), after d4g4: as diagram 34; Red loses.
+    Diagram {
+        number: 35,
+        rule: 18,
+        clause: Clause::chase(
+            "diagram 35",
+            "4k4/4a4/4b4/6c2/9/6R2/4c4/4C4/4N4/3AKA3 b - - 0 1",
+            &["g6c6", "g4c4", "c6g6", "c4g4"],
+            Side::Black,
+            "Red's chariot chased the unprotected cannon on g6",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 36 (R2=7 c3=7 R7=3 c7=3), after h4c4: the cannon attacks the two red horses in turn
+    // (allowed); Red loses.
+    Diagram {
+        number: 36,
+        rule: 18,
+        clause: Clause::chase(
+            "diagram 36",
+            "1rbakab2/9/2c5n/4p3p/p8/2R6/P1P1P1P1P/2N3N2/4A4/2BAK1B2 b - - 0 1",
+            &["c7g7", "c4g4", "g7c7", "g4c4"],
+            Side::Black,
+            "Red's chariot chased the unprotected cannon on c7",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 37 (R8+1 c1+1 R8-1 c1-1): the cannon checks once and chases once (allowed); Red
+    // loses.
+    Diagram {
+        number: 37,
+        rule: 18,
+        clause: Clause::chase(
+            "diagram 37",
+            "3ak4/4a4/4b4/p8/2p3n2/9/P1P3r2/3AB4/c3N3N/1RB1KA3 w - - 0 1",
+            &["b0b1", "a1a0", "b1b0", "a0a1"],
+            Side::Black,
+            "Red's chariot chased the unprotected cannon on a0",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 38 (R1=7 c3=8 R7=2 c8=3), after i6c6: one check and one chase by the cannon; Red
+    // loses.
+    Diagram {
+        number: 38,
+        rule: 18,
+        clause: Clause::chase(
+            "diagram 38",
+            "2bakar2/9/2c6/2R6/p3p1p2/9/P1P1P1P1P/B1N6/1r2A4/2B1KA3 b - - 0 1",
+            &["c7h7", "c6h6", "h7c7", "h6c6"],
+            Side::Black,
+            "Red's chariot chased the unprotected cannon on c7",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 39 (R8+2 g6+5 R8-2 g5-6; the published text misprints the second and third moves):
+    // the black rook on f8 blocks the leg of the red horse on g8 toward its general and cannot
+    // move; every red move attacks it; Red loses. (The source numbers its three diagrams 39-41
+    // together; the moving piece, rook, cannon or horse, tells them apart.)
+    Diagram {
+        number: 39,
+        rule: 19,
+        clause: Clause::chase(
+            "diagram 39",
+            "2baka3/C4rN2/4b1n2/1Rp5p/6p2/2P6/4c1P1c/4B3C/4A4/4KAB2 w - - 0 1",
+            &["b6b8", "f9e8", "b8b6", "e8f9"],
+            Side::Black,
+            "Red's cannon chased the unprotected chariot on f8",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 40 (C8-1 g5-6 C8+1 g6+5, misprinted): the same with the red cannon, from the
+    // position after C8-1 (Black to move); Red loses.
+    Diagram {
+        number: 40,
+        rule: 19,
+        clause: Clause::chase(
+            "diagram 40",
+            "2bak4/RC2arN2/4b1n2/2p5p/6p2/2P6/4p1P1c/4B4/4A4/4KAB2 b - - 0 1",
+            &["e8f9", "b8b9", "f9e8", "b9b8"],
+            Side::Black,
+            "Red's cannon chased the unprotected chariot on f8",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 41 (N9+8 g6+5 N8-9 g5-6, misprinted): the red horse comes and goes as the screen of
+    // the cannon on a8; Red loses.
+    Diagram {
+        number: 41,
+        rule: 19,
+        clause: Clause::chase(
+            "diagram 41",
+            "3aka3/C4rN2/4b1n2/N7p/2p3p2/8P/2P3P2/9/4A4/4KA3 w - - 0 1",
+            &["a6b8", "f9e8", "b8a6", "e8f9"],
+            Side::Black,
+            "Red's cannon chased the unprotected chariot on f8",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 49 (R7-1 n2+1 R7-2 n1-2 R7+2), after c4c3: the horse chases back once, one chase one
+    // idle; Red loses.
+    Diagram {
+        number: 49,
+        rule: 23,
+        clause: Clause::chase(
+            "diagram 49",
+            "4ka3/4a4/3Pb4/2p1r3p/2b6/9/1nR6/4B4/4A4/4KAB2 b - - 0 1",
+            &["b3a1", "c3c1", "a1b3", "c1c3"],
+            Side::Black,
+            "Red's chariot chased the unprotected horse on b3",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 50 (R6+2 n2+3 R6-2 n3-2): the horse checks once and chases once; Red loses.
+    Diagram {
+        number: 50,
+        rule: 23,
+        clause: Clause::chase(
+            "diagram 50",
+            "3akr3/n3a4/4b4/9/P1b6/9/1n7/4B4/3RA4/2BAK4 w - - 0 1",
+            &["d1d3", "b3c1", "d3d1", "c1b3"],
+            Side::Black,
+            "Red's chariot chased the unprotected horse on c1",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 53 (C3=8 c2=3 C8=7 c3=2), after g4b4: the black cannon cannot take the red one; Red
+    // loses.
+    Diagram {
+        number: 53,
+        rule: 24,
+        clause: Clause::chase(
+            "diagram 53",
+            "Cc1ak4/4a1P2/9/2p6/1P7/1C7/9/B2p5/2p2p3/4K4 b - - 0 1",
+            &["b9c9", "b4c4", "c9b9", "c4b4"],
+            Side::Black,
+            "Red's cannon chased the unprotected cannon on b9",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 54 (C7=2 c8=7 C2=3 c7=8), after c4h4: the black cannon, confined to its back rank,
+    // is protected on one of its squares; a draw.
+    Diagram {
+        number: 54,
+        rule: 24,
+        clause: Clause::draw(
+            "diagram 54",
+            "3k1a1cC/4a4/4b4/9/6PP1/7C1/2p1p4/4B4/4A4/4KAB2 b - - 0 1",
+            &["h9g9", "h4g4", "g9h9", "g4h4"],
+        ),
+        pyffish: None,
+    },
+    // Diagram 55 (H2+4 h7+9 H4-2 h9-7): the black horse is blocked and cannot take back; Red
+    // loses.
+    Diagram {
+        number: 55,
+        rule: 24,
+        clause: Clause::chase(
+            "diagram 55",
+            "5ab2/4k2P1/5an1b/p1p3p2/8p/2P4N1/6P1P/B8/5p2c/3KC4 w - - 0 1",
+            &["h4f5", "g7i6", "f5h4", "i6g7"],
+            Side::Black,
+            "Red's horse chased the unprotected horse on i6",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 56 (P1=2 c5=8 P2=3 c8=7 P3=2 c7=8), after i5h5 e4h4: the soldier moves the screen of
+    // the red cannon's attack on the horse on h9; Red loses.
+    Diagram {
+        number: 56,
+        rule: 25,
+        clause: Clause::chase(
+            "diagram 56",
+            "4ka1nC/3Pa4/9/8p/7P1/7c1/9/7C1/3p1p3/4K4 w - - 0 1",
+            &["h5g5", "h4g4", "g5h5", "g4h4"],
+            Side::Black,
+            "Red's cannon chased the unprotected horse on h9",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 57 (C3=4 c9=6 A4-5 c6=8 A5+4 c8=6), after g0f0 i1f1: the advisor, as the screen,
+    // keeps the cannon's attack going; Red loses.
+    Diagram {
+        number: 57,
+        rule: 25,
+        clause: Clause::chase(
+            "diagram 57",
+            "4k1b2/4n4/3aba3/4p4/9/8P/P2nP4/2N1BA3/5c3/2BK1C3 w - - 0 1",
+            &["f2e1", "f1h1", "e1f2", "h1f1"],
+            Side::Black,
+            "Red's cannon chased the unprotected advisor on f7",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 58 (C4=3 c7=6 E1+3 c6=7 E3-1), after f2g2: the elephant as the screen; Red loses.
+    Diagram {
+        number: 58,
+        rule: 25,
+        clause: Clause::chase(
+            "diagram 58",
+            "2bakab2/9/4c3n/p1prp3R/9/2P6/P3P1c1P/2N1B1C1B/4A4/3AK4 b - - 0 1",
+            &["g3f3", "i2g4", "f3g3", "g4i2"],
+            Side::Black,
+            "Red's cannon chased the unprotected elephant on g9",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 59 (E3+1 c7=9 E1-3 c9=7; the published text misprints E1+3 c9=6): the elephant as
+    // screen, against the crossed soldier on i4; Red loses.
+    Diagram {
+        number: 59,
+        rule: 25,
+        clause: Clause::chase(
+            "diagram 59",
+            "3akabC1/9/4b4/7P1/2n6/8p/3p5/9/4A1c2/2BAK1B1C w - - 0 1",
+            &["g0i2", "g1i1", "i2g0", "i1g1"],
+            Side::Black,
+            "Red's cannon chased the unprotected soldier on i4",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 60: the same moves against the soldier on i5, which has not crossed the river; a
+    // draw.
+    Diagram {
+        number: 60,
+        rule: 25,
+        clause: Clause::draw(
+            "diagram 60",
+            "3akabC1/9/4b4/7P1/2n5p/9/3p5/9/4A1c2/2BAK1B1C w - - 0 1",
+            &["g0i2", "g1i1", "i2g0", "i1g1"],
+        ),
+        pyffish: None,
+    },
+    // Diagram 62 (C1-1 c8-1 G5-6 c8+1 G6+5 c8-1), after i2i1: the red advisor, as the screen,
+    // keeps the cannon's attack on the rook going; Red loses.
+    Diagram {
+        number: 62,
+        rule: 26,
+        clause: Clause::chase(
+            "diagram 62",
+            "4kab2/4a4/4b3n/2r3p1p/2p2N3/9/1RP3P1P/4B4/2r1A3C/2N1KABc1 b - - 0 1",
+            &["h0h1", "e1d0", "h1h0", "d0e1"],
+            Side::Black,
+            "Red's cannon chased the unprotected chariot on c1",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 64 (R8+4 r5+4 R8-4 r5-1 R8+1 r5+1 R8-1 r5-1), after b3b7 e7e3 b7b3: the black rook
+    // is confined to the e file by the cannon; Red loses.
+    Diagram {
+        number: 64,
+        rule: 27,
+        clause: Clause::chase(
+            "diagram 64",
+            "3aka3/4c4/9/9/9/9/PR2r4/2p1CA3/7p1/2B2K3 b - - 0 1",
+            &["e3e4", "b3b4", "e4e3", "b4b3"],
+            Side::Black,
+            "Red's chariot chased the unprotected chariot on e3",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 65 (R2+2 r6+1 R2-1 r6-1 R2+1; the published text misprints the second black move),
+    // after h4h6: the black rook is confined to the f file; Red loses.
+    Diagram {
+        number: 65,
+        rule: 27,
+        clause: Clause::chase(
+            "diagram 65",
+            "5kb2/4a4/4ba3/5r1R1/9/P8/3cpCpc1/4BA3/4A4/2BK5 b - - 0 1",
+            &["f6f5", "h6h5", "f5f6", "h5h6"],
+            Side::Black,
+            "Red's chariot chased the unprotected chariot on f6",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 66 (R3=2 r8=7 R2=3 r7=8): the confined rook is protected on one of its squares; a
+    // draw.
+    Diagram {
+        number: 66,
+        rule: 27,
+        clause: Clause::draw(
+            "diagram 66",
+            "2bk1a1rC/4a1R2/4b4/9/9/4cp3/9/4B4/N3Ap3/2BAK4 w - - 0 1",
+            &["g8h8", "h9g9", "h8g8", "g9h9"],
+        ),
+        pyffish: None,
+    },
+    // Diagram 67 (K6=5 c5=6 K5=4 c6=5), after d1e1: the general chases the cannon; a draw.
+    Diagram {
+        number: 67,
+        rule: 28,
+        clause: Clause::draw(
+            "diagram 67",
+            "4ka3/4a4/4b4/p7p/9/4C4/4P4/4B4/4K4/3Ac1B2 b - - 0 1",
+            &["e0f0", "e1f1", "f0e0", "f1e1"],
+        ),
+        pyffish: None,
+    },
+    // Diagram 69 (P2=1 c9=8 P1=2 c8=9): the soldier chases the cannon; a draw.
+    Diagram {
+        number: 69,
+        rule: 29,
+        clause: Clause::draw(
+            "diagram 69",
+            "4k1b1c/7P1/3a5/9/9/9/9/9/3K5/9 w - - 0 1",
+            &["h8i8", "i9h9", "i8h8", "h9i9"],
+        ),
+        pyffish: None,
+    },
+    // Diagram 70 (P2=3 h7-8 P3=2 h8+7): the soldier chases the horse; a draw.
+    Diagram {
+        number: 70,
+        rule: 29,
+        clause: Clause::draw(
+            "diagram 70",
+            "4kab2/4a4/4b1n2/4p2P1/2p5P/9/9/7C1/4A4/4K4 w - - 0 1",
+            &["h6g6", "g7h9", "g6h6", "h9g7"],
+        ),
+        pyffish: None,
+    },
+    // Diagram 78 (R2=7 h3+1 R7=5 c5=6 R5=4 c6=5 R4=3 p7=8 R3=9 ...), after h3c3 c2a1: the rook
+    // chases horse, cannon and soldier in turn; the soldier steps from g2 to h2 and back, so the
+    // cycle is two rounds, 20 plies; a draw.
+    Diagram {
+        number: 78,
+        rule: 32,
+        clause: Clause::draw(
+            "diagram 78",
+            "2rakab2/9/8b/2NPP1p2/9/2P1c1P2/2R6/4B1p2/n3A4/3AK1B2 w - - 0 1",
+            &[
+                "c3e3", "e4f4", "e3f3", "f4e4", "f3g3", "g2h2", "g3a3", "a1c0", "a3c3", "c0a1",
+                "c3e3", "e4f4", "e3f3", "f4e4", "f3h3", "h2g2", "h3a3", "a1c0", "a3c3", "c0a1",
+            ],
+        ),
+        pyffish: None,
+    },
+    // Diagram 79 (C7+1 r4-2 C7-2 r4+2), after c2c3: the red cannon chases two soldiers in turn
+    // (allowed), the black rook chases the cannon; Black loses.
+    Diagram {
+        number: 79,
+        rule: 32,
+        clause: Clause::chase(
+            "diagram 79",
+            "3aka3/9/4b4/p8/2b6/2N3B2/2C1P3p/4B4/3rA1p2/3AK4 b - - 0 1",
+            &["d1d3", "c3c1", "d3d1", "c1c3"],
+            Side::White,
+            "Black's chariot chased the unprotected cannon on c1",
+        ),
+        pyffish: Some(Side::White),
+    },
+    // Diagram 80 (R1=2 c8=9 R8=9 c1=2 R2=1 c9=8 R9=8 c2=1): the published cycle, played from the
+    // source's diagram position (the source's own line plays the moves in another order): two
+    // rooks chase two cannons in turn; a draw.
+    Diagram {
+        number: 80,
+        rule: 32,
+        clause: Clause::draw(
+            "diagram 80",
+            "3rkabc1/4a3R/4b4/9/9/9/9/B8/1R2A4/c1BAK4 w - - 0 1",
+            &[
+                "i8h8", "h9i9", "b1a1", "a0b0", "h8i8", "i9h9", "a1b1", "b0a0",
+            ],
+        ),
+        pyffish: None,
+    },
+    // Diagram 87 (R7-1 c5-1 R7+1 c5+1): a draw.
+    Diagram {
+        number: 87,
+        rule: 35,
+        clause: Clause::draw(
+            "diagram 87",
+            "1r2kab2/4a4/4b4/4R3p/5P3/2R6/4c4/4r4/4A4/2B1KA3 w - - 0 1",
+            &["c4c3", "e3e4", "c3c4", "e4e3"],
+        ),
+        pyffish: None,
+    },
+    // Diagram 88 (R4+3 c9+1 R4-1 c9+1 R4-1 c9-2 R4+2), after f3f6: two cannons on the i file; a
+    // draw.
+    Diagram {
+        number: 88,
+        rule: 35,
+        clause: Clause::draw(
+            "diagram 88",
+            "2b1ka2c/4a4/4b3r/5R2c/p8/9/P8/8R/4A4/r1BAK3C b - - 0 1",
+            &["i6i5", "f6f5", "i5i4", "f5f4", "i4i6", "f4f6"],
+        ),
+        pyffish: None,
+    },
+    // Diagram 89 (C6=7 h3-1 R7=9 h1+3 R9=7), after d2c2: a draw.
+    Diagram {
+        number: 89,
+        rule: 35,
+        clause: Clause::draw(
+            "diagram 89",
+            "4kab2/4a3c/2n1bc3/2R6/8p/C8/8P/2C1B4/4A4/4KAB2 b - - 0 1",
+            &["c7a8", "c6a6", "a8c7", "a6c6"],
+        ),
+        pyffish: None,
+    },
+    // Diagram 90 (R2=9 c1=2 R9=8 c2=1), after h1a1: the rook chases the cannon, offering the
+    // cannon exchange on every other move; Red loses.
+    Diagram {
+        number: 90,
+        rule: 36,
+        clause: Clause::chase(
+            "diagram 90",
+            "2bak1r2/4a4/1C2b4/9/6p2/9/9/9/R8/c1BAK4 b - - 0 1",
+            &["a0b0", "a1b1", "b0a0", "b1a1"],
+            Side::Black,
+            "Red's chariot chased the unprotected cannon on a0",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 91 (R8=9 c1=2 R9=8 c2=1): the rook chases the cannon and offers an exchange with
+    // every move; Red loses.
+    Diagram {
+        number: 91,
+        rule: 36,
+        clause: Clause::chase(
+            "diagram 91",
+            "2bak4/4a4/4b4/CC7/3r5/1R7/5r3/4B4/4A4/c3KAB2 w - - 0 1",
+            &["b4a4", "a0b0", "a4b4", "b0a0"],
+            Side::Black,
+            "Red's chariot chased the unprotected cannon on b0",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 92 (R5=6 r4=5 R6=5 r5=4; the published text misprints the second round): every red
+    // move offers the rook exchange while the cannons chase the black rook; Red loses.
+    Diagram {
+        number: 92,
+        rule: 36,
+        clause: Clause::chase(
+            "diagram 92",
+            "2bak4/4a4/4b1n2/4p3p/9/1p1r5/c3RR3/B2CC3B/4p4/2p2K3 w - - 0 1",
+            &["e3d3", "d4e4", "d3e3", "e4d4"],
+            Side::Black,
+            "Red's cannon chased the unprotected chariot on e4",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 93 (R7=8 r2=3 R8=7 r3=2): the rook offers the exchange while the horses chase the
+    // black rook; Red loses.
+    Diagram {
+        number: 93,
+        rule: 36,
+        clause: Clause::chase(
+            "diagram 93",
+            "1r1ak1b2/N1RNC4/4b4/9/9/9/4P4/9/4p4/5K3 w - - 0 1",
+            &["c8b8", "b9c9", "b8c8", "c9b9"],
+            Side::Black,
+            "Red's horse chased the unprotected chariot on c9",
+        ),
+        pyffish: Some(Side::Black),
+    },
+    // Diagram 102 (R7=3 r6=7 R3=2 r7=8 R2=4 r8=6 R4=1 r6=9 R1=2 r9=8 ...): the red rook offers
+    // itself to the black one along rank 6, and the line comes back to the rooks on h4 and h6
+    // after R1=2 r9=8; the cycle is from there (after c4g4 f6g6 g4h4 g6h6), its first move a
+    // check; a draw.
+    Diagram {
+        number: 102,
+        rule: 40,
+        clause: Clause::draw(
+            "diagram 102",
+            "3r1k3/4P4/9/c1p4r1/9/7R1/9/4B4/4A4/4K1B2 w - - 0 1",
+            &["h4f4", "h6f6", "f4i4", "f6i6", "i4h4", "i6h6"],
+        ),
+        pyffish: None,
+    },
+    // Diagram 103 (R8-3 r4-1 R8+1 r4-2 R8+2 r4+3; the published text misprints the last move
+    // as r4-3): the red rook offers itself on the b file while the black one goes up and
+    // down the d file; a draw.
+    Diagram {
+        number: 103,
+        rule: 40,
+        clause: Clause::draw(
+            "diagram 103",
+            "2bk5/3c5/4bN3/1R2p4/9/9/3r5/3R1p3/3K5/9 w - - 0 1",
+            &["b6b3", "d3d4", "b3b4", "d4d6", "b4b6", "d6d3"],
+        ),
+        pyffish: None,
+    },
+    // Diagram 104 (P7=8 r2=3 P8=7 r3=2): the soldier offers itself to the rook, which
+    // threatens mate; a draw.
+    Diagram {
+        number: 104,
+        rule: 40,
+        clause: Clause::draw(
+            "diagram 104",
+            "1r1ak4/4aP3/b1P1b4/4C4/9/3R5/9/9/4p4/3K5 w - - 0 1",
+            &["c7b7", "b9c9", "b7c7", "c9b9"],
+        ),
+        pyffish: None,
+    },
+];
+
+/// Our judge gives every diagram its published verdict (and pyffish does
+/// too, by tools/check_xiangqi_clauses.py).
+#[test]
+fn published_diagrams() {
+    for diagram in AXF_DIAGRAMS {
+        let clause = &diagram.clause;
+        assert_eq!(clause.name, format!("diagram {}", diagram.number));
+        assert!(
+            AXF_RULES.iter().any(|(rule, _)| *rule == diagram.rule),
+            "{}",
+            clause.name
+        );
+        assert_eq!(diagram.pyffish, clause.winner, "{}", clause.name);
+        assert_verdicts(std::slice::from_ref(clause));
+    }
 }

@@ -10,7 +10,10 @@ legal moves, and the last position judged with `is_optional_game_end`
 the plies that give check, and exits non-zero if a move is illegal or
 pyffish's winner differs from the test's.  A clause in a `Differs` block
 (where the exact judge and Fairy-Stockfish's approximation disagree, with
-the rule that decides it) expects the winner given as `pyffish:` there.
+the rule that decides it) expects the winner given as `pyffish:` there, and
+so does a clause in a `Diagram` (an AXF example diagram, whose published
+verdict is the clause's winner and pyffish's its `pyffish:` field); the line
+then shows the test's winner too.
 
 Run from anywhere (generated with pyffish 0.0.90):
 
@@ -64,8 +67,9 @@ def main():
     wrong = 0
     for i, c in enumerate(clauses):
         cycle = [fsf(m) for m in re.findall(r'"(\w+)"', c["cycle"])]
-        expected = c["winner"]
-        # The text up to the next clause: a `Differs` block's pyffish winner.
+        expected = test = c["winner"]
+        # The text up to the next clause: a `Differs` or `Diagram` block's
+        # pyffish winner.
         nxt = clauses[i + 1].start() if i + 1 < len(clauses) else len(text)
         differs = re.search(r"pyffish: (?:None|Some\(Side::(\w+)\))",
                             text[c.end():nxt])
@@ -74,8 +78,9 @@ def main():
         got = winner(c["fen"], cycle * 2)
         ok = got == expected
         wrong += not ok
-        print(f"{'ok ' if ok else 'BAD'} {c['name']}: "
-              f"{'pyffish expected' if differs else 'test'} {expected}, "
+        shown = f"test {test}, pyffish expected {expected}" if differs \
+            else f"test {expected}"
+        print(f"{'ok ' if ok else 'BAD'} {c['name']}: {shown}, "
               f"pyffish {got}, checks {checks(c['fen'], cycle)}")
     print(f"{len(clauses)} clauses, {wrong} differ", file=sys.stderr)
     return 1 if wrong or not clauses else 0
