@@ -675,7 +675,10 @@ async fn games_created_at_once_commit_together_and_a_taken_code_is_refused_alone
     assert_eq!(view.ply, 1);
     let alone = if db.is_postgres() { CREATED + 1 } else { 0 };
     let transactions = store.write_transactions() - before;
-    assert!(transactions <= most + alone as u64, "{transactions} transactions");
+    assert!(
+        transactions <= most + alone as u64,
+        "{transactions} transactions"
+    );
     assert!(store.game("created-12").await.unwrap().is_none());
     let kept = store.game(&taken.id).await.unwrap().unwrap();
     assert_eq!(kept.join_code.as_deref(), Some("CODE0000"));

@@ -694,6 +694,25 @@ const DIFFERS_FROM_FAIRY_STOCKFISH: &[Differs] = &[
                cannot take back on d1, which the black horse on f0 guards; Fairy-Stockfish \
                counts any general next to the piece as its protector.",
     },
+    Differs {
+        // A line near AXF diagram 61 (not its published moves): the red
+        // elephant's moves open and close the h2 cannon's attack on the
+        // chariot on c2; the black horse's moves between g2 and h4 take
+        // the screen away from, and give it back to, the h2 cannon that
+        // protects the red cannon on b2, which the chariot attacks.
+        clause: Clause::draw(
+            "a cannon chasing a chariot against a chase by protection taken away",
+            "3akab2/9/4b4/r3p4/p1p6/4P4/P1P6/NCr1B1nC1/4A4/R2AK1B2 w - - 0 1",
+            &["e2g4", "g2h4", "g4e2", "h4g2"],
+        ),
+        pyffish: Some(Side::Black),
+        rule: "AXF rule 26: a cannon chases a chariot even when only its screen moves, so Red \
+               chases the chariot on c2 with every move. AXF appendix: a move that leaves a \
+               piece unprotected under attack chases it, so every black move chases the red \
+               cannon on b2 (g2h4 takes the h2 cannon's screen away, h4g2 makes it two \
+               screens). Both chase: a draw. Fairy-Stockfish does not count a protection \
+               taken away as a chase.",
+    },
 ];
 
 #[test]
