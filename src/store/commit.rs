@@ -119,14 +119,15 @@ pub(super) enum Applied {
     },
 }
 
-/// A write waiting for its batch, and where its caller waits for the answer.
+/// A write waiting for its batch, and where its caller waits for the answer
+/// (boxed: the queue's slots stay small).
 enum Queued {
     Change {
-        write: GameWrite,
+        write: Box<GameWrite>,
         answer: oneshot::Sender<Result<Written, StoreError>>,
     },
     Create {
-        new: NewGame,
+        new: Box<NewGame>,
         answer: oneshot::Sender<Result<StoredGame, StoreError>>,
     },
 }
@@ -169,6 +170,7 @@ impl Committer {
     pub(super) async fn write(&self, write: GameWrite) -> Result<Written, StoreError> {
         let (answer, answered) = oneshot::channel();
         let queue = write.game.seq.unsigned_abs() as usize;
+        let write = Box::new(write);
         self.queue(queue, Queued::Change { write, answer }).await?;
         answered.await.map_err(|_| gone())?
     }
@@ -179,6 +181,7 @@ impl Committer {
         let (answer, answered) = oneshot::channel();
         // Any queue will do: nothing else of the game is queued yet.
         let queue = new.id.bytes().map(usize::from).sum();
+        let new = Box::new(new);
         self.queue(queue, Queued::Create { new, answer }).await?;
         answered.await.map_err(|_| gone())?
     }
@@ -243,7 +246,7 @@ async fn commit(
     let mut created_answers = Vec::new();
     for queued in batch {
         match queued {
-            Queued::Change { write, answer } => changes.push((write, answer)),
+            Queued::Change { write, answer } => changes.push((*write, answer)),
             Queued::Create { new, answer } => {
                 created_answers.push((new.id.clone(), answer));
                 creates.push(new);
@@ -259,7 +262,7 @@ async fn commit(
         let now = now_millis();
         let mut created = Vec::with_capacity(creates.len());
         for new in creates {
-            created.push(games::insert_game_in(tx.conn(), backend, new).await?);
+            created.push(games::insert_game_in(tx.conn(), backend, *new).await?);
         }
         let mut writes: Vec<&mut GameWrite> = changes.iter_mut().map(|(write, _)| write).collect();
         let applied = games::write_changes(tx.conn(), backend, &mut writes, now).await?;
