@@ -180,9 +180,8 @@ impl Committer {
     pub(super) async fn create(&self, new: NewGame) -> Result<StoredGame, StoreError> {
         let (answer, answered) = oneshot::channel();
         // Any queue will do: nothing else of the game is queued yet.
-        let queue = new.id.bytes().map(usize::from).sum();
         let new = Box::new(new);
-        self.queue(queue, Queued::Create { new, answer }).await?;
+        self.queue(0, Queued::Create { new, answer }).await?;
         answered.await.map_err(|_| gone())?
     }
 
@@ -248,7 +247,7 @@ async fn commit(
         match queued {
             Queued::Change { write, answer } => changes.push((*write, answer)),
             Queued::Create { new, answer } => {
-                created_answers.push((new.id.clone(), answer));
+                created_answers.push(answer);
                 creates.push(new);
             }
         }
@@ -279,8 +278,8 @@ async fn commit(
     .await;
     match written {
         Ok((created, applied, conn)) => {
-            for ((id, answer), created) in created_answers.into_iter().zip(created) {
-                drop(answer.send(created.ok_or_else(|| games::id_taken(&id))));
+            for (answer, created) in created_answers.into_iter().zip(created) {
+                drop(answer.send(created));
             }
             for ((write, answer), applied) in changes.into_iter().zip(applied) {
                 let game = write.game;
@@ -294,7 +293,7 @@ async fn commit(
             Some(conn)
         }
         Err(error) => {
-            for (_, answer) in created_answers {
+            for answer in created_answers {
                 drop(answer.send(Err(error.shared())));
             }
             for (_, answer) in changes {

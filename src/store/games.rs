@@ -222,10 +222,8 @@ impl Store {
         if self.backend.batches_creates() {
             return self.committer.create(new).await;
         }
-        let id = new.id.clone();
         let mut tx = self.writer.begin().await?;
-        let game = insert_game_in(tx.conn(), self.backend, new).await?;
-        let game = game.ok_or_else(|| id_taken(&id))?;
+        let game = insert_game_in(tx.conn(), self.backend, new).await??;
         tx.commit().await?;
         Ok(game)
     }
@@ -388,13 +386,13 @@ impl Store {
 }
 
 /// Inserts a game (with its moves, for an imported one) in the transaction
-/// of `tx`; `None`, with nothing written, if another game has its id or
-/// join code.
+/// of `tx`; the inner error, with nothing written, if another game has its
+/// id or join code.
 pub(super) async fn insert_game_in(
     tx: &mut AnyConnection,
     backend: Backend,
     new: NewGame,
-) -> Result<Option<StoredGame>, sqlx::Error> {
+) -> Result<Result<StoredGame, StoreError>, sqlx::Error> {
     let now = now_millis();
     let seq: Option<i64> = sqlx::query_scalar(
         "INSERT INTO games (id, variant, start_fen, white_name, black_name, white_token_hash, \
@@ -444,7 +442,12 @@ pub(super) async fn insert_game_in(
     .fetch_optional(&mut *tx)
     .await?;
     let Some(seq) = seq else {
-        return Ok(None);
+        return Ok(Err(StoreError::Database(sqlx::Error::InvalidArgument(
+            format!(
+                "game {}: its id or join code is another game's already",
+                new.id
+            ),
+        ))));
     };
     batch::insert_moves(&mut *tx, backend, seq, None, &new.moves).await?;
     game_search::index_players(&mut *tx, backend, seq, &new.white_name, &new.black_name).await?;
@@ -453,7 +456,7 @@ pub(super) async fn insert_game_in(
     if backend == Backend::Postgres {
         changes::announce(&mut *tx, &new.id, 0).await?;
     }
-    Ok(Some(StoredGame {
+    Ok(Ok(StoredGame {
         seq,
         id: new.id,
         variant: new.variant,
@@ -483,13 +486,6 @@ pub(super) async fn insert_game_in(
         moves: new.moves,
         undone: Vec::new(),
     }))
-}
-
-/// A game to create, `id`, has its id or join code taken by another.
-pub(super) fn id_taken(id: &str) -> StoreError {
-    StoreError::Database(sqlx::Error::InvalidArgument(format!(
-        "game {id}: its id or join code is another game's already"
-    )))
 }
 
 /// Writes each change of `writes`, in turn, in `tx` if its game is still as
@@ -584,11 +580,7 @@ async fn write_change(
         .await?;
     }
     let created = match creates.take() {
-        Some(new) => {
-            let id = new.id.clone();
-            let created = insert_game_in(&mut *tx, backend, new).await?;
-            Some(Box::new(created.ok_or_else(|| id_taken(&id))?))
-        }
+        Some(new) => Some(Box::new(insert_game_in(&mut *tx, backend, new).await??)),
         None => None,
     };
     // Taken back and recorded: the store never reads them back.
