@@ -154,6 +154,26 @@ async fn after_ply(games: &mut GamesClient<Channel>, id: &str, ply: u32) -> pb::
     panic!("game {id} did not reach ply {ply}");
 }
 
+/// A game two engines play, each thinking `movetime_ms` a move; its id.
+/// Kings and pawns: no mate ends it while the test is slow.
+async fn engine_game(games: &mut GamesClient<Channel>, movetime_ms: u32) -> String {
+    let engine = || common::engine_seat(1, movetime_ms);
+    let created = games
+        .create_game(pb::CreateGameRequest {
+            variant: pb::Variant::Chess as i32,
+            start: Some(pb::create_game_request::Start::Fen(
+                "4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1".into(),
+            )),
+            white: engine(),
+            black: engine(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    created.game.unwrap().id
+}
+
 async fn abort(
     games: &mut GamesClient<Channel>,
     id: &str,
@@ -173,22 +193,7 @@ async fn abort(
 async fn the_operator_aborts_any_game() {
     let server = server_with_admin().await;
     let mut games = server.games().await;
-    let engine = || common::engine_seat(1, 50);
-    // Kings and pawns: no mate ends the game while the test is slow.
-    let created = games
-        .create_game(pb::CreateGameRequest {
-            variant: pb::Variant::Chess as i32,
-            start: Some(pb::create_game_request::Start::Fen(
-                "4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1".into(),
-            )),
-            white: engine(),
-            black: engine(),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    let id = created.game.unwrap().id;
+    let id = engine_game(&mut games, 50).await;
     after_ply(&mut games, &id, 4).await;
     for (token, reason) in [
         ("", "SEAT_TOKEN_MISSING"),
@@ -254,6 +259,26 @@ async fn the_operator_aborts_any_game() {
     assert_eq!(last, ("aborted".to_owned(), None));
     pool.close().await;
     drop(dir);
+}
+
+/// Engines answering each other at once change their game with every
+/// commit; the operator's abort waits its turn among those changes rather
+/// than losing to each in turn (it used to be answered ABORTED).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_operator_aborts_games_engines_play_at_full_speed() {
+    const GAMES: usize = 6;
+    let server = server_with_admin().await;
+    let mut games = server.games().await;
+    for _ in 0..GAMES {
+        let id = engine_game(&mut games, 1).await;
+        after_ply(&mut games, &id, 6).await;
+        let aborted = abort(&mut games, &id, ADMIN).await.unwrap();
+        assert_eq!(
+            aborted.outcome.unwrap().termination,
+            pb::Termination::AbortedByOperator as i32
+        );
+    }
+    server.stop().await;
 }
 
 #[tokio::test]

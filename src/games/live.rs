@@ -5,10 +5,11 @@
 //! An entry holds the stored game (its row and moves), its record (the
 //! position with its repetition history) and its moves as clients see them.
 //! A change takes its game's entry out of the cache, judges on it, and puts
-//! it back once the store has committed the change; a change judged on an
-//! entry the store has moved past (another connection's or server's write)
-//! writes nothing ([`Written::Stale`]), and is judged again on the game read
-//! afresh. So the cache is never trusted over the store; a refusal judged on
+//! it back once the store has committed the change; the game's next change
+//! in this process waits for that (see [`super::change_lock`]). A change
+//! judged on an entry the store has moved past (another connection's or
+//! server's write) writes nothing ([`Written::Stale`]), and is judged again
+//! on the game read afresh. So the cache is never trusted over the store; a refusal judged on
 //! an entry is judged again on the store's game too, and an entry a refused
 //! change may have touched is dropped.
 //!
@@ -24,7 +25,9 @@ use std::{
 };
 
 use super::{
-    GameError, GameView, MoveView, replay,
+    GameError, GameView, MoveView,
+    change_lock::ChangeLocks,
+    replay,
     takeover::{engine_due_at, stamp_flag},
     view::{move_view, move_views},
 };
@@ -100,6 +103,9 @@ impl Live {
 pub(super) struct LiveGames {
     capacity: usize,
     entries: Mutex<Entries>,
+    /// One change of a game at a time: the entry a change takes out is
+    /// back before the next change of its game looks for it.
+    changing: ChangeLocks,
 }
 
 #[derive(Default)]
@@ -126,6 +132,7 @@ impl LiveGames {
         LiveGames {
             capacity,
             entries: Mutex::default(),
+            changing: ChangeLocks::default(),
         }
     }
 
@@ -222,9 +229,9 @@ impl super::Games {
     /// popped into its `undone`), then the change is written in the next
     /// group commit and the game's new view returned. Records what the
     /// game's owner needs to arm its flag and engine turn. Concurrent
-    /// changes of one game, from this process or another on the same
-    /// database, each see the other's result: a change judged on a game
-    /// that changed meanwhile is judged again.
+    /// changes of one game each see the other's result: in this process
+    /// they go one after another; a change judged on a game another
+    /// process on the same database changed meanwhile is judged again.
     ///
     /// # Errors
     ///
@@ -284,6 +291,7 @@ impl super::Games {
     where
         E: From<GameError>,
     {
+        let _changing = self.live.changing.lock(id).await;
         let mut ply = 0;
         for _ in 0..ATTEMPTS {
             let (mut live, kept) = match self.live.take(id) {

@@ -4,6 +4,7 @@
 //! [`crate::rules::referee`].
 
 mod admin;
+mod change_lock;
 mod clock;
 mod ending;
 mod engine_seat;
