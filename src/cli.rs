@@ -73,6 +73,10 @@ pub struct ServeArgs {
     /// Log format.
     #[arg(long, env = "ARBITER_LOG_FORMAT", value_enum, default_value = "text")]
     log_format: LogFormat,
+    /// Log lines queued for stdout at most; past that, lines are dropped
+    /// (and counted) rather than a request waiting for a stalled stdout.
+    #[arg(long, env = "ARBITER_LOG_BUFFER_LINES", default_value_t = telemetry::DEFAULT_LOG_BUFFER_LINES as u32, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    log_buffer_lines: u32,
     /// Engine searches run at once for the Engine RPCs (BestMove,
     /// Analyze); default: one fewer than the CPU cores, at least 1.
     #[arg(long, env = "ARBITER_ENGINE_SLOTS", value_parser = clap::value_parser!(u16).range(1..=1024))]
@@ -270,6 +274,7 @@ impl ServeArgs {
             lease_renew_interval,
             listen: _,
             log_format: _,
+            log_buffer_lines: _,
         } = self;
         ServerConfig {
             engine_slots: engine_slots.map_or_else(Analyst::default_slots, usize::from),
@@ -325,8 +330,9 @@ impl Cli {
     pub fn run(self) -> ExitCode {
         match self.command {
             Command::Serve(args) => {
-                let (listen, log_format) = (args.listen.clone(), args.log_format);
-                run_server(&listen, args.config(), log_format)
+                let _logs = telemetry::init(args.log_format, args.log_buffer_lines as usize);
+                let listen = args.listen.clone();
+                run_server(&listen, args.config())
             }
             Command::Uci => {
                 let output: crate::uci::Output =
@@ -413,8 +419,7 @@ fn run_perft<G: Game>(fen: Option<&str>, depth: u32, divide: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn run_server(listen: &str, config: ServerConfig, log_format: LogFormat) -> ExitCode {
-    telemetry::init(log_format);
+fn run_server(listen: &str, config: ServerConfig) -> ExitCode {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .on_thread_park(memory::on_park)

@@ -1,7 +1,8 @@
 //! Logs do not amplify input: the real binary, logging JSON at `info`, is
 //! sent ids of a megabyte (plain and gzip-compressed) and request paths of
 //! many kilobytes; the ids are refused as unknown, and no log line grows
-//! with them.
+//! with them. Nor do logs hold requests up: a stdout nobody reads costs
+//! log lines, never answers.
 
 mod common;
 
@@ -123,7 +124,8 @@ async fn long_ids_and_paths_leave_short_logs() {
         .await;
     assert!(health.is_ok());
 
-    server.child.start_kill().unwrap();
+    // A graceful stop: the lines still queued for stdout are written.
+    server.signal("TERM");
     let _ = server.child.wait().await;
     let logs = tokio::time::timeout(Duration::from_secs(10), logs)
         .await
@@ -145,4 +147,41 @@ async fn long_ids_and_paths_leave_short_logs() {
         text.lines().find(|l| l.len() == longest).unwrap()
     );
     assert!(logs.len() < 64 * 1024, "{} bytes of logs", logs.len());
+}
+
+/// A stdout nobody reads (a stalled log collector, a full pipe) never holds
+/// a request up: the log lines that find the queue to stdout full are
+/// dropped, and counted in the metrics.
+#[tokio::test]
+async fn a_stdout_nobody_reads_holds_no_request_up() {
+    const CALLS: usize = 2_000;
+    let metrics = common::free_addr();
+    let server = Serve::fresh()
+        .args(["--log-buffer-lines", "64", "--metrics-listen", &metrics])
+        .env("RUST_LOG", "info")
+        // Piped and never read: the pipe fills after a few hundred lines.
+        .stdout(Stdio::piped())
+        .start()
+        .await;
+    let mut games = GamesClient::new(server.channel().await);
+    let calls = async {
+        for _ in 0..CALLS {
+            let status = games
+                .get_game(pb::GetGameRequest {
+                    game_id: "nope".into(),
+                    ..Default::default()
+                })
+                .await
+                .unwrap_err();
+            assert_eq!(status.code(), Code::NotFound);
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(120), calls)
+        .await
+        .expect("requests were held up by a stdout nobody reads");
+    let dropped = common::scrape(&metrics, "arbiter_log_lines_dropped_total")
+        .await
+        .expect("the metrics answer");
+    assert!(dropped > 0.0, "{dropped} lines dropped");
+    drop(server);
 }

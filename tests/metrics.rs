@@ -21,12 +21,6 @@ use tokio::{
     net::TcpStream,
 };
 
-/// A free port's address on 127.0.0.1.
-fn free_addr() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().to_string()
-}
-
 /// A server with the metrics endpoint on `metrics` (an address).
 async fn server_with_metrics(metrics: &str) -> TestServer {
     let metrics = metrics.to_owned();
@@ -130,7 +124,7 @@ async fn legal_moves(
 
 #[tokio::test]
 async fn rpcs_are_counted_and_timed_by_method_and_status() {
-    let metrics = free_addr();
+    let metrics = common::free_addr();
     let server = server_with_metrics(&metrics).await;
     let mut rules = server.rules().await;
     let before = Scrape::of(&metrics).await;
@@ -173,7 +167,7 @@ async fn rpcs_are_counted_and_timed_by_method_and_status() {
 
 #[tokio::test]
 async fn refusals_of_the_request_limits_count_under_their_method() {
-    let metrics = free_addr();
+    let metrics = common::free_addr();
     let addr = metrics.clone();
     let server = TestServer::start_with_config(|config| ServerConfig {
         metrics_listen: Some(addr),
@@ -210,7 +204,7 @@ async fn refusals_of_the_request_limits_count_under_their_method() {
 
 #[tokio::test]
 async fn paths_that_are_no_method_share_one_label() {
-    let metrics = free_addr();
+    let metrics = common::free_addr();
     let server = server_with_metrics(&metrics).await;
     let unimplemented = [("method", "unknown"), ("status", "UNIMPLEMENTED")];
     let before = Scrape::of(&metrics).await;
@@ -234,7 +228,7 @@ async fn paths_that_are_no_method_share_one_label() {
 
 #[tokio::test]
 async fn gauges_show_the_servers_games_watchers_and_engine_slots() {
-    let metrics = free_addr();
+    let metrics = common::free_addr();
     let server = server_with_metrics(&metrics).await;
     let mut games = server.games().await;
     let created = new_chess_game(&mut games, None).await;
@@ -331,7 +325,7 @@ async fn gauges_show_the_servers_games_watchers_and_engine_slots() {
 
 #[tokio::test]
 async fn the_endpoint_serves_get_metrics_only_to_a_few_connections_at_once() {
-    let metrics = free_addr();
+    let metrics = common::free_addr();
     let server = server_with_metrics(&metrics).await;
     assert!(http(&metrics, "GET", "/").await.starts_with("HTTP/1.1 404"));
     let post = http(&metrics, "POST", "/metrics").await;
@@ -391,7 +385,7 @@ async fn the_endpoint_serves_get_metrics_only_to_a_few_connections_at_once() {
 
 #[tokio::test]
 async fn arbiter_serve_has_metrics_with_arbiter_metrics_listen() {
-    let metrics = free_addr();
+    let metrics = common::free_addr();
     let server = Serve::fresh()
         .env("ARBITER_METRICS_LISTEN", &metrics)
         .start()

@@ -27,7 +27,6 @@ use common::{
     play,
 };
 use pb::{GameEventKind as K, games_client::GamesClient};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tonic::{Code, transport::Channel};
 use tonic_health::pb::health_check_response::ServingStatus;
 
@@ -154,24 +153,6 @@ async fn leases_of(db: &TestDatabase, pid: u32) -> i64 {
     held
 }
 
-/// The value of the unlabelled series `name` scraped from `addr`.
-async fn scrape(addr: &str, name: &str) -> Option<f64> {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.ok()?;
-    stream
-        .write_all(b"GET /metrics HTTP/1.1\r\nHost: arbiter\r\nConnection: close\r\n\r\n")
-        .await
-        .ok()?;
-    let mut text = String::new();
-    stream.read_to_string(&mut text).await.ok()?;
-    text.lines()
-        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
-}
-
-fn free_addr() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().to_string()
-}
-
 /// The next event of `stream` within `within`: its kind and the game.
 async fn next_event(
     stream: &mut tonic::Streaming<pb::WatchGameResponse>,
@@ -286,7 +267,7 @@ async fn the_shards_spread_over_the_replicas_live() {
     let Some(db) = postgres_or_skip("the_shards_spread_over_the_replicas_live").await else {
         return;
     };
-    let metrics = free_addr();
+    let metrics = common::free_addr();
     let mut replicas = vec![replica(&db, Some(&metrics)).await];
     spread_over(&db, &replicas, SPREAD_WITHIN).await;
     for _ in 0..2 {
@@ -299,7 +280,7 @@ async fn the_shards_spread_over_the_replicas_live() {
     }
     let first = leases_of(&db, replicas[0].pid()).await;
     assert_eq!(
-        scrape(&metrics, "arbiter_leases_held").await,
+        common::scrape(&metrics, "arbiter_leases_held").await,
         Some(first as f64)
     );
     replicas[2].kill().await;
@@ -573,7 +554,7 @@ async fn killed_database_connections_under_load_lose_no_acknowledged_move() {
     let Some(db) = postgres_or_skip(test).await else {
         return;
     };
-    let metrics = free_addr();
+    let metrics = common::free_addr();
     let replicas = [
         replica(&db, Some(&metrics)).await,
         replica(&db, None).await,
@@ -623,7 +604,7 @@ async fn killed_database_connections_under_load_lose_no_acknowledged_move() {
         }
     }
     // Its change listener lost its connection and listens again.
-    let reconnects = scrape(&metrics, "arbiter_store_listener_reconnects_total").await;
+    let reconnects = common::scrape(&metrics, "arbiter_store_listener_reconnects_total").await;
     assert!(reconnects >= Some(1.0), "{reconnects:?}");
 }
 

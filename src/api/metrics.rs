@@ -57,6 +57,7 @@ const WRITE_TRANSACTIONS: &str = "arbiter_store_write_transactions_total";
 const COMMIT_SECONDS: &str = "arbiter_store_commit_seconds";
 const COMMIT_BATCH_SIZE: &str = "arbiter_store_commit_batch_size";
 const LEASES_HELD: &str = "arbiter_leases_held";
+const LOG_LINES_DROPPED: &str = "arbiter_log_lines_dropped_total";
 
 /// Buckets of the latency histograms, in seconds: from a fast unary call
 /// to the longest answer `--request-timeout` allows by default.
@@ -143,6 +144,10 @@ fn describe() {
         "Leases on shards of games held (PostgreSQL): their timers and engine seats run here"
     );
     describe_counter!(
+        LOG_LINES_DROPPED,
+        "Log lines dropped because the queue to stdout was full (--log-buffer-lines)"
+    );
+    describe_counter!(
         LISTENER_RECONNECTS,
         "Times the database change listener connected again after losing its connection"
     );
@@ -176,6 +181,7 @@ impl Sources {
         metrics::gauge!(ENGINE_SEATS_QUEUED).set(count(load.seats_queued));
         metrics::gauge!(ENGINE_CALLS_QUEUED).set(count(load.queued));
         metrics::counter!(WRITE_TRANSACTIONS).absolute(self.store.write_transactions());
+        metrics::counter!(LOG_LINES_DROPPED).absolute(crate::telemetry::dropped_log_lines());
     }
 }
 

@@ -525,3 +525,24 @@ pub async fn wait_health(
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
 }
+
+/// A free port's address on 127.0.0.1.
+pub fn free_addr() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().to_string()
+}
+
+/// The value of the unlabelled series `name` scraped from the metrics
+/// endpoint at `addr`; nothing if it does not answer or has no such series.
+pub async fn scrape(addr: &str, name: &str) -> Option<f64> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.ok()?;
+    stream
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: arbiter\r\nConnection: close\r\n\r\n")
+        .await
+        .ok()?;
+    let mut text = String::new();
+    stream.read_to_string(&mut text).await.ok()?;
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+}
