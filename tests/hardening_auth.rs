@@ -112,8 +112,8 @@ async fn positions_are_deleted_by_their_owner_or_the_operator() {
     let legacy_id = legacy.position.unwrap().id;
     let db = server.db.clone();
     let dir = server.stop().await;
-    let pool = sqlx::SqlitePool::connect(&db.url()).await.unwrap();
-    sqlx::query("UPDATE positions SET owner_token_hash = NULL WHERE id = ?")
+    let pool = db.pool().await;
+    sqlx::query("UPDATE positions SET owner_token_hash = NULL WHERE id = $1")
         .bind(&legacy_id)
         .execute(&pool)
         .await
@@ -247,10 +247,10 @@ async fn the_operator_aborts_any_game() {
     // Recorded as the operator's: no side in the game's history.
     let db = server.db.clone();
     let dir = server.stop().await;
-    let pool = sqlx::SqlitePool::connect(&db.url()).await.unwrap();
+    let pool = db.pool().await;
     let last: (String, Option<String>) = sqlx::query_as(
         "SELECT e.kind, e.side FROM game_events e JOIN games g ON g.seq = e.game_seq \
-         WHERE g.id = ? ORDER BY e.version DESC LIMIT 1",
+         WHERE g.id = $1 ORDER BY e.version DESC LIMIT 1",
     )
     .bind(&id)
     .fetch_one(&pool)

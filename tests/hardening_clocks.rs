@@ -165,9 +165,10 @@ async fn one_timer_per_ongoing_timed_game() {
     store.close().await;
 }
 
-/// Another connection holds the write lock (`BEGIN IMMEDIATE`) for longer
-/// than the busy timeout (5 s) across a game's deadline: once it lets go,
-/// the flag falls within seconds and the watcher is told.
+/// Another connection holds the write lock (SQLite's `BEGIN IMMEDIATE`, for
+/// longer than the busy timeout of 5 s; on PostgreSQL a lock on the games
+/// table) across a game's deadline: once it lets go, the flag falls within
+/// seconds and the watcher is told.
 #[tokio::test]
 async fn a_flag_held_up_by_a_write_lock_falls_once_it_is_released() {
     let time = ManualTime::new(START);

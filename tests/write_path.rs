@@ -483,7 +483,7 @@ async fn a_stale_change_in_a_batch_leaves_the_others_committed() {
     }
     // The writer waits for another connection's lock while the batch
     // queues: the last game's change is committed alone, the rest together.
-    let lock = WriteLock::take(&db, &pool).await;
+    let lock = WriteLock::take(&db).await;
     let before = store.write_transactions();
     let first = tokio::spawn({
         let (store, write) = (store.clone(), offer(&stored[BATCH], "white"));
@@ -558,7 +558,7 @@ async fn a_stale_change_in_a_batch_leaves_the_others_committed() {
 /// Another connection's hold on the games table, while a batch queues
 /// behind it.
 struct WriteLock {
-    holder: sqlx::pool::PoolConnection<sqlx::Any>,
+    holder: sqlx::AnyConnection,
     /// The most write transactions the writes queued meanwhile may take:
     /// the one that took its first change before the lock was released and
     /// the batch's. On PostgreSQL the games fall in four queues, each of
@@ -568,14 +568,8 @@ struct WriteLock {
 }
 
 impl WriteLock {
-    async fn take(db: &TestDatabase, pool: &sqlx::AnyPool) -> WriteLock {
-        let mut holder = pool.acquire().await.unwrap();
-        let hold = if db.is_postgres() {
-            "BEGIN; LOCK TABLE games IN EXCLUSIVE MODE"
-        } else {
-            "BEGIN IMMEDIATE"
-        };
-        sqlx::raw_sql(hold).execute(&mut *holder).await.unwrap();
+    async fn take(db: &TestDatabase) -> WriteLock {
+        let holder = common::hold_write_lock(db).await;
         let most = if db.is_postgres() { 10 } else { 2 };
         WriteLock { holder, most }
     }
@@ -583,7 +577,7 @@ impl WriteLock {
     /// Releases the lock; the most write transactions (see [`WriteLock`]).
     async fn release(mut self) -> u64 {
         sqlx::raw_sql("COMMIT")
-            .execute(&mut *self.holder)
+            .execute(&mut self.holder)
             .await
             .unwrap();
         self.most
@@ -634,8 +628,7 @@ async fn games_created_at_once_commit_together_and_a_taken_code_is_refused_alone
         .insert_game(new_game("game-with-code", "CODE0000"))
         .await
         .unwrap();
-    let pool = db.pool().await;
-    let lock = WriteLock::take(&db, &pool).await;
+    let lock = WriteLock::take(&db).await;
     let before = store.write_transactions();
     let created: Vec<_> = (0..=CREATED)
         .map(|n| {

@@ -448,18 +448,20 @@ pub fn code_and_reason(status: &tonic::Status) -> (tonic::Code, String) {
     (status.code(), reason.unwrap_or_default())
 }
 
-/// Another connection to the SQLite database `db` that takes the write
-/// lock and keeps it until dropped.
-pub async fn hold_write_lock(db: &TestDatabase) -> sqlx::SqliteConnection {
-    use sqlx::{Connection, sqlite::SqliteConnectOptions};
-    let mut blocker =
-        sqlx::SqliteConnection::connect_with(&SqliteConnectOptions::new().filename(db.path()))
-            .await
-            .unwrap();
-    sqlx::raw_sql("BEGIN IMMEDIATE")
-        .execute(&mut blocker)
-        .await
-        .unwrap();
+/// Another connection to `db` that keeps the server's writes waiting until
+/// it ends its transaction (or is dropped): on SQLite it takes the write
+/// lock (`BEGIN IMMEDIATE`); on PostgreSQL it locks the games table against
+/// writes, which reads still pass.
+pub async fn hold_write_lock(db: &TestDatabase) -> sqlx::AnyConnection {
+    use sqlx::Connection;
+    sqlx::any::install_default_drivers();
+    let mut blocker = sqlx::AnyConnection::connect(&db.url()).await.unwrap();
+    let hold = if db.is_postgres() {
+        "BEGIN; LOCK TABLE games IN EXCLUSIVE MODE"
+    } else {
+        "BEGIN IMMEDIATE"
+    };
+    sqlx::raw_sql(hold).execute(&mut blocker).await.unwrap();
     blocker
 }
 
