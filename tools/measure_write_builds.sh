@@ -11,12 +11,7 @@ set -u
 LOADBIN=$1; shift
 D=/tmp/wpx/run; rm -rf $D; mkdir -p $D
 L="$LOADBIN --duration 5 --warmup 1"
-echo "== machine"; nproc; uptime; grep "model name" /proc/cpuinfo | head -1
-start() { local bin=$1 port=$2 db=$3; shift 3
-  $bin serve --listen 127.0.0.1:$port --database-url $db --create-rate 0 "$@" >$D/serve-$port.log 2>&1 &
-  echo $! > $D/pid-$port
-  for i in $(seq 50); do $L --addr http://127.0.0.1:$port --rpc health --duration 0.2 --warmup 0 >/dev/null 2>&1 && break; sleep 0.2; done; }
-stop() { kill $(cat $D/pid-$1); wait $(cat $D/pid-$1) 2>/dev/null; }
+. "$(dirname "$0")/load_servers.sh"
 names=(); bins=(); for a in "$@"; do names+=("${a%%=*}"); bins+=("${a#*=}"); done
 echo "== SQLite"
 port=50091; for i in "${!bins[@]}"; do start ${bins[$i]} $((port+i)) sqlite://$D/$i.db --metrics-listen 127.0.0.1:$((port+20+i)); done

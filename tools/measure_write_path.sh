@@ -12,14 +12,7 @@ set -u
 T=${1:?NEW_DIR}; OLD=${2:?OLD_ARBITER}
 D=/tmp/wp; rm -rf $D; mkdir -p $D
 L="$T/arbiter-load --duration 5 --warmup 1"
-echo "== machine"; nproc; uptime; grep "model name" /proc/cpuinfo | head -1
-start() { # bin port db extra...
-  local bin=$1 port=$2 db=$3; shift 3
-  $bin serve --listen 127.0.0.1:$port --database-url $db --create-rate 0 "$@" >$D/serve-$port.log 2>&1 &
-  echo $! > $D/pid-$port
-  for i in $(seq 50); do $L --addr http://127.0.0.1:$port --rpc health --duration 0.2 --warmup 0 >/dev/null 2>&1 && break; sleep 0.2; done
-}
-stop() { kill $(cat $D/pid-$1); wait $(cat $D/pid-$1) 2>/dev/null; }
+. "$(dirname "$0")/load_servers.sh"
 echo "== SQLite: raw-commit, health, make-move (new), make-move (previous build) at 1/16/64"
 start $T/arbiter 50071 sqlite://$D/new.db --metrics-listen 127.0.0.1:50072
 start $OLD 50073 sqlite://$D/old.db
