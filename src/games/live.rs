@@ -9,9 +9,9 @@
 //! in this process waits for that (see [`super::change_lock`]). A change
 //! judged on an entry the store has moved past (another connection's or
 //! server's write) writes nothing ([`Written::Stale`]), and is judged again
-//! on the game read afresh. So the cache is never trusted over the store; a refusal judged on
-//! an entry is judged again on the store's game too, and an entry a refused
-//! change may have touched is dropped.
+//! on the game read afresh. So the cache is never trusted over the store; a
+//! refusal judged on an entry is judged again on the store's game too, and
+//! an entry a refused change may have touched is dropped.
 //!
 //! The cache holds at most its capacity of entries (`--live-games`); the
 //! game changed longest ago goes first. An entry costs about 1 KB a ply
