@@ -115,9 +115,10 @@ pub struct ServeArgs {
     /// (0: no limit).
     #[arg(long, env = "ARBITER_MAX_ANALYSES_PER_PEER", default_value_t = 1)]
     max_analyses_per_peer: u16,
-    /// Games and positions (CreateGame, ImportGame, CreatePosition) one
-    /// peer address may create a second, after a burst of
-    /// --create-burst (0: no limit, for trusted deployments).
+    /// Calls that create a game or a position (CreateGame, ImportGame,
+    /// JoinGame, OfferRematch, an accepting RespondToRematch,
+    /// CreatePosition) one peer address may make a second, after a burst
+    /// of --create-burst (0: no limit, for trusted deployments).
     #[arg(long, env = "ARBITER_CREATE_RATE", default_value_t = 20)]
     create_rate: u32,
     /// Creating calls one peer address may make at once before
@@ -175,6 +176,26 @@ pub struct ServeArgs {
     /// Connections open at once; more are closed at once.
     #[arg(long, env = "ARBITER_MAX_CONNECTIONS", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     max_connections: u32,
+    /// Connections open at once from one address (an IPv6 one by its
+    /// /64), a share of --max-connections; more are refused with
+    /// TOO_MANY_CONNECTIONS (0: no share).
+    #[arg(long, env = "ARBITER_MAX_CONNECTIONS_PER_PEER", default_value_t = 100)]
+    max_connections_per_peer: u32,
+    /// WatchGame and WatchPlayer streams open at once from one address,
+    /// across its connections; more are refused with TOO_MANY_WATCHERS
+    /// (0: no share).
+    #[arg(long, env = "ARBITER_MAX_STREAMS_PER_PEER", default_value_t = 200)]
+    max_streams_per_peer: u32,
+    /// Failed credential checks (unknown seat, owner or operator tokens)
+    /// one address may make a second, after --auth-failure-burst; past
+    /// that its Games and Positions calls are refused with
+    /// CREDENTIAL_CHECKS_LIMITED until a check is due (0: no limit).
+    #[arg(long, env = "ARBITER_AUTH_FAILURE_RATE", default_value_t = 5)]
+    auth_failure_rate: u32,
+    /// Failed credential checks one address may make at once before
+    /// --auth-failure-rate applies.
+    #[arg(long, env = "ARBITER_AUTH_FAILURE_BURST", default_value_t = 20)]
+    auth_failure_burst: u32,
     /// HTTP/2 streams (requests in flight) per connection, advertised
     /// as SETTINGS_MAX_CONCURRENT_STREAMS.
     #[arg(long, env = "ARBITER_MAX_CONCURRENT_STREAMS", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -259,6 +280,10 @@ impl ServeArgs {
             write_batch_max,
             request_timeout,
             max_connections,
+            max_connections_per_peer,
+            max_streams_per_peer,
+            auth_failure_rate,
+            auth_failure_burst,
             max_concurrent_streams,
             handshake_timeout,
             idle_timeout,
@@ -303,6 +328,10 @@ impl ServeArgs {
             write_batch_max: write_batch_max as usize,
             request_timeout,
             max_connections: max_connections as usize,
+            max_connections_per_peer: max_connections_per_peer as usize,
+            max_streams_per_peer: max_streams_per_peer as usize,
+            auth_failure_rate,
+            auth_failure_burst,
             max_concurrent_streams,
             handshake_timeout,
             idle_timeout,

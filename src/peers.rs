@@ -1,14 +1,26 @@
 //! Limits per caller. A caller is known by its IP address (an IPv6 one by
 //! its /64, the block one site is usually given, so that one machine cannot
 //! become thousands of callers); two limits use it: how many engine searches
-//! it runs at once ([`PeerSlots`]) and how fast it may create things
-//! ([`CreateRate`], a token bucket).
+//! it holds at once ([`PeerSlots`]: engine searches, connections, streams)
+//! and how fast it may do something ([`PeerRate`]: create games, fail a
+//! credential check).
 
 use std::{
     collections::HashMap,
     net::{IpAddr, Ipv6Addr, SocketAddr},
-    sync::{Arc, Mutex},
-    time::{Duration, Instant},
+    num::NonZeroU32,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
+
+use governor::{
+    Quota, RateLimiter,
+    clock::{Clock, DefaultClock},
+    middleware::NoOpMiddleware,
+    state::keyed::DefaultKeyedStateStore,
 };
 
 /// A caller as the limits count it.
@@ -89,26 +101,29 @@ impl Drop for PeerSlot {
     }
 }
 
-/// Peers remembered by a [`CreateRate`] at most; past that, the buckets
-/// that have filled up again (which say nothing a fresh one would not) are
-/// dropped, and if none has, the fullest.
+/// Peers a [`PeerRate`] remembers before it forgets those whose bucket has
+/// filled up again (which say nothing a fresh one would not). Past that the
+/// table holds only peers that called within their bucket's refill time, so
+/// it is bounded by the calls of that time; it is pruned again each time it
+/// has doubled.
 const MAX_PEERS: usize = 65_536;
 
-/// A token bucket per peer: `burst` calls at once, refilled at `per_second`.
+type Limiter<C> =
+    RateLimiter<Peer, DefaultKeyedStateStore<Peer>, C, NoOpMiddleware<<C as Clock>::Instant>>;
+
+/// A rate per peer: `burst` calls at once, refilled at `per_second` (GCRA,
+/// governor's keyed limiter).
 #[derive(Debug)]
-pub struct CreateRate {
+pub struct PeerRate<C: Clock = DefaultClock> {
     per_second: u32,
     burst: u32,
-    buckets: Mutex<HashMap<Peer, Bucket>>,
+    limiter: Limiter<C>,
+    clock: C,
+    /// The table's size that makes the next call prune it.
+    prune_at: AtomicUsize,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Bucket {
-    tokens: f64,
-    at: Instant,
-}
-
-/// A call refused by a [`CreateRate`].
+/// A call refused by a [`PeerRate`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RateLimited {
     pub per_second: u32,
@@ -117,15 +132,31 @@ pub struct RateLimited {
     pub retry_after: Duration,
 }
 
-impl CreateRate {
+impl PeerRate {
     /// `per_second` calls a second per peer after a first `burst` (at least
     /// 1); `None` when `per_second` is 0 (no limit).
-    pub fn new(per_second: u32, burst: u32) -> Option<CreateRate> {
-        (per_second > 0).then(|| CreateRate {
+    pub fn new(per_second: u32, burst: u32) -> Option<PeerRate> {
+        PeerRate::with_clock(per_second, burst, DefaultClock::default())
+    }
+}
+
+impl<C: Clock + Clone> PeerRate<C> {
+    fn with_clock(per_second: u32, burst: u32, clock: C) -> Option<PeerRate<C>> {
+        let rate = NonZeroU32::new(per_second)?;
+        let burst = burst.max(1);
+        let quota = Quota::per_second(rate).allow_burst(NonZeroU32::new(burst)?);
+        Some(PeerRate {
             per_second,
-            burst: burst.max(1),
-            buckets: Mutex::default(),
+            burst,
+            limiter: RateLimiter::dashmap_with_clock(quota, clock.clone()),
+            clock,
+            prune_at: AtomicUsize::new(MAX_PEERS),
         })
+    }
+
+    /// The rate a second, and the burst.
+    pub fn quota(&self) -> (u32, u32) {
+        (self.per_second, self.burst)
     }
 
     /// Admits one call from `peer` now, or says when to retry.
@@ -134,62 +165,33 @@ impl CreateRate {
     ///
     /// [`RateLimited`] when the peer's bucket is empty.
     pub fn admit(&self, peer: Peer) -> Result<(), RateLimited> {
-        self.admit_at(peer, Instant::now())
-    }
-
-    fn admit_at(&self, peer: Peer, now: Instant) -> Result<(), RateLimited> {
-        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        if buckets.len() >= MAX_PEERS && !buckets.contains_key(&peer) {
-            self.prune(&mut buckets, now);
+        if self.limiter.len() >= self.prune_at.load(Ordering::Relaxed) {
+            self.limiter.retain_recent();
+            let left = self.limiter.len();
+            self.prune_at
+                .store(MAX_PEERS.max(left.saturating_mul(2)), Ordering::Relaxed);
         }
-        let burst = f64::from(self.burst);
-        let bucket = buckets.entry(peer).or_insert(Bucket {
-            tokens: burst,
-            at: now,
-        });
-        bucket.tokens = self.level(bucket, now);
-        bucket.at = now;
-        if bucket.tokens >= 1.0 {
-            bucket.tokens -= 1.0;
-            return Ok(());
-        }
-        let wait = (1.0 - bucket.tokens) / f64::from(self.per_second);
-        Err(RateLimited {
-            per_second: self.per_second,
-            burst: self.burst,
-            retry_after: Duration::from_secs_f64(wait).max(Duration::from_millis(1)),
-        })
-    }
-
-    /// The bucket's tokens at `now`.
-    fn level(&self, bucket: &Bucket, now: Instant) -> f64 {
-        let refill =
-            now.saturating_duration_since(bucket.at).as_secs_f64() * f64::from(self.per_second);
-        (bucket.tokens + refill).min(f64::from(self.burst))
-    }
-
-    fn prune(&self, buckets: &mut HashMap<Peer, Bucket>, now: Instant) {
-        let burst = f64::from(self.burst);
-        buckets.retain(|_, bucket| self.level(bucket, now) < burst);
-        if buckets.len() >= MAX_PEERS {
-            let fullest = buckets
-                .iter()
-                .max_by(|a, b| self.level(a.1, now).total_cmp(&self.level(b.1, now)))
-                .map(|(peer, _)| *peer);
-            if let Some(peer) = fullest {
-                buckets.remove(&peer);
-            }
-        }
+        self.limiter
+            .check_key(&peer)
+            .map_err(|not_until| RateLimited {
+                per_second: self.per_second,
+                burst: self.burst,
+                retry_after: not_until
+                    .wait_time_from(self.clock.now())
+                    .max(Duration::from_millis(1)),
+            })
     }
 
     #[cfg(test)]
     fn peers(&self) -> usize {
-        self.buckets.lock().unwrap_or_else(|e| e.into_inner()).len()
+        self.limiter.len()
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use governor::clock::FakeRelativeClock;
+
     use super::*;
 
     fn peer(n: u32) -> Peer {
@@ -228,33 +230,41 @@ mod tests {
 
     #[test]
     fn a_bucket_allows_a_burst_then_the_rate() {
-        let rate = CreateRate::new(10, 3).unwrap();
-        let start = Instant::now();
+        let clock = FakeRelativeClock::default();
+        let rate = PeerRate::with_clock(10, 3, clock.clone()).unwrap();
         for _ in 0..3 {
-            rate.admit_at(peer(1), start).unwrap();
+            rate.admit(peer(1)).unwrap();
         }
-        let refused = rate.admit_at(peer(1), start).unwrap_err();
+        let refused = rate.admit(peer(1)).unwrap_err();
         assert_eq!(refused.retry_after, Duration::from_millis(100));
         // Another peer has its own bucket.
-        rate.admit_at(peer(2), start).unwrap();
+        rate.admit(peer(2)).unwrap();
         // A tenth of a second later, one more.
-        let later = start + Duration::from_millis(100);
-        rate.admit_at(peer(1), later).unwrap();
-        assert!(rate.admit_at(peer(1), later).is_err());
-        assert!(CreateRate::new(0, 100).is_none());
+        clock.advance(Duration::from_millis(100));
+        rate.admit(peer(1)).unwrap();
+        assert!(rate.admit(peer(1)).is_err());
+        assert!(PeerRate::new(0, 100).is_none());
     }
 
     #[test]
-    fn the_table_of_buckets_stays_bounded() {
-        let rate = CreateRate::new(1, 2).unwrap();
-        let start = Instant::now();
-        for n in 0..MAX_PEERS as u32 + 10 {
-            rate.admit_at(peer(n), start).unwrap();
+    fn the_table_of_buckets_is_pruned_of_full_ones() {
+        let clock = FakeRelativeClock::default();
+        let rate = PeerRate::with_clock(1, 2, clock.clone()).unwrap();
+        let crowd = MAX_PEERS as u32 + 10;
+        for n in 0..crowd {
+            rate.admit(peer(n)).unwrap();
         }
-        assert!(rate.peers() <= MAX_PEERS);
-        // Once the buckets have filled up again they are dropped together.
-        rate.admit_at(peer(u32::MAX), start + Duration::from_secs(2))
-            .unwrap();
-        assert_eq!(rate.peers(), 1);
+        // Every bucket is in use: none is forgotten.
+        assert_eq!(rate.peers(), crowd as usize);
+        // Once those have filled up again, the next prune drops them all,
+        // keeping only the buckets of the newer calls.
+        clock.advance(Duration::from_secs(2));
+        let mut n = crowd;
+        while rate.peers() >= crowd as usize {
+            rate.admit(peer(n)).unwrap();
+            n += 1;
+            assert!(n < 3 * crowd, "never pruned");
+        }
+        assert!(rate.peers() <= (n - crowd) as usize);
     }
 }

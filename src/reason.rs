@@ -175,9 +175,17 @@ reasons! {
     /// The server, or the caller's address, has as many requests in flight
     /// as it may (metadata `cap` = `server` or `peer`, and `limit`).
     ServerBusy = "SERVER_BUSY", ResourceExhausted;
-    /// A game or a connection has as many watchers as it may (metadata
-    /// `cap` = `game` or `connection`, and `limit`).
+    /// A game, a connection or the caller's address has as many watchers
+    /// as it may (metadata `cap` = `game`, `connection`, `peer` or
+    /// `player_streams`, and `limit`).
     TooManyWatchers = "TOO_MANY_WATCHERS", ResourceExhausted;
+    /// The caller's address holds as many connections as it may (metadata
+    /// `cap` = `peer`, `limit`): close some, or retry later.
+    TooManyConnections = "TOO_MANY_CONNECTIONS", ResourceExhausted;
+    /// The caller's address failed too many credential checks (unknown
+    /// tokens) too fast (metadata `limit`, `retry_after_ms`): its Games and
+    /// Positions calls are refused until then.
+    CredentialChecksLimited = "CREDENTIAL_CHECKS_LIMITED", ResourceExhausted;
     /// A WatchGame stream fell too far behind its game (metadata
     /// `last_version`, `limit_bytes`): watch again.
     WatcherTooSlow = "WATCHER_TOO_SLOW", ResourceExhausted;

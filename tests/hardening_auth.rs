@@ -15,7 +15,7 @@ use common::TestServer;
 use prost::Message;
 use tonic::{Code, transport::Channel};
 
-const ADMIN: &str = "operator-credential-0123456789";
+const ADMIN: &str = "c3f7e9a1b5d24680f1e3a5c7b9d0e2f4";
 
 async fn server_with_admin() -> TestServer {
     TestServer::start_with_config(|config| arbiter::api::ServerConfig {
@@ -311,4 +311,17 @@ fn a_short_operator_credential_is_refused_at_start() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("at least 16 characters"), "{stderr}");
+}
+
+#[test]
+fn an_operator_credential_easy_to_guess_is_refused_at_start() {
+    for weak in ["aaaaaaaaaaaaaaaa", "0123456789abcdef", "passwordpassword"] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--admin-token", weak])
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{weak} was taken");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("too easy to guess"), "{weak}: {stderr}");
+    }
 }

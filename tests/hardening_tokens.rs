@@ -81,7 +81,13 @@ async fn play_timed(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refusals_never_wait_for_the_writer() {
     let sans = long_game(IMPORTED + PLAYED);
-    let server = TestServer::start().await;
+    // The flood comes from the player's own address: failed credential
+    // checks unlimited, so that every refusal is a token's.
+    let server = TestServer::start_with_config(|config| arbiter::api::ServerConfig {
+        auth_failure_rate: 0,
+        ..config
+    })
+    .await;
     let mut games = server.games().await;
     let created = games
         .import_game(pb::ImportGameRequest {

@@ -11,7 +11,7 @@ use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use arbiter::{
     api::proto::{self as pb, games_client::GamesClient},
-    games::{GameError, Games, SeatSpec, Start, SystemTime, View},
+    games::{GameError, Games, Role, SeatSpec, Start, SystemTime, View},
     rules::Variant,
     store::Store,
 };
@@ -272,7 +272,8 @@ async fn stalled_watchers_cost_bounded_memory_and_are_told_they_fell_behind() {
 async fn memory_returns_to_the_system_when_watchers_close() {
     const CONNECTIONS: usize = 10;
     const PER_CONNECTION: usize = 100;
-    let server = serve(&[]).await;
+    // One address holds them all: no share of its own.
+    let server = serve_with_env(&[], &[("ARBITER_MAX_STREAMS_PER_PEER", "0")]).await;
     let mut games = GamesClient::new(server.channel().await);
     let id = common::new_chess_game(&mut games, None)
         .await
@@ -705,7 +706,7 @@ async fn no_channel_outlives_its_watchers_or_its_game() {
             let games = games.clone();
             async move {
                 games
-                    .watch(&arbiter::games::new_id(), View::Basic)
+                    .watch(&arbiter::games::new_id(), View::Basic, Role::Spectator)
                     .await
                     .map(drop)
             }
@@ -729,15 +730,24 @@ async fn no_channel_outlives_its_watchers_or_its_game() {
         .await
         .unwrap();
     let id = created.game.id.clone();
-    let (_, first) = games.watch(&id, View::Basic).await.unwrap();
-    let (_, second) = games.watch(&id, View::Basic).await.unwrap();
+    let (_, first) = games
+        .watch(&id, View::Basic, Role::Spectator)
+        .await
+        .unwrap();
+    let (_, second) = games
+        .watch(&id, View::Basic, Role::Spectator)
+        .await
+        .unwrap();
     assert_eq!(games.watched_games(), 1);
     drop(first);
     assert_eq!(games.watched_games(), 1);
     drop(second);
     assert_eq!(games.watched_games(), 0, "the last watcher left");
 
-    let (_, mut watcher) = games.watch(&id, View::Basic).await.unwrap();
+    let (_, mut watcher) = games
+        .watch(&id, View::Basic, Role::Spectator)
+        .await
+        .unwrap();
     games.resign(&id, &created.white_token).await.unwrap();
     // The watcher reads the end; a rematch may follow it, so the channel
     // lives while the game is watched, and goes with its last watcher.

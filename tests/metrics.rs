@@ -11,10 +11,14 @@ mod common;
 
 use std::{
     collections::BTreeMap,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
     time::{Duration, Instant},
 };
 
-use arbiter::api::{METRICS_MAX_CONNECTIONS, ServerConfig, proto as pb};
+use arbiter::api::{METRICS_MAX_CONNECTIONS_PER_PEER, ServerConfig, proto as pb};
 use common::{TestServer, binary::Serve, http1_post, new_chess_game, seat, watch};
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
@@ -334,10 +338,11 @@ async fn the_endpoint_serves_get_metrics_only_to_a_few_connections_at_once() {
     let refused = http(&metrics, "GET", &long).await;
     assert!(refused.starts_with("HTTP/1.1 431"), "{refused}");
 
-    // Connections that never send a request hold every place: the next one
-    // is closed at once, and the API answers as ever.
+    // Connections that never send a request hold their address's share:
+    // its next one is closed at once, another address is served, and the
+    // API answers as ever.
     let mut idle = Vec::new();
-    for _ in 0..METRICS_MAX_CONNECTIONS {
+    for _ in 0..METRICS_MAX_CONNECTIONS_PER_PEER {
         idle.push(TcpStream::connect(&metrics).await.unwrap());
     }
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -354,11 +359,19 @@ async fn the_endpoint_serves_get_metrics_only_to_a_few_connections_at_once() {
             // The idle connections were not all accepted yet.
             _ => assert!(
                 Instant::now() < deadline,
-                "a connection over the cap was served"
+                "a connection over the share was served"
             ),
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    let mut other = common::connect_from("127.0.0.2", &metrics).await.unwrap();
+    other
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = String::new();
+    other.read_to_string(&mut answer).await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     let mut health = tonic_health::pb::health_client::HealthClient::new(server.channel().await);
     let serving = health
         .check(tonic_health::pb::HealthCheckRequest::default())
@@ -380,6 +393,61 @@ async fn the_endpoint_serves_get_metrics_only_to_a_few_connections_at_once() {
         assert!(Instant::now() < deadline, "the places never came back");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    server.stop().await;
+}
+
+/// Six connections that never send a request, reopened as they close,
+/// keep no scrape out, from their own address or another.
+#[tokio::test]
+async fn silent_connections_reopened_keep_no_scrape_out() {
+    let metrics = common::free_addr();
+    let server = server_with_metrics(&metrics).await;
+    assert!(
+        http(&metrics, "GET", "/metrics")
+            .await
+            .starts_with("HTTP/1.1 200")
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let squatters: Vec<_> = (0..6)
+        .map(|_| {
+            let (metrics, stop) = (metrics.clone(), Arc::clone(&stop));
+            tokio::spawn(async move {
+                while !stop.load(Ordering::Relaxed) {
+                    let Ok(mut silent) = TcpStream::connect(&metrics).await else {
+                        continue;
+                    };
+                    // Held until the server closes it.
+                    let mut buf = [0; 64];
+                    let _ =
+                        tokio::time::timeout(Duration::from_secs(15), silent.read(&mut buf)).await;
+                }
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut served = 0;
+    for n in 0..30 {
+        let source = if n % 2 == 0 { "127.0.0.1" } else { "127.0.0.2" };
+        let Ok(mut scrape) = common::connect_from(source, &metrics).await else {
+            continue;
+        };
+        let _ = scrape
+            .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .await;
+        let mut answer = String::new();
+        let read = tokio::time::timeout(Duration::from_secs(5), scrape.read_to_string(&mut answer));
+        if read.await.is_ok() && answer.starts_with("HTTP/1.1 200") {
+            served += 1;
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    for squatter in squatters {
+        squatter.abort();
+    }
+    assert_eq!(
+        served, 30,
+        "scrapes served while six silent connections squat"
+    );
     server.stop().await;
 }
 

@@ -1,6 +1,7 @@
-//! Per-caller limits at the door of the creating calls (CreateGame,
-//! ImportGame, CreatePosition): one token bucket per peer address, shared by
-//! the three.
+//! Per-caller limits at the door of the creating calls: CreateGame,
+//! ImportGame, JoinGame, OfferRematch, an accepting RespondToRematch (each
+//! may create a game) and CreatePosition share one rate per peer address, so
+//! that no chain of calls makes games faster than CreateGame may.
 
 use std::sync::Arc;
 
@@ -8,12 +9,12 @@ use tonic::{Request, Status};
 
 use super::error::ErrorStatus;
 use crate::{
-    peers::{CreateRate, Peer, RateLimited},
+    peers::{Peer, PeerRate, RateLimited},
     reason::Reason,
 };
 
 /// The creating calls' rate limit (`None`: off).
-pub type Creates = Option<Arc<CreateRate>>;
+pub type Creates = Option<Arc<PeerRate>>;
 
 /// Admits a creating call, or refuses it with RESOURCE_EXHAUSTED
 /// (`RATE_LIMITED`, with the limit and when to retry). A request without a

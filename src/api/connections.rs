@@ -8,6 +8,13 @@
 //! for grpc-web) in a task of its own, which shutdown can reach. A
 //! connection:
 //! - is closed at once when [`ConnectionLimits::max_connections`] are open;
+//! - is refused when its address already holds
+//!   [`ConnectionLimits::max_connections_per_peer`]: it is served for a
+//!   moment by [`Refusal`], which answers every request with
+//!   `RESOURCE_EXHAUSTED` `TOO_MANY_CONNECTIONS` (or HTTP 503), so the
+//!   client learns why rather than seeing a reset; at most
+//!   [`MAX_REFUSING`] such connections at once, closed after
+//!   [`REFUSAL_LINGER`] without a request (past that, closed at once);
 //! - must finish its setup (a TLS handshake, say, run in its own task) and
 //!   its greeting (the HTTP/2 preface and SETTINGS frame, or a first
 //!   HTTP/1.1 request) within `handshake_timeout`, or is closed;
@@ -55,7 +62,7 @@ use prost::bytes::Bytes;
 use tokio::{
     io::{AsyncRead, AsyncWrite, ReadBuf},
     net::{TcpListener, TcpStream},
-    sync::{OwnedSemaphorePermit, Semaphore, watch},
+    sync::{Semaphore, watch},
     task::JoinSet,
     time::Instant,
 };
@@ -63,8 +70,12 @@ use tonic::transport::server::{Connected, TcpConnectInfo};
 use tower::ServiceExt;
 use tower_service::Service;
 
-use super::transport::Connection;
-use crate::memory;
+use super::{error::ErrorStatus, transport::Connection};
+use crate::{
+    memory,
+    peers::{Peer, PeerSlots},
+    reason::Reason,
+};
 
 /// Largest header list a request may send (HTTP/2
 /// `SETTINGS_MAX_HEADER_LIST_SIZE`, hyper's default made explicit): what a
@@ -87,11 +98,21 @@ const ACCEPT_PAUSE_MAX: Duration = Duration::from_secs(1);
 /// send its last answers' ends and take its GOAWAY before it is closed.
 pub const DRAIN_LINGER: Duration = Duration::from_millis(500);
 
+/// Connections refused for their address's share that are served their
+/// refusal at once; more are closed at once.
+pub const MAX_REFUSING: usize = 64;
+/// How long a refused connection is kept without a request.
+pub const REFUSAL_LINGER: Duration = Duration::from_secs(1);
+/// At most one log line per this much time about addresses over their share.
+const REFUSAL_LOG_EVERY: Duration = Duration::from_secs(10);
+
 /// Limits on connections (see the module documentation; each is the
 /// [`ServerConfig`](super::ServerConfig) field of the same name).
 #[derive(Clone, Debug)]
 pub struct ConnectionLimits {
     pub max_connections: usize,
+    /// 0: no share.
+    pub max_connections_per_peer: usize,
     pub max_concurrent_streams: u32,
     pub handshake_timeout: Duration,
     pub idle_timeout: Duration,
@@ -124,6 +145,14 @@ pub async fn serve<S, B, F, Fut, IO>(
 {
     let http = Arc::new(http(&limits));
     let open = Arc::new(Semaphore::new(limits.max_connections));
+    let shares = PeerSlots::new(limits.max_connections_per_peer);
+    let refusing = Arc::new(Semaphore::new(MAX_REFUSING));
+    let refusal_limits = ConnectionLimits {
+        handshake_timeout: limits.handshake_timeout.min(REFUSAL_LINGER),
+        idle_timeout: REFUSAL_LINGER,
+        ..limits.clone()
+    };
+    let mut over_share = Throttled::new(REFUSAL_LOG_EVERY);
     let (drain, draining) = watch::channel(false);
     let mut tasks = JoinSet::new();
     let mut failures = Burst::default();
@@ -135,8 +164,8 @@ pub async fn serve<S, B, F, Fut, IO>(
             Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
             accepted = listener.accept() => accepted,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, addr) = match accepted {
+            Ok(accepted) => accepted,
             // One client gave up before it was accepted: nothing to wait for.
             Err(err) if is_client_error(&err) => continue,
             Err(err) => {
@@ -169,6 +198,30 @@ pub async fn serve<S, B, F, Fut, IO>(
         if let Some(refused) = refusals.end() {
             tracing::info!(refused, "below the connection limit again");
         }
+        let Some(share) = shares.try_take(Peer::of(addr)) else {
+            drop(permit);
+            if let Some(refused) = over_share.hit() {
+                tracing::warn!(
+                    limit = limits.max_connections_per_peer,
+                    refused,
+                    "addresses over their share of connections: refusing their new ones"
+                );
+            }
+            if let Ok(refusing) = refusing.clone().try_acquire_owned() {
+                tasks.spawn(serve_connection(
+                    stream,
+                    setup.clone(),
+                    Refusal {
+                        limit: limits.max_connections_per_peer,
+                    },
+                    http.clone(),
+                    refusal_limits.clone(),
+                    draining.clone(),
+                    refusing,
+                ));
+            }
+            continue;
+        };
         tasks.spawn(serve_connection(
             stream,
             setup.clone(),
@@ -176,7 +229,7 @@ pub async fn serve<S, B, F, Fut, IO>(
             http.clone(),
             limits.clone(),
             draining.clone(),
-            permit,
+            (permit, share),
         ));
     }
     drop(listener);
@@ -240,8 +293,79 @@ impl Burst {
     }
 }
 
+/// A condition logged at most once per period, with how often it happened.
+struct Throttled {
+    every: Duration,
+    last: Option<Instant>,
+    count: u64,
+}
+
+impl Throttled {
+    fn new(every: Duration) -> Throttled {
+        Throttled {
+            every,
+            last: None,
+            count: 0,
+        }
+    }
+
+    /// Counts one; the count to log, when a line is due.
+    fn hit(&mut self) -> Option<u64> {
+        self.count += 1;
+        let now = Instant::now();
+        if self.last.is_some_and(|last| now < last + self.every) {
+            return None;
+        }
+        self.last = Some(now);
+        Some(std::mem::take(&mut self.count))
+    }
+}
+
+/// The service of a connection refused for its address's share: every
+/// request is answered with the refusal.
+#[derive(Clone, Copy, Debug)]
+struct Refusal {
+    limit: usize,
+}
+
+impl Service<Request<tonic::body::Body>> for Refusal {
+    type Response = Response<tonic::body::Body>;
+    type Error = Infallible;
+    type Future = std::future::Ready<Result<Self::Response, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<tonic::body::Body>) -> Self::Future {
+        let grpc = request
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .is_some_and(|kind| kind.as_bytes().starts_with(b"application/grpc"));
+        let message = format!(
+            "too many connections from your address: it may hold {}; close some, or retry later",
+            self.limit
+        );
+        let response = if grpc {
+            let status: tonic::Status = ErrorStatus::new(Reason::TooManyConnections, message)
+                .metadata("cap", "peer")
+                .metadata("limit", self.limit)
+                .into();
+            status.into_http()
+        } else {
+            let mut response = Response::new(tonic::body::Body::new(http_body_util::Full::new(
+                Bytes::from(message),
+            )));
+            *response.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
+            response
+        };
+        std::future::ready(Ok(response))
+    }
+}
+
 /// Serves one connection until it ends, is closed by a timeout, or its task
-/// is aborted at the end of the shutdown grace.
+/// is aborted at the end of the shutdown grace. `_held` (its places among
+/// the open connections) is given back when it ends.
 async fn serve_connection<S, B, F, Fut, IO>(
     stream: TcpStream,
     setup: F,
@@ -249,7 +373,7 @@ async fn serve_connection<S, B, F, Fut, IO>(
     http: Arc<auto::Builder<TokioExecutor>>,
     limits: ConnectionLimits,
     mut draining: watch::Receiver<bool>,
-    _permit: OwnedSemaphorePermit,
+    _held: impl Send + 'static,
 ) where
     S: Service<Request<tonic::body::Body>, Response = Response<B>, Error = Infallible>
         + Clone
@@ -591,6 +715,7 @@ mod tests {
     fn limits() -> ConnectionLimits {
         ConnectionLimits {
             max_connections: 10,
+            max_connections_per_peer: 0,
             max_concurrent_streams: 10,
             handshake_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(10),

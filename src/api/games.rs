@@ -411,6 +411,9 @@ impl games_server::Games for GamesService {
         &self,
         request: Request<pb::OfferRematchRequest>,
     ) -> Result<Response<pb::OfferRematchResponse>, Status> {
+        // Against an engine seat, or with the opponent's offer standing, an
+        // offer creates the rematch.
+        admit_create(&self.creates, &request)?;
         let r = request.get_ref();
         trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;
@@ -428,6 +431,9 @@ impl games_server::Games for GamesService {
         &self,
         request: Request<pb::RespondToRematchRequest>,
     ) -> Result<Response<pb::RespondToRematchResponse>, Status> {
+        if request.get_ref().accept {
+            admit_create(&self.creates, &request)?;
+        }
         let r = request.get_ref();
         trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;

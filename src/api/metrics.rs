@@ -10,10 +10,13 @@
 //! scrapes and always describe the server scraped.
 //!
 //! The endpoint is for a monitoring system, not for the world, yet it
-//! cannot be used to take the server down: it serves at most
-//! [`MAX_CONNECTIONS`] connections at once (more are closed at once), one
-//! request each, within [`CONNECTION_TIME`], with request heads of at most
-//! 8 KiB, and an answer costs a read of a few counters.
+//! cannot be used to take the server down, nor to keep scrapes out: it
+//! serves at most [`MAX_CONNECTIONS`] connections at once, of which
+//! [`MAX_CONNECTIONS_PER_PEER`] from one address (more are closed at once),
+//! one request each, within [`CONNECTION_TIME`] (a scrape takes
+//! milliseconds, so silent connections give their places back soon), with
+//! request heads of at most 8 KiB, and an answer costs a read of a few
+//! counters.
 
 use std::{
     convert::Infallible,
@@ -34,13 +37,16 @@ use super::rpc_metrics;
 use crate::{
     analysis::Analyst,
     games::Games,
+    peers::{Peer, PeerSlots},
     store::{LISTENER_RECONNECTS, Store},
 };
 
 /// Connections the endpoint serves at once.
-pub const MAX_CONNECTIONS: usize = 4;
+pub const MAX_CONNECTIONS: usize = 64;
+/// Connections the endpoint serves at once from one address.
+pub const MAX_CONNECTIONS_PER_PEER: usize = 8;
 /// The longest a connection may take, from its accept to its answer.
-pub const CONNECTION_TIME: Duration = Duration::from_secs(10);
+pub const CONNECTION_TIME: Duration = Duration::from_secs(2);
 /// How often histogram samples recorded since the last scrape are folded
 /// into the buckets, so that memory stays bounded when nobody scrapes.
 const UPKEEP_INTERVAL: Duration = Duration::from_secs(5);
@@ -203,11 +209,12 @@ pub(super) async fn serve(
     sources: Sources,
 ) {
     let places = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let shares = PeerSlots::new(MAX_CONNECTIONS_PER_PEER);
     let mut upkeep = tokio::time::interval(UPKEEP_INTERVAL);
     loop {
-        let stream = tokio::select! {
+        let (stream, addr) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(error) => {
                     // Out of descriptors, most likely: the API's accept loop
                     // needs them more; try again later.
@@ -221,8 +228,12 @@ pub(super) async fn serve(
                 continue;
             }
         };
+        // Dropped when refused: closed at once.
+        let Some(share) = shares.try_take(Peer::of(addr)) else {
+            continue;
+        };
         let Ok(place) = Arc::clone(&places).try_acquire_owned() else {
-            continue; // dropped: closed at once
+            continue;
         };
         let sources = sources.clone();
         tokio::spawn(async move {
@@ -234,7 +245,7 @@ pub(super) async fn serve(
                 .max_buf_size(8 * 1024)
                 .serve_connection(TokioIo::new(stream), answer);
             let _ = tokio::time::timeout(CONNECTION_TIME, connection).await;
-            drop(place);
+            drop((place, share));
         });
     }
 }

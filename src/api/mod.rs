@@ -4,6 +4,7 @@
 mod admission;
 mod connections;
 mod convert;
+mod credential_checks;
 mod engine;
 mod error;
 mod games;
@@ -24,7 +25,7 @@ mod web;
 
 pub use metrics::{
     CONNECTION_TIME as METRICS_CONNECTION_TIME, MAX_CONNECTIONS as METRICS_MAX_CONNECTIONS,
-    MetricsError,
+    MAX_CONNECTIONS_PER_PEER as METRICS_MAX_CONNECTIONS_PER_PEER, MetricsError,
 };
 pub use player::{DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits};
 pub use server::{

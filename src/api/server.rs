@@ -12,6 +12,7 @@ use tracing::instrument::{Instrument, Instrumented};
 
 use super::{
     connections::{self, ConnectionLimits},
+    credential_checks::{CredentialChecks, CredentialChecksLayer},
     engine::EngineService,
     games::GamesService,
     metrics::{self, Sources},
@@ -37,7 +38,7 @@ use crate::{
         SystemTime, TimeSource, Watching,
     },
     memory,
-    peers::CreateRate,
+    peers::PeerRate,
     positions::Positions,
     store::{DEFAULT_BATCH_MAX, Store},
     telemetry::Clipped,
@@ -136,6 +137,16 @@ pub struct ServerConfig {
     pub request_timeout: Duration,
     /// Connections open at once; more are closed.
     pub max_connections: usize,
+    /// Connections open at once from one address; more are refused (0: no
+    /// share).
+    pub max_connections_per_peer: usize,
+    /// WatchGame and WatchPlayer streams open at once from one address (0:
+    /// no share).
+    pub max_streams_per_peer: usize,
+    /// Failed credential checks a second per address after
+    /// `auth_failure_burst` (0: no limit).
+    pub auth_failure_rate: u32,
+    pub auth_failure_burst: u32,
     /// HTTP/2 streams open at once on one connection.
     pub max_concurrent_streams: u32,
     /// Time from accepting a connection to its client's HTTP/2 preface or
@@ -195,6 +206,10 @@ impl ServerConfig {
             max_in_flight_per_peer: 256,
             request_timeout: Duration::from_secs(60),
             max_connections: 1000,
+            max_connections_per_peer: 100,
+            max_streams_per_peer: 200,
+            auth_failure_rate: 5,
+            auth_failure_burst: 20,
             max_concurrent_streams: 200,
             handshake_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(300),
@@ -213,6 +228,7 @@ impl ServerConfig {
     fn connection_limits(&self) -> ConnectionLimits {
         ConnectionLimits {
             max_connections: self.max_connections,
+            max_connections_per_peer: self.max_connections_per_peer,
             max_concurrent_streams: self.max_concurrent_streams,
             handshake_timeout: self.handshake_timeout,
             idle_timeout: self.idle_timeout,
@@ -287,7 +303,7 @@ pub async fn serve(
         seat_slots: config.engine_seat_slots,
         per_peer: config.max_analyses_per_peer,
     });
-    let creates = CreateRate::new(config.create_rate, config.create_burst).map(Arc::new);
+    let creates = PeerRate::new(config.create_rate, config.create_burst).map(Arc::new);
     let watching = Watching {
         buffer_bytes: config.watcher_buffer_bytes,
         max_per_game: config.max_watchers_per_game,
@@ -344,6 +360,7 @@ pub async fn serve(
                 games,
                 shutdown_watch,
                 config.max_watchers_per_connection,
+                config.max_streams_per_peer,
                 config.player_streams,
             ),
             creates,
@@ -371,6 +388,10 @@ pub async fn serve(
             config.max_in_flight_per_peer,
             config.request_timeout,
         ))
+        .layer(CredentialChecksLayer(CredentialChecks::new(
+            config.auth_failure_rate,
+            config.auth_failure_burst,
+        )))
         .service(routes);
     let limits = config.connection_limits();
     match tls {

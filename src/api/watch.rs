@@ -14,8 +14,9 @@
 //! decodes the request and answers errors before the stream; every other
 //! `Games` method goes to the generated service.
 //!
-//! Watchers are capped per game (by the hub) and per connection (here, by
-//! the request's remote address).
+//! Watchers are capped per game (by the hub: spectators only, so that a
+//! game's players always get their streams), per connection and per
+//! address (here, by the request's remote address).
 
 use std::{
     collections::{HashMap, VecDeque},
@@ -50,10 +51,11 @@ use super::{
 };
 use crate::{
     games::{
-        EventKind, GameEvent, GameView, Games, Published, Replay, Replayed, Status as GameStatus,
-        View, Watcher,
+        EventKind, GameEvent, GameView, Games, Published, Replay, Replayed, Role,
+        Status as GameStatus, View, Watcher,
     },
     memory,
+    peers::{Peer, PeerSlot, PeerSlots},
     reason::Reason,
 };
 
@@ -173,6 +175,8 @@ pub struct Watchers {
     max_per_connection: usize,
     /// Open watch streams per connection (by remote address).
     connections: Arc<Mutex<HashMap<SocketAddr, usize>>>,
+    /// Open watch streams per address, across its connections.
+    peers: Arc<PeerSlots>,
     /// The bounds of player streams, and how many are open.
     pub(super) players: PlayerStreams,
 }
@@ -182,6 +186,7 @@ impl Watchers {
         games: Games,
         shutdown: tokio::sync::watch::Receiver<bool>,
         max_per_connection: usize,
+        max_per_peer: usize,
         players: PlayerLimits,
     ) -> Watchers {
         Watchers {
@@ -189,6 +194,7 @@ impl Watchers {
             shutdown,
             max_per_connection,
             connections: Arc::default(),
+            peers: PeerSlots::new(max_per_peer),
             players: PlayerStreams::new(players),
         }
     }
@@ -204,6 +210,7 @@ impl Watchers {
             from_version,
             view,
             follow_rematch,
+            seat_token,
         } = request.get_ref();
         let ending = Ending::of(*follow_rematch);
         trace_game(id)?;
@@ -212,14 +219,20 @@ impl Watchers {
             .remote_addr()
             .map(|addr| self.take_place(addr))
             .transpose()?;
+        let role = if seat_token.is_empty() {
+            Role::Spectator
+        } else {
+            self.games.seat_of(id, seat_token).await?;
+            Role::Player
+        };
         let (queued, over, watcher, replay) = match *from_version {
             None => {
-                let (game, watcher) = self.games.watch(id, view).await?;
+                let (game, watcher) = self.games.watch(id, view, role).await?;
                 let over = ending.after(&game);
                 (VecDeque::from([snapshot(&game)]), over, watcher, None)
             }
             Some(version) => {
-                let (game, watcher, replay) = self.games.resume(id, version, view).await?;
+                let (game, watcher, replay) = self.games.resume(id, version, view, role).await?;
                 // The client has seen a finished game's last event.
                 let over = ending.after(&game) && game.version == version;
                 (VecDeque::new(), over, watcher, Some(replay))
@@ -240,8 +253,13 @@ impl Watchers {
         })
     }
 
-    /// A place among the watchers of the connection from `addr`.
+    /// A place among the watchers of the connection from `addr`, and of
+    /// its address.
     pub(super) fn take_place(&self, addr: SocketAddr) -> Result<Place, Status> {
+        let share = self
+            .peers
+            .try_take(Peer::of(addr))
+            .ok_or_else(|| too_many_watchers("peer", self.peers.limit()))?;
         let mut connections = self.connections.lock().unwrap_or_else(|e| e.into_inner());
         let count = connections.entry(addr).or_default();
         if *count >= self.max_per_connection {
@@ -254,6 +272,7 @@ impl Watchers {
         Ok(Place {
             connections: Arc::clone(&self.connections),
             addr,
+            _share: share,
         })
     }
 }
@@ -264,6 +283,7 @@ impl Watchers {
 pub(super) struct Place {
     connections: Arc<Mutex<HashMap<SocketAddr, usize>>>,
     addr: SocketAddr,
+    _share: PeerSlot,
 }
 
 impl Drop for Place {

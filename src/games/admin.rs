@@ -1,7 +1,10 @@
 //! The operator credential (`arbiter serve --admin-token`): it aborts any
 //! ongoing game, however far it has gone (engine-vs-engine games have no
 //! seat token to stop them with), and deletes any saved position. Only its
-//! SHA-256 is kept, and tokens are compared by their hashes.
+//! SHA-256 is kept, and tokens are compared by their hashes. A credential
+//! that is short or easy to guess (zxcvbn's estimate, the field's usual one,
+//! below 10^10 guesses: repeats, sequences, words, dates) is refused at
+//! start-up.
 
 use std::fmt;
 
@@ -18,7 +21,7 @@ impl AdminToken {
     pub const MIN_CHARS: usize = 16;
 
     /// The credential `token`; refused when shorter than
-    /// [`AdminToken::MIN_CHARS`].
+    /// [`AdminToken::MIN_CHARS`] or easy to guess.
     ///
     /// # Errors
     ///
@@ -28,6 +31,14 @@ impl AdminToken {
             return Err(format!(
                 "the admin token must have at least {} characters (e.g. `openssl rand -hex 32`)",
                 AdminToken::MIN_CHARS
+            ));
+        }
+        let estimate = zxcvbn::zxcvbn(token, &[]);
+        if estimate.score() < zxcvbn::Score::Four {
+            return Err(format!(
+                "the admin token is too easy to guess (about 10^{:.0} guesses; at least 10^10 \
+                 are needed): make it random, e.g. `openssl rand -hex 32`",
+                estimate.guesses_log10()
             ));
         }
         Ok(AdminToken {
@@ -59,12 +70,30 @@ mod tests {
 
     #[test]
     fn only_the_credential_itself_matches() {
-        let admin = AdminToken::new("0123456789abcdef").unwrap();
-        assert!(admin.is("0123456789abcdef"));
-        assert!(!admin.is("0123456789abcdeF"));
+        let admin = AdminToken::new("7f3a9c01e4b25d86").unwrap();
+        assert!(admin.is("7f3a9c01e4b25d86"));
+        assert!(!admin.is("7f3a9c01e4b25d8F"));
         assert!(!admin.is(""));
         assert!(AdminToken::new("short").is_err());
         assert_eq!(format!("{admin:?}"), "AdminToken(..)");
         assert!(!is_admin(None, ""));
+    }
+
+    #[test]
+    fn a_credential_easy_to_guess_is_refused() {
+        for weak in [
+            "aaaaaaaaaaaaaaaa",
+            "0123456789abcdef",
+            "abcdefghijklmnopqrstuvwxyz",
+            "passwordpassword",
+            "1234567812345678",
+        ] {
+            let refused = AdminToken::new(weak).unwrap_err();
+            assert!(refused.contains("too easy to guess"), "{weak}: {refused}");
+        }
+        // `openssl rand -hex 32`, and a random 16.
+        AdminToken::new("c9e1f0a47b3d8e2265f1a90b7c4d3e8f1a2b6c7d9e0f4a3b5c6d7e8f9a0b1c2d")
+            .unwrap();
+        AdminToken::new("Qm7#vT2p!Lx9wZ4k").unwrap();
     }
 }

@@ -143,7 +143,8 @@ pub struct Watching {
     /// Encoded bytes a watcher may fall behind by; also the most a game's
     /// backlog holds (at least its newest event is kept).
     pub buffer_bytes: usize,
-    /// Watchers one game may have at once, of either view.
+    /// Spectators one game may have at once, of either view (its players'
+    /// watchers are not counted: they always get their streams).
     pub max_per_game: usize,
     pub encode: EncodeEvent,
 }
@@ -198,6 +199,8 @@ struct Channel {
     bytes: usize,
     /// The watchers, each with the waker to call when an event comes.
     watchers: HashMap<u64, Option<Waker>>,
+    /// Of those, the spectators.
+    spectators: usize,
     next_watcher: u64,
     /// The game is over: no event follows the last one.
     ended: bool,
@@ -316,13 +319,18 @@ impl Hub {
     /// # Errors
     ///
     /// The game has as many watchers as it may have.
-    pub(super) fn subscribe(self: &Arc<Hub>, id: &str, view: View) -> Result<Watcher, GameError> {
+    pub(super) fn subscribe(
+        self: &Arc<Hub>,
+        id: &str,
+        view: View,
+        role: Role,
+    ) -> Result<Watcher, GameError> {
         // The watcher joins under the map's lock: a last watcher leaving
         // meanwhile must not remove the channel it joins.
         let mut channels = lock(&self.channels);
         let views = channels.entry(id.to_owned()).or_default();
-        let watchers: usize = views.open().map(|(_, c)| lock(c).watchers.len()).sum();
-        if watchers >= self.watching.max_per_game {
+        let spectators: usize = views.open().map(|(_, c)| lock(c).spectators).sum();
+        if role == Role::Spectator && spectators >= self.watching.max_per_game {
             if views.is_empty() {
                 channels.remove(id);
             }
@@ -341,6 +349,9 @@ impl Hub {
         let key = state.next_watcher;
         state.next_watcher += 1;
         state.watchers.insert(key, None);
+        if role == Role::Spectator {
+            state.spectators += 1;
+        }
         let next = state.end();
         drop(state);
         self.watchers.fetch_add(1, Ordering::Relaxed);
@@ -348,6 +359,7 @@ impl Hub {
             hub: Arc::clone(self),
             id: id.to_owned(),
             view,
+            role,
             channel,
             key,
             next,
@@ -502,12 +514,21 @@ impl Hub {
     }
 }
 
+/// Who watches a game: one of its players (with a seat's token) or anyone
+/// else. Only spectators count against the game's cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Player,
+    Spectator,
+}
+
 /// One watcher of a game; leaves the game's channel when dropped.
 #[derive(Debug)]
 pub struct Watcher {
     hub: Arc<Hub>,
     id: String,
     view: View,
+    role: Role,
     channel: Arc<Mutex<Channel>>,
     key: u64,
     /// The sequence number of the next event to read.
@@ -583,6 +604,9 @@ impl Drop for Watcher {
         let unwatched = {
             let mut state = lock(&self.channel);
             state.watchers.remove(&self.key);
+            if self.role == Role::Spectator {
+                state.spectators -= 1;
+            }
             let from = self.next.saturating_sub(state.first) as usize;
             for held in state.backlog.iter_mut().skip(from) {
                 held.unread -= 1;
@@ -689,9 +713,9 @@ mod tests {
         let hub = hub(1000, 10);
         publish(&hub, 1).unwrap(); // nobody watches: nothing is kept
         assert_eq!(hub.watched_games(), 0);
-        let first = hub.subscribe("g", View::Basic).unwrap();
-        let second = hub.subscribe("g", View::Basic).unwrap();
-        let other = hub.subscribe("h", View::Basic).unwrap();
+        let first = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
+        let second = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
+        let other = hub.subscribe("h", View::Basic, Role::Spectator).unwrap();
         assert_eq!((hub.watched_games(), hub.watchers()), (2, 3));
         drop(first);
         assert_eq!((hub.watched_games(), hub.watchers()), (2, 2));
@@ -704,8 +728,8 @@ mod tests {
     #[test]
     fn every_watcher_reads_every_event_once_and_read_events_are_dropped() {
         let hub = hub(1000, 10);
-        let mut a = hub.subscribe("g", View::Basic).unwrap();
-        let mut b = hub.subscribe("g", View::Basic).unwrap();
+        let mut a = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
+        let mut b = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
         a.seen(0);
         b.seen(0);
         assert!(pending(&mut a));
@@ -724,7 +748,7 @@ mod tests {
     #[test]
     fn events_not_newer_than_the_snapshot_are_skipped() {
         let hub = hub(1000, 10);
-        let mut watcher = hub.subscribe("g", View::Basic).unwrap();
+        let mut watcher = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
         publish(&hub, 4).unwrap();
         watcher.seen(5);
         publish(&hub, 5).unwrap();
@@ -737,7 +761,7 @@ mod tests {
     #[test]
     fn events_come_in_version_order_once_each() {
         let hub = hub(1000, 10);
-        let mut watcher = hub.subscribe("g", View::Basic).unwrap();
+        let mut watcher = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
         watcher.seen(3);
         assert_eq!(hub.last_version("g"), Some(3));
         assert_eq!(publish(&hub, 5), Err(Gap { after: 3 }), "4 is missing");
@@ -753,7 +777,7 @@ mod tests {
     #[test]
     fn lost_events_end_every_watcher_as_fallen_behind() {
         let hub = hub(1000, 10);
-        let mut watcher = hub.subscribe("g", View::Basic).unwrap();
+        let mut watcher = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
         watcher.seen(1);
         publish(&hub, 2).unwrap();
         hub.lose_events("g");
@@ -767,7 +791,7 @@ mod tests {
             }))
         ));
         // A new watcher starts afresh.
-        let mut again = hub.subscribe("g", View::Basic).unwrap();
+        let mut again = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
         again.seen(2);
         publish(&hub, 3).unwrap();
         assert_eq!(next(&mut again), Some(Ok(3)));
@@ -776,8 +800,8 @@ mod tests {
     #[test]
     fn a_stalled_watcher_costs_a_bounded_backlog_then_learns_it_fell_behind() {
         let hub = hub(1000, 10);
-        let mut stalled = hub.subscribe("g", View::Basic).unwrap();
-        let mut reader = hub.subscribe("g", View::Basic).unwrap();
+        let mut stalled = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
+        let mut reader = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
         stalled.seen(0);
         reader.seen(0);
         publish(&hub, 1).unwrap();
@@ -811,14 +835,14 @@ mod tests {
     #[test]
     fn dropped_events_already_seen_are_no_fall_behind() {
         let hub = hub(1000, 10);
-        let mut watcher = hub.subscribe("g", View::Basic).unwrap();
+        let mut watcher = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
         for version in 1..=30 {
             publish(&hub, version).unwrap();
         }
         assert_eq!(backlog(&watcher), (10, 1000), "20 were dropped");
         watcher.seen(20);
         assert_eq!(next(&mut watcher), Some(Ok(21)));
-        let mut late = hub.subscribe("g", View::Basic).unwrap();
+        let mut late = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
         for version in 31..=45 {
             publish(&hub, version).unwrap();
         }
@@ -835,7 +859,7 @@ mod tests {
     #[test]
     fn the_backlog_holds_at_most_max_backlog_events_and_always_the_newest() {
         let small = hub(usize::MAX, 10);
-        let mut watcher = small.subscribe("g", View::Basic).unwrap();
+        let mut watcher = small.subscribe("g", View::Basic, Role::Spectator).unwrap();
         for version in 1..=MAX_BACKLOG as i64 + 10 {
             publish(&small, version).unwrap();
         }
@@ -843,7 +867,7 @@ mod tests {
         assert!(matches!(next(&mut watcher), Some(Err(_))));
         // A budget below one event still keeps the newest.
         let tiny = hub(10, 10);
-        let mut watcher = tiny.subscribe("g", View::Basic).unwrap();
+        let mut watcher = tiny.subscribe("g", View::Basic, Role::Spectator).unwrap();
         watcher.seen(0);
         publish(&tiny, 1).unwrap();
         assert_eq!(backlog(&watcher), (1, 100));
@@ -853,7 +877,7 @@ mod tests {
     #[test]
     fn the_end_closes_the_channel_and_its_watchers_read_it() {
         let hub = hub(1000, 10);
-        let mut watcher = hub.subscribe("g", View::Basic).unwrap();
+        let mut watcher = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
         watcher.seen(0);
         publish(&hub, 1).unwrap();
         hub.publish(EventKind::Resigned, &game("g", 2, true), None)
@@ -861,7 +885,7 @@ mod tests {
         assert_eq!(hub.watched_games(), 0);
         // A new watcher meanwhile gets a channel of its own, which the old
         // watcher leaving does not remove.
-        let newer = hub.subscribe("g", View::Basic).unwrap();
+        let newer = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
         assert_eq!(next(&mut watcher), Some(Ok(1)));
         assert_eq!(next(&mut watcher), Some(Ok(2)));
         assert_eq!(next(&mut watcher), None);
@@ -877,8 +901,8 @@ mod tests {
     #[test]
     fn each_view_has_its_own_channel() {
         let hub = hub(1000, 3);
-        let mut basic = hub.subscribe("g", View::Basic).unwrap();
-        let mut full = hub.subscribe("g", View::Full).unwrap();
+        let mut basic = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
+        let mut full = hub.subscribe("g", View::Full, Role::Spectator).unwrap();
         basic.seen(0);
         full.seen(0);
         for version in 1..=5 {
@@ -889,11 +913,11 @@ mod tests {
         assert_eq!(next(&mut basic), Some(Ok(1)));
         assert!(matches!(next(&mut full), Some(Err(_))), "fell behind");
         drop(full);
-        let _second = hub.subscribe("g", View::Basic).unwrap();
-        let mut late = hub.subscribe("g", View::Full).unwrap();
+        let _second = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
+        let mut late = hub.subscribe("g", View::Full, Role::Spectator).unwrap();
         assert!(
             matches!(
-                hub.subscribe("g", View::Full),
+                hub.subscribe("g", View::Full, Role::Spectator),
                 Err(GameError::TooManyWatchers { limit: 3 })
             ),
             "three watchers of either view"
@@ -914,16 +938,34 @@ mod tests {
     #[test]
     fn a_game_has_at_most_max_per_game_watchers() {
         let hub = hub(1000, 2);
-        let first = hub.subscribe("g", View::Basic).unwrap();
-        let _second = hub.subscribe("g", View::Basic).unwrap();
-        let refused = hub.subscribe("g", View::Basic).unwrap_err();
+        let first = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
+        let _second = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
+        let refused = hub
+            .subscribe("g", View::Basic, Role::Spectator)
+            .unwrap_err();
         assert!(
             matches!(refused, GameError::TooManyWatchers { limit: 2 }),
             "{refused:?}"
         );
-        let _other_game = hub.subscribe("h", View::Basic).unwrap();
+        let _other_game = hub.subscribe("h", View::Basic, Role::Spectator).unwrap();
         drop(first);
-        hub.subscribe("g", View::Basic).expect("a place was freed");
+        hub.subscribe("g", View::Basic, Role::Spectator)
+            .expect("a place was freed");
+    }
+
+    #[test]
+    fn spectators_filling_a_game_leave_its_players_their_streams() {
+        let hub = hub(1000, 2);
+        let _crowd: Vec<_> = (0..2)
+            .map(|_| hub.subscribe("g", View::Full, Role::Spectator).unwrap())
+            .collect();
+        assert!(hub.subscribe("g", View::Basic, Role::Spectator).is_err());
+        let players: Vec<_> = (0..3)
+            .map(|_| hub.subscribe("g", View::Basic, Role::Player).unwrap())
+            .collect();
+        // Players leaving free no spectator's place.
+        drop(players);
+        assert!(hub.subscribe("g", View::Basic, Role::Spectator).is_err());
     }
 
     /// A watcher that joins while the last one leaves still gets the next
@@ -932,7 +974,7 @@ mod tests {
     fn joining_while_the_last_watcher_leaves_misses_nothing() {
         let hub = hub(1000, 10);
         for version in 1..=2_000 {
-            let leaving = hub.subscribe("g", View::Basic).unwrap();
+            let leaving = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
             let barrier = Arc::new(std::sync::Barrier::new(2));
             let leaver = {
                 let barrier = Arc::clone(&barrier);
@@ -942,7 +984,7 @@ mod tests {
                 })
             };
             barrier.wait();
-            let mut joining = hub.subscribe("g", View::Basic).unwrap();
+            let mut joining = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
             leaver.join().unwrap();
             joining.seen(version - 1);
             publish(&hub, version).unwrap();
@@ -959,7 +1001,7 @@ mod tests {
             }
         }
         let hub = hub(1000, 10);
-        let mut watcher = hub.subscribe("g", View::Basic).unwrap();
+        let mut watcher = hub.subscribe("g", View::Basic, Role::Spectator).unwrap();
         watcher.seen(0);
         let count = Arc::new(Count(AtomicUsize::new(0)));
         let waker = Waker::from(Arc::clone(&count));

@@ -38,7 +38,7 @@ pub use ending::Ending;
 pub use engine_seat::{EngineSeat, SeatSpec};
 pub use error::{GameError, Refusal};
 pub use hub::{
-    EncodeEvent, EventKind, FellBehind, GameEvent, MAX_BACKLOG, Published, Watcher, Watching,
+    EncodeEvent, EventKind, FellBehind, GameEvent, MAX_BACKLOG, Published, Role, Watcher, Watching,
 };
 pub(crate) use ids::{hash_token, new_token};
 pub use ids::{is_well_formed_id, new_id};
@@ -609,11 +609,16 @@ impl Games {
     /// # Errors
     ///
     /// Unknown id, too many watchers of the game, or storage.
-    pub async fn watch(&self, id: &str, view: View) -> Result<(GameView, Watcher), GameError> {
+    pub async fn watch(
+        &self,
+        id: &str,
+        view: View,
+        role: Role,
+    ) -> Result<(GameView, Watcher), GameError> {
         // Subscribe before reading, so nothing between the two is missed;
         // the watcher skips events not newer than the snapshot. On an
         // error the watcher is dropped, and with it the channel it opened.
-        let mut watcher = self.hub.subscribe(id, view)?;
+        let mut watcher = self.hub.subscribe(id, view, role)?;
         let view = self.get(id).await?;
         watcher.seen(view.version);
         self.hear_others(id, view.version).await;

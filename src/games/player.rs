@@ -4,7 +4,7 @@
 //! ended); across servers the games' channels hear other servers' writes
 //! as every watcher's do.
 
-use super::{GameError, GameView, Games, View, Watcher, seat};
+use super::{GameError, GameView, Games, Role, View, Watcher, seat};
 use crate::rules::Side;
 
 /// A seat followed: its game as it is now, its side, and a watcher of the
@@ -26,7 +26,7 @@ impl Games {
     pub async fn follow_seat(&self, id: &str, token: &str) -> Result<FollowedSeat, GameError> {
         // Subscribed before the game is read, as a watch is: nothing
         // between the two is missed.
-        let mut watcher = self.hub.subscribe(id, View::Basic)?;
+        let mut watcher = self.hub.subscribe(id, View::Basic, Role::Player)?;
         let stored = self.load(id).await?;
         let side = seat(&stored, token)?;
         let game = super::view_of(&stored)?;
@@ -37,5 +37,15 @@ impl Games {
             side,
             watcher,
         })
+    }
+
+    /// The side of game `id`'s seat holding `token`: its watchers are the
+    /// game's players.
+    ///
+    /// # Errors
+    ///
+    /// Unknown game, a token of neither seat, or storage.
+    pub async fn seat_of(&self, id: &str, token: &str) -> Result<Side, GameError> {
+        seat(&self.load(id).await?, token)
     }
 }

@@ -21,7 +21,7 @@ use std::{
     task::{Context, Poll, ready},
 };
 
-use super::{GameError, GameView, Games, Published, View, Watcher, telling::told_again};
+use super::{GameError, GameView, Games, Published, Role, View, Watcher, telling::told_again};
 use crate::{reason::Reason, store::PastEvent};
 
 /// Most events a resuming watcher reads from the store at once.
@@ -89,6 +89,7 @@ impl Games {
         id: &str,
         version: i64,
         view: View,
+        role: Role,
     ) -> Result<(GameView, Watcher, Replay), GameError> {
         if version < 0 {
             return Err(GameError::invalid(
@@ -98,7 +99,7 @@ impl Games {
             ));
         }
         // Subscribed before the store is read: nothing between is missed.
-        let watcher = self.hub.subscribe(id, view)?;
+        let watcher = self.hub.subscribe(id, view, role)?;
         let game = self.get(id).await?;
         if version > game.version {
             return Err(GameError::VersionAhead {

@@ -529,6 +529,16 @@ pub async fn wait_health(
 }
 
 /// A free port's address on 127.0.0.1.
+/// A TCP connection to `addr` from loopback address `source` (127.0.0.2,
+/// say), standing for another client.
+pub async fn connect_from(source: &str, addr: &str) -> std::io::Result<tokio::net::TcpStream> {
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.bind(format!("{source}:0").parse().expect("an IPv4 address"))?;
+    socket
+        .connect(addr.parse().expect("an address and a port"))
+        .await
+}
+
 pub fn free_addr() -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.local_addr().unwrap().to_string()

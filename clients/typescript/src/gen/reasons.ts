@@ -99,14 +99,18 @@ export const Reason = {
   ENGINE_BUSY: "ENGINE_BUSY",
   /** RESOURCE_EXHAUSTED: The caller's address already runs its most BestMove/Analyze calls (metadata `limit`): wait for one to end. */
   ANALYSIS_LIMIT: "ANALYSIS_LIMIT",
-  /** RESOURCE_EXHAUSTED: The caller's address creates games or positions too fast (metadata `limit`, `retry_after_ms`, and a `google.rpc.RetryInfo`). */
+  /** RESOURCE_EXHAUSTED: The caller's address creates games or positions too fast, rematches and joins included (metadata `limit`, `retry_after_ms`, and a `google.rpc.RetryInfo`). */
   RATE_LIMITED: "RATE_LIMITED",
   /** RESOURCE_EXHAUSTED: A request message over its method's limit (metadata `limit_bytes`, and `found_bytes` when known). */
   REQUEST_TOO_LARGE: "REQUEST_TOO_LARGE",
   /** RESOURCE_EXHAUSTED: The server, or the caller's address, has as many requests in flight as it may (metadata `cap` = `server` or `peer`, and `limit`). */
   SERVER_BUSY: "SERVER_BUSY",
-  /** RESOURCE_EXHAUSTED: A game or a connection has as many watchers as it may (metadata `cap` = `game` or `connection`, and `limit`). */
+  /** RESOURCE_EXHAUSTED: A game, a connection or the caller's address has as many watchers as it may (metadata `cap` = `game`, `connection`, `peer` or `player_streams`, and `limit`). */
   TOO_MANY_WATCHERS: "TOO_MANY_WATCHERS",
+  /** RESOURCE_EXHAUSTED: The caller's address holds as many connections as it may (metadata `cap` = `peer`, `limit`): close some, or retry later. */
+  TOO_MANY_CONNECTIONS: "TOO_MANY_CONNECTIONS",
+  /** RESOURCE_EXHAUSTED: The caller's address failed too many credential checks (unknown tokens) too fast (metadata `limit`, `retry_after_ms`, and a `google.rpc.RetryInfo`): its Games and Positions calls are refused until then. */
+  CREDENTIAL_CHECKS_LIMITED: "CREDENTIAL_CHECKS_LIMITED",
   /** RESOURCE_EXHAUSTED: A WatchGame stream fell too far behind its game (metadata `last_version`, `limit_bytes`): watch again. */
   WATCHER_TOO_SLOW: "WATCHER_TOO_SLOW",
   /** DEADLINE_EXCEEDED: No answer within `--request-timeout` or the call's own deadline (metadata `limit_ms`). */
