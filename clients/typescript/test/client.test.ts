@@ -178,10 +178,10 @@ test("a watch goes on through an outage of many failed attempts, waiting longer 
     assert.equal((await events.next()).value?.kind, GameEventKind.SNAPSHOT);
     relay.cut();
     await arbiter.games.makeMove({ gameId: id, seatToken: created.whiteToken, move: "e4" });
+    const next = events.next();
     await failedOften;
     relay.restore();
-    const next = await events.next();
-    assert.equal(next.value?.move?.move?.san, "e4", "the move made during the outage");
+    assert.equal((await next).value?.move?.move?.san, "e4", "the move made during the outage");
     await events.return();
 
     assert.equal(resumed, 1);
