@@ -3,6 +3,7 @@
 use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use clap::{Parser, Subcommand};
+use http::{HeaderValue, Uri};
 
 use crate::{
     analysis::Analyst,
@@ -239,6 +240,12 @@ pub struct ServeArgs {
     /// variable takes true/false, 1/0, yes/no, on/off.
     #[arg(long, env = "ARBITER_NO_WEB", value_parser = clap::builder::BoolishValueParser::new())]
     no_web: bool,
+    /// The origins whose pages may call the API with grpc-web, as
+    /// `https://example.org` (scheme, host, port), comma-separated. Default:
+    /// any origin; the web app served here needs none (it is the API's own
+    /// origin).
+    #[arg(long, env = "ARBITER_CORS_ALLOW_ORIGINS", value_delimiter = ',', value_parser = origin)]
+    cors_allow_origins: Option<Vec<HeaderValue>>,
     /// Replicas on one PostgreSQL database: how long a lease on a shard
     /// of games (its flag timers and engine seats) lasts unrenewed; a
     /// dead replica's games are taken over within this and
@@ -295,6 +302,7 @@ impl ServeArgs {
             tls_client_ca,
             metrics_listen,
             no_web,
+            cors_allow_origins,
             lease_duration,
             lease_renew_interval,
             listen: _,
@@ -345,6 +353,7 @@ impl ServeArgs {
             }),
             metrics_listen,
             web: !no_web,
+            cors_allow_origins,
             lease_times: LeaseTimes {
                 duration: lease_duration,
                 renew_every: lease_renew_interval,
@@ -401,6 +410,25 @@ fn duration(text: &str) -> Result<Duration, String> {
         Some(ms) => Ok(Duration::from_millis(ms)),
         None => Err(format!("{text:?} is too long")),
     }
+}
+
+/// A web origin on the command line, as browsers send it in `Origin`:
+/// `http` or `https`, a host and perhaps a port, nothing after (a `/`
+/// alone is dropped).
+fn origin(text: &str) -> Result<HeaderValue, String> {
+    let bad =
+        || format!("{text:?} is not an origin (e.g. https://example.org, http://localhost:5173)");
+    let trimmed = text.trim().trim_end_matches('/');
+    let uri: Uri = trimmed.parse().map_err(|_| bad())?;
+    let web_scheme = matches!(uri.scheme_str(), Some("http" | "https"));
+    let bare = uri.authority().is_some_and(|a| !a.as_str().contains('@'))
+        && uri
+            .path_and_query()
+            .is_none_or(|p| p.as_str().is_empty() || p.as_str() == "/");
+    if !web_scheme || !bare {
+        return Err(bad());
+    }
+    HeaderValue::from_str(&trimmed.to_ascii_lowercase()).map_err(|_| bad())
 }
 
 /// A size in bytes on the command line: a number, or with `KiB` or `MiB`;
@@ -518,6 +546,46 @@ mod tests {
         for bad in ["", "100", "1GiB", "65MiB", "1kb"] {
             assert!(bytes(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn reads_origins() {
+        assert_eq!(
+            origin("https://example.org"),
+            Ok(HeaderValue::from_static("https://example.org"))
+        );
+        assert_eq!(
+            origin("http://LOCALHOST:5173/"),
+            Ok(HeaderValue::from_static("http://localhost:5173"))
+        );
+        for bad in [
+            "",
+            "*",
+            "example.org",
+            "ftp://example.org",
+            "https://example.org/app",
+            "https://a@example.org",
+            "https://example.org?x",
+        ] {
+            assert!(origin(bad).is_err(), "{bad:?}");
+        }
+        let origins = |args: &[&str]| match Cli::try_parse_from(args).unwrap().command {
+            Command::Serve(args) => args.config().cors_allow_origins,
+            _ => unreachable!("serve"),
+        };
+        assert_eq!(origins(&["arbiter", "serve"]), None);
+        assert_eq!(
+            origins(&[
+                "arbiter",
+                "serve",
+                "--cors-allow-origins",
+                "https://a.example,http://b.example:8080"
+            ]),
+            Some(vec![
+                HeaderValue::from_static("https://a.example"),
+                HeaderValue::from_static("http://b.example:8080")
+            ])
+        );
     }
 
     #[test]

@@ -109,7 +109,7 @@ reasons! {
     PositionNotFound = "POSITION_NOT_FOUND", NotFound;
     /// Health.Check names a service the server does not have.
     UnknownService = "UNKNOWN_SERVICE", NotFound;
-    /// JoinGame's `join_code` is no game's.
+    /// JoinGame's (or GetOpenSeat's) `join_code` is no game's.
     JoinCodeUnknown = "JOIN_CODE_UNKNOWN", NotFound;
     /// `seat_token` is empty.
     SeatTokenMissing = "SEAT_TOKEN_MISSING", Unauthenticated;
@@ -144,7 +144,8 @@ reasons! {
     EngineDeclinesTakebacks = "ENGINE_DECLINES_TAKEBACKS", FailedPrecondition;
     /// A game from a start position the rules have already decided.
     StartPositionDecided = "START_POSITION_DECIDED", FailedPrecondition;
-    /// JoinGame for a seat another player has taken already.
+    /// JoinGame (or GetOpenSeat) for a seat another player has taken
+    /// already.
     SeatTaken = "SEAT_TAKEN", FailedPrecondition;
     /// A move, offer or claim while the game's open seat waits for a
     /// player (only Abort goes before), or a rematch of a game whose open

@@ -380,3 +380,62 @@ async fn open_seats_refuse_what_cannot_be_with_its_reason() {
     assert_eq!(code_and_reason(&status), precondition("SEAT_OPEN"));
     server.stop().await;
 }
+
+async fn open_seat(
+    games: &mut Games,
+    code: &str,
+) -> Result<pb::GetOpenSeatResponse, tonic::Status> {
+    games
+        .get_open_seat(pb::GetOpenSeatRequest {
+            join_code: code.into(),
+        })
+        .await
+        .map(tonic::Response::into_inner)
+}
+
+#[tokio::test]
+async fn a_join_code_shows_its_game_before_joining_and_says_when_it_cannot_be_used() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    let created = open_game(&mut games).await;
+    let id = created.game.unwrap().id;
+
+    // Typed as a person might: lower case, with a dash.
+    let typed = format!("{}-{}", &created.join_code[..5], &created.join_code[5..]).to_lowercase();
+    let shown = open_seat(&mut games, &typed).await.unwrap();
+    assert_eq!(shown.side, pb::Side::Black as i32);
+    let game = shown.game.unwrap();
+    assert_eq!(game.id, id);
+    assert_eq!(game.variant, pb::Variant::Chess as i32);
+    assert_eq!(game.white.unwrap().display_name, "Alice");
+    assert!(game.black.unwrap().open);
+    assert_eq!(game.clock.unwrap().control.unwrap().initial_ms, 300_000);
+    assert!(game.moves.is_empty(), "the basic view");
+    // Looking changes nothing: the seat is still there to take.
+    join(&mut games, &created.join_code, "Bob").await.unwrap();
+
+    let status = open_seat(&mut games, &created.join_code).await.unwrap_err();
+    assert_eq!(code_and_reason(&status), precondition("SEAT_TAKEN"));
+    let status = open_seat(&mut games, "0000000000").await.unwrap_err();
+    assert_eq!(
+        code_and_reason(&status),
+        (Code::NotFound, "JOIN_CODE_UNKNOWN".to_owned())
+    );
+    let status = open_seat(&mut games, "").await.unwrap_err();
+    assert_eq!(
+        code_and_reason(&status),
+        (Code::InvalidArgument, "MISSING_FIELD".to_owned())
+    );
+
+    let aborted = open_game(&mut games).await;
+    games
+        .abort(pb::AbortRequest {
+            game_id: aborted.game.unwrap().id,
+            seat_token: aborted.white_token,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let status = open_seat(&mut games, &aborted.join_code).await.unwrap_err();
+    assert_eq!(code_and_reason(&status), precondition("GAME_OVER"));
+}

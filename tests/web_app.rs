@@ -1,6 +1,7 @@
 //! The web app built into the binary, over HTTP/1.1 on the API's port: the
 //! page, its assets with their media types and caching, 404 for the rest,
-//! HEAD and revalidation, and `--no-web`. (grpc-web beside the page:
+//! HEAD and revalidation, the headers that keep its pages to themselves,
+//! grpc-web's CORS origins, and `--no-web`. (grpc-web beside the page:
 //! `api_service`, whose servers serve the page too.)
 
 mod common;
@@ -185,4 +186,102 @@ async fn no_web_leaves_the_port_to_the_api() {
     }
     let served = Serve::fresh().env("ARBITER_NO_WEB", "false").start().await;
     assert_eq!(get(served.addr, "/").await.status, 200);
+}
+
+#[tokio::test]
+async fn pages_forbid_framing_inline_code_and_other_origins() {
+    let server = TestServer::start().await;
+    for path in ["/", "/no-such-page"] {
+        let answer = get(server.addr, path).await;
+        let policy = answer
+            .header("content-security-policy")
+            .unwrap_or_else(|| panic!("{path}: no Content-Security-Policy"));
+        let directives: Vec<&str> = policy.split(';').map(str::trim).collect();
+        for directive in [
+            "default-src 'none'",
+            "script-src 'self'",
+            "style-src 'self'",
+            "connect-src 'self'",
+            "frame-ancestors 'none'",
+        ] {
+            assert!(directives.contains(&directive), "{path}: {policy}");
+        }
+        assert!(!policy.contains("unsafe"), "{policy}");
+        assert_eq!(answer.header("x-frame-options"), Some("DENY"));
+        assert_eq!(answer.header("referrer-policy"), Some("no-referrer"));
+    }
+}
+
+/// The origin a grpc-web preflight from a page of `origin` is allowed, if
+/// any.
+async fn preflight(addr: SocketAddr, origin: &str) -> Option<String> {
+    let answer = request(
+        addr,
+        "OPTIONS",
+        "/arbiter.v1.Rules/LegalMoves",
+        &[
+            ("Origin", origin),
+            ("Access-Control-Request-Method", "POST"),
+            ("Access-Control-Request-Headers", "content-type,x-grpc-web"),
+        ],
+    )
+    .await;
+    answer
+        .header("access-control-allow-origin")
+        .map(str::to_owned)
+}
+
+#[tokio::test]
+async fn grpc_web_is_open_to_any_origin_unless_the_operator_lists_some() {
+    let open = Serve::fresh().start().await;
+    assert_eq!(
+        preflight(open.addr, "https://elsewhere.example")
+            .await
+            .as_deref(),
+        Some("https://elsewhere.example")
+    );
+    let flag = Serve::fresh()
+        .args([
+            "--cors-allow-origins",
+            "https://play.example,http://localhost:5173",
+        ])
+        .start()
+        .await;
+    let variable = Serve::fresh()
+        .env(
+            "ARBITER_CORS_ALLOW_ORIGINS",
+            "https://play.example,http://localhost:5173",
+        )
+        .start()
+        .await;
+    for server in [&flag, &variable] {
+        for listed in ["https://play.example", "http://localhost:5173"] {
+            assert_eq!(
+                preflight(server.addr, listed).await.as_deref(),
+                Some(listed)
+            );
+        }
+        assert_eq!(
+            preflight(server.addr, "https://elsewhere.example").await,
+            None
+        );
+        // The app the server serves calls from its own origin: no CORS.
+        let call = http1_post(
+            server.addr,
+            "/arbiter.v1.Rules/LegalMoves",
+            "application/grpc-web+proto",
+            &start_legal_moves_frame(),
+        )
+        .await;
+        assert!(call.contains("g1f3"), "{call}");
+    }
+    let mut refused = Serve::fresh()
+        .args(["--cors-allow-origins", "https://play.example/app"])
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    let status = tokio::time::timeout(std::time::Duration::from_secs(10), refused.child.wait())
+        .await
+        .expect("a bad origin stops the start")
+        .unwrap();
+    assert_eq!(status.code(), Some(2));
 }

@@ -1,4 +1,4 @@
-import { defineConfig } from "vite";
+import { defineConfig, defaultClientConditions } from "vite";
 
 // The built app is served by `arbiter serve` at `/`, so asset paths are
 // relative and the output is content-hashed (deterministic for a given source).
@@ -16,6 +16,9 @@ export default defineConfig({
     // each runtime (ConnectError checks need that).
     preserveSymlinks: true,
     dedupe: ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-web"],
+    // ... and is bundled from its TypeScript sources, which its package
+    // exports under this condition beside the built files it publishes.
+    conditions: ["@arbiter/source", ...defaultClientConditions],
   },
   server: {
     host: "127.0.0.1",

@@ -407,6 +407,23 @@ impl games_server::Games for GamesService {
         }))
     }
 
+    async fn get_open_seat(
+        &self,
+        request: Request<pb::GetOpenSeatRequest>,
+    ) -> Result<Response<pb::GetOpenSeatResponse>, Status> {
+        // Looking codes up is guessing them as much as joining is.
+        admit_create(&self.creates, &request)?;
+        let (game, side) = self
+            .games
+            .open_seat_of(&request.get_ref().join_code)
+            .await?;
+        trace_game(&game.id)?;
+        Ok(Response::new(pb::GetOpenSeatResponse {
+            game: Some(convert::game_in(&game, View::Basic)),
+            side: convert::side(side),
+        }))
+    }
+
     async fn offer_rematch(
         &self,
         request: Request<pb::OfferRematchRequest>,

@@ -2,7 +2,7 @@
 
 use std::{sync::Arc, time::Duration};
 
-use http::{HeaderName, Method, Request};
+use http::{HeaderName, HeaderValue, Method, Request};
 use tokio::net::TcpListener;
 use tonic::{codec::CompressionEncoding, service::Routes};
 use tower::{ServiceBuilder, util::MapResponseLayer};
@@ -171,6 +171,9 @@ pub struct ServerConfig {
     /// Serve the web app built into the binary on GET and HEAD (see
     /// `web`); false: those go to the API like every other request.
     pub web: bool,
+    /// The origins whose pages may call the API with grpc-web (CORS);
+    /// `None`: any origin.
+    pub cors_allow_origins: Option<Vec<HeaderValue>>,
     /// How long a lease on a shard of games lasts and how often its owner
     /// renews it (servers sharing a PostgreSQL database).
     pub lease_times: LeaseTimes,
@@ -221,6 +224,7 @@ impl ServerConfig {
             tls: None,
             metrics_listen: None,
             web: true,
+            cors_allow_origins: None,
             lease_times: LeaseTimes::DEFAULT,
         }
     }
@@ -285,8 +289,17 @@ pub async fn serve(
         .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()?;
+    // Any origin by default: the API takes no cookies or other ambient
+    // credentials (a caller names its seat token in each request), so a
+    // page elsewhere can do nothing through a visitor's browser that it
+    // could not do from its own server. An operator who wants browsers to
+    // reach it only from its own frontend lists the origins.
+    let allowed_origins = match config.cors_allow_origins.clone() {
+        None => AllowOrigin::mirror_request(),
+        Some(origins) => AllowOrigin::list(origins),
+    };
     let cors = CorsLayer::new()
-        .allow_origin(AllowOrigin::mirror_request())
+        .allow_origin(allowed_origins)
         .allow_methods([Method::POST, Method::OPTIONS])
         .allow_headers(tower_http::cors::Any)
         .expose_headers([

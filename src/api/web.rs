@@ -14,6 +14,13 @@
 //! its entity tag (a 304 when unchanged), so a new build shows at the next
 //! load.
 //!
+//! Every answer carries a strict Content-Security-Policy: the app's own
+//! scripts, styles and API only (no inline script or style, no other
+//! origin), never framed by another page (`frame-ancestors 'none'`, and
+//! `X-Frame-Options` for older browsers), and no referrer sent anywhere: a
+//! game page holds a seat's token, which a framing page could otherwise
+//! make its player use with a click.
+//!
 //! The answers come from memory at once: they hold no place in the request
 //! limits, which bound work in flight, and are not RPCs to the metrics. The
 //! connection limits (count, timeouts) hold for them as for calls.
@@ -48,6 +55,12 @@ const HASHED_DIR: &str = "assets/";
 
 const CACHE_HASHED: &str = "public, max-age=31536000, immutable";
 const CACHE_REVALIDATE: &str = "no-cache";
+
+/// What the app's pages may load and do: its own files and its own API.
+/// `data:` images for the blank favicon.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
+     style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
+     manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /// The web app in front of the API `inner` (`enabled` false: every request
 /// goes to the API, as with `--no-web`).
@@ -183,6 +196,15 @@ fn answer(
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
     );
     if status == StatusCode::NOT_FOUND {
         headers.insert(

@@ -20,7 +20,7 @@ use rand::Rng;
 
 use super::{
     EventKind, GameError, GameView, Games, SeatSpec, end_aborted, ensure_ongoing, ids,
-    refuse_control_characters, seat_name,
+    refuse_control_characters, seat_name, view_of,
 };
 use crate::{
     reason::Reason,
@@ -84,6 +84,21 @@ fn join_code_unknown() -> GameError {
     ))
 }
 
+fn require_join_code(code: &str) -> Result<(), GameError> {
+    if code.trim().is_empty() {
+        return Err(GameError::invalid(
+            "join_code",
+            Reason::MissingField,
+            "join_code is required: the code CreateGame gave the host",
+        ));
+    }
+    Ok(())
+}
+
+fn seat_taken() -> GameError {
+    GameError::precondition(Reason::SeatTaken, "another player has taken the seat")
+}
+
 /// The seat left open of a new game's `white` and `black`, if one is:
 /// one seat at most, taking nothing of its own (no name, no engine), and
 /// facing a human, the host.
@@ -135,6 +150,31 @@ impl Games {
         }
     }
 
+    /// The game whose open seat `code` takes, and that seat's side: what a
+    /// player sees before joining.
+    ///
+    /// # Errors
+    ///
+    /// As [`Games::join`]'s, but for the name.
+    pub async fn open_seat_of(&self, code: &str) -> Result<(GameView, Side), GameError> {
+        let id = self.game_of_join_code(code).await?;
+        let game = self.load(&id).await?;
+        ensure_ongoing(&game)?;
+        let view = view_of(&game)?;
+        let side = view.open_seat.ok_or_else(seat_taken)?;
+        Ok((view, side))
+    }
+
+    /// The id of the game whose join code is `code`.
+    async fn game_of_join_code(&self, code: &str) -> Result<String, GameError> {
+        require_join_code(code)?;
+        let code = read_join_code(code).ok_or_else(join_code_unknown)?;
+        self.store
+            .game_by_join_code(&code)
+            .await?
+            .ok_or_else(join_code_unknown)
+    }
+
     /// Takes the open seat of the game whose join code is `code`, for a
     /// player shown as `display_name` (empty: the side's name).
     ///
@@ -143,30 +183,16 @@ impl Games {
     /// No code, an unknown code, a bad name, a game that is over (expired
     /// or aborted) or a seat already taken, or storage.
     pub async fn join(&self, code: &str, display_name: &str) -> Result<SeatedGame, GameError> {
-        if code.trim().is_empty() {
-            return Err(GameError::invalid(
-                "join_code",
-                Reason::MissingField,
-                "join_code is required: the code CreateGame gave the host",
-            ));
-        }
+        require_join_code(code)?;
         refuse_control_characters("display_name", display_name)?;
-        let code = read_join_code(code).ok_or_else(join_code_unknown)?;
-        let id = self
-            .store
-            .game_by_join_code(&code)
-            .await?
-            .ok_or_else(join_code_unknown)?;
+        let id = self.game_of_join_code(code).await?;
         let token = ids::new_token();
         let now = self.time.now();
         let (game, side) = self
             .change(&id, |game, _| {
                 ensure_ongoing(game)?;
                 let Some(open) = game.open.take() else {
-                    return Err(GameError::precondition(
-                        Reason::SeatTaken,
-                        "another player has taken the seat",
-                    ));
+                    return Err(seat_taken());
                 };
                 let side = if open.side == Side::White.name() {
                     Side::White

@@ -7,9 +7,11 @@ import type { VariantName } from "./board/variant";
 
 export {
   errorMessage as errorText,
+  errorReason,
   GameEventKind,
   GameView,
   OutcomeStatus,
+  Reason,
   Side,
   Termination,
   Variant,
@@ -18,6 +20,7 @@ export {
   type Game,
   type Move,
   type PlayedMove,
+  type TimeControl,
   type WatchGameResponse,
 } from "@arbiter/client";
 export { timestampMs } from "@bufbuild/protobuf/wkt";
@@ -27,17 +30,26 @@ const baseUrl = (import.meta.env.VITE_ARBITER_URL as string | undefined) || loca
 
 export const api = createArbiter(baseUrl);
 
-/** Follows a game: `onEvent` gets the snapshot, then every event in order
- * (a dropped stream resumes from the last version received), then what
- * happens about its rematch. Ends when the rematch starts, when none can,
- * or when `signal` aborts; rejects on an error the server answered. */
+/** Follows a game: `onEvent` gets the snapshot, then every event in order,
+ * then what happens about its rematch. A dropped stream is opened again
+ * from the last version received for as long as the page watches, waiting
+ * longer after each failure (up to 5 s); `onConnected` hears false while it
+ * is down and true once it is back. Ends when the rematch starts, when none
+ * can, or when `signal` aborts; rejects on an error the server answered. */
 export async function watchGame(
   gameId: string,
   onEvent: (event: WatchGameResponse) => void,
+  onConnected: (connected: boolean) => void,
   signal: AbortSignal,
 ): Promise<void> {
+  const options = {
+    signal,
+    followRematch: true,
+    onRetry: () => onConnected(false),
+    onResumed: () => onConnected(true),
+  };
   try {
-    for await (const event of watchEvents(api.games, gameId, { signal, followRematch: true })) onEvent(event);
+    for await (const event of watchEvents(api.games, gameId, options)) onEvent(event);
   } catch (err) {
     if (!signal.aborted) throw err;
   }

@@ -3,10 +3,13 @@
 type Attrs = Record<string, string | number | boolean | undefined>;
 type Child = Node | string | null | undefined | false;
 
-function applyAttrs(el: Element, attrs: Attrs): void {
+function applyAttrs(el: HTMLElement | SVGElement, attrs: Attrs): void {
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === false) continue;
-    el.setAttribute(name, value === true ? "" : String(value));
+    // Through the CSSOM: the page's Content-Security-Policy refuses style
+    // attributes written as markup.
+    if (name === "style") el.style.cssText = String(value);
+    else el.setAttribute(name, value === true ? "" : String(value));
   }
 }
 

@@ -1,12 +1,15 @@
 // The web app in a real browser against a real server: both games played
-// by clicks and drags, a friend joining by a link, live updates between two
-// players, rematches, the server's reasons, clocks, the position editor and
-// the PGN download.
+// by clicks and drags, a friend joining by a link (the invitation shown
+// first), live updates between two players, a game page that rides out a
+// server restart, rematches, the server's reasons, clocks, resigning and
+// aborting only once confirmed, the position editor (decided positions,
+// deleting saved ones), the PGN download, and the Content-Security-Policy
+// the pages run under.
 
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { after, before, describe, test } from "node:test";
-import { OutcomeStatus, Side, Variant } from "@arbiter/client";
+import { errorReason, OutcomeStatus, Reason, Side, Variant } from "@arbiter/client";
 import type { Page } from "playwright-core";
 import {
   clickSquare,
@@ -76,7 +79,7 @@ async function friendGame(choice: { hostName?: string; friendName?: string; minu
   await screenshot(host.page, "chess-waiting-for-friend");
   const friend = await stack.newPlayer();
   await friend.page.goto(link);
-  await friend.page.waitForSelector("[data-testid=join]");
+  await friend.page.waitForSelector("[data-testid=invitation-host]");
   await screenshot(friend.page, "join");
   await friend.page.fill("[data-testid=join-name]", choice.friendName ?? "");
   await friend.page.click("[data-testid=join-game]");
@@ -243,6 +246,7 @@ describe("web app", () => {
     await clickSquare(page, "e2");
     await clickSquare(page, "e4");
     await waitForMoves(page, 2);
+    page.once("dialog", (dialog) => void dialog.accept());
     await page.click("[data-testid=resign]");
     await waitForText(page, "[data-testid=outcome]", "resign");
     await page.click("[data-testid=rematch]");
@@ -344,5 +348,160 @@ describe("web app", () => {
     await clickSquare(page, "a7");
     await waitForMoves(page, 2);
     await context.close();
+  });
+
+  test("the join screen shows the invitation before joining, and says at once when a code cannot be used", async () => {
+    const created = await stack.api.games.createGame({
+      variant: Variant.XIANGQI,
+      white: { displayName: "Alice" },
+      black: { open: true },
+      timeControl: { initialMs: 300_000n, incrementMs: 2_000n },
+    });
+    const link = `${stack.appUrl}/#/join/${created.joinCode}`;
+    const friend = await stack.newPlayer();
+    await friend.page.goto(link);
+    assert.equal(await waitForText(friend.page, "[data-testid=invitation-host]", "Alice"), "Alice");
+    assert.equal(await friend.page.textContent("[data-testid=invitation-game]"), "Xiangqi");
+    assert.equal(await friend.page.textContent("[data-testid=invitation-clock]"), "5 min + 2 s a move");
+    assert.equal(await friend.page.textContent("[data-testid=invitation-side]"), "Black");
+    const { game: before } = await stack.api.games.getGame({ gameId: created.game?.id });
+    assert.ok(before?.black?.open, "looking takes no seat");
+    await friend.page.click("[data-testid=join-game]");
+    await friend.page.waitForSelector(`[data-game-id="${created.game?.id}"]`);
+
+    // The same link again, once the seat is taken; and a code no game has.
+    const late = await stack.newPlayer();
+    await late.page.goto(link);
+    await waitForText(late.page, "[data-testid=notice]", "already taken");
+    assert.ok(await late.page.isDisabled("[data-testid=join-game]"));
+    await late.page.goto(`${stack.appUrl}/#/join/0000000000`);
+    await waitForText(late.page, "[data-testid=notice]", "No game has this join code");
+    assert.ok(await late.page.isDisabled("[data-testid=join-game]"));
+    await friend.context.close();
+    await late.context.close();
+  });
+
+  test("a game page rides out a server restart: it shows that it reconnects, then the opponent's move", async () => {
+    const created = await stack.api.games.createGame({ variant: Variant.CHESS, white: { displayName: "Ada" }, black: { displayName: "Blaise" } });
+    const gameId = created.game?.id ?? "";
+    const { page, context } = await stack.newPlayer();
+    await page.goto(`${stack.appUrl}/#/game/${gameId}/white/${created.whiteToken}`);
+    await page.waitForSelector("[data-game-id]");
+    await clickSquare(page, "e2");
+    await clickSquare(page, "e4");
+    await waitForMoves(page, 1);
+    const board = await page.locator(".board-wrap").boundingBox();
+
+    await stack.stopServer();
+    await page.waitForSelector("[data-testid=connection]:not([hidden])", { timeout: 15_000 });
+    assert.match((await page.textContent("[data-testid=connection]")) ?? "", /Reconnecting/);
+    // The state shows beside the board, which stays where it was.
+    assert.equal(await page.locator(".board-wrap [data-testid=connection], .game-layout > [data-testid=connection]").count(), 0);
+    await screenshot(page, "reconnecting");
+    // Down for about ten seconds, many more than the attempts once made.
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    assert.equal(await page.isVisible("[data-testid=connection]"), true, "still reconnecting");
+    assert.deepEqual(await page.locator(".board-wrap").boundingBox(), board);
+
+    await stack.startServer();
+    await stack.api.games.makeMove({ gameId, seatToken: created.blackToken, move: "e5" });
+    assert.deepEqual(await waitForMoves(page, 2, 20_000), ["e4", "e5"]);
+    await page.waitForSelector("[data-testid=connection]", { state: "hidden" });
+    await waitForText(page, "[data-testid=status]", "Your move");
+    await context.close();
+  });
+
+  test("resigning and aborting ask first", async () => {
+    const { page, context } = await stack.newPlayer();
+    const gameId = await newGame(page, { variant: "chess", opponent: "engine", level: 1 });
+    const questions: string[] = [];
+    page.once("dialog", (dialog) => {
+      questions.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.click("[data-testid=resign]");
+    assert.match(questions[0] ?? "", /Resign/);
+    // Declined: the game goes on.
+    await clickSquare(page, "e2");
+    await clickSquare(page, "e4");
+    await waitForMoves(page, 2);
+    const { game } = await stack.api.games.getGame({ gameId });
+    assert.equal(game?.outcome?.status, OutcomeStatus.ONGOING);
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.click("[data-testid=resign]");
+    await waitForText(page, "[data-testid=outcome]", "resign");
+
+    const host = await stack.newPlayer();
+    const waiting = await newGame(host.page, { variant: "chess", opponent: "friend" });
+    await waitForText(host.page, "[data-testid=status]", "Waiting for your friend");
+    host.page.once("dialog", (dialog) => {
+      questions.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await host.page.click("[data-testid=abort]");
+    assert.match(questions[1] ?? "", /Abort/);
+    assert.equal((await stack.api.games.getGame({ gameId: waiting })).game?.outcome?.status, OutcomeStatus.ONGOING);
+    host.page.once("dialog", (dialog) => void dialog.accept());
+    await host.page.click("[data-testid=abort]");
+    await waitForText(host.page, "[data-testid=outcome]", "Aborted");
+    await context.close();
+    await host.context.close();
+  });
+
+  test("the editor shows that a stalemate is already decided and offers no game from it", async () => {
+    const { page, context } = await stack.newPlayer();
+    await page.goto(`${stack.appUrl}/#/editor/chess`);
+    await page.waitForSelector("[data-testid=valid]");
+    await page.fill("[data-testid=fen]", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    await page.locator("[data-testid=fen]").dispatchEvent("change");
+    assert.match(await waitForText(page, "[data-testid=decided]", "stalemate"), /already decided/);
+    await screenshot(page, "editor-decided");
+    await page.click("[data-testid=save-position]");
+    await page.waitForSelector("[data-testid=decided-saved]");
+    assert.equal(await page.locator("[data-testid=start-from-position]").count(), 0);
+    await context.close();
+  });
+
+  test("the editor keeps a saved position's owner token in the browser and deletes the position with it", async () => {
+    const { page, context } = await stack.newPlayer();
+    await page.goto(`${stack.appUrl}/#/editor/chess`);
+    await page.waitForSelector("[data-testid=valid]");
+    await page.fill("[data-testid=position-name]", "to delete");
+    await page.click("[data-testid=save-position]");
+    const id = (await page.locator("[data-testid=position-id]").textContent()) ?? "";
+    assert.ok(id);
+    // Another visit, later: the position is listed with its Delete.
+    await page.goto(`${stack.appUrl}/#/`);
+    await page.reload();
+    await page.goto(`${stack.appUrl}/#/editor/chess`);
+    const row = page.locator(`[data-testid=my-positions] li[data-position-id="${id}"]`);
+    await row.waitFor();
+    assert.match((await row.textContent()) ?? "", /to delete/);
+    page.once("dialog", (dialog) => void dialog.accept());
+    await row.locator("[data-testid=delete-position]").click();
+    await row.waitFor({ state: "detached" });
+    const gone = await stack.api.positions.getPosition({ id }).catch((err: unknown) => err);
+    assert.equal(errorReason(gone), Reason.POSITION_NOT_FOUND);
+    await context.close();
+  });
+
+  test("the pages carry a strict Content-Security-Policy, which no page of these tests broke", async (t) => {
+    if (!stack.appFromBinary) {
+      t.skip("the binary serves no app");
+      return;
+    }
+    const { page, context } = await stack.newPlayer();
+    const answer = await page.goto(`${stack.appUrl}/`);
+    const headers = answer?.headers() ?? {};
+    const policy = headers["content-security-policy"] ?? "";
+    assert.match(policy, /frame-ancestors 'none'/);
+    assert.match(policy, /script-src 'self'/);
+    assert.doesNotMatch(policy, /unsafe/);
+    assert.equal(headers["x-frame-options"], "DENY");
+    assert.equal(headers["referrer-policy"], "no-referrer");
+    await page.goto(`${stack.appUrl}/#/editor/xiangqi`);
+    await page.waitForSelector("[data-testid=valid]");
+    await context.close();
+    assert.deepEqual(stack.cspViolations, []);
   });
 });

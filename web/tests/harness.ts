@@ -62,11 +62,19 @@ export interface Player {
 export interface Stack {
   /** The page's address: the app, whose grpc-web calls reach the server. */
   appUrl: string;
+  /** Whether the binary serves the app (else the tests serve web/dist). */
+  appFromBinary: boolean;
+  /** What the pages' Content-Security-Policy refused, as Chromium reports it. */
+  cspViolations: string[];
   /** A Node client of the same server, for what the tests check beside the page. */
   api: Arbiter;
   browser: Browser;
   /** A fresh browser context (its own storage: another player) with a page. */
   newPlayer(): Promise<Player>;
+  /** Stops the server (SIGTERM) and waits until it has exited. */
+  stopServer(): Promise<void>;
+  /** Starts the server again, on the same port and database. */
+  startServer(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -76,20 +84,32 @@ export async function startStack(): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), "arbiter-web-test-"));
   const port = await freePort();
   const serverUrl = `http://127.0.0.1:${port}`;
-  const server: ChildProcess = spawn(
-    arbiterBin,
-    ["serve", "--listen", `127.0.0.1:${port}`, "--database-url", `sqlite://${join(dir, "arbiter.db")}`],
-    { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RUST_LOG: "warn" } },
-  );
-  let serverLog = "";
-  server.stderr?.on("data", (chunk: Buffer) => (serverLog = (serverLog + chunk.toString()).slice(-4000)));
   const api = createArbiter(serverUrl);
-  await waitFor("the server", async () => (await api.rules.validatePosition({ position: { variant: 1 } })) && true).catch(
-    (err: unknown) => {
-      server.kill("SIGKILL");
-      throw new Error(`${String(err)}\n${serverLog}`);
-    },
-  );
+  let serverLog = "";
+  let server: ChildProcess | undefined;
+  const startServer = async () => {
+    const child = spawn(
+      arbiterBin,
+      ["serve", "--listen", `127.0.0.1:${port}`, "--database-url", `sqlite://${join(dir, "arbiter.db")}`],
+      { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RUST_LOG: "warn" } },
+    );
+    server = child;
+    child.stderr?.on("data", (chunk: Buffer) => (serverLog = (serverLog + chunk.toString()).slice(-4000)));
+    await waitFor("the server", async () => (await api.rules.validatePosition({ position: { variant: 1 } })) && true).catch(
+      (err: unknown) => {
+        child.kill("SIGKILL");
+        throw new Error(`${String(err)}\n${serverLog}`);
+      },
+    );
+  };
+  const stopServer = async () => {
+    const child = server;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+  };
+  await startServer();
   // The binary serves the app itself when it embeds one; else serve dist/.
   const served = await fetch(`${serverUrl}/`).then(async (r) => r.ok && (await r.text()).includes('id="app"')).catch(() => false);
   const front = served ? undefined : await serveDist(serverUrl);
@@ -97,21 +117,28 @@ export async function startStack(): Promise<Stack> {
   console.log(`app served by ${front ? "the tests, from web/dist" : "the binary"}`);
   const browser = await chromium.launch({ executablePath: chromiumBin, headless: true, args: CHROMIUM_ARGS });
   mkdirSync(screenshotDir, { recursive: true });
+  const cspViolations: string[] = [];
   return {
     appUrl,
+    appFromBinary: !front,
+    cspViolations,
     api,
     browser,
     async newPlayer() {
       const context = await browser.newContext({ viewport: { width: 1100, height: 760 }, acceptDownloads: true });
       const page = await context.newPage();
       page.on("pageerror", (err) => console.error(`page error: ${err.message}`));
+      page.on("console", (message) => {
+        if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+      });
       return { context, page };
     },
+    stopServer,
+    startServer,
     async stop() {
       await browser.close();
       front?.server.close();
-      server.kill("SIGTERM");
-      await new Promise((r) => server.once("exit", r));
+      await stopServer();
       rmSync(dir, { recursive: true, force: true });
     },
   };

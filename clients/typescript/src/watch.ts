@@ -2,7 +2,10 @@
 // when a stream drops, or the server ends it because this watcher fell
 // behind (WATCHER_TOO_SLOW), it is opened again from the version of the last
 // message received (`from_version`), and the server sends every event after
-// it, so the caller sees no gap and no duplicate.
+// it, so the caller sees no gap and no duplicate. A server that is down is
+// tried again for as long as the caller watches, with waits that double up
+// to a cap and are spread at random, so that the watchers of a restarted
+// server do not all come back at the same instant.
 //
 // The server sends the move list in the SNAPSHOT only: later events carry
 // the game without it, and the move. Every caller would keep the list, so
@@ -37,22 +40,30 @@ export interface WatchOptions {
    * no rematch can be).
    */
   followRematch?: boolean;
-  /** Ends the stream (the iteration throws the abort). */
+  /** Ends the stream (the iteration throws the abort), also while it waits to try again. */
   signal?: AbortSignal;
   /**
    * How many times in a row a stream may fail before its error is thrown;
-   * any message received starts the count again. Default 5.
+   * any message received, or a stream opened, starts the count again.
+   * Default: no limit, the stream is tried again until `signal` aborts.
    */
   maxRetries?: number;
   /**
-   * The wait before opening the stream again, doubled at each failure in a
-   * row up to 5 s. Default 100 ms.
+   * The first wait before opening the stream again, doubled at each
+   * failure in a row up to `maxRetryDelayMs`; each wait is drawn at random
+   * between half of that and all of it. Default 100 ms.
    */
   retryDelayMs?: number;
+  /** The longest wait between two attempts. Default 5 s. */
+  maxRetryDelayMs?: number;
+  /**
+   * Told when the stream failed and is to be opened again after `delayMs`
+   * (`failures`: the failures in a row so far).
+   */
+  onRetry?: (retry: { error: unknown; failures: number; delayMs: number }) => void;
+  /** Told when a stream opened again after failures (the server answered it). */
+  onResumed?: () => void;
 }
-
-/** The longest wait between two attempts. */
-const MAX_RETRY_DELAY_MS = 5000;
 
 /** Reasons after which the same stream, opened again, goes on. */
 const RESUMABLE = new Set<string>([Reason.WATCHER_TOO_SLOW, Reason.SHUTTING_DOWN, Reason.SERVER_BUSY]);
@@ -68,21 +79,41 @@ export async function* watchGame(
   gameId: string,
   options: WatchOptions = {},
 ): AsyncGenerator<WatchGameResponse, void, undefined> {
-  const { signal, followRematch = false, maxRetries = 5, retryDelayMs = 100 } = options;
+  const {
+    signal,
+    followRematch = false,
+    maxRetries = Infinity,
+    retryDelayMs = 100,
+    maxRetryDelayMs = 5000,
+    onRetry,
+    onResumed,
+  } = options;
   const last = followRematch ? GameEventKind.REMATCH_STARTED : GameEventKind.GAME_ENDED;
   let fromVersion = options.fromVersion;
   let moves = fromVersion === undefined ? undefined : options.moves?.slice();
   let failures = 0;
+  // A stream that opens after failures has resumed: its answer's headers
+  // say so before any event (there may be none for a while).
+  const opened = () => {
+    if (failures > 0) {
+      failures = 0;
+      onResumed?.();
+    }
+  };
   for (;;) {
     const call = new AbortController();
     const abort = () => call.abort(signal?.reason);
     signal?.addEventListener("abort", abort, { once: true });
     let received = false;
     let ended = false;
+    // The server ended the stream cleanly before the game's end: it is
+    // opened again after the first wait.
+    let waitMs = retryDelayMs;
     try {
-      for await (const event of games.watchGame({ gameId, fromVersion, followRematch }, { signal: call.signal })) {
+      const stream = games.watchGame({ gameId, fromVersion, followRematch }, { signal: call.signal, onHeader: opened });
+      for await (const event of stream) {
         received = true;
-        failures = 0;
+        opened();
         fromVersion = event.game?.version ?? fromVersion;
         moves = withMoves(event, moves);
         ended ||= event.kind === GameEventKind.GAME_ENDED;
@@ -101,12 +132,23 @@ export async function* watchGame(
         throw error;
       }
       failures += 1;
+      waitMs = retryDelay(failures, retryDelayMs, maxRetryDelayMs);
+      onRetry?.({ error, failures, delayMs: waitMs });
     } finally {
       signal?.removeEventListener("abort", abort);
       call.abort();
     }
-    await sleep(Math.min(retryDelayMs * 2 ** Math.max(failures - 1, 0), MAX_RETRY_DELAY_MS), signal);
+    await sleep(waitMs, signal);
   }
+}
+
+/**
+ * The wait after the `failures`-th failure in a row: `first` doubled at
+ * each, up to `cap`, drawn at random between half of that and all of it.
+ */
+function retryDelay(failures: number, first: number, cap: number): number {
+  const step = Math.min(first * 2 ** (failures - 1), cap);
+  return step / 2 + Math.random() * (step / 2);
 }
 
 /**

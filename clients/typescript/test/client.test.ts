@@ -156,6 +156,72 @@ test("a watch resumed after its connection dropped misses no event and repeats n
   }
 });
 
+test("a watch goes on through an outage of many failed attempts, waiting longer each time, and catches up", LIMIT, async () => {
+  const relay = await startRelay(server.port);
+  try {
+    const created = await chessGame();
+    const id = created.game!.id;
+    const watcher = createArbiter(relay.url);
+    const waits: { failures: number; delayMs: number }[] = [];
+    let resumed = 0;
+    let outage = () => {};
+    const failedOften = new Promise<void>((resolve) => (outage = resolve));
+    const events = watchGame(watcher.games, id, {
+      retryDelayMs: 10,
+      maxRetryDelayMs: 80,
+      onRetry: ({ failures, delayMs }) => {
+        waits.push({ failures, delayMs });
+        if (failures === 8) outage();
+      },
+      onResumed: () => (resumed += 1),
+    });
+    assert.equal((await events.next()).value?.kind, GameEventKind.SNAPSHOT);
+    relay.cut();
+    await arbiter.games.makeMove({ gameId: id, seatToken: created.whiteToken, move: "e4" });
+    const next = events.next();
+    await failedOften;
+    relay.restore();
+    assert.equal((await next).value?.move?.move?.san, "e4", "the move made during the outage");
+    await events.return();
+
+    assert.equal(resumed, 1);
+    assert.deepEqual(
+      waits.slice(0, 8).map((wait) => wait.failures),
+      [1, 2, 3, 4, 5, 6, 7, 8],
+    );
+    for (const { failures, delayMs } of waits) {
+      const step = Math.min(10 * 2 ** (failures - 1), 80);
+      assert.ok(delayMs >= step / 2 && delayMs <= step, `wait ${delayMs} ms after ${failures} failures`);
+    }
+  } finally {
+    await relay.close();
+  }
+});
+
+test("a watch waiting to try again ends as soon as it is aborted", LIMIT, async () => {
+  const relay = await startRelay(server.port);
+  try {
+    const created = await chessGame();
+    const stop = new AbortController();
+    let waiting = () => {};
+    const retrying = new Promise<void>((resolve) => (waiting = resolve));
+    const events = watchGame(createArbiter(relay.url).games, created.game!.id, {
+      signal: stop.signal,
+      retryDelayMs: 60_000,
+      maxRetryDelayMs: 60_000,
+      onRetry: () => waiting(),
+    });
+    await events.next();
+    relay.cut();
+    const pending = events.next();
+    await retrying;
+    stop.abort();
+    await assert.rejects(pending);
+  } finally {
+    await relay.close();
+  }
+});
+
 test("a watch ended for falling behind is opened again from its last version", LIMIT, async () => {
   const tooSlow = new ConnectError("the watcher fell behind", Code.ResourceExhausted, undefined, [
     { desc: ErrorInfoSchema, value: { domain: "arbiter.dev", reason: Reason.WATCHER_TOO_SLOW } },

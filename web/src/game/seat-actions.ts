@@ -34,9 +34,11 @@ export class SeatActions {
       ...(this.side === undefined ? this.spectatorOffers(game) : over ? this.rematchOffers(game) : this.pending(game)),
     );
     const buttons: HTMLButtonElement[] = [];
-    if (this.side !== undefined && !over && waiting) {
-      buttons.push(button("Abort", this.act((call) => api.games.abort(call)), { "data-testid": "abort" }));
-    }
+    const abort = () =>
+      button("Abort", this.act((call) => api.games.abort(call), "Abort this game? It ends without a result."), {
+        "data-testid": "abort",
+      });
+    if (this.side !== undefined && !over && waiting) buttons.push(abort());
     if (this.side !== undefined && over && !waiting && !game.rematch && game.rematchOffer === Side.UNSPECIFIED) {
       buttons.push(
         button("Rematch", this.act((call) => api.games.offerRematch(call).then(enterRematch)), {
@@ -47,7 +49,9 @@ export class SeatActions {
     }
     if (playing) {
       buttons.push(
-        button("Resign", this.act((call) => api.games.resign(call)), { "data-testid": "resign" }),
+        button("Resign", this.act((call) => api.games.resign(call), "Resign this game? Your opponent wins."), {
+          "data-testid": "resign",
+        }),
         button("Offer draw", this.act((call) => api.games.offerDraw(call)), {
           "data-testid": "offer-draw",
           disabled: game.drawOffer !== Side.UNSPECIFIED,
@@ -58,9 +62,7 @@ export class SeatActions {
         }),
       );
       // A game can be aborted until both sides have moved.
-      if (game.ply < 2) {
-        buttons.push(button("Abort", this.act((call) => api.games.abort(call)), { "data-testid": "abort" }));
-      }
+      if (game.ply < 2) buttons.push(abort());
       if (game.turn === this.side && (game.outcome?.claimableDraws.length ?? 0) > 0) {
         buttons.push(
           button("Claim draw", this.act((call) => api.games.claimDraw(call)), { "data-testid": "claim-draw", class: "primary" }),
@@ -70,10 +72,12 @@ export class SeatActions {
     this.buttons.replaceChildren(...buttons, ...extra);
   }
 
-  /** A click handler that runs a seat action. */
-  private act(run: (call: SeatCall) => Promise<unknown>): () => void {
+  /** A click handler that runs a seat action; one that cannot be undone
+   * asks `question` first. */
+  private act(run: (call: SeatCall) => Promise<unknown>, question?: string): () => void {
     return () => {
       if (!this.seatToken) return;
+      if (question !== undefined && !window.confirm(question)) return;
       this.report("");
       run({ gameId: this.gameId, seatToken: this.seatToken }).catch((err: unknown) => this.report(err));
     };

@@ -1,12 +1,16 @@
 // The position editor: place pieces, choose the side to move (and chess
-// castling rights); ValidatePosition's problems show as the board changes;
-// a valid position is saved with CreatePosition and a game started from it.
+// castling rights); ValidatePosition's problems show as the board changes,
+// and a valid position the rules have already decided (a mate, a
+// stalemate) says so; a valid position is saved with CreatePosition and a
+// game started from it, unless it is decided. The positions this browser
+// saved are listed with their owner tokens, to load or delete.
 
-import { api, errorText, Variant } from "../api";
+import { api, errorReason, errorText, OutcomeStatus, Reason, Variant } from "../api";
 import { BoardView } from "../board/board-view";
 import { drawPiece, pieceName } from "../board/pieces";
 import { geometryOf, readPlacement, writePlacement, type Placement, type VariantName } from "../board/variant";
 import { button, h, s } from "../dom";
+import { forgetPosition, rememberedPositions, rememberPosition, type SavedPosition } from "../positions";
 import type { Screen } from "./screen";
 
 const ERASER = "";
@@ -78,14 +82,17 @@ export function editorScreen(variant: VariantName): Screen {
 
   const validate = async () => {
     const mine = ++validation;
-    const text = fen();
+    const position = { variant: variantOf(variant), fen: fen() };
     try {
-      const answer = await api.rules.validatePosition({ position: { variant: variantOf(variant), fen: text } });
+      const answer = await api.rules.validatePosition({ position });
+      const outcome = answer.valid ? await decidedOutcome(position) : undefined;
       if (mine !== validation) return;
       verdict.replaceChildren(
-        answer.valid
-          ? h("p", { class: "valid", "data-testid": "valid" }, "Valid position.")
-          : h("ul", { class: "problems", "data-testid": "problems" }, ...answer.problems.map((p) => h("li", { "data-code": p.code }, p.message))),
+        !answer.valid
+          ? h("ul", { class: "problems", "data-testid": "problems" }, ...answer.problems.map((p) => h("li", { "data-code": p.code }, p.message)))
+          : outcome
+            ? h("p", { class: "decided", "data-testid": "decided" }, `Valid, but already decided: ${outcome}. No game can start from it.`)
+            : h("p", { class: "valid", "data-testid": "valid" }, "Valid position."),
       );
     } catch (err) {
       if (mine === validation) verdict.replaceChildren(h("p", { class: "notice" }, errorText(err)));
@@ -111,21 +118,68 @@ export function editorScreen(variant: VariantName): Screen {
   turnSelect.addEventListener("change", changed);
   for (const box of castling) box.addEventListener("change", changed);
 
+  const mine = h("div", { "data-testid": "my-positions" });
+  const showMine = () => {
+    const positions = rememberedPositions(variant);
+    mine.replaceChildren(
+      ...(positions.length === 0
+        ? []
+        : [
+            h("h2", {}, "Positions saved in this browser"),
+            h("ul", { class: "my-positions" }, ...positions.map(savedRow)),
+          ]),
+    );
+  };
+  const savedRow = (position: SavedPosition) =>
+    h(
+      "li",
+      { "data-position-id": position.id },
+      h("span", {}, position.name || position.id),
+      " ",
+      button("Load", () => load(position.fen), { "data-testid": "load-position" }),
+      " ",
+      button("Delete", () => remove(position), { "data-testid": "delete-position" }),
+    );
+  const remove = (position: SavedPosition) => {
+    if (!window.confirm(`Delete the saved position ${position.name || position.id}? Games started from it keep their start.`)) return;
+    notice.textContent = "";
+    api.positions
+      .deletePosition({ id: position.id, ownerToken: position.ownerToken })
+      .catch((err: unknown) => {
+        // Deleted already (elsewhere, or by the operator): forgotten too.
+        if (errorReason(err) !== Reason.POSITION_NOT_FOUND) throw err;
+      })
+      .then(() => {
+        forgetPosition(position.id);
+        if (saved.querySelector(`[data-position-id="${position.id}"]`)) saved.replaceChildren();
+        showMine();
+      })
+      .catch((err: unknown) => (notice.textContent = errorText(err)));
+  };
+
   const save = () => {
     notice.textContent = "";
     api.positions
       .createPosition({ variant: variantOf(variant), source: { case: "fen", value: fen() }, name: nameInput.value })
-      .then(({ position }) => {
+      .then(async ({ position, ownerToken }) => {
         if (!position) return;
-        const start = button("Start a game from it", () => {
-          location.hash = `#/new?variant=${variant}&position=${encodeURIComponent(position.id)}`;
-        }, { class: "primary", "data-testid": "start-from-position" });
-        saved.replaceChildren(h("p", {}, "Saved as ", h("code", { "data-testid": "position-id" }, position.id), ". "), start);
+        rememberPosition({ id: position.id, ownerToken, variant, fen: position.fen, name: position.name, savedAt: Date.now() });
+        showMine();
+        const outcome = await decidedOutcome({ variant: variantOf(variant), fen: position.fen });
+        saved.replaceChildren(
+          h("p", { "data-position-id": position.id }, "Saved as ", h("code", { "data-testid": "position-id" }, position.id), ". "),
+          outcome
+            ? h("p", { "data-testid": "decided-saved" }, `Already decided (${outcome}): no game can start from it.`)
+            : button("Start a game from it", () => {
+                location.hash = `#/new?variant=${variant}&position=${encodeURIComponent(position.id)}`;
+              }, { class: "primary", "data-testid": "start-from-position" }),
+        );
       })
       .catch((err: unknown) => (notice.textContent = errorText(err)));
   };
 
   load(geo.startFen);
+  showMine();
   const other: VariantName = variant === "chess" ? "xiangqi" : "chess";
   return {
     element: h(
@@ -159,6 +213,7 @@ export function editorScreen(variant: VariantName): Screen {
             h("div", { class: "row" }, nameInput, button("Save position", save, { class: "primary", "data-testid": "save-position" })),
             saved,
             notice,
+            mine,
           ),
         ),
       ),
@@ -168,6 +223,13 @@ export function editorScreen(variant: VariantName): Screen {
       validation++;
     },
   };
+}
+
+/** How the rules have already decided `position` ("draw by stalemate"),
+ * or undefined while it is still to play. */
+async function decidedOutcome(position: { variant: Variant; fen: string }): Promise<string | undefined> {
+  const { outcome } = await api.rules.getOutcome({ position });
+  return outcome && outcome.status !== OutcomeStatus.ONGOING ? outcome.description : undefined;
 }
 
 function variantOf(name: VariantName): Variant {

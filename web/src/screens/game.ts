@@ -41,7 +41,10 @@ export function gameScreen(gameId: string, seatInUrl: SeatToken | undefined): Sc
     history.replaceState(null, "", `#/game/${encodeURIComponent(gameId)}`);
   }
   const seat = seatInUrl ?? rememberedSeat(gameId);
-  const root = h("section", { class: "game", "data-testid": "game" }, h("p", {}, "Loading the game…"));
+  // Whether the game's stream is down, beside the game (never in the
+  // board's grid, which it would push aside).
+  const connection = h("p", { class: "connection", "data-testid": "connection", role: "status", hidden: true });
+  const root = h("section", { class: "game", "data-testid": "game" }, h("p", {}, "Loading the game…"), connection);
   const abort = new AbortController();
   let view: GameView | undefined;
   let moves: PlayedMove[] = [];
@@ -54,7 +57,7 @@ export function gameScreen(gameId: string, seatInUrl: SeatToken | undefined): Sc
       moves = movesAfter(moves, event);
       game.moves = moves;
       if (!view) {
-        view = new GameView(game, seat);
+        view = new GameView(game, seat, connection);
         root.replaceChildren(view.element);
       }
       view.show(game, event.kind);
@@ -62,12 +65,15 @@ export function gameScreen(gameId: string, seatInUrl: SeatToken | undefined): Sc
         followRematch(gameId, game.rematch, seat).catch((err: unknown) => view?.tell(errorText(err)));
       }
     },
+    (connected) => {
+      connection.hidden = connected;
+      connection.textContent = connected ? "" : "Reconnecting…";
+    },
     abort.signal,
   ).catch((err: unknown) => {
     if (abort.signal.aborted) return;
-    const message = h("p", { class: "notice", "data-testid": "watch-error" }, errorText(err));
-    if (view) view.element.prepend(message);
-    else root.replaceChildren(message);
+    connection.replaceChildren(h("span", { class: "notice", "data-testid": "watch-error" }, errorText(err)));
+    connection.hidden = false;
   });
 
   return {
@@ -120,6 +126,7 @@ class GameView {
   constructor(
     game: Game,
     private readonly seat: SeatToken | undefined,
+    connection: HTMLElement,
   ) {
     this.game = game;
     this.geo = geometryOf(variantName(game.variant));
@@ -146,7 +153,7 @@ class GameView {
       h(
         "div",
         {},
-        h("div", { class: "panel" }, this.status, this.notice, this.actions.offers, this.actions.buttons),
+        h("div", { class: "panel" }, this.status, connection, this.notice, this.actions.offers, this.actions.buttons),
         this.moveList.element,
         this.links,
       ),

@@ -1,8 +1,10 @@
-// The screen a join link opens (`#/join/CODE`): the friend gives a name and
-// takes the game's open seat; the seat's token is kept like any other and
-// the game screen follows.
+// The screen a join link opens (`#/join/CODE`): the game the code invites
+// to (its host, the game, the clock, the colour the friend would play) is
+// looked up first, so that a code that cannot be used says so at once;
+// then the friend gives a name and takes the open seat. The seat's token
+// is kept like any other and the game screen follows.
 
-import { api, errorText, Side } from "../api";
+import { api, errorReason, errorText, Reason, Side, sideName, variantName, type Game, type TimeControl } from "../api";
 import { h } from "../dom";
 import { rememberSeat } from "../seats";
 import { NAME_KEY } from "./new-game";
@@ -10,6 +12,7 @@ import type { Screen } from "./screen";
 
 export function joinScreen(joinCode: string): Screen {
   const notice = h("p", { class: "notice", "data-testid": "notice", role: "alert" });
+  const invitation = h("div", { "data-testid": "invitation" }, h("p", {}, "Looking the invitation up…"));
   const nameInput = h("input", {
     type: "text",
     name: "name",
@@ -17,14 +20,32 @@ export function joinScreen(joinCode: string): Screen {
     "data-testid": "join-name",
     value: localStorage.getItem(NAME_KEY) ?? "",
   });
+  const joinButton = h("button", { type: "submit", class: "primary", "data-testid": "join-game", disabled: true }, "Join the game");
   const form = h(
     "form",
     { class: "panel", "data-testid": "join" },
-    h("p", {}, "A friend invites you to a game."),
+    invitation,
     h("fieldset", {}, h("legend", {}, "Your name (optional)"), nameInput),
-    h("div", {}, h("button", { type: "submit", class: "primary", "data-testid": "join-game" }, "Join the game")),
+    h("div", {}, joinButton),
     notice,
   );
+  const refuse = (err: unknown) => {
+    notice.textContent = refusal(err);
+    joinButton.disabled = true;
+  };
+  let looking = true;
+  api.games
+    .getOpenSeat({ joinCode })
+    .then(({ game, side }) => {
+      if (!looking || !game) return;
+      invitation.replaceChildren(describe(game, side));
+      joinButton.disabled = false;
+    })
+    .catch((err: unknown) => {
+      if (!looking) return;
+      invitation.replaceChildren();
+      refuse(err);
+    });
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const displayName = nameInput.value.trim();
@@ -38,7 +59,59 @@ export function joinScreen(joinCode: string): Screen {
         rememberSeat(game.id, { side: joined.side === Side.WHITE ? "white" : "black", token: joined.seatToken });
         location.hash = `#/game/${encodeURIComponent(game.id)}`;
       })
-      .catch((err: unknown) => (notice.textContent = errorText(err)));
+      .catch(refuse);
   });
-  return { element: h("section", {}, h("h1", {}, "Join a game"), form), dispose() {} };
+  return {
+    element: h("section", {}, h("h1", {}, "Join a game"), form),
+    dispose() {
+      looking = false;
+    },
+  };
+}
+
+/** What the invitation is: the host, the game, its clock, the joiner's colour. */
+function describe(game: Game, side: Side): HTMLElement {
+  const host = side === Side.WHITE ? game.black : game.white;
+  const hostSide = side === Side.WHITE ? Side.BLACK : Side.WHITE;
+  const row = (label: string, value: string, testid: string) =>
+    h("div", { class: "row" }, h("dt", {}, label), h("dd", { "data-testid": testid }, value));
+  return h(
+    "div",
+    {},
+    h("p", {}, `${host?.displayName ?? sideName(hostSide, game.variant)} invites you to a game.`),
+    h(
+      "dl",
+      { class: "invitation" },
+      row("Host", host?.displayName ?? "", "invitation-host"),
+      row("Game", variantName(game.variant) === "xiangqi" ? "Xiangqi" : "Chess", "invitation-game"),
+      row("Clock", clockText(game.clock?.control), "invitation-clock"),
+      row("You play", sideName(side, game.variant), "invitation-side"),
+    ),
+  );
+}
+
+/** A time control in words: "5 min + 2 s a move", "no clock". */
+function clockText(control: TimeControl | undefined): string {
+  if (!control) return "No clock";
+  if (control.daysPerMove > 0) return `${control.daysPerMove} ${control.daysPerMove === 1 ? "day" : "days"} a move`;
+  const seconds = (ms: bigint) => Number(ms) / 1000;
+  const initial = seconds(control.initialMs);
+  const base = initial >= 60 ? `${initial / 60} min` : `${initial} s`;
+  if (control.incrementMs > 0n) return `${base} + ${seconds(control.incrementMs)} s a move`;
+  if (control.delayMs > 0n) return `${base}, ${seconds(control.delayMs)} s delay a move`;
+  return base;
+}
+
+/** Why the code cannot be used, in words. */
+function refusal(err: unknown): string {
+  switch (errorReason(err)) {
+    case Reason.JOIN_CODE_UNKNOWN:
+      return "No game has this join code: check that the whole link was copied.";
+    case Reason.SEAT_TAKEN:
+      return "Another player has already taken this seat.";
+    case Reason.GAME_OVER:
+      return "This game is over: its host aborted it, or nobody joined in time.";
+    default:
+      return errorText(err);
+  }
 }

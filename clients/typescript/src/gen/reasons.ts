@@ -51,7 +51,7 @@ export const Reason = {
   POSITION_NOT_FOUND: "POSITION_NOT_FOUND",
   /** NOT_FOUND: Health.Check names a service the server does not have. */
   UNKNOWN_SERVICE: "UNKNOWN_SERVICE",
-  /** NOT_FOUND: JoinGame's `join_code` is no game's. */
+  /** NOT_FOUND: JoinGame's (or GetOpenSeat's) `join_code` is no game's. */
   JOIN_CODE_UNKNOWN: "JOIN_CODE_UNKNOWN",
   /** UNAUTHENTICATED: `seat_token` is empty. */
   SEAT_TOKEN_MISSING: "SEAT_TOKEN_MISSING",
@@ -83,7 +83,7 @@ export const Reason = {
   ENGINE_DECLINES_TAKEBACKS: "ENGINE_DECLINES_TAKEBACKS",
   /** FAILED_PRECONDITION: A game from a start position the rules have already decided. */
   START_POSITION_DECIDED: "START_POSITION_DECIDED",
-  /** FAILED_PRECONDITION: JoinGame for a seat another player has taken already. */
+  /** FAILED_PRECONDITION: JoinGame (or GetOpenSeat) for a seat another player has taken already. */
   SEAT_TAKEN: "SEAT_TAKEN",
   /** FAILED_PRECONDITION: A move, offer or claim while the game's open seat waits for a player (only Abort goes before), or a rematch of a game whose open seat nobody took. */
   SEAT_OPEN: "SEAT_OPEN",
