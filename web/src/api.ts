@@ -34,10 +34,13 @@ export const api = createArbiter(baseUrl);
  * then what happens about its rematch. A dropped stream is opened again
  * from the last version received for as long as the page watches, waiting
  * longer after each failure (up to 5 s); `onConnected` hears false while it
- * is down and true once it is back. Ends when the rematch starts, when none
- * can, or when `signal` aborts; rejects on an error the server answered. */
+ * is down and true once it is back. A player's page watches with its seat's
+ * token, so spectators filling the game never shut it out. Ends when the
+ * rematch starts, when none can, or when `signal` aborts; rejects on an
+ * error the server answered. */
 export async function watchGame(
   gameId: string,
+  seatToken: string | undefined,
   onEvent: (event: WatchGameResponse) => void,
   onConnected: (connected: boolean) => void,
   signal: AbortSignal,
@@ -45,6 +48,7 @@ export async function watchGame(
   const options = {
     signal,
     followRematch: true,
+    seatToken,
     onRetry: () => onConnected(false),
     onResumed: () => onConnected(true),
   };

@@ -40,6 +40,11 @@ export interface WatchOptions {
    * no rematch can be).
    */
   followRematch?: boolean;
+  /**
+   * A seat's token, when a player of the game watches: its stream is then
+   * not a spectator's, so spectators filling the game never shut it out.
+   */
+  seatToken?: string;
   /** Ends the stream (the iteration throws the abort), also while it waits to try again. */
   signal?: AbortSignal;
   /**
@@ -82,6 +87,7 @@ export async function* watchGame(
   const {
     signal,
     followRematch = false,
+    seatToken = "",
     maxRetries = Infinity,
     retryDelayMs = 100,
     maxRetryDelayMs = 5000,
@@ -110,7 +116,7 @@ export async function* watchGame(
     // opened again after the first wait.
     let waitMs = retryDelayMs;
     try {
-      const stream = games.watchGame({ gameId, fromVersion, followRematch }, { signal: call.signal, onHeader: opened });
+      const stream = games.watchGame({ gameId, fromVersion, followRematch, seatToken }, { signal: call.signal, onHeader: opened });
       for await (const event of stream) {
         received = true;
         opened();

@@ -51,6 +51,7 @@ export function gameScreen(gameId: string, seatInUrl: SeatToken | undefined): Sc
 
   watchGame(
     gameId,
+    seat?.token,
     (event) => {
       const game = event.game;
       if (!game) return;
