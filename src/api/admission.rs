@@ -1,7 +1,8 @@
 //! Per-caller limits at the door of the creating calls: CreateGame,
 //! ImportGame, JoinGame, OfferRematch, an accepting RespondToRematch (each
 //! may create a game) and CreatePosition share one rate per peer address, so
-//! that no chain of calls makes games faster than CreateGame may.
+//! that no chain of calls makes games faster than CreateGame may; so does
+//! GetOpenSeat, since looking join codes up is guessing them too.
 
 use std::sync::Arc;
 
