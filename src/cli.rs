@@ -8,9 +8,10 @@ use crate::{
     analysis::Analyst,
     api::{
         DEFAULT_ENGINE_QUEUE, DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_PLAYER_STREAMS,
-        DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_WATCHERS_PER_CONNECTION,
-        DEFAULT_MAX_WATCHERS_PER_GAME, DEFAULT_PLAYER_STREAM_MAX_SEATS,
-        DEFAULT_WATCHER_BUFFER_BYTES, PlayerLimits, ServerConfig, TlsFiles, serve,
+        DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_RESUMES_PER_PEER,
+        DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
+        DEFAULT_PLAYER_STREAM_MAX_SEATS, DEFAULT_WATCHER_BUFFER_BYTES, PlayerLimits, ServerConfig,
+        TlsFiles, serve,
     },
     games::{AdminToken, DEFAULT_LIVE_GAMES, LeaseTimes, PgnLimits},
     memory,
@@ -115,6 +116,11 @@ pub struct ServeArgs {
     /// (0: no limit).
     #[arg(long, env = "ARBITER_MAX_ANALYSES_PER_PEER", default_value_t = 1)]
     max_analyses_per_peer: u16,
+    /// WatchGame resumes (`from_version`) one peer address may have
+    /// telling their past events at once; more are refused with
+    /// RESUME_LIMIT (0: no limit).
+    #[arg(long, env = "ARBITER_MAX_RESUMES_PER_PEER", default_value_t = DEFAULT_MAX_RESUMES_PER_PEER as u16)]
+    max_resumes_per_peer: u16,
     /// Games and positions (CreateGame, ImportGame, CreatePosition) one
     /// peer address may create a second, after a burst of
     /// --create-burst (0: no limit, for trusted deployments).
@@ -244,6 +250,7 @@ impl ServeArgs {
             open_seat_timeout,
             engine_seat_slots,
             max_analyses_per_peer,
+            max_resumes_per_peer,
             create_rate,
             create_burst,
             watcher_buffer_bytes,
@@ -286,6 +293,7 @@ impl ServeArgs {
             open_seat_timeout,
             engine_seat_slots: usize::from(engine_seat_slots),
             max_analyses_per_peer: usize::from(max_analyses_per_peer),
+            max_resumes_per_peer: usize::from(max_resumes_per_peer),
             create_rate,
             create_burst,
             watcher_buffer_bytes: watcher_buffer_bytes as usize,

@@ -166,6 +166,10 @@ reasons! {
     /// The caller's address already runs its most BestMove/Analyze calls
     /// (metadata `limit`): wait for one to end.
     AnalysisLimit = "ANALYSIS_LIMIT", ResourceExhausted;
+    /// The caller's address already resumes its most WatchGame streams
+    /// with `from_version` (metadata `limit`): retry once one has caught
+    /// up.
+    ResumeLimit = "RESUME_LIMIT", ResourceExhausted;
     /// The caller's address creates games or positions too fast (metadata
     /// `limit`, `retry_after_ms`, and a `google.rpc.RetryInfo`).
     RateLimited = "RATE_LIMITED", ResourceExhausted;

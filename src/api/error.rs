@@ -121,6 +121,20 @@ pub fn bad_move(field: &str, err: &MoveError) -> Status {
         .into()
 }
 
+/// RESOURCE_EXHAUSTED `RESUME_LIMIT`: the caller's address has its `limit`
+/// of WatchGame resumes telling their past events.
+pub fn resume_limit(limit: usize) -> Status {
+    ErrorStatus::new(
+        Reason::ResumeLimit,
+        format!(
+            "this address already resumes {limit} watches, the most it may at once: \
+             retry once one has caught up"
+        ),
+    )
+    .metadata("limit", limit)
+    .into()
+}
+
 /// RESOURCE_EXHAUSTED: `cap` (`game` or `connection`) has its `limit` of
 /// watchers.
 pub fn too_many_watchers(cap: &str, limit: usize) -> Status {

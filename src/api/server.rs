@@ -67,6 +67,9 @@ pub const DEFAULT_ENGINE_QUEUE: usize = 8;
 pub const DEFAULT_ENGINE_QUEUE_WAIT: Duration = Duration::from_secs(10);
 /// Default [`ServerConfig::max_watchers_per_connection`].
 pub const DEFAULT_MAX_WATCHERS_PER_CONNECTION: usize = 100;
+/// Default [`ServerConfig::max_resumes_per_peer`]: a few pages of one
+/// household reconnecting at once after a restart.
+pub const DEFAULT_MAX_RESUMES_PER_PEER: usize = 4;
 
 /// A generated service taking requests of up to `$limit` bytes, plain or
 /// gzip; tonic checks a message's length before buffering it and stops
@@ -108,6 +111,9 @@ pub struct ServerConfig {
     pub engine_seat_slots: usize,
     /// Engine RPCs one peer address may run at once (0: no limit).
     pub max_analyses_per_peer: usize,
+    /// WatchGame resumes one peer address may have telling their past
+    /// events at once (0: no limit).
+    pub max_resumes_per_peer: usize,
     /// Games and positions one peer address may create a second, after
     /// `create_burst` (0: no limit).
     pub create_rate: u32,
@@ -180,6 +186,7 @@ impl ServerConfig {
             open_seat_timeout: DEFAULT_OPEN_SEAT_TIMEOUT,
             engine_seat_slots: 1,
             max_analyses_per_peer: 1,
+            max_resumes_per_peer: DEFAULT_MAX_RESUMES_PER_PEER,
             create_rate: 20,
             create_burst: 100,
             watcher_buffer_bytes: DEFAULT_WATCHER_BUFFER_BYTES,
@@ -345,6 +352,7 @@ pub async fn serve(
                 shutdown_watch,
                 config.max_watchers_per_connection,
                 config.player_streams,
+                config.max_resumes_per_peer,
             ),
             creates,
             config.max_request_bytes,

@@ -20,6 +20,7 @@ mod pgn;
 mod player;
 mod rematch;
 mod replay;
+mod retelling;
 mod screen;
 mod takeback;
 mod takeover;
@@ -48,7 +49,7 @@ pub use ownership::LeaseTimes;
 pub use pgn::{PgnLimits, PgnNotation};
 pub use player::FollowedSeat;
 pub use rematch::RematchAnswer;
-pub use replay::{REPLAY_PAGE, Replay, Replayed};
+pub use replay::{MAX_RETOLD, Replay, Replayed};
 use screen::Needs;
 pub use view::{GameView, MoveView, OutcomeView, Status, View};
 

@@ -99,6 +99,8 @@ export const Reason = {
   ENGINE_BUSY: "ENGINE_BUSY",
   /** RESOURCE_EXHAUSTED: The caller's address already runs its most BestMove/Analyze calls (metadata `limit`): wait for one to end. */
   ANALYSIS_LIMIT: "ANALYSIS_LIMIT",
+  /** RESOURCE_EXHAUSTED: The caller's address already resumes its most WatchGame streams with `from_version` (metadata `limit`): retry once one has caught up. */
+  RESUME_LIMIT: "RESUME_LIMIT",
   /** RESOURCE_EXHAUSTED: The caller's address creates games or positions too fast (metadata `limit`, `retry_after_ms`, and a `google.rpc.RetryInfo`). */
   RATE_LIMITED: "RATE_LIMITED",
   /** RESOURCE_EXHAUSTED: A request message over its method's limit (metadata `limit_bytes`, and `found_bytes` when known). */

@@ -1420,7 +1420,10 @@ export type WatchGameRequest = Message<"arbiter.v1.WatchGameRequest"> & {
    * that version ends a finished game. Events recorded by servers from
    * before events kept the game's state cannot be sent again: a resume from
    * before them starts with a SNAPSHOT of the game as it is now instead, and
-   * events follow it. A version newer than the game's is OUT_OF_RANGE
+   * events follow it; so does a resume from further back than 256 events.
+   * Resumes are capped per caller's address while they tell their past
+   * events (RESOURCE_EXHAUSTED `RESUME_LIMIT`, metadata limit). A version
+   * newer than the game's is OUT_OF_RANGE
    * (reason VERSION_AHEAD, metadata current_version); a negative one is
    * INVALID_ARGUMENT (VALUE_OUT_OF_RANGE). Unset: a SNAPSHOT first.
    *
@@ -1970,7 +1973,8 @@ export enum GameEventKind {
 
   /**
    * The first message: the game as it is now (resuming with
-   * `from_version`, only when the events after it cannot be sent again).
+   * `from_version`, only when the events after it cannot be sent again or
+   * are too many).
    *
    * @generated from enum value: GAME_EVENT_KIND_SNAPSHOT = 1;
    */
