@@ -5,6 +5,7 @@
 use super::{
     CreatedGame, Ending, GameError, Games, new_game,
     pgn::{self, PgnCap, PgnGame, PgnLimits},
+    side_title,
 };
 use crate::{
     reason::Reason,
@@ -59,7 +60,8 @@ fn variant(game: &PgnGame, hint: Option<Variant>) -> Result<Variant, GameError> 
     }
 }
 
-/// A display name from a player tag ("?" or missing: the side's name).
+/// A display name from a player tag ("?" or missing: the side's name, as
+/// CreateGame gives it).
 fn player(game: &PgnGame, tag: &str, side: &str) -> Result<String, GameError> {
     match game.tag(tag).map(str::trim) {
         None | Some("" | "?" | "-") => Ok(side.to_owned()),
@@ -135,8 +137,8 @@ impl Games {
             },
         };
         let (white, black) = (
-            player(&game, "White", "White")?,
-            player(&game, "Black", "Black")?,
+            player(&game, "White", side_title(variant, Side::White))?,
+            player(&game, "Black", side_title(variant, Side::Black))?,
         );
         let mut record =
             referee_under::<&str>(variant, choices, game.tag("FEN"), &[]).map_err(|e| {
