@@ -6,7 +6,7 @@
 
 use crate::{
     games::{
-        AdminToken, GameError, Refusal, hash_token, is_admin, new_token, refuse_control_characters,
+        AdminToken, GameError, Refusal, hash_token, is_admin, new_token, refuse_hidden_characters,
     },
     reason::Reason,
     rules::{
@@ -72,7 +72,7 @@ impl Positions {
         name: &str,
         tags: &[String],
     ) -> Result<CreatedPosition, GameError> {
-        refuse_control_characters("name", name)?;
+        refuse_hidden_characters("name", name)?;
         let name = name.trim();
         if name.chars().count() > MAX_NAME {
             return Err(GameError::invalid(

@@ -71,6 +71,11 @@ reasons! {
     /// A name, a display name or a PGN player tag holds a control character
     /// (a newline, a tab, ...).
     ControlCharacter = "CONTROL_CHARACTER", InvalidArgument;
+    /// A name, a display name or a PGN player tag holds an invisible
+    /// formatting character (a bidi override or isolate, a zero-width
+    /// character, the byte order mark, ...), which could make it render
+    /// reversed or pass for another.
+    InvisibleCharacter = "INVISIBLE_CHARACTER", InvalidArgument;
     /// A tag is empty, too long or holds a control character.
     InvalidTag = "INVALID_TAG", InvalidArgument;
     /// The time control is not a clock nor correspondence, or mixes them.

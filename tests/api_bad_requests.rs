@@ -608,6 +608,18 @@ async fn every_refusal_carries_its_reason() {
         ),
         (
             games
+                .create_game(new_game(chess as i32, common::seat("Al\u{202E}ice")))
+                .await
+                .unwrap_err(),
+            field(
+                "a display name that renders reversed",
+                "INVISIBLE_CHARACTER",
+                "white.display_name",
+                "INVISIBLE_CHARACTER",
+            ),
+        ),
+        (
+            games
                 .list_games(pb::ListGamesRequest {
                     page_token: "x".into(),
                     ..Default::default()

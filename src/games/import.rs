@@ -3,7 +3,9 @@
 //! played on with the seat tokens the import returns).
 
 use super::{
-    CreatedGame, Ending, GameError, Games, new_game,
+    CreatedGame, Ending, GameError, Games,
+    names::hidden_character,
+    new_game,
     pgn::{self, PgnCap, PgnGame, PgnLimits},
     side_title,
 };
@@ -65,11 +67,13 @@ fn variant(game: &PgnGame, hint: Option<Variant>) -> Result<Variant, GameError> 
 fn player(game: &PgnGame, tag: &str, side: &str) -> Result<String, GameError> {
     match game.tag(tag).map(str::trim) {
         None | Some("" | "?" | "-") => Ok(side.to_owned()),
-        Some(name) if name.chars().any(char::is_control) => Err(invalid(
-            Reason::ControlCharacter,
-            format!("[{tag}] must not contain control characters: it is a display name"),
-        )),
-        Some(name) => Ok(name.chars().take(100).collect()),
+        Some(name) => match hidden_character(name) {
+            Some((reason, problem)) => Err(invalid(
+                reason,
+                format!("[{tag}] is a display name: it {problem}"),
+            )),
+            None => Ok(name.chars().take(100).collect()),
+        },
     }
 }
 

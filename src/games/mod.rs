@@ -14,6 +14,7 @@ mod hub;
 mod ids;
 mod import;
 mod live;
+mod names;
 mod open_seat;
 mod ownership;
 mod pgn;
@@ -44,6 +45,7 @@ pub use hub::{
 pub(crate) use ids::{hash_token, new_token};
 pub use ids::{is_well_formed_id, new_id};
 pub use live::DEFAULT_LIVE_GAMES;
+pub(crate) use names::refuse_hidden_characters;
 pub use open_seat::{DEFAULT_OPEN_SEAT_TIMEOUT, SeatedGame};
 pub use ownership::LeaseTimes;
 pub use pgn::{PgnLimits, PgnNotation};
@@ -674,23 +676,6 @@ impl Games {
     }
 }
 
-/// INVALID_ARGUMENT for `field` when `text` holds a control character (a
-/// newline, a tab, ...): names and tags are shown, listed and stored as one
-/// line each.
-pub(crate) fn refuse_control_characters(field: &'static str, text: &str) -> Result<(), GameError> {
-    match text.chars().find(|c| c.is_control()) {
-        None => Ok(()),
-        Some(c) => Err(GameError::invalid(
-            field,
-            Reason::ControlCharacter,
-            format!(
-                "must not contain control characters (it has U+{:04X})",
-                u32::from(c)
-            ),
-        )),
-    }
-}
-
 /// The display name of `variant`'s `side` seat; left empty, an engine's
 /// is "Arbiter (level N)", a human's the side's name in the game.
 fn seat_name(
@@ -699,7 +684,7 @@ fn seat_name(
     variant: Variant,
     side: Side,
 ) -> Result<String, GameError> {
-    refuse_control_characters(field, &seat.display_name)?;
+    refuse_hidden_characters(field, &seat.display_name)?;
     let name = seat.display_name.trim();
     if name.is_empty() {
         return Ok(match seat.engine {

@@ -20,7 +20,7 @@ use rand::Rng;
 
 use super::{
     EventKind, GameError, GameView, Games, SeatSpec, end_aborted, ensure_ongoing, ids,
-    refuse_control_characters, seat_name,
+    refuse_hidden_characters, seat_name,
 };
 use crate::{
     reason::Reason,
@@ -150,7 +150,7 @@ impl Games {
                 "join_code is required: the code CreateGame gave the host",
             ));
         }
-        refuse_control_characters("display_name", display_name)?;
+        refuse_hidden_characters("display_name", display_name)?;
         let code = read_join_code(code).ok_or_else(join_code_unknown)?;
         let id = self
             .store

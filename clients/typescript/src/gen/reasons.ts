@@ -23,6 +23,8 @@ export const Reason = {
   TOO_LONG: "TOO_LONG",
   /** INVALID_ARGUMENT: A name, a display name or a PGN player tag holds a control character (a newline, a tab, ...). */
   CONTROL_CHARACTER: "CONTROL_CHARACTER",
+  /** INVALID_ARGUMENT: A name, a display name or a PGN player tag holds an invisible formatting character (a bidi override or isolate, a zero-width character, the byte order mark, ...), which could make it render reversed or pass for another. */
+  INVISIBLE_CHARACTER: "INVISIBLE_CHARACTER",
   /** INVALID_ARGUMENT: A tag is empty, too long or holds a control character. */
   INVALID_TAG: "INVALID_TAG",
   /** INVALID_ARGUMENT: The time control is not a clock nor correspondence, or mixes them. */

@@ -23,10 +23,12 @@ export const file_arbiter_v1_games: GenFile = /*@__PURE__*/
  */
 export type SeatRequest = Message<"arbiter.v1.SeatRequest"> & {
   /**
-   * Name shown to players, up to 100 characters, no control characters.
-   * Left empty (or the seat left unset) it is the side's name: "White" or
-   * "Black" in chess, "Red" or "Black" in xiangqi; for an engine seat
-   * "Arbiter (level N)".
+   * Name shown to players, up to 100 characters, no control characters
+   * (CONTROL_CHARACTER) nor invisible formatting ones such as bidi overrides
+   * or zero-width characters (INVISIBLE_CHARACTER); any script's letters.
+   * Optional: left empty (or the seat left unset) it is the side's name:
+   * "White" or "Black" in chess, "Red" or "Black" in xiangqi; for an engine
+   * seat "Arbiter (level N)".
    *
    * @generated from field: string display_name = 1;
    */
@@ -730,7 +732,9 @@ export type ImportGameRequest = Message<"arbiter.v1.ImportGameRequest"> & {
    * --import-max-moves`, `--import-max-tokens`): reading stops there,
    * INVALID_ARGUMENT `PGN_TOO_LONG` with `limit_moves` or `limit_tokens` in
    * the ErrorInfo.
-   * The White and Black tags become display names: no control characters.
+   * The White and Black tags become display names: no control characters
+   * nor invisible formatting ones; missing (or "?"), the side's name as
+   * CreateGame gives it ("Red" for xiangqi's first).
    *
    * @generated from field: string pgn = 1;
    */
