@@ -1,6 +1,6 @@
 //! The `arbiter` command line.
 
-use std::{path::PathBuf, process::ExitCode, time::Duration};
+use std::{io::Write, path::PathBuf, process::ExitCode, time::Duration};
 
 use clap::{Parser, Subcommand};
 
@@ -31,8 +31,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the gRPC server (Rules and Games services, health, reflection,
-    /// grpc-web).
+    /// Run the gRPC server: the Rules, Games, Positions and Engine
+    /// services, health, reflection, grpc-web and the web app.
     Serve(Box<ServeArgs>),
     /// Speak UCI on stdin/stdout (chess, or xiangqi via
     /// `setoption name UCI_Variant value xiangqi`).
@@ -64,7 +64,9 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "ARBITER_LISTEN", default_value = "127.0.0.1:50051")]
     listen: String,
-    /// SQLite database URL; the file is created if missing.
+    /// Database URL: SQLite (`sqlite://FILE`, the file created if
+    /// missing) or PostgreSQL (`postgres://USER@HOST/DB`, several
+    /// servers may share one).
     #[arg(
         long,
         env = "ARBITER_DATABASE_URL",
@@ -414,17 +416,31 @@ fn run_perft<G: Game>(fen: Option<&str>, depth: u32, divide: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let total = if divide && depth > 0 {
+    let mut out = std::io::stdout().lock();
+    let printed = if divide && depth > 0 {
         let split = perft::divide(&pos, depth);
-        for (m, n) in &split {
-            println!("{m}: {n}");
-        }
-        split.iter().map(|(_, n)| n).sum()
+        split
+            .iter()
+            .try_for_each(|(m, n)| writeln!(out, "{m}: {n}"))
+            .and_then(|()| writeln!(out, "{}", split.iter().map(|(_, n)| n).sum::<u64>()))
     } else {
-        perft::perft(&pos, depth)
+        writeln!(out, "{}", perft::perft(&pos, depth))
     };
-    println!("{total}");
-    ExitCode::SUCCESS
+    printed_to_stdout(printed.and_then(|()| out.flush()))
+}
+
+/// The exit of a command whose output went to stdout with `printed`. A
+/// reader that closed stdout (`| head -1`) has what it wanted: that is a
+/// success, said nothing about.
+fn printed_to_stdout(printed: std::io::Result<()>) -> ExitCode {
+    match printed {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: cannot write the output: {err}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn run_server(listen: &str, config: ServerConfig) -> ExitCode {
