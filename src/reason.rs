@@ -57,8 +57,8 @@ reasons! {
     MalformedRequest = "MALFORMED_REQUEST", InvalidArgument;
     /// `variant` is VARIANT_UNSPECIFIED.
     MissingVariant = "MISSING_VARIANT", InvalidArgument;
-    /// A required field is empty (`position`, `source`, `board.turn`, a
-    /// human seat's display name).
+    /// A required field is empty (`position`, `source`, `board.turn`,
+    /// `seats`, `join_code`).
     MissingField = "MISSING_FIELD", InvalidArgument;
     /// An enum field holds a number this server does not know.
     UnknownEnumValue = "UNKNOWN_ENUM_VALUE", InvalidArgument;

@@ -236,9 +236,9 @@ impl Games {
         let open = open_seat::open_side(&white, &black)?;
         let white_name = seat_name("white.display_name", &white, variant, Side::White)?;
         let black_name = seat_name("black.display_name", &black, variant, Side::Black)?;
-        let fen = match start {
-            Start::Standard => None,
-            Start::Fen(fen) => Some(fen),
+        let (field, fen) = match start {
+            Start::Standard => ("fen", None),
+            Start::Fen(fen) => ("fen", Some(fen)),
             Start::SavedPosition(id) => {
                 let saved = if is_well_formed_id(&id) {
                     self.store.position(&id).await?
@@ -257,10 +257,11 @@ impl Games {
                         ),
                     ));
                 }
-                Some(saved.fen)
+                ("position_id", Some(saved.fen))
             }
         };
-        let record = referee_under::<&str>(variant, choices, fen.as_deref(), &[])?;
+        let record = referee_under::<&str>(variant, choices, fen.as_deref(), &[])
+            .map_err(|error| GameError::InvalidPosition { field, error })?;
         if let Some(end) = record.verdict().end {
             return Err(GameError::precondition(
                 Reason::StartPositionDecided,

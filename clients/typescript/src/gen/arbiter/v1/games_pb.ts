@@ -681,7 +681,8 @@ export type ListGamesRequest = Message<"arbiter.v1.ListGamesRequest"> & {
 
   /**
    * Only games with a player whose display name contains this text
-   * (case-insensitive for ASCII letters; empty = any).
+   * (case-insensitive in every script, by Unicode lower case: "élodie"
+   * finds "ÉLODIE"; empty = any).
    *
    * @generated from field: string player = 5;
    */
