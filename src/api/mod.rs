@@ -14,7 +14,7 @@ mod positions;
 pub mod proto;
 mod request_errors;
 mod request_limits;
-mod rpc_metrics;
+mod rpc_outcomes;
 mod rules;
 mod server;
 mod tls;

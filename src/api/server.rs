@@ -23,7 +23,7 @@ use super::{
     },
     request_errors,
     request_limits::RequestLimitsLayer,
-    rpc_metrics::RpcMetrics,
+    rpc_outcomes::RpcOutcomes,
     rules::RulesService,
     tls::{Tls, TlsFiles},
     transport::RulesRoutes,
@@ -372,7 +372,7 @@ pub async fn serve(
         .layer(tonic_web::GrpcWebLayer::new())
         // Inside grpc-web, which turns its calls into plain gRPC ones; the
         // statuses it sees are the final ones.
-        .layer_fn(|inner| RpcMetrics::new(inner, metrics_endpoint.is_some()))
+        .layer_fn(|inner| RpcOutcomes::new(inner, metrics_endpoint.is_some()))
         .layer(MapResponseLayer::new(request_errors::rewrite))
         .layer(RequestLimitsLayer::new(
             config.max_in_flight,
@@ -409,8 +409,8 @@ pub async fn serve(
     Ok(())
 }
 
-/// One span per RPC; handlers fill in the game (or position) and variant, and
-/// the span's close event carries the latency (see `telemetry`).
+/// One span per RPC; handlers fill in the game (or position) and variant,
+/// and the call's outcome is logged in it (see `rpc_outcomes`).
 #[derive(Clone, Debug)]
 struct Traced<S>(S);
 
@@ -438,6 +438,9 @@ where
             variant = tracing::field::Empty,
             position_id = tracing::field::Empty,
         );
-        self.0.call(request).instrument(span)
+        // Entered for the inner services' `call` too: the outcome's line
+        // is logged in it.
+        let answer = span.in_scope(|| self.0.call(request));
+        answer.instrument(span)
     }
 }
