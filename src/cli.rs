@@ -1,6 +1,6 @@
 //! The `arbiter` command line.
 
-use std::{path::PathBuf, process::ExitCode, time::Duration};
+use std::{io::Write, path::PathBuf, process::ExitCode, time::Duration};
 
 use clap::{Parser, Subcommand};
 use http::{HeaderValue, Uri};
@@ -9,9 +9,10 @@ use crate::{
     analysis::Analyst,
     api::{
         DEFAULT_ENGINE_QUEUE, DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_PLAYER_STREAMS,
-        DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_WATCHERS_PER_CONNECTION,
-        DEFAULT_MAX_WATCHERS_PER_GAME, DEFAULT_PLAYER_STREAM_MAX_SEATS,
-        DEFAULT_WATCHER_BUFFER_BYTES, PlayerLimits, ServerConfig, TlsFiles, serve,
+        DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_RESUMES_PER_PEER,
+        DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
+        DEFAULT_PLAYER_STREAM_MAX_SEATS, DEFAULT_WATCHER_BUFFER_BYTES, PlayerLimits, ServerConfig,
+        TlsFiles, serve,
     },
     games::{AdminToken, DEFAULT_LIVE_GAMES, LeaseTimes, PgnLimits},
     memory,
@@ -31,8 +32,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the gRPC server (Rules and Games services, health, reflection,
-    /// grpc-web).
+    /// Run the gRPC server: the Rules, Games, Positions and Engine
+    /// services, health, reflection, grpc-web and the web app.
     Serve(Box<ServeArgs>),
     /// Speak UCI on stdin/stdout (chess, or xiangqi via
     /// `setoption name UCI_Variant value xiangqi`).
@@ -64,7 +65,9 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "ARBITER_LISTEN", default_value = "127.0.0.1:50051")]
     listen: String,
-    /// SQLite database URL; the file is created if missing.
+    /// Database URL: SQLite (`sqlite://FILE`, the file created if
+    /// missing) or PostgreSQL (`postgres://USER@HOST/DB`, several
+    /// servers may share one).
     #[arg(
         long,
         env = "ARBITER_DATABASE_URL",
@@ -116,6 +119,11 @@ pub struct ServeArgs {
     /// (0: no limit).
     #[arg(long, env = "ARBITER_MAX_ANALYSES_PER_PEER", default_value_t = 1)]
     max_analyses_per_peer: u16,
+    /// WatchGame resumes (`from_version`) one peer address may have
+    /// telling their past events at once; more are refused with
+    /// RESUME_LIMIT (0: no limit).
+    #[arg(long, env = "ARBITER_MAX_RESUMES_PER_PEER", default_value_t = DEFAULT_MAX_RESUMES_PER_PEER as u16)]
+    max_resumes_per_peer: u16,
     /// Calls that create a game or a position (CreateGame, ImportGame,
     /// JoinGame, OfferRematch, an accepting RespondToRematch,
     /// CreatePosition) one peer address may make a second, after a burst
@@ -272,6 +280,7 @@ impl ServeArgs {
             open_seat_timeout,
             engine_seat_slots,
             max_analyses_per_peer,
+            max_resumes_per_peer,
             create_rate,
             create_burst,
             watcher_buffer_bytes,
@@ -319,6 +328,7 @@ impl ServeArgs {
             open_seat_timeout,
             engine_seat_slots: usize::from(engine_seat_slots),
             max_analyses_per_peer: usize::from(max_analyses_per_peer),
+            max_resumes_per_peer: usize::from(max_resumes_per_peer),
             create_rate,
             create_burst,
             watcher_buffer_bytes: watcher_buffer_bytes as usize,
@@ -463,17 +473,31 @@ fn run_perft<G: Game>(fen: Option<&str>, depth: u32, divide: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let total = if divide && depth > 0 {
+    let mut out = std::io::stdout().lock();
+    let printed = if divide && depth > 0 {
         let split = perft::divide(&pos, depth);
-        for (m, n) in &split {
-            println!("{m}: {n}");
-        }
-        split.iter().map(|(_, n)| n).sum()
+        split
+            .iter()
+            .try_for_each(|(m, n)| writeln!(out, "{m}: {n}"))
+            .and_then(|()| writeln!(out, "{}", split.iter().map(|(_, n)| n).sum::<u64>()))
     } else {
-        perft::perft(&pos, depth)
+        writeln!(out, "{}", perft::perft(&pos, depth))
     };
-    println!("{total}");
-    ExitCode::SUCCESS
+    printed_to_stdout(printed.and_then(|()| out.flush()))
+}
+
+/// The exit of a command whose output went to stdout with `printed`. A
+/// reader that closed stdout (`| head -1`) has what it wanted: that is a
+/// success, said nothing about.
+fn printed_to_stdout(printed: std::io::Result<()>) -> ExitCode {
+    match printed {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: cannot write the output: {err}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn run_server(listen: &str, config: ServerConfig) -> ExitCode {

@@ -6,7 +6,7 @@
 
 use crate::{
     games::{
-        AdminToken, GameError, Refusal, hash_token, is_admin, new_token, refuse_control_characters,
+        AdminToken, GameError, Refusal, hash_token, is_admin, new_token, refuse_hidden_characters,
     },
     reason::Reason,
     rules::{
@@ -72,7 +72,7 @@ impl Positions {
         name: &str,
         tags: &[String],
     ) -> Result<CreatedPosition, GameError> {
-        refuse_control_characters("name", name)?;
+        refuse_hidden_characters("name", name)?;
         let name = name.trim();
         if name.chars().count() > MAX_NAME {
             return Err(GameError::invalid(
@@ -82,8 +82,8 @@ impl Positions {
             ));
         }
         let tags = clean_tags(tags)?;
-        let fen = match source {
-            Source::Fen(fen) => fen,
+        let (field, fen) = match source {
+            Source::Fen(fen) => ("fen", fen),
             Source::Board {
                 pieces,
                 turn,
@@ -94,11 +94,17 @@ impl Positions {
                     castling: &castling,
                     en_passant: &en_passant,
                 };
-                fen_from_pieces(variant, &pieces, turn, &extras)
-                    .map_err(|problems| InvalidPosition { problems })?
+                let fen = fen_from_pieces(variant, &pieces, turn, &extras).map_err(|problems| {
+                    GameError::InvalidPosition {
+                        field: "board",
+                        error: InvalidPosition { problems },
+                    }
+                })?;
+                ("board", fen)
             }
         };
-        let record = referee::<&str>(variant, Some(&fen), &[])?;
+        let record = referee::<&str>(variant, Some(&fen), &[])
+            .map_err(|error| GameError::InvalidPosition { field, error })?;
         let owner_token = new_token();
         let position = self
             .store

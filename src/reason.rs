@@ -57,8 +57,8 @@ reasons! {
     MalformedRequest = "MALFORMED_REQUEST", InvalidArgument;
     /// `variant` is VARIANT_UNSPECIFIED.
     MissingVariant = "MISSING_VARIANT", InvalidArgument;
-    /// A required field is empty (`position`, `source`, `board.turn`, a
-    /// human seat's display name).
+    /// A required field is empty (`position`, `source`, `board.turn`,
+    /// `seats`, `join_code`).
     MissingField = "MISSING_FIELD", InvalidArgument;
     /// An enum field holds a number this server does not know.
     UnknownEnumValue = "UNKNOWN_ENUM_VALUE", InvalidArgument;
@@ -71,6 +71,11 @@ reasons! {
     /// A name, a display name or a PGN player tag holds a control character
     /// (a newline, a tab, ...).
     ControlCharacter = "CONTROL_CHARACTER", InvalidArgument;
+    /// A name, a display name or a PGN player tag holds an invisible
+    /// formatting character (a bidi override or isolate, a zero-width
+    /// character, the byte order mark, ...), which could make it render
+    /// reversed or pass for another.
+    InvisibleCharacter = "INVISIBLE_CHARACTER", InvalidArgument;
     /// A tag is empty, too long or holds a control character.
     InvalidTag = "INVALID_TAG", InvalidArgument;
     /// The time control is not a clock nor correspondence, or mixes them.
@@ -167,6 +172,10 @@ reasons! {
     /// The caller's address already runs its most BestMove/Analyze calls
     /// (metadata `limit`): wait for one to end.
     AnalysisLimit = "ANALYSIS_LIMIT", ResourceExhausted;
+    /// The caller's address already resumes its most WatchGame streams
+    /// with `from_version` (metadata `limit`): retry once one has caught
+    /// up.
+    ResumeLimit = "RESUME_LIMIT", ResourceExhausted;
     /// The caller's address creates games or positions too fast (metadata
     /// `limit`, `retry_after_ms`, and a `google.rpc.RetryInfo`).
     RateLimited = "RATE_LIMITED", ResourceExhausted;

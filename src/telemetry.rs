@@ -19,7 +19,7 @@ use std::{
 };
 
 use tracing_appender::non_blocking::{ErrorCounter, NonBlockingBuilder, WorkerGuard};
-use tracing_subscriber::{EnvFilter, fmt::format::FmtSpan};
+use tracing_subscriber::EnvFilter;
 
 /// Default `--log-buffer-lines`: log lines queued for stdout at most. Lines
 /// are a few hundred bytes (at most a few KiB: see [`Clipped`]).
@@ -51,10 +51,10 @@ pub fn init(format: LogFormat, buffer_lines: usize) -> LogGuard {
         .thread_name("arbiter-log")
         .finish(std::io::stdout());
     let dropped = writer.error_counter();
-    // Closing an RPC's span logs its latency (`time.busy` + `time.idle`).
+    // An RPC's line, with its status and latency, is its outcome's
+    // (`api::rpc_outcomes`): its span's opening and closing log nothing.
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_span_events(FmtSpan::CLOSE)
         .with_ansi(std::io::stdout().is_terminal())
         .with_writer(writer);
     let installed = match format {

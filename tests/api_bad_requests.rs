@@ -608,6 +608,46 @@ async fn every_refusal_carries_its_reason() {
         ),
         (
             games
+                .create_game(pb::CreateGameRequest {
+                    start: Some(Start::Fen("8/8/8/8/8/8/8/8 w - - 0 1".into())),
+                    ..new_game(chess as i32, common::seat("Alice"))
+                })
+                .await
+                .unwrap_err(),
+            field("a game from no kings", "INVALID_FEN", "fen", "MISSING_KING"),
+        ),
+        (
+            positions
+                .create_position(pb::CreatePositionRequest {
+                    variant: chess as i32,
+                    source: Some(pb::create_position_request::Source::Fen(
+                        "8/8/8/8/8/8/8/8 w - - 0 1".into(),
+                    )),
+                    ..Default::default()
+                })
+                .await
+                .unwrap_err(),
+            field(
+                "a saved position of no kings",
+                "INVALID_FEN",
+                "fen",
+                "MISSING_KING",
+            ),
+        ),
+        (
+            games
+                .create_game(new_game(chess as i32, common::seat("Al\u{202E}ice")))
+                .await
+                .unwrap_err(),
+            field(
+                "a display name that renders reversed",
+                "INVISIBLE_CHARACTER",
+                "white.display_name",
+                "INVISIBLE_CHARACTER",
+            ),
+        ),
+        (
+            games
                 .list_games(pb::ListGamesRequest {
                     page_token: "x".into(),
                     ..Default::default()

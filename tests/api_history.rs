@@ -1,5 +1,6 @@
 //! Game history through gRPC: PGN export in every notation for both games,
-//! and ListGames filters (player, termination, dates) with stable paging.
+//! the seats of an import without players, and ListGames filters (player,
+//! termination, dates) with stable paging.
 
 mod common;
 
@@ -123,6 +124,32 @@ async fn pgn_export_in_every_notation() {
         chinese.contains("1. 炮二平五 马8进7 2. 马二进三 *"),
         "{chinese}"
     );
+    server.stop().await;
+}
+
+/// A PGN without player tags names its seats as CreateGame does: "Red"
+/// and "Black" for xiangqi, "White" and "Black" for chess.
+#[tokio::test]
+async fn an_import_without_players_names_the_seats_by_their_sides() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    let seats = |game: pb::Game| {
+        [
+            game.white.unwrap().display_name,
+            game.black.unwrap().display_name,
+        ]
+    };
+    let xiangqi =
+        common::import(&mut games, "[Variant \"xiangqi\"]\n\n1. h2e2 h9g7 *".into()).await;
+    assert_eq!(seats(xiangqi), ["Red", "Black"]);
+    let unknown = common::import(
+        &mut games,
+        "[Variant \"xiangqi\"]\n[White \"?\"]\n[Black \"Li\"]\n\n1. h2e2 *".into(),
+    )
+    .await;
+    assert_eq!(seats(unknown), ["Red", "Li"]);
+    let chess = common::import(&mut games, "1. e4 e5 *".into()).await;
+    assert_eq!(seats(chess), ["White", "Black"]);
     server.stop().await;
 }
 

@@ -256,6 +256,118 @@ async fn resuming_from_the_current_version_tells_only_live_events() {
     assert_eq!(later, first[2..]);
 }
 
+/// A resume tells at most 256 past events (the most a watched game keeps
+/// for its watchers), each as it was sent live, moves and a takeback among
+/// them; from further back it is answered with a snapshot of the game as
+/// it is now, then the live events.
+#[tokio::test]
+async fn a_resume_from_further_back_than_256_events_is_a_snapshot() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    let (id, tokens) = new_game(&mut games).await;
+    let moves = long_game(60);
+    let mut stayed = watch(&mut games, &id, None).await.unwrap();
+    assert_eq!(version(&next(&mut stayed).await.unwrap()), 0);
+    // Read as it goes, so that it never falls 256 events behind.
+    let mut live = Vec::new();
+    play(&mut games, &id, &tokens, 0, &moves[..20]).await;
+    live.extend(take(&mut stayed, 20).await);
+    for _ in 0..120 {
+        offer_and_decline(&mut games, &id, &tokens).await;
+    }
+    live.extend(take(&mut stayed, 240).await);
+    play(&mut games, &id, &tokens, 20, &moves[20..40]).await;
+    common::propose_takeback(&mut games, &id, &tokens[1])
+        .await
+        .unwrap();
+    common::respond_to_takeback(&mut games, &id, &tokens[0], true)
+        .await
+        .unwrap();
+    play(&mut games, &id, &tokens, 39, &moves[39..45]).await;
+    live.extend(take(&mut stayed, 28).await);
+    assert_eq!(version(&live[287]), 288);
+
+    let mut near = watch(&mut games, &id, Some(288 - 256)).await.unwrap();
+    let told = take(&mut near, 256).await;
+    assert_eq!(told, live[32..], "the last 256 events, as sent live");
+
+    for far in [0, 288 - 257] {
+        let current = common::get_game(&mut games, &id).await.version;
+        let mut resumed = watch(&mut games, &id, Some(far)).await.unwrap();
+        let snapshot = next(&mut resumed).await.unwrap();
+        assert_eq!(snapshot.kind, pb::GameEventKind::Snapshot as i32, "{far}");
+        assert_eq!(version(&snapshot), current);
+        assert_eq!(snapshot.game.as_ref().unwrap().moves.len(), 45);
+        play(&mut games, &id, &tokens, 45, &moves[45..46]).await;
+        let after = next(&mut resumed).await.unwrap();
+        assert_eq!(after, next(&mut stayed).await.unwrap());
+        // That move taken back, for the next resume.
+        common::propose_takeback(&mut games, &id, &tokens[1])
+            .await
+            .unwrap();
+        common::respond_to_takeback(&mut games, &id, &tokens[0], true)
+            .await
+            .unwrap();
+        take(&mut stayed, 2).await;
+    }
+}
+
+/// Resumes are limited per caller's address while they tell their past
+/// events: one that its client does not read holds its place, and another
+/// is refused with `RESUME_LIMIT` and the limit, while a plain watch goes
+/// on; once the first has told its events, a resume is taken again.
+#[tokio::test]
+async fn resumes_are_limited_per_address() {
+    let server = TestServer::start_with_config(|config| ServerConfig {
+        max_resumes_per_peer: 1,
+        ..config
+    })
+    .await;
+    let mut games = server.games().await;
+    let (id, tokens) = new_game(&mut games).await;
+    play(&mut games, &id, &tokens, 0, &long_game(40)).await;
+
+    // Each event has the whole move list: the client's small window and the
+    // server's send buffer fill long before the 40th.
+    let endpoint = Endpoint::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .initial_stream_window_size(Some(1024));
+    let mut slow_client = GamesClient::new(endpoint.connect().await.unwrap());
+    let full = |from_version| pb::WatchGameRequest {
+        game_id: id.clone(),
+        from_version,
+        view: pb::GameView::Full as i32,
+        ..Default::default()
+    };
+    let mut slow = slow_client
+        .watch_game(full(Some(0)))
+        .await
+        .unwrap()
+        .into_inner();
+
+    let status = watch(&mut games, &id, Some(0)).await.unwrap_err();
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert_eq!(reason(&status), "RESUME_LIMIT");
+    assert_eq!(metadata(&status, "limit").as_deref(), Some("1"));
+    let mut plain = watch(&mut games, &id, None).await.unwrap();
+    assert_eq!(version(&next(&mut plain).await.unwrap()), 40);
+
+    let told = take(&mut slow, 40).await;
+    assert_eq!(version(&told[39]), 40);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mut again = loop {
+        match watch(&mut games, &id, Some(39)).await {
+            Ok(again) => break again,
+            Err(status) if reason(&status) == "RESUME_LIMIT" => {
+                assert!(tokio::time::Instant::now() < deadline, "{status:?}");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            Err(status) => panic!("{status:?}"),
+        }
+    };
+    assert_eq!(version(&next(&mut again).await.unwrap()), 40);
+}
+
 /// A finished game: the events after the version, then its end; from its
 /// last version, nothing.
 #[tokio::test]

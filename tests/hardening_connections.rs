@@ -31,15 +31,6 @@ async fn start(env: &[(&str, &str)]) -> Binary {
     Serve::fresh().envs(env.iter().copied()).start().await
 }
 
-/// CPU time the server has used, in clock ticks (`/proc/PID/stat`).
-fn cpu_ticks(server: &Binary) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", server.pid())).unwrap();
-    // The fields after the command name, which is in parentheses.
-    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
-    // utime and stime: fields 14 and 15 of the whole line.
-    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
-}
-
 async fn serving(channel: Channel) -> Result<(), tonic::Status> {
     HealthClient::new(channel)
         .check(HealthCheckRequest::default())
@@ -286,9 +277,9 @@ async fn at_the_file_limit_the_server_pauses_and_recovers() {
         open >= 60,
         "the server is at its limit ({open} descriptors)"
     );
-    let before = cpu_ticks(&server);
+    let before = server.cpu_ticks();
     tokio::time::sleep(Duration::from_secs(3)).await;
-    let used = cpu_ticks(&server) - before;
+    let used = server.cpu_ticks() - before;
     // A busy loop would use up to 300 ticks (a whole core for 3 s; 100 on a
     // busy machine).
     assert!(used < 30, "{used} ticks of CPU in 3 s at the file limit");

@@ -1,6 +1,8 @@
 //! Small inputs that used to slip through: control characters in display
 //! names, position names and tags (a tag with a newline was read back as
-//! two), and PGN that ImportGame read whole before applying its caps.
+//! two), invisible formatting characters in names (a bidi override renders
+//! a name reversed), and PGN that ImportGame read whole before applying its
+//! caps.
 
 mod common;
 
@@ -117,6 +119,111 @@ async fn names_and_tags_refuse_control_characters() {
         .unwrap_err();
     assert_eq!(field(&status), named("pgn", "CONTROL_CHARACTER"));
     assert!(status.message().contains("[White]"), "{status:?}");
+    server.stop().await;
+}
+
+/// Characters that change how a name renders without showing: bidi
+/// embeddings, overrides and isolates, zero-width characters, marks, the
+/// byte order mark, the word joiner, a soft hyphen, a line separator.
+const INVISIBLE: [char; 14] = [
+    '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}', '\u{2069}',
+    '\u{200B}', '\u{200D}', '\u{200F}', '\u{FEFF}', '\u{2060}', '\u{2028}',
+];
+
+/// A name that renders reversed ("Alice" as "ecilA") or passes for another
+/// (a zero-width space inside) is refused wherever a name is given, with a
+/// reason of its own; names in every script, accents included, are kept
+/// as given.
+#[tokio::test]
+async fn names_refuse_invisible_formatting_characters() {
+    let server = TestServer::start().await;
+    let channel = server.channel().await;
+    let mut games = GamesClient::new(channel.clone());
+    let mut positions = PositionsClient::new(channel);
+
+    for c in INVISIBLE {
+        let name = format!("Al{c}ice");
+        let status = create_game(&mut games, "Bob", &name).await.unwrap_err();
+        assert_eq!(
+            field(&status),
+            named("black.display_name", "INVISIBLE_CHARACTER"),
+            "U+{:04X}",
+            u32::from(c)
+        );
+        assert!(
+            status
+                .message()
+                .contains(&format!("U+{:04X}", u32::from(c))),
+            "{status:?}"
+        );
+    }
+    let status = create_game(&mut games, "\u{202E}ecilA", "Bob")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        field(&status),
+        named("white.display_name", "INVISIBLE_CHARACTER")
+    );
+
+    // Joining an open seat, a saved position's name, a PGN's player tag.
+    let open = games
+        .create_game(pb::CreateGameRequest {
+            variant: pb::Variant::Chess as i32,
+            white: common::seat("Host"),
+            black: Some(pb::SeatRequest {
+                open: true,
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let status = games
+        .join_game(pb::JoinGameRequest {
+            join_code: open.join_code.clone(),
+            display_name: "Bo\u{200B}b".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(field(&status), named("display_name", "INVISIBLE_CHARACTER"));
+    let status = positions
+        .create_position(pb::CreatePositionRequest {
+            variant: pb::Variant::Chess as i32,
+            source: Some(pb::create_position_request::Source::Fen(String::new())),
+            name: "\u{2066}study\u{2069}".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(field(&status), named("name", "INVISIBLE_CHARACTER"));
+    let status = import(&mut games, "[Black \"B\u{FEFF}ob\"]\n1. e4 *".into())
+        .await
+        .unwrap_err();
+    assert_eq!(field(&status), named("pgn", "INVISIBLE_CHARACTER"));
+    assert!(status.message().contains("[Black]"), "{status:?}");
+
+    let names = ["Zoë Ångström", "Nguyễn Thị Minh Khai", "王小明"];
+    let created = create_game(&mut games, names[0], names[1]).await.unwrap();
+    let game = created.game.unwrap();
+    assert_eq!(
+        [
+            game.white.unwrap().display_name,
+            game.black.unwrap().display_name
+        ],
+        [names[0], names[1]]
+    );
+    let joined = games
+        .join_game(pb::JoinGameRequest {
+            join_code: open.join_code,
+            display_name: names[2].into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(joined.game.unwrap().black.unwrap().display_name, names[2]);
     server.stop().await;
 }
 

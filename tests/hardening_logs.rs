@@ -2,7 +2,8 @@
 //! sent ids of a megabyte (plain and gzip-compressed) and request paths of
 //! many kilobytes; the ids are refused as unknown, and no log line grows
 //! with them. Nor do logs hold requests up: a stdout nobody reads costs
-//! log lines, never answers.
+//! log lines, never answers. Each call logs one line, with its status and
+//! latency.
 
 mod common;
 
@@ -184,4 +185,67 @@ async fn a_stdout_nobody_reads_holds_no_request_up() {
         .expect("the metrics answer");
     assert!(dropped > 0.0, "{dropped} lines dropped");
     drop(server);
+}
+
+/// Every RPC logs one line, when its status is known: its path, its gRPC
+/// status and its latency, as an access log's line does; a call that ends
+/// in an error, and a stream its client leaves, alike.
+#[tokio::test]
+async fn each_call_logs_one_line_with_its_status_and_latency() {
+    let mut server = Serve::fresh()
+        .args(["--log-format", "json"])
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .spawn();
+    let mut stdout = server.child.stdout.take().unwrap();
+    let logs = tokio::spawn(async move {
+        let mut out = Vec::new();
+        let _ = stdout.read_to_end(&mut out).await;
+        out
+    });
+    let mut games = GamesClient::new(server.channel().await);
+    let created = common::new_chess_game(&mut games, None).await;
+    let id = created.game.unwrap().id;
+    common::get_game(&mut games, &id).await;
+    let status = games
+        .get_game(pb::GetGameRequest {
+            game_id: "ABCDEFGHJKMNPQRS".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::NotFound);
+    let mut watching = common::watch(&mut games, &id).await;
+    assert!(watching.message().await.unwrap().is_some());
+    drop(watching);
+    // The watch's end is seen by the server before it stops.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    server.signal("TERM");
+    let _ = server.child.wait().await;
+    let logs = tokio::time::timeout(Duration::from_secs(10), logs)
+        .await
+        .expect("the logs end with the server")
+        .unwrap();
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&logs)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    // The lines logged in calls to `method`: each call's status, with its
+    // latency.
+    let outcomes = |method: &str| -> Vec<String> {
+        let path = format!("/arbiter.v1.Games/{method}");
+        lines
+            .iter()
+            .filter(|line| line["span"]["path"] == path.as_str())
+            .map(|line| {
+                let fields = &line["fields"];
+                assert!(fields["latency_ms"].as_f64().is_some(), "{line}");
+                assert!(line.to_string().len() < 1024, "{line}");
+                fields["status"].as_str().unwrap_or("none").to_owned()
+            })
+            .collect()
+    };
+    assert_eq!(outcomes("GetGame"), ["OK", "NOT_FOUND"]);
+    assert_eq!(outcomes("WatchGame"), ["CANCELLED"]);
 }

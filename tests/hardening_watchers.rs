@@ -902,3 +902,51 @@ async fn watching_over_grpc_web() {
     assert!(text.contains("grpc-status: 5"), "{text}");
     server.stop().await;
 }
+
+/// Prints the server's CPU time (`/proc/PID/stat`) for one WatchGame
+/// resumed from version 0 of a game of 2,000 plies, and one resumed 256
+/// events back, each read until it has caught up with the game, in both
+/// views. `ARBITER_BINARY` measures another build.
+#[tokio::test]
+#[ignore = "a measurement, not a test"]
+async fn resume_figures() {
+    const PLIES: usize = 2_000;
+    let server = serve(&[]).await;
+    let mut games = GamesClient::new(server.channel().await);
+    let created = common::new_chess_game(&mut games, None).await;
+    let id = created.game.unwrap().id;
+    let tokens = [created.white_token, created.black_token];
+    for (ply, text) in common::long_game::long_game(PLIES).iter().enumerate() {
+        common::play(&mut games, &id, &tokens[ply % 2], text).await;
+    }
+    let resumes = [0, PLIES as i64 - 256]
+        .into_iter()
+        .flat_map(|from| [pb::GameView::Basic, pb::GameView::Full].map(|view| (from, view)));
+    for (from, view) in resumes {
+        let before = server.cpu_ticks();
+        let mut resumed = games
+            .watch_game(pb::WatchGameRequest {
+                game_id: id.clone(),
+                from_version: Some(from),
+                view: view as i32,
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let (mut messages, mut bytes) = (0, 0);
+        loop {
+            let message = resumed.message().await.unwrap().unwrap();
+            messages += 1;
+            bytes += message.encoded_len();
+            if message.game.unwrap().version == PLIES as i64 {
+                break;
+            }
+        }
+        let used = server.cpu_ticks() - before;
+        println!(
+            "from version {from}, {view:?}: {messages} messages, {bytes} bytes, {} ms of server CPU",
+            used * 10
+        );
+    }
+}

@@ -94,8 +94,9 @@ pub fn invalid_argument(field: &str, reason: Reason, message: impl Into<String>)
 
 /// INVALID_ARGUMENT listing every problem of a position: `INVALID_FEN` with
 /// the FEN's problems, or `INVALID_MOVES` with the move that cannot be
-/// played, each violation with its problem's code as its reason.
-pub fn invalid_position(field: &str, err: &InvalidPosition) -> Status {
+/// played, each violation with its problem's code as its reason. `fen` is
+/// the request's field the FEN came from, `moves` the field of the moves.
+pub fn invalid_position(fen: &str, moves: &str, err: &InvalidPosition) -> Status {
     let reason = if err.problems.iter().any(|p| p.move_index.is_none()) {
         Reason::InvalidFen
     } else {
@@ -105,8 +106,8 @@ pub fn invalid_position(field: &str, err: &InvalidPosition) -> Status {
         .iter()
         .fold(ErrorStatus::new(reason, err.to_string()), |status, p| {
             let f = match p.move_index {
-                Some(i) => format!("{field}.moves[{i}]"),
-                None => format!("{field}.fen"),
+                Some(i) => format!("{moves}[{i}]"),
+                None => fen.to_owned(),
             };
             status.violation(f, p.code, &p.message)
         })
@@ -119,6 +120,20 @@ pub fn bad_move(field: &str, err: &MoveError) -> Status {
     ErrorStatus::new(reason, err.to_string())
         .violation(field, reason.as_str(), err.to_string())
         .into()
+}
+
+/// RESOURCE_EXHAUSTED `RESUME_LIMIT`: the caller's address has its `limit`
+/// of WatchGame resumes telling their past events.
+pub fn resume_limit(limit: usize) -> Status {
+    ErrorStatus::new(
+        Reason::ResumeLimit,
+        format!(
+            "this address already resumes {limit} watches, the most it may at once: \
+             retry once one has caught up"
+        ),
+    )
+    .metadata("limit", limit)
+    .into()
 }
 
 /// RESOURCE_EXHAUSTED: `cap` (`game` or `connection`) has its `limit` of
@@ -187,7 +202,8 @@ impl From<GameError> for Status {
                 .violation(*field, reason.as_str(), message.clone())
                 .metadata(limit, value)
                 .into(),
-            GameError::InvalidPosition(e) => invalid_position("position", e),
+            // No moves come with a game's or a saved position's start.
+            GameError::InvalidPosition { field, error } => invalid_position(field, field, error),
             GameError::BadMove(e) => bad_move("move", e),
             GameError::Illegal(e) => {
                 ErrorStatus::new(Reason::Illegal(e.reason), e.to_string()).into()
@@ -249,7 +265,7 @@ impl From<AnalysisError> for Status {
                     .metadata("limit", limit)
                     .into()
             }
-            AnalysisError::Position(e) => invalid_position("position", e),
+            AnalysisError::Position(e) => invalid_position("position.fen", "position.moves", e),
             AnalysisError::GameOver(m) => ErrorStatus::new(
                 Reason::GameOver,
                 format!("the game is already over ({m}): there is no move to search"),
@@ -319,7 +335,7 @@ mod tests {
             let Err(err) = referee(Variant::Chess, Some(fen), moves) else {
                 panic!("{fen} {moves:?} is a position");
             };
-            let status = invalid_position("position", &err);
+            let status = invalid_position("position.fen", "position.moves", &err);
             assert_eq!(status.code(), Code::InvalidArgument);
             assert_eq!(status.get_details_error_info().unwrap().reason, reason);
             let violations = status.get_details_bad_request().unwrap().field_violations;

@@ -5,7 +5,7 @@
 //! by the first server that serves metrics; a server without the endpoint
 //! installs nothing, and the metrics calls it still makes (the store's) go
 //! to `metrics`' no-op recorder. Counters and histograms are recorded where
-//! things happen (`rpc_metrics`, the store's commits); gauges are read from
+//! things happen (`rpc_outcomes`, the store's commits); gauges are read from
 //! the server's state when it is scraped, so they cost nothing between
 //! scrapes and always describe the server scraped.
 //!
@@ -33,7 +33,7 @@ use metrics::Unit;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use tokio::{net::TcpListener, sync::Semaphore};
 
-use super::rpc_metrics;
+use super::rpc_outcomes;
 use crate::{
     analysis::Analyst,
     games::Games,
@@ -111,13 +111,13 @@ pub(super) fn install() -> Result<&'static PrometheusHandle, MetricsError> {
 /// The `# HELP` and units of every metric.
 fn describe() {
     use metrics::{describe_counter, describe_gauge, describe_histogram};
-    describe_counter!(rpc_metrics::STARTED, "RPCs whose request came, by method");
+    describe_counter!(rpc_outcomes::STARTED, "RPCs whose request came, by method");
     describe_counter!(
-        rpc_metrics::HANDLED,
+        rpc_outcomes::HANDLED,
         "RPCs whose status is known (streams: that ended), by method and status"
     );
     describe_histogram!(
-        rpc_metrics::DURATION,
+        rpc_outcomes::DURATION,
         Unit::Seconds,
         "Time from an RPC's request to its status (streams: their whole life)"
     );

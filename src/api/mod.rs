@@ -15,7 +15,7 @@ mod positions;
 pub mod proto;
 mod request_errors;
 mod request_limits;
-mod rpc_metrics;
+mod rpc_outcomes;
 mod rules;
 mod server;
 mod tls;
@@ -30,8 +30,9 @@ pub use metrics::{
 pub use player::{DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits};
 pub use server::{
     DEFAULT_ENGINE_QUEUE, DEFAULT_ENGINE_QUEUE_WAIT, DEFAULT_MAX_IMPORT_REQUEST_BYTES,
-    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
-    DEFAULT_WATCHER_BUFFER_BYTES, MAX_SMALL_REQUEST_BYTES, ServerConfig, serve,
+    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_RESUMES_PER_PEER, DEFAULT_MAX_WATCHERS_PER_CONNECTION,
+    DEFAULT_MAX_WATCHERS_PER_GAME, DEFAULT_WATCHER_BUFFER_BYTES, MAX_SMALL_REQUEST_BYTES,
+    ServerConfig, serve,
 };
 pub use tls::{FILE_CHECK_INTERVAL, TlsError, TlsFiles};
 pub use transport::LegalMovesAnswer;

@@ -32,7 +32,7 @@ fn setup(
 /// The referee of `position`; INVALID_ARGUMENT with every problem if it is
 /// not a valid position.
 pub(super) fn record(position: Option<&pb::Position>) -> Result<Box<dyn Referee>, Status> {
-    setup(position)?.map_err(|e| invalid_position("position", &e))
+    setup(position)?.map_err(|e| invalid_position("position.fen", "position.moves", &e))
 }
 
 #[tonic::async_trait]

@@ -24,7 +24,7 @@ use super::{
     },
     request_errors,
     request_limits::RequestLimitsLayer,
-    rpc_metrics::RpcMetrics,
+    rpc_outcomes::RpcOutcomes,
     rules::RulesService,
     tls::{Tls, TlsFiles},
     transport::RulesRoutes,
@@ -68,6 +68,9 @@ pub const DEFAULT_ENGINE_QUEUE: usize = 8;
 pub const DEFAULT_ENGINE_QUEUE_WAIT: Duration = Duration::from_secs(10);
 /// Default [`ServerConfig::max_watchers_per_connection`].
 pub const DEFAULT_MAX_WATCHERS_PER_CONNECTION: usize = 100;
+/// Default [`ServerConfig::max_resumes_per_peer`]: a few pages of one
+/// household reconnecting at once after a restart.
+pub const DEFAULT_MAX_RESUMES_PER_PEER: usize = 4;
 
 /// A generated service taking requests of up to `$limit` bytes, plain or
 /// gzip; tonic checks a message's length before buffering it and stops
@@ -109,6 +112,9 @@ pub struct ServerConfig {
     pub engine_seat_slots: usize,
     /// Engine RPCs one peer address may run at once (0: no limit).
     pub max_analyses_per_peer: usize,
+    /// WatchGame resumes one peer address may have telling their past
+    /// events at once (0: no limit).
+    pub max_resumes_per_peer: usize,
     /// Games and positions one peer address may create a second, after
     /// `create_burst` (0: no limit).
     pub create_rate: u32,
@@ -194,6 +200,7 @@ impl ServerConfig {
             open_seat_timeout: DEFAULT_OPEN_SEAT_TIMEOUT,
             engine_seat_slots: 1,
             max_analyses_per_peer: 1,
+            max_resumes_per_peer: DEFAULT_MAX_RESUMES_PER_PEER,
             create_rate: 20,
             create_burst: 100,
             watcher_buffer_bytes: DEFAULT_WATCHER_BUFFER_BYTES,
@@ -375,6 +382,7 @@ pub async fn serve(
                 config.max_watchers_per_connection,
                 config.max_streams_per_peer,
                 config.player_streams,
+                config.max_resumes_per_peer,
             ),
             creates,
             config.max_request_bytes,
@@ -394,7 +402,7 @@ pub async fn serve(
         .layer(tonic_web::GrpcWebLayer::new())
         // Inside grpc-web, which turns its calls into plain gRPC ones; the
         // statuses it sees are the final ones.
-        .layer_fn(|inner| RpcMetrics::new(inner, metrics_endpoint.is_some()))
+        .layer_fn(|inner| RpcOutcomes::new(inner, metrics_endpoint.is_some()))
         .layer(MapResponseLayer::new(request_errors::rewrite))
         .layer(RequestLimitsLayer::new(
             config.max_in_flight,
@@ -435,8 +443,8 @@ pub async fn serve(
     Ok(())
 }
 
-/// One span per RPC; handlers fill in the game (or position) and variant, and
-/// the span's close event carries the latency (see `telemetry`).
+/// One span per RPC; handlers fill in the game (or position) and variant,
+/// and the call's outcome is logged in it (see `rpc_outcomes`).
 #[derive(Clone, Debug)]
 struct Traced<S>(S);
 
@@ -464,6 +472,9 @@ where
             variant = tracing::field::Empty,
             position_id = tracing::field::Empty,
         );
-        self.0.call(request).instrument(span)
+        // Entered for the inner services' `call` too: the outcome's line
+        // is logged in it.
+        let answer = span.in_scope(|| self.0.call(request));
+        answer.instrument(span)
     }
 }

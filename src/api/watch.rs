@@ -16,7 +16,9 @@
 //!
 //! Watchers are capped per game (by the hub: spectators only, so that a
 //! game's players always get their streams), per connection and per
-//! address (here, by the request's remote address).
+//! address (here, by the request's remote address). Resumes
+//! (`from_version`), which read the store and replay the game, are capped
+//! per caller's address while their past events are told.
 
 use std::{
     collections::{HashMap, VecDeque},
@@ -43,7 +45,7 @@ use tower_service::Service;
 use super::{
     admission::Creates,
     convert,
-    error::{ErrorStatus, shutting_down, too_many_watchers, watcher_too_slow},
+    error::{ErrorStatus, resume_limit, shutting_down, too_many_watchers, watcher_too_slow},
     games::{GamesService, trace_game},
     player::{PlayerLimits, PlayerStreams},
     proto::{self as pb, games_server::GamesServer},
@@ -179,6 +181,8 @@ pub struct Watchers {
     peers: Arc<PeerSlots>,
     /// The bounds of player streams, and how many are open.
     pub(super) players: PlayerStreams,
+    /// Resumes telling their past events, per caller.
+    resumes: Arc<PeerSlots>,
 }
 
 impl Watchers {
@@ -188,6 +192,7 @@ impl Watchers {
         max_per_connection: usize,
         max_per_peer: usize,
         players: PlayerLimits,
+        max_resumes_per_peer: usize,
     ) -> Watchers {
         Watchers {
             games,
@@ -196,6 +201,7 @@ impl Watchers {
             connections: Arc::default(),
             peers: PeerSlots::new(max_per_peer),
             players: PlayerStreams::new(players),
+            resumes: PeerSlots::new(max_resumes_per_peer),
         }
     }
 
@@ -232,10 +238,22 @@ impl Watchers {
                 (VecDeque::from([snapshot(&game)]), over, watcher, None)
             }
             Some(version) => {
+                let slot = request
+                    .remote_addr()
+                    .map(|addr| {
+                        self.resumes
+                            .try_take(Peer::of(addr))
+                            .ok_or_else(|| resume_limit(self.resumes.limit()))
+                    })
+                    .transpose()?;
                 let (game, watcher, replay) = self.games.resume(id, version, view, role).await?;
                 // The client has seen a finished game's last event.
                 let over = ending.after(&game) && game.version == version;
-                (VecDeque::new(), over, watcher, Some(replay))
+                let resuming = Resuming {
+                    replay,
+                    _slot: slot,
+                };
+                (VecDeque::new(), over, watcher, Some(resuming))
             }
         };
         let mut shutdown = self.shutdown.clone();
@@ -300,6 +318,13 @@ impl Drop for Place {
     }
 }
 
+/// A resume's past events, and its caller's place among the resumes until
+/// they are told.
+struct Resuming {
+    replay: Replay,
+    _slot: Option<PeerSlot>,
+}
+
 /// A game's snapshot (or its past events, when resuming), then its events
 /// as framed messages; ends after the game's end, with `WATCHER_TOO_SLOW`
 /// for a watcher that fell behind, and with UNAVAILABLE when the server
@@ -312,7 +337,7 @@ pub struct WatchStream {
     ending: Ending,
     watcher: Watcher,
     /// The past events to tell before the watcher's, when resuming.
-    replay: Option<Replay>,
+    replay: Option<Resuming>,
     /// Messages not yet sent: the snapshot, or the current event's.
     queued: VecDeque<Bytes>,
     shutdown: Pin<Box<dyn Future<Output = ()> + Send + Sync>>,
@@ -342,8 +367,8 @@ impl Stream for WatchStream {
                     "the server is shutting down; watch again",
                 ))));
             }
-            if let Some(replay) = &mut this.replay {
-                match ready!(replay.poll_next(&mut this.watcher, cx)) {
+            if let Some(resuming) = &mut this.replay {
+                match ready!(resuming.replay.poll_next(&mut this.watcher, cx)) {
                     Ok(Replayed::Event(event)) => {
                         this.over = this.ending.at(&event);
                         this.queued.extend(event.messages);

@@ -32,8 +32,13 @@ pub enum GameError {
         value: usize,
         message: String,
     },
-    #[error(transparent)]
-    InvalidPosition(#[from] InvalidPosition),
+    /// The position the request's `field` gives (a FEN, or a board) is
+    /// not one.
+    #[error("{error}")]
+    InvalidPosition {
+        field: &'static str,
+        error: InvalidPosition,
+    },
     #[error(transparent)]
     BadMove(MoveError),
     #[error(transparent)]

@@ -3,8 +3,11 @@
 //! played on with the seat tokens the import returns).
 
 use super::{
-    CreatedGame, Ending, GameError, Games, new_game,
+    CreatedGame, Ending, GameError, Games,
+    names::hidden_character,
+    new_game,
     pgn::{self, PgnCap, PgnGame, PgnLimits},
+    side_title,
 };
 use crate::{
     reason::Reason,
@@ -59,15 +62,18 @@ fn variant(game: &PgnGame, hint: Option<Variant>) -> Result<Variant, GameError> 
     }
 }
 
-/// A display name from a player tag ("?" or missing: the side's name).
+/// A display name from a player tag ("?" or missing: the side's name, as
+/// CreateGame gives it).
 fn player(game: &PgnGame, tag: &str, side: &str) -> Result<String, GameError> {
     match game.tag(tag).map(str::trim) {
         None | Some("" | "?" | "-") => Ok(side.to_owned()),
-        Some(name) if name.chars().any(char::is_control) => Err(invalid(
-            Reason::ControlCharacter,
-            format!("[{tag}] must not contain control characters: it is a display name"),
-        )),
-        Some(name) => Ok(name.chars().take(100).collect()),
+        Some(name) => match hidden_character(name) {
+            Some((reason, problem)) => Err(invalid(
+                reason,
+                format!("[{tag}] is a display name: it {problem}"),
+            )),
+            None => Ok(name.chars().take(100).collect()),
+        },
     }
 }
 
@@ -135,8 +141,8 @@ impl Games {
             },
         };
         let (white, black) = (
-            player(&game, "White", "White")?,
-            player(&game, "Black", "Black")?,
+            player(&game, "White", side_title(variant, Side::White))?,
+            player(&game, "Black", side_title(variant, Side::Black))?,
         );
         let mut record =
             referee_under::<&str>(variant, choices, game.tag("FEN"), &[]).map_err(|e| {

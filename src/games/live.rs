@@ -73,29 +73,41 @@ impl Live {
     /// change (moves played on the record already, or taken back, or played
     /// on a copy of it).
     fn follow_moves(&mut self) -> Result<(), GameError> {
-        let stored = self.game.moves.len();
-        while self.record.ply() > stored {
-            self.record.undo();
-        }
-        for m in &self.game.moves[self.record.ply()..] {
-            self.record.play_recorded(&m.uci).map_err(|e| {
-                GameError::Corrupt(format!("game {} does not replay: {e}", self.game.id))
-            })?;
-        }
-        let views = Arc::make_mut(&mut self.moves);
-        views.truncate(stored);
-        for ply in views.len()..stored {
-            let played = self.record.played(ply).ok_or_else(|| {
-                GameError::Corrupt(format!("game {}: no move at ply {ply}", self.game.id))
-            })?;
-            views.push(move_view(played, &self.game.moves[ply]));
-        }
-        Ok(())
+        follow_moves(&self.game, self.record.as_mut(), &mut self.moves)
     }
 
     pub(super) fn view(&self) -> GameView {
         GameView::build(&self.game, self.record.as_ref(), Arc::clone(&self.moves))
     }
+}
+
+/// Brings `record` and `views` (its moves as clients see them) to `game`'s
+/// moves, which differ from the record's by moves taken back from its end
+/// and moves played after: those are undone, these played.
+pub(super) fn follow_moves(
+    game: &StoredGame,
+    record: &mut dyn Referee,
+    views: &mut Arc<Vec<MoveView>>,
+) -> Result<(), GameError> {
+    let stored = game.moves.len();
+    while record.ply() > stored {
+        record.undo();
+    }
+    for m in &game.moves[record.ply()..] {
+        record
+            .play_recorded(&m.uci)
+            .map_err(|e| GameError::Corrupt(format!("game {} does not replay: {e}", game.id)))?;
+    }
+    // Shared with the views built before: copied only while one is kept.
+    let views = Arc::make_mut(views);
+    views.truncate(stored);
+    for ply in views.len()..stored {
+        let played = record
+            .played(ply)
+            .ok_or_else(|| GameError::Corrupt(format!("game {}: no move at ply {ply}", game.id)))?;
+        views.push(move_view(played, &game.moves[ply]));
+    }
+    Ok(())
 }
 
 /// The live games (see the module docs).

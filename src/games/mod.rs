@@ -14,12 +14,14 @@ mod hub;
 mod ids;
 mod import;
 mod live;
+mod names;
 mod open_seat;
 mod ownership;
 mod pgn;
 mod player;
 mod rematch;
 mod replay;
+mod retelling;
 mod screen;
 mod takeback;
 mod takeover;
@@ -43,12 +45,13 @@ pub use hub::{
 pub(crate) use ids::{hash_token, new_token};
 pub use ids::{is_well_formed_id, new_id};
 pub use live::DEFAULT_LIVE_GAMES;
+pub(crate) use names::refuse_hidden_characters;
 pub use open_seat::{DEFAULT_OPEN_SEAT_TIMEOUT, SeatedGame};
 pub use ownership::LeaseTimes;
 pub use pgn::{PgnLimits, PgnNotation};
 pub use player::FollowedSeat;
 pub use rematch::RematchAnswer;
-pub use replay::{REPLAY_PAGE, Replay, Replayed};
+pub use replay::{MAX_RETOLD, Replay, Replayed};
 use screen::Needs;
 pub use view::{GameView, MoveView, OutcomeView, Status, View};
 
@@ -233,9 +236,9 @@ impl Games {
         let open = open_seat::open_side(&white, &black)?;
         let white_name = seat_name("white.display_name", &white, variant, Side::White)?;
         let black_name = seat_name("black.display_name", &black, variant, Side::Black)?;
-        let fen = match start {
-            Start::Standard => None,
-            Start::Fen(fen) => Some(fen),
+        let (field, fen) = match start {
+            Start::Standard => ("fen", None),
+            Start::Fen(fen) => ("fen", Some(fen)),
             Start::SavedPosition(id) => {
                 let saved = if is_well_formed_id(&id) {
                     self.store.position(&id).await?
@@ -254,10 +257,11 @@ impl Games {
                         ),
                     ));
                 }
-                Some(saved.fen)
+                ("position_id", Some(saved.fen))
             }
         };
-        let record = referee_under::<&str>(variant, choices, fen.as_deref(), &[])?;
+        let record = referee_under::<&str>(variant, choices, fen.as_deref(), &[])
+            .map_err(|error| GameError::InvalidPosition { field, error })?;
         if let Some(end) = record.verdict().end {
             return Err(GameError::precondition(
                 Reason::StartPositionDecided,
@@ -678,23 +682,6 @@ impl Games {
     }
 }
 
-/// INVALID_ARGUMENT for `field` when `text` holds a control character (a
-/// newline, a tab, ...): names and tags are shown, listed and stored as one
-/// line each.
-pub(crate) fn refuse_control_characters(field: &'static str, text: &str) -> Result<(), GameError> {
-    match text.chars().find(|c| c.is_control()) {
-        None => Ok(()),
-        Some(c) => Err(GameError::invalid(
-            field,
-            Reason::ControlCharacter,
-            format!(
-                "must not contain control characters (it has U+{:04X})",
-                u32::from(c)
-            ),
-        )),
-    }
-}
-
 /// The display name of `variant`'s `side` seat; left empty, an engine's
 /// is "Arbiter (level N)", a human's the side's name in the game.
 fn seat_name(
@@ -703,7 +690,7 @@ fn seat_name(
     variant: Variant,
     side: Side,
 ) -> Result<String, GameError> {
-    refuse_control_characters(field, &seat.display_name)?;
+    refuse_hidden_characters(field, &seat.display_name)?;
     let name = seat.display_name.trim();
     if name.is_empty() {
         return Ok(match seat.engine {

@@ -20,7 +20,7 @@ use rand::Rng;
 
 use super::{
     EventKind, GameError, GameView, Games, SeatSpec, end_aborted, ensure_ongoing, ids,
-    refuse_control_characters, seat_name, view_of,
+    refuse_hidden_characters, seat_name, view_of,
 };
 use crate::{
     reason::Reason,
@@ -184,7 +184,7 @@ impl Games {
     /// or aborted) or a seat already taken, or storage.
     pub async fn join(&self, code: &str, display_name: &str) -> Result<SeatedGame, GameError> {
         require_join_code(code)?;
-        refuse_control_characters("display_name", display_name)?;
+        refuse_hidden_characters("display_name", display_name)?;
         let id = self.game_of_join_code(code).await?;
         let token = ids::new_token();
         let now = self.time.now();

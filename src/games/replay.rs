@@ -1,39 +1,46 @@
 //! Resuming a watch after the version a client saw last: the game's events
-//! after it, told again from the store a page at a time as the client reads
-//! them, then its live events, with neither a gap nor a duplicate.
+//! after it, told again from the store, then its live events, with neither
+//! a gap nor a duplicate.
 //!
-//! The watcher subscribes before the first page is read, so that what
-//! happens while the store is read waits in the game's channel. Once a page
-//! comes back short (the store had nothing more), the watcher is marked as
-//! having seen that page's last event, and reads on from the channel, which
-//! skips what the store told. A resuming watcher holds one page of
-//! [`REPLAY_PAGE`] events at most; live events wait in the game's bounded
-//! backlog meanwhile, so a client that reads the replay more slowly than
-//! the game goes on falls behind as any watcher does.
+//! The watcher subscribes before the store is read, so that what happens
+//! while the store is read waits in the game's channel. The events are read
+//! at once (one snapshot of the store) and the watcher is marked as having
+//! seen the last of them, so that it reads on from the channel, which skips
+//! what the store told. They are told one at a time as the client reads
+//! them, the game replayed once and carried from one event to the next
+//! (see `retelling`); live events wait in the game's bounded backlog
+//! meanwhile, so a client that reads the replay more slowly than the game
+//! goes on falls behind as any watcher does.
 //!
-//! Events recorded before events kept the game's state cannot be told
-//! again: a resume from before them starts from the game as it is now (a
-//! snapshot) instead.
+//! A resume from further back than [`MAX_RETOLD`] events, or from before
+//! events kept the game's state (they cannot be told again), starts from
+//! the game as it is now (a snapshot) instead: one message that a client
+//! takes as it takes a new watch's first.
 
 use std::{
-    collections::VecDeque,
     pin::Pin,
     task::{Context, Poll, ready},
 };
 
-use super::{GameError, GameView, Games, Published, Role, View, Watcher, telling::told_again};
-use crate::{reason::Reason, store::PastEvent};
+use super::{
+    GameError, GameView, Games, Published, Role, View, Watcher,
+    hub::MAX_BACKLOG,
+    retelling::{Retelling, Told},
+};
+use crate::reason::Reason;
 
-/// Most events a resuming watcher reads from the store at once.
-pub const REPLAY_PAGE: usize = 16;
+/// The most past events a resume tells; from further back it is answered
+/// with a snapshot. As many as a watched game keeps for its watchers: a
+/// client further behind than that has lost its place anyway.
+pub const MAX_RETOLD: usize = MAX_BACKLOG;
 
 /// What a replay tells next.
 #[derive(Debug)]
 pub enum Replayed {
     /// A past event, encoded as it was told live.
     Event(Published),
-    /// The game as it is now: the events after the version asked for
-    /// cannot be told again. Live events follow.
+    /// The game as it is now: the events after the version asked for are
+    /// too many, or cannot be told again. Live events follow.
     Snapshot(Box<GameView>),
     /// Every past event was told: the watcher's live events follow.
     Done,
@@ -41,7 +48,8 @@ pub enum Replayed {
 
 /// What a read of the store brought.
 enum Read {
-    Page(Vec<PastEvent>),
+    Events(Box<Retelling>),
+    /// Too many events, or events that cannot be told again.
     Untold(Box<GameView>),
     /// Other servers' changes were heard.
     Heard,
@@ -58,9 +66,9 @@ pub struct Replay {
     /// The version of the last event told.
     told: i64,
     /// Events read and not yet told.
-    page: VecDeque<PastEvent>,
+    events: Option<Box<Retelling>>,
     reading: Option<Reading>,
-    /// The store had no more: after `page` come the live events.
+    /// The events were told: the live events come next.
     done: bool,
 }
 
@@ -69,7 +77,7 @@ impl std::fmt::Debug for Replay {
         f.debug_struct("Replay")
             .field("id", &self.id)
             .field("told", &self.told)
-            .field("page", &self.page.len())
+            .field("telling", &self.events.is_some())
             .field("done", &self.done)
             .finish_non_exhaustive()
     }
@@ -112,7 +120,7 @@ impl Games {
             id: id.to_owned(),
             view,
             told: version,
-            page: VecDeque::new(),
+            events: None,
             reading: None,
             done: false,
         };
@@ -133,20 +141,18 @@ impl Replay {
         cx: &mut Context<'_>,
     ) -> Poll<Result<Replayed, GameError>> {
         loop {
-            if let Some(event) = self.page.pop_front() {
-                let (kind, game, played) = told_again(&event).ok_or_else(|| {
-                    GameError::Corrupt(format!(
-                        "game {}: its {} event of version {} does not read back",
-                        self.id, event.kind, event.game.version
-                    ))
-                })?;
-                self.told = game.version;
-                return Poll::Ready(Ok(Replayed::Event(self.games.hub.encode(
-                    kind,
-                    &game,
-                    played.as_ref(),
-                    self.view,
-                ))));
+            if let Some(events) = &mut self.events {
+                if let Some(told) = events.next_event() {
+                    let Told { kind, game, played } = told?;
+                    self.told = game.version;
+                    return Poll::Ready(Ok(Replayed::Event(self.games.hub.encode(
+                        kind,
+                        &game,
+                        played.as_ref(),
+                        self.view,
+                    ))));
+                }
+                self.events = None;
             }
             if self.done {
                 return Poll::Ready(Ok(Replayed::Done));
@@ -155,9 +161,11 @@ impl Replay {
                 let (games, id, after) = (self.games.clone(), self.id.clone(), self.told);
                 Box::pin(async move {
                     Ok(
-                        match games.store.events_since(&id, after, REPLAY_PAGE).await? {
-                            Some(events) => Read::Page(events),
-                            None => Read::Untold(Box::new(games.get(&id).await?)),
+                        match games.store.events_since(&id, after, MAX_RETOLD + 1).await? {
+                            Some(events) if events.len() <= MAX_RETOLD => {
+                                Read::Events(Box::new(Retelling::new(events)))
+                            }
+                            _ => Read::Untold(Box::new(games.get(&id).await?)),
                         },
                     )
                 })
@@ -165,13 +173,10 @@ impl Replay {
             let read = ready!(reading.as_mut().poll(cx));
             self.reading = None;
             match read? {
-                Read::Page(events) => {
-                    let last_page = events.len() < REPLAY_PAGE;
-                    self.page.extend(events);
-                    if last_page {
-                        let last = self.page.back().map_or(self.told, |e| e.game.version);
-                        self.seen(watcher, last);
-                    }
+                Read::Events(events) => {
+                    let last = events.last_version().unwrap_or(self.told);
+                    self.events = Some(events);
+                    self.seen(watcher, last);
                 }
                 Read::Untold(game) => {
                     self.told = game.version;

@@ -13,9 +13,9 @@ use tokio::sync::mpsc;
 use super::{
     EventKind, GameView, Games, MoveView,
     hub::{Hub, MAX_BACKLOG},
-    view_of,
+    retelling::{Retelling, Told},
 };
-use crate::store::{Change, PastEvent, Store, StoreError};
+use crate::store::{Change, Store, StoreError};
 
 /// The longest pause between tries to read missed events (about 3 s in
 /// all) before their watchers are told they fell behind.
@@ -64,36 +64,24 @@ pub(super) async fn catch_up(hub: &Hub, store: &Store, id: &str, mut after: i64)
             }
         };
         let more = events.len() == MAX_BACKLOG;
-        for event in events {
-            let Some((kind, view, played)) = told_again(&event) else {
-                tracing::warn!(
-                    game = id,
-                    kind = event.kind,
-                    "a stored event cannot be told"
-                );
-                return hub.lose_events(id);
+        let mut events = Retelling::new(events);
+        while let Some(told) = events.next_event() {
+            let Told { kind, game, played } = match told {
+                Ok(told) => told,
+                Err(error) => {
+                    tracing::warn!(%error, game = id, "a stored event cannot be told");
+                    return hub.lose_events(id);
+                }
             };
-            after = view.version;
+            after = game.version;
             // In order from the channel's last event: at most duplicates,
             // which it drops.
-            let _ = hub.publish(kind, &view, played);
+            let _ = hub.publish(kind, &game, played);
         }
         if !more {
             return;
         }
     }
-}
-
-/// A stored event as its watchers were told it: its kind, the game after
-/// it and the move if one was played; `None` if it does not read back.
-pub(super) fn told_again(event: &PastEvent) -> Option<(EventKind, GameView, Option<MoveView>)> {
-    let kind = EventKind::from_name(&event.kind)?;
-    let view = view_of(&event.game).ok()?;
-    let played = match kind {
-        EventKind::Move => view.moves.last().cloned(),
-        _ => None,
-    };
-    Some((kind, view, played))
 }
 
 /// Follows the store's change feed until it ends (the store closes): tells

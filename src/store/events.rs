@@ -1,18 +1,144 @@
 //! A game's past events told again from the store: each with the game as
 //! it was right after it, built from the event's recorded state, the moves
 //! and the moves takebacks undid.
+//!
+//! The game is read once and carried from one event to the next: an event
+//! changes the move list by the moves played or taken back since the one
+//! before, so telling the events costs the moves they change, not a copy of
+//! the move list each.
 
-use sqlx::Row;
+use std::collections::HashMap;
+
+use sqlx::{Row, any::AnyRow};
 
 use super::{OpenSeat, Store, StoreError, StoredGame, StoredMove, StoredRematch, games::load_game};
 
-/// An event of a game's history and the game right after it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PastEvent {
-    /// As recorded (`move`, `draw_offered`, ...).
-    pub kind: String,
-    /// The game after the event; `version` is the event's.
-    pub game: StoredGame,
+/// A game's events after a version, oldest first, and the game right
+/// after each (see the module docs).
+#[derive(Debug)]
+pub struct History {
+    /// The game as it is now.
+    now: StoredGame,
+    /// The events not yet told, newest first.
+    events: Vec<EventRow>,
+    /// The moves takebacks undid, by ply: each with the takeback's version,
+    /// oldest first.
+    undone: HashMap<usize, Vec<(i64, StoredMove)>>,
+    /// The game right after the last event told.
+    then: StoredGame,
+}
+
+/// An event's recorded state.
+#[derive(Debug)]
+struct EventRow {
+    version: i64,
+    kind: String,
+    at: i64,
+    ply: usize,
+    status: String,
+    winner: Option<String>,
+    termination: Option<String>,
+    draw_offer: Option<String>,
+    takeback_offer: Option<String>,
+    clock_white_ms: Option<i64>,
+    clock_black_ms: Option<i64>,
+    clock_turn_started_at: Option<i64>,
+    open_seat: Option<String>,
+    rematch: Option<String>,
+    rematch_offer: Option<String>,
+}
+
+impl EventRow {
+    /// `None` for an event recorded before events kept the game's state.
+    fn read(row: &AnyRow) -> Option<EventRow> {
+        Some(EventRow {
+            version: row.get(0),
+            kind: row.get(1),
+            at: row.get(2),
+            ply: usize::try_from(row.get::<Option<i64>, _>(3)?).unwrap_or(0),
+            status: row.get(4),
+            winner: row.get(5),
+            termination: row.get(6),
+            draw_offer: row.get(7),
+            takeback_offer: row.get(8),
+            clock_white_ms: row.get(9),
+            clock_black_ms: row.get(10),
+            clock_turn_started_at: row.get(11),
+            open_seat: row.get(12),
+            rematch: row.get(13),
+            rematch_offer: row.get(14),
+        })
+    }
+}
+
+impl History {
+    /// How many events are left to tell.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Whether every event was told.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// The version of the newest event (`None`: there is none).
+    pub fn last_version(&self) -> Option<i64> {
+        self.events.first().map(|e| e.version)
+    }
+
+    /// The next event's kind (as recorded: `move`, `draw_offered`, ...) and
+    /// the game right after it; `None` once every event was told.
+    pub fn next_event(&mut self) -> Option<(String, &StoredGame)> {
+        let event = self.events.pop()?;
+        // Takebacks are events too: the moves before the event's ply are
+        // the last event's, and only those past it are looked up.
+        self.then.moves.truncate(event.ply);
+        for ply in self.then.moves.len()..event.ply {
+            let Some(played) = self.played(ply, event.version).cloned() else {
+                break;
+            };
+            self.then.moves.push(played);
+        }
+        let then = &mut self.then;
+        then.version = event.version;
+        then.updated_at = event.at;
+        then.status = event.status;
+        then.winner = event.winner;
+        then.termination = event.termination;
+        then.draw_offer = event.draw_offer;
+        then.takeback_offer = event.takeback_offer;
+        // Seated since: the seat was open then if the event says so.
+        then.open = self.now.open.clone().or_else(|| {
+            Some(OpenSeat {
+                side: event.open_seat?,
+                join_code: self.now.join_code.clone()?,
+                until: 0,
+            })
+        });
+        then.rematch = StoredRematch {
+            id: event.rematch,
+            offer: event.rematch_offer,
+            token_hash: None,
+        };
+        if let (Some(clock), Some(now)) = (&mut then.clock, &self.now.clock) {
+            clock.held = then.open.is_some();
+            clock.white_ms = event.clock_white_ms.unwrap_or(now.white_ms);
+            clock.black_ms = event.clock_black_ms.unwrap_or(now.black_ms);
+            clock.turn_started_at = event.clock_turn_started_at.unwrap_or(now.turn_started_at);
+        }
+        Some((event.kind, &self.then))
+    }
+
+    /// The move played at `ply` as of `version`: the one the first later
+    /// takeback of that ply undid, or else the one there now.
+    fn played(&self, ply: usize, version: i64) -> Option<&StoredMove> {
+        self.undone
+            .get(&ply)
+            .and_then(|undone| undone.iter().find(|(t, _)| *t > version))
+            .map(|(_, played)| played)
+            .or_else(|| self.now.moves.get(ply))
+    }
 }
 
 impl Store {
@@ -29,107 +155,59 @@ impl Store {
         id: &str,
         after: i64,
         limit: usize,
-    ) -> Result<Option<Vec<PastEvent>>, StoreError> {
+    ) -> Result<Option<History>, StoreError> {
         // One snapshot of the game, its events and its undone moves.
         let mut tx = self.pool.begin_with(self.backend.begin_snapshot()).await?;
-        let Some(game) = load_game(&mut tx, id).await? else {
+        let Some(now) = load_game(&mut tx, id).await? else {
             return Ok(None);
         };
         let events = sqlx::query(
             "SELECT version, kind, created_at, ply, status, winner, termination, draw_offer, \
              takeback_offer, clock_white_ms, clock_black_ms, clock_turn_started_at, open_seat, \
-             rematch, rematch_offer FROM game_events WHERE game_seq = $1 AND version > $2 ORDER BY version LIMIT $3",
+             rematch, rematch_offer FROM game_events WHERE game_seq = $1 AND version > $2 \
+             ORDER BY version LIMIT $3",
         )
-        .bind(game.seq)
+        .bind(now.seq)
         .bind(after)
         .bind(i64::try_from(limit).unwrap_or(i64::MAX))
         .fetch_all(&mut *tx)
         .await?;
         let undone = sqlx::query(
             "SELECT version, ply, uci, fen_after, played_at FROM undone_moves \
-             WHERE game_seq = $1 AND version > $2 ORDER BY version DESC, ply",
+             WHERE game_seq = $1 AND version > $2 ORDER BY version",
         )
-        .bind(game.seq)
+        .bind(now.seq)
         .bind(after)
         .fetch_all(&mut *tx)
         .await?;
         tx.rollback().await?;
-        let mut undone: Vec<(i64, StoredMove)> = undone
+        // Newest first, so that the next is popped.
+        let Some(events) = events
             .iter()
-            .map(|r| {
-                (
-                    r.get(0),
-                    StoredMove {
-                        ply: r.get(1),
-                        uci: r.get(2),
-                        fen_after: r.get(3),
-                        played_at: r.get(4),
-                    },
-                )
-            })
-            .collect();
-        // Newest first: before an event, every later takeback is undone
-        // again (its moves put back where it took them from), so that the
-        // move list is the one the event saw.
-        let mut timeline = game.moves.clone();
-        let mut told = Vec::with_capacity(events.len());
-        for row in events.iter().rev() {
-            let version: i64 = row.get(0);
-            while undone.first().is_some_and(|(t, _)| *t > version) {
-                let t = undone[0].0;
-                let taken: Vec<StoredMove> = undone
-                    .iter()
-                    .take_while(|(v, _)| *v == t)
-                    .map(|(_, m)| m.clone())
-                    .collect();
-                undone.drain(..taken.len());
-                if let Some(first) = taken.first() {
-                    timeline.truncate(usize::try_from(first.ply).unwrap_or(0));
-                }
-                timeline.extend(taken);
-            }
-            let Some(ply) = row.get::<Option<i64>, _>(3) else {
-                return Ok(None);
+            .rev()
+            .map(EventRow::read)
+            .collect::<Option<Vec<_>>>()
+        else {
+            return Ok(None);
+        };
+        let mut by_ply: HashMap<usize, Vec<(i64, StoredMove)>> = HashMap::new();
+        for row in &undone {
+            let played = StoredMove {
+                ply: row.get(1),
+                uci: row.get(2),
+                fen_after: row.get(3),
+                played_at: row.get(4),
             };
-            let mut then = StoredGame {
-                moves: timeline[..usize::try_from(ply).unwrap_or(0).min(timeline.len())].to_vec(),
-                version,
-                updated_at: row.get(2),
-                status: row.get(4),
-                winner: row.get(5),
-                termination: row.get(6),
-                draw_offer: row.get(7),
-                takeback_offer: row.get(8),
-                // Seated since: the seat was open then if the event says so.
-                open: game.open.clone().or_else(|| {
-                    let side: Option<String> = row.get(12);
-                    Some(OpenSeat {
-                        side: side?,
-                        join_code: game.join_code.clone()?,
-                        until: 0,
-                    })
-                }),
-                rematch: StoredRematch {
-                    id: row.get(13),
-                    offer: row.get(14),
-                    token_hash: None,
-                },
-                ..game.clone()
-            };
-            if let Some(clock) = &mut then.clock {
-                clock.held = then.open.is_some();
-                clock.white_ms = row.get::<Option<i64>, _>(9).unwrap_or(clock.white_ms);
-                clock.black_ms = row.get::<Option<i64>, _>(10).unwrap_or(clock.black_ms);
-                clock.turn_started_at = row
-                    .get::<Option<i64>, _>(11)
-                    .unwrap_or(clock.turn_started_at);
-            }
-            told.push(PastEvent {
-                kind: row.get(1),
-                game: then,
-            });
+            let ply = usize::try_from(played.ply).unwrap_or(0);
+            by_ply.entry(ply).or_default().push((row.get(0), played));
         }
-        told.reverse();
-        Ok(Some(told))
+        let mut then = now.clone();
+        then.moves.clear();
+        Ok(Some(History {
+            now,
+            events,
+            undone: by_ply,
+            then,
+        }))
     }
 }

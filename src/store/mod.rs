@@ -26,7 +26,7 @@ use tokio::sync::watch;
 pub use backend::{Backend, DatabaseUrl, DatabaseUrlError};
 pub use changes::{Change, RECONNECTS as LISTENER_RECONNECTS};
 pub use commit::{Base, DEFAULT_BATCH_MAX, GameWrite, QUEUE_CAPACITY, Written};
-pub use events::PastEvent;
+pub use events::History;
 pub use games::{
     GameFilter, GameHead, GameNotFound, NewGame, OpenSeat, StoredClock, StoredEngine, StoredGame,
     StoredMove, StoredRematch, Update,

@@ -1,5 +1,5 @@
 //! The real `arbiter` binary as a child process, for what only a process
-//! shows: memory from `/proc/PID/status`, file descriptors, signals,
+//! shows: memory from `/proc/PID/status`, CPU time, file descriptors, signals,
 //! `kill -9` and restarts on the same database.
 
 use std::{
@@ -190,6 +190,16 @@ impl Binary {
             .find_map(|line| line.strip_prefix("VmRSS:"))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
             .expect("VmRSS")
+    }
+
+    /// CPU time the server has used, in clock ticks (utime and stime of
+    /// `/proc/PID/stat`; 100 a second on Linux).
+    pub fn cpu_ticks(&self) -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).unwrap();
+        // The fields after the command name, which is in parentheses:
+        // utime and stime are fields 14 and 15 of the whole line.
+        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+        fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
     }
 
     /// RSS once it has stopped falling (freed memory goes back to the

@@ -13,7 +13,7 @@ export const Reason = {
   MALFORMED_REQUEST: "MALFORMED_REQUEST",
   /** INVALID_ARGUMENT: `variant` is VARIANT_UNSPECIFIED. */
   MISSING_VARIANT: "MISSING_VARIANT",
-  /** INVALID_ARGUMENT: A required field is empty (`position`, `source`, `board.turn`, a human seat's display name). */
+  /** INVALID_ARGUMENT: A required field is empty (`position`, `source`, `board.turn`, `seats`, `join_code`). */
   MISSING_FIELD: "MISSING_FIELD",
   /** INVALID_ARGUMENT: An enum field holds a number this server does not know. */
   UNKNOWN_ENUM_VALUE: "UNKNOWN_ENUM_VALUE",
@@ -23,6 +23,8 @@ export const Reason = {
   TOO_LONG: "TOO_LONG",
   /** INVALID_ARGUMENT: A name, a display name or a PGN player tag holds a control character (a newline, a tab, ...). */
   CONTROL_CHARACTER: "CONTROL_CHARACTER",
+  /** INVALID_ARGUMENT: A name, a display name or a PGN player tag holds an invisible formatting character (a bidi override or isolate, a zero-width character, the byte order mark, ...), which could make it render reversed or pass for another. */
+  INVISIBLE_CHARACTER: "INVISIBLE_CHARACTER",
   /** INVALID_ARGUMENT: A tag is empty, too long or holds a control character. */
   INVALID_TAG: "INVALID_TAG",
   /** INVALID_ARGUMENT: The time control is not a clock nor correspondence, or mixes them. */
@@ -99,6 +101,8 @@ export const Reason = {
   ENGINE_BUSY: "ENGINE_BUSY",
   /** RESOURCE_EXHAUSTED: The caller's address already runs its most BestMove/Analyze calls (metadata `limit`): wait for one to end. */
   ANALYSIS_LIMIT: "ANALYSIS_LIMIT",
+  /** RESOURCE_EXHAUSTED: The caller's address already resumes its most WatchGame streams with `from_version` (metadata `limit`): retry once one has caught up. */
+  RESUME_LIMIT: "RESUME_LIMIT",
   /** RESOURCE_EXHAUSTED: The caller's address creates games or positions too fast, rematches and joins included (metadata `limit`, `retry_after_ms`, and a `google.rpc.RetryInfo`). */
   RATE_LIMITED: "RATE_LIMITED",
   /** RESOURCE_EXHAUSTED: A request message over its method's limit (metadata `limit_bytes`, and `found_bytes` when known). */

@@ -23,10 +23,12 @@ export const file_arbiter_v1_games: GenFile = /*@__PURE__*/
  */
 export type SeatRequest = Message<"arbiter.v1.SeatRequest"> & {
   /**
-   * Name shown to players, up to 100 characters, no control characters.
-   * Left empty (or the seat left unset) it is the side's name: "White" or
-   * "Black" in chess, "Red" or "Black" in xiangqi; for an engine seat
-   * "Arbiter (level N)".
+   * Name shown to players, up to 100 characters, no control characters
+   * (CONTROL_CHARACTER) nor invisible formatting ones such as bidi overrides
+   * or zero-width characters (INVISIBLE_CHARACTER); any script's letters.
+   * Optional: left empty (or the seat left unset) it is the side's name:
+   * "White" or "Black" in chess, "Red" or "Black" in xiangqi; for an engine
+   * seat "Arbiter (level N)".
    *
    * @generated from field: string display_name = 1;
    */
@@ -679,7 +681,8 @@ export type ListGamesRequest = Message<"arbiter.v1.ListGamesRequest"> & {
 
   /**
    * Only games with a player whose display name contains this text
-   * (case-insensitive for ASCII letters; empty = any).
+   * (case-insensitive in every script, by Unicode lower case: "élodie"
+   * finds "ÉLODIE"; empty = any).
    *
    * @generated from field: string player = 5;
    */
@@ -730,7 +733,9 @@ export type ImportGameRequest = Message<"arbiter.v1.ImportGameRequest"> & {
    * --import-max-moves`, `--import-max-tokens`): reading stops there,
    * INVALID_ARGUMENT `PGN_TOO_LONG` with `limit_moves` or `limit_tokens` in
    * the ErrorInfo.
-   * The White and Black tags become display names: no control characters.
+   * The White and Black tags become display names: no control characters
+   * nor invisible formatting ones; missing (or "?"), the side's name as
+   * CreateGame gives it ("Red" for xiangqi's first).
    *
    * @generated from field: string pgn = 1;
    */
@@ -1420,7 +1425,10 @@ export type WatchGameRequest = Message<"arbiter.v1.WatchGameRequest"> & {
    * that version ends a finished game. Events recorded by servers from
    * before events kept the game's state cannot be sent again: a resume from
    * before them starts with a SNAPSHOT of the game as it is now instead, and
-   * events follow it. A version newer than the game's is OUT_OF_RANGE
+   * events follow it; so does a resume from further back than 256 events.
+   * Resumes are capped per caller's address while they tell their past
+   * events (RESOURCE_EXHAUSTED `RESUME_LIMIT`, metadata limit). A version
+   * newer than the game's is OUT_OF_RANGE
    * (reason VERSION_AHEAD, metadata current_version); a negative one is
    * INVALID_ARGUMENT (VALUE_OUT_OF_RANGE). Unset: a SNAPSHOT first.
    *
@@ -2031,7 +2039,8 @@ export enum GameEventKind {
 
   /**
    * The first message: the game as it is now (resuming with
-   * `from_version`, only when the events after it cannot be sent again).
+   * `from_version`, only when the events after it cannot be sent again or
+   * are too many).
    *
    * @generated from enum value: GAME_EVENT_KIND_SNAPSHOT = 1;
    */

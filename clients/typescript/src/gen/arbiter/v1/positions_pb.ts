@@ -181,7 +181,8 @@ export type CreatePositionRequest = Message<"arbiter.v1.CreatePositionRequest"> 
 
   /**
    * Free-form name, at most 200 characters, no control characters (a
-   * newline, a tab, ...).
+   * newline, a tab, ...) nor invisible formatting ones (a bidi override, a
+   * zero-width character, ...).
    *
    * @generated from field: string name = 4;
    */

@@ -1,21 +1,24 @@
-//! RPC counts and latencies by method and status, for the metrics endpoint
-//! (see `metrics`).
+//! Each call's outcome, its gRPC status and its latency: logged as one INFO
+//! line per call (an access log, in the call's span: its path, and the game
+//! or position it named), and counted by method and status for the metrics
+//! endpoint (see `metrics`) when that is on.
+//!
+//! A call ends when its status is known: the `grpc-status` of a
+//! trailers-only answer (every error the handlers, tonic and the request
+//! limits give) when its headers are sent, otherwise the `grpc-status`
+//! trailer after the answer's messages. A stream (`WatchGame`, `Analyze`,
+//! health's `Watch`, reflection) thus ends when it ends, and its latency is
+//! its whole life. A call whose client goes away before its status ends as
+//! `CANCELLED`, an answer that ends without one as `UNKNOWN`.
 //!
 //! Each call counts in `arbiter_rpc_started_total` when its request comes,
 //! and in `arbiter_rpc_handled_total` and `arbiter_rpc_duration_seconds`
-//! when its status is known: the `grpc-status` of a trailers-only answer
-//! (every error the handlers, tonic and the request limits give) when its
-//! headers are sent, otherwise the `grpc-status` trailer after the answer's
-//! messages. A stream (`WatchGame`, `Analyze`, health's `Watch`,
-//! reflection) thus counts when it ends, and its duration is its whole life. A call whose client
-//! goes away before its status counts as `CANCELLED`, an answer that ends
-//! without one as `UNKNOWN`.
-//!
-//! Labels come from fixed sets: the methods the server has (read once from
-//! the services' descriptors; any other path is `unknown`) and the 17 gRPC
-//! codes, so a caller cannot grow the series. Each label pair's counter and
-//! histogram are looked up in the recorder once and kept: a call costs a
-//! hash of its path, two clock reads and three atomic updates.
+//! when it ends. Labels come from fixed sets: the methods the server has
+//! (read once from the services' descriptors; any other path is `unknown`)
+//! and the 17 gRPC codes, so a caller cannot grow the series. Each label
+//! pair's counter and histogram are looked up in the recorder once and
+//! kept: a call costs a hash of its path, two clock reads and three atomic
+//! updates.
 
 use std::{
     collections::HashMap,
@@ -160,25 +163,25 @@ impl Methods {
     }
 }
 
-/// Measures every call of the service it wraps (see the module docs), if
-/// on; passes them through untouched if not.
+/// Logs the outcome of every call of the service it wraps, and counts it
+/// if `metrics` is on (see the module docs).
 #[derive(Clone, Debug)]
-pub struct RpcMetrics<S> {
+pub struct RpcOutcomes<S> {
     inner: S,
-    on: bool,
+    metrics: bool,
 }
 
-impl<S> RpcMetrics<S> {
-    pub fn new(inner: S, on: bool) -> RpcMetrics<S> {
-        if on {
+impl<S> RpcOutcomes<S> {
+    pub fn new(inner: S, metrics: bool) -> RpcOutcomes<S> {
+        if metrics {
             // Read the descriptors now rather than in the first call.
             LazyLock::force(&METHODS);
         }
-        RpcMetrics { inner, on }
+        RpcOutcomes { inner, metrics }
     }
 }
 
-impl<S, B, ResBody> Service<Request<B>> for RpcMetrics<S>
+impl<S, B, ResBody> Service<Request<B>> for RpcOutcomes<S>
 where
     S: Service<Request<B>, Response = Response<ResBody>>,
 {
@@ -191,29 +194,33 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let call = self
-            .on
-            .then(|| Call::start(METHODS.of(request.uri().path())));
+        let method = self.metrics.then(|| METHODS.of(request.uri().path()));
         Answer {
             inner: self.inner.call(request),
-            call,
+            call: Some(Call::start(method)),
         }
     }
 }
 
-/// A call being measured; counts as ended, with the status it was given
-/// or `CANCELLED`, when dropped.
+/// A call under way; ends, with the status it was given or `CANCELLED`,
+/// when dropped.
 struct Call {
-    method: &'static Method,
+    /// Its metrics, when they are on.
+    method: Option<&'static Method>,
+    /// The call's span (see `server::Traced`), which its line is logged in.
+    span: tracing::Span,
     started: Instant,
     code: usize,
 }
 
 impl Call {
-    fn start(method: &'static Method) -> Call {
-        method.started().increment(1);
+    fn start(method: Option<&'static Method>) -> Call {
+        if let Some(method) = method {
+            method.started().increment(1);
+        }
         Call {
             method,
+            span: tracing::Span::current(),
             started: Instant::now(),
             code: CANCELLED,
         }
@@ -238,9 +245,15 @@ fn code(headers: Option<&HeaderMap>) -> usize {
 
 impl Drop for Call {
     fn drop(&mut self) {
-        let (handled, duration) = self.method.ended(self.code);
-        handled.increment(1);
-        duration.record(self.started.elapsed());
+        let latency = self.started.elapsed();
+        if let Some(method) = self.method {
+            let (handled, duration) = method.ended(self.code);
+            handled.increment(1);
+            duration.record(latency);
+        }
+        // Milliseconds to the microsecond.
+        let latency_ms = latency.as_micros() as f64 / 1_000.0;
+        tracing::info!(parent: &self.span, status = %CODES[self.code], latency_ms, "answered");
     }
 }
 
