@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
-"""The hardening review's attacks, measured again against a real `arbiter serve`.
+"""The hardening reviews' attacks, measured again against a real `arbiter serve`.
 
-Each point of the review (the "Hardening" issue: no single client and no
-failing disk may take Arbiter down) gave a figure measured on the old code.
-This script repeats each attack the same way, bounded in count and time, on
-a binary it starts itself (127.0.0.1, ports 50300-50399, a fresh SQLite file
-under /tmp for every server), and prints one line per point: the point, what
-was done, the review's figure and today's. Memory is the server's VmRSS from
+Each point of the reviews (no single client and no failing disk may take
+Arbiter down; points 1-18 the first review's, 19-23 the second's: fair
+shares between addresses, the rematch budget, squatted watcher places, the
+metrics endpoint, the operator credential) gave a figure measured on the old
+code. This script repeats each attack the same way, bounded in count and
+time, on a binary it starts itself (127.0.0.1, ports 50300-50399, a fresh
+SQLite file under /tmp for every server), and prints one line per point: the
+point, what was done, the review's figure and today's. Clients of other
+addresses are raw HTTP/2 connections bound to 127.0.0.2 and on (gRPC
+channels have no source address option; Linux routes all of 127/8 to lo).
+The stubs are compiled from this checkout's proto/; a field the server's
+own contract lacks (an older build's, asked by reflection) is not sent to
+it: WatchGameRequest.seat_token (point 21). Memory is the server's VmRSS from
 /proc/PID/status, file descriptors /proc/PID/fd, CPU utime+stime from
 /proc/PID/stat.
 
@@ -46,7 +53,9 @@ import grpc
 import h2.config
 import h2.connection
 import h2.events
+import h2.exceptions
 import h2.settings
+from google.protobuf import descriptor_pb2
 from grpc_tools import protoc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -340,10 +349,12 @@ def pgn(sans):
 
 class RawH2:
     """An HTTP/2 connection driven by hand: its reading can be stopped, as a
-    stalled client's is."""
+    stalled client's is; `source` binds it to a loopback address of its own
+    (127.0.0.2, ...), which gRPC channels cannot."""
 
     def __init__(self, port, window=65535, source=None):
         self.port = port
+        self.closed, self.pending = False, bytearray()
         self.sock = socket.create_connection((HOST, port), source_address=(source, 0) if source else None)
         self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
         self.conn.initiate_connection()
@@ -353,8 +364,12 @@ class RawH2:
 
     def flush(self):
         data = self.conn.data_to_send()
-        if data:
-            self.sock.sendall(data)
+        if data and not self.closed:
+            try:
+                self.sock.sendall(data)
+            except OSError:
+                # The server closed it (at a connection cap, say).
+                self.closed = True
 
     def call(self, path, message):
         sid = self.conn.get_next_available_stream_id()
@@ -369,27 +384,67 @@ class RawH2:
 
     def pump(self, until, ack=True):
         """Reads until `until` (a time) or every stream has ended."""
-        while time.monotonic() < until and any(s["status"] is None for s in self.streams.values()):
-            ready, _, _ = select.select([self.sock], [], [], max(0.0, min(0.5, until - time.monotonic())))
-            if not ready:
-                continue
+        pump_all([self], until, ack)
+
+    def ended(self):
+        return all(s["status"] is not None for s in self.streams.values())
+
+    def answered(self):
+        """Whether every stream has had a message or its end."""
+        return all(s["data"] or s["status"] is not None for s in self.streams.values())
+
+    def read(self, ack=True):
+        """Takes what the server sent; False once the connection is closed."""
+        try:
             data = self.sock.recv(1 << 20)
-            if not data:
+        except OSError:
+            data = b""
+        if not data:
+            self.closed = True
+            return False
+        # Frame by frame: frames after the server's GOAWAY are refused by h2,
+        # and the events before them are kept.
+        self.pending += data
+        taken = 0
+        while len(self.pending) - taken >= 9:
+            end = taken + 9 + int.from_bytes(self.pending[taken:taken + 3], "big")
+            if end > len(self.pending):
                 break
-            for event in self.conn.receive_data(data):
-                stream = self.streams.get(getattr(event, "stream_id", None))
-                if isinstance(event, h2.events.DataReceived):
-                    if ack:
-                        self.conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
-                    stream["data"] += event.data
-                elif isinstance(event, (h2.events.TrailersReceived, h2.events.ResponseReceived)):
-                    headers = dict(event.headers)
-                    if "grpc-status" in headers:
-                        code = CODE_NAMES.get(int(headers["grpc-status"]), headers["grpc-status"])
-                        stream["status"] = status_details(code, list(event.headers))
-                elif isinstance(event, h2.events.StreamReset) and stream is not None:
-                    stream["status"] = (f"RST_STREAM {event.error_code}", "", {})
-            self.flush()
+            try:
+                self.take(self.conn.receive_data(bytes(self.pending[taken:end])), ack)
+            except h2.exceptions.ProtocolError:
+                self.closed = True
+                return False
+            taken = end
+        del self.pending[:taken]
+        self.flush()
+        return True
+
+    def take(self, events, ack):
+        for event in events:
+            stream = self.streams.get(getattr(event, "stream_id", None))
+            if isinstance(event, h2.events.DataReceived):
+                if ack:
+                    self.conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+                stream["data"] += event.data
+            elif isinstance(event, (h2.events.TrailersReceived, h2.events.ResponseReceived)):
+                headers = dict(event.headers)
+                if "grpc-status" in headers:
+                    code = CODE_NAMES.get(int(headers["grpc-status"]), headers["grpc-status"])
+                    stream["status"] = status_details(code, list(event.headers))
+            elif isinstance(event, h2.events.StreamReset) and stream is not None:
+                stream["status"] = (f"RST_STREAM {event.error_code}", "", {})
+
+    def outcome(self, sid):
+        """Stream `sid` as "held" (open, a message received), "closed" (the
+        connection, without a status), or its status' code, reason and cap."""
+        status = self.streams[sid]["status"]
+        if status:
+            code, reason, meta = status
+            return " ".join([code, reason] + ([f"cap={meta['cap']}"] if "cap" in meta else [])).strip()
+        if self.closed:
+            return "closed"
+        return "held" if self.streams[sid]["data"] else "no answer"
 
     def messages(self, sid):
         """The gRPC messages stream `sid` received."""
@@ -404,6 +459,26 @@ class RawH2:
 
     def close(self):
         self.sock.close()
+
+
+def pump_all(connections, until, ack=True, done=RawH2.ended):
+    """Reads every connection (poll: thousands of them) until `until`, or
+    until `done(connection)` holds for each one still open."""
+    poller, open_ones = select.poll(), {}
+    for connection in connections:
+        if not connection.closed:
+            poller.register(connection.sock, select.POLLIN)
+            open_ones[connection.sock.fileno()] = connection
+    while open_ones and time.monotonic() < until and not all(map(done, open_ones.values())):
+        for fd, _ in poller.poll(max(0.0, min(0.5, until - time.monotonic())) * 1e3):
+            if not open_ones[fd].read(ack):
+                poller.unregister(fd)
+                del open_ones[fd]
+
+
+def outcomes(connections):
+    """How the streams of `connections` stand (RawH2.outcome), counted."""
+    return Counter(c.outcome(sid) for c in connections for sid in c.streams)
 
 
 def read_frames(sock, until, on_frame):
@@ -1375,9 +1450,359 @@ def point_18(binary):
             "plaintext only (no figure)", "; ".join(answers), "--tls-cert, --tls-key, --tls-client-ca")
 
 
+# ------------------------------------- fair shares between addresses
+
+
+WATCH_GAME, WATCH_PLAYER, GET_GAME, MAKE_MOVE = (f"/arbiter.v1.Games/{name}" for name in
+                                                  ("WatchGame", "WatchPlayer", "GetGame", "MakeMove"))
+
+
+def varint(data, i):
+    value = shift = 0
+    while True:
+        byte = data[i]
+        i += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, i
+
+
+def wire_fields(data):
+    """(number, bytes) of a protobuf message's length-delimited fields."""
+    i = 0
+    while i < len(data):
+        key, i = varint(data, i)
+        kind = key & 7
+        if kind == 0:
+            _, i = varint(data, i)
+        elif kind in (1, 5):
+            i += 8 if kind == 1 else 4
+        elif kind == 2:
+            length, i = varint(data, i)
+            yield key >> 3, data[i:i + length]
+            i += length
+        else:
+            return
+
+
+def server_fields(server, message):
+    """The field names the server's own contract gives `message` (a full
+    name), asked of its reflection service: a field of this script's
+    contract that an older server lacks is not sent to it."""
+    symbol = message.encode()
+    # ServerReflectionRequest { file_containing_symbol (4) }
+    info = server.channel().stream_stream("/grpc.reflection.v1.ServerReflection/ServerReflectionInfo")
+    answer = next(info(iter([bytes([0x22, len(symbol)]) + symbol]), timeout=10))
+    package, name = message.rsplit(".", 1)
+    for number, response in wire_fields(answer):
+        if number == 4:  # file_descriptor_response { repeated bytes file_descriptor_proto (1) }
+            for _, proto in wire_fields(response):
+                file = descriptor_pb2.FileDescriptorProto.FromString(proto)
+                for kind in file.message_type:
+                    if file.package == package and kind.name == name:
+                        return {field.name for field in kind.field}
+    return set()
+
+
+def open_streams(port, source, path, request, count, per_connection=100, done=RawH2.answered):
+    """`count` calls of `path` from the address `source`, `per_connection`
+    to a connection, all sent at once; then read until each has had a
+    message or its end (`done`), 10 s at most."""
+    connections = []
+    for first in range(0, count, per_connection):
+        connection = RawH2(port, source=source)
+        for _ in range(min(per_connection, count - first)):
+            connection.call(path, request)
+        connections.append(connection)
+    pump_all(connections, time.monotonic() + 10, done=done)
+    return connections
+
+
+def one_call(port, source, path, request, done=RawH2.answered):
+    """One call on a fresh connection from `source`: "OK" (a unary call,
+    with `done` RawH2.ended), "held" (a stream served), or how it ended."""
+    connection = open_streams(port, source, path, request, 1, done=done)[0]
+    connection.close()
+    return connection.outcome(next(iter(connection.streams)))
+
+
+def close_all(connections):
+    for connection in connections:
+        connection.close()
+
+
+def point_19(binary):
+    server = Server(binary)
+    connections = []
+    try:
+        games = games_stub(server.channel())
+        g = pb["games"]
+        created = new_game(games)
+        started = time.monotonic()
+        connections = open_streams(server.port, "127.0.0.1", WATCH_GAME, g.WatchGameRequest(game_id=created.game.id),
+                                   1000, per_connection=1)
+        took = time.monotonic() - started
+        held = outcomes(connections)
+        request = g.GetGameRequest(game_id=created.game.id)
+        others = Counter(one_call(server.port, "127.0.0.2", GET_GAME, request, done=RawH2.ended) for _ in range(20))
+        pump_all(connections, time.monotonic() + 1, done=lambda _: False)
+        return ("19", "from 127.0.0.1, 1,000 connections each holding one WatchGame stream, opened as fast as it "
+                      "can (beside the script's own gRPC channel from there); then from 127.0.0.2, 20 GetGame, "
+                      "each on a fresh connection",
+                "1,000 held (opened in 0.3 s); every other client's GetGame UNAVAILABLE: 0/20",
+                f"the 1,000 all answered in {took:.1f} s: {dict(held)}; GetGame from 127.0.0.2 {others['OK']}/20 "
+                f"OK {dict(others)}; held after that {outcomes(connections)['held']}",
+                "--max-connections-per-peer 100 (TOO_MANY_CONNECTIONS), --max-streams-per-peer 200")
+    finally:
+        close_all(connections)
+        server.close()
+
+
+def spend_create_budget(games):
+    """CreateGame until refused (400 at most): how many, and the refusal."""
+    for made in range(400):
+        answer = outcome(lambda: new_game(games))
+        if answer != "OK":
+            return f"CreateGame refused after {made}: {answer}"
+    return "CreateGame NOT refused after 400"
+
+
+def rematch_chain(games, created, engine, deadline, answers, made):
+    """Resign, OfferRematch, RespondToRematch (accept) and OfferRematch
+    again for the offerer's token, in each new game, until `deadline`;
+    against an engine seat OfferRematch alone makes the rematch. A refused
+    step is tried again (after its retry_after_ms); games made go in
+    `made`, answers in `answers`."""
+    g = pb["games"]
+    game_id, mine, theirs = created.game.id, created.white_token, created.black_token
+
+    def step(method, request):
+        while time.monotonic() < deadline:
+            try:
+                answer = method(request)
+                answers["OK"] += 1
+                return answer
+            except grpc.RpcError as err:
+                code, reason, meta = error_info(err)
+                answers[f"{code} {reason}".strip()] += 1
+                if code != "RESOURCE_EXHAUSTED":
+                    return None
+                time.sleep(min(1.0, int(meta.get("retry_after_ms", 10)) / 1e3))
+        return None
+
+    while step(games.Resign, g.ResignRequest(game_id=game_id, seat_token=mine)) is not None:
+        offer = g.OfferRematchRequest(game_id=game_id, seat_token=mine)
+        offered = step(games.OfferRematch, offer)
+        if offered is not None and not engine:
+            accepted = step(games.RespondToRematch, g.RespondToRematchRequest(game_id=game_id, seat_token=theirs,
+                                                                              accept=True))
+            if accepted is None:
+                return
+            made.append(accepted.rematch.id)
+            theirs = accepted.seat_token
+            offered = step(games.OfferRematch, offer)
+        elif offered is not None:
+            made.append(offered.rematch.id)
+        if offered is None:
+            return
+        game_id, mine = offered.rematch.id, offered.seat_token
+
+
+def point_20(binary):
+    server = Server(binary)
+    try:
+        games = games_stub(server.channel())
+        g = pb["games"]
+        engine = g.SeatRequest(engine=g.EnginePlayer(level=1, movetime_ms=100))
+        humans = [new_game(games) for _ in range(4)]
+        engines = [games.CreateGame(g.CreateGameRequest(variant=pb["common"].VARIANT_CHESS, white=seat("Human"),
+                                                        black=engine)) for _ in range(4)]
+        rows = []
+        for name, chains, against_engine in (("between two players", humans, False),
+                                             ("against an engine seat", engines, True)):
+            spent = spend_create_budget(games)
+            deadline = time.monotonic() + 10
+            answers, made = [Counter() for _ in chains], []
+            threads = [threading.Thread(target=rematch_chain, args=(games_stub(server.channel()), created,
+                                                                    against_engine, deadline, counts, made))
+                       for created, counts in zip(chains, answers)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(STEP_LIMIT_S)
+            rows.append(f"{name} ({spent}): {len(made):,} games in 10 s ({len(made) / 10:.0f}/s), answers "
+                        f"{dict(sum(answers, Counter()))}")
+        return ("20", "4 chains of Resign -> OfferRematch -> RespondToRematch (accept) -> the new game, for 10 s, "
+                      "from one address whose CreateGame budget is spent (defaults: 20/s, burst 100); the same "
+                      "against engine seats (OfferRematch makes the game)",
+                "4,079 games in 10 s (408/s) with CreateGame refused for rate; 327/s against an engine seat",
+                "; ".join(rows),
+                "OfferRematch and an accepting RespondToRematch spend --create-rate/--create-burst (RATE_LIMITED)")
+    finally:
+        server.close()
+
+
+def seat_watch(server, created):
+    """White's WatchGame request, with its seat token where the server's
+    contract has the field (WatchGameRequest.seat_token), and how it was
+    made."""
+    g = pb["games"]
+    if "seat_token" in server_fields(server, "arbiter.v1.WatchGameRequest"):
+        return g.WatchGameRequest(game_id=created.game.id, seat_token=created.white_token), "with its seat_token"
+    return g.WatchGameRequest(game_id=created.game.id), "without seat_token (not in the server's contract)"
+
+
+def player_seats(created):
+    g = pb["games"]
+    return g.WatchPlayerRequest(seats=[g.PlayerSeat(game_id=created.game.id, seat_token=created.white_token)])
+
+
+def point_21(binary):
+    rows = []
+    server = Server(binary)
+    squatters = []
+    try:
+        created = new_game(games_stub(server.channel()))
+        player, how = seat_watch(server, created)
+        spectator = pb["games"].WatchGameRequest(game_id=created.game.id)
+        squatters = open_streams(server.port, "127.0.0.1", WATCH_GAME, spectator, 1000)
+        alone = outcomes(squatters)
+        # The places 127.0.0.1 was refused, taken from 127.0.0.3 and on.
+        for n in range(3, 9):
+            held = outcomes(squatters)["held"]
+            if held < 1000:
+                squatters += open_streams(server.port, f"127.0.0.{n}", WATCH_GAME, spectator, 1000 - held)
+        watched = one_call(server.port, "127.0.0.2", WATCH_GAME, player)
+        followed = one_call(server.port, "127.0.0.2", WATCH_PLAYER, player_seats(created))
+        rows.append(f"1,000 WatchGame from 127.0.0.1: {dict(alone)}; spectators held with 127.0.0.3-8's help "
+                    f"{outcomes(squatters)['held']}; then White from 127.0.0.2: WatchGame {how} {watched}, "
+                    f"WatchPlayer {followed}")
+    finally:
+        close_all(squatters)
+        server.close()
+
+    server = Server(binary)
+    streams = []
+    try:
+        games = games_stub(server.channel())
+        mine, other = new_game(games), new_game(games)
+        started = time.monotonic()
+        streams = open_streams(server.port, "127.0.0.1", WATCH_PLAYER, player_seats(mine), 1200)
+        took = time.monotonic() - started
+        elsewhere = one_call(server.port, "127.0.0.2", WATCH_PLAYER, player_seats(other))
+        rows.append(f"1,200 WatchPlayer of one seat from 127.0.0.1 (12 connections): {dict(outcomes(streams))} in "
+                    f"{took:.1f} s; then another game's player from 127.0.0.2: WatchPlayer {elsewhere}")
+    finally:
+        close_all(streams)
+        server.close()
+    return ("21", "one address takes a game's 1,000 spectator places (WatchGame), with more addresses where it "
+                  "cannot alone; the game's White then watches from another address (WatchGame, WatchPlayer); "
+                  "one client holding one seat opens WatchPlayer streams",
+            "the game's players refused WatchGame and WatchPlayer; --max-player-streams (1,000) filled in 1.2 s, "
+            "every other player's WatchPlayer refused",
+            "; ".join(rows),
+            "players' streams not counted as spectators (seat_token); --max-streams-per-peer 200 (cap=peer)")
+
+
+def hold_silent(port, count, stop, reopened):
+    """Keeps `count` silent connections from 127.0.0.1 open to `port`,
+    reopening each as it closes, until `stop` is set."""
+    socks = []
+    while not stop.is_set():
+        kept = [sock for sock in socks if is_open(sock)]
+        for sock in set(socks) - set(kept):
+            sock.close()
+            reopened[0] += 1
+        socks = kept + [socket.create_connection((HOST, port), source_address=("127.0.0.1", 0))
+                        for _ in range(count - len(kept))]
+        time.sleep(0.01)
+    for sock in socks:
+        sock.close()
+
+
+def scrape(port, source, seconds=3):
+    """GET /metrics on a fresh connection from `source`: the answer's
+    status line, or how the connection ended."""
+    answer = b""
+    try:
+        with socket.create_connection((HOST, port), timeout=seconds, source_address=(source, 0)) as sock:
+            sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: arbiter\r\nConnection: close\r\n\r\n")
+            while chunk := sock.recv(65536):
+                answer += chunk
+    except TimeoutError:
+        return "timed out"
+    except OSError as err:
+        return type(err).__name__
+    return answer.split(b"\r\n", 1)[0].decode() if answer else "closed"
+
+
+def point_22(binary):
+    metrics_port = next(PORTS)
+    server = Server(binary, ["--metrics-listen", f"{HOST}:{metrics_port}"])
+    stop, reopened = threading.Event(), [0]
+    holder = threading.Thread(target=hold_silent, args=(metrics_port, 6, stop, reopened))
+    try:
+        holder.start()
+        time.sleep(1)
+        started = time.monotonic()
+        answers = Counter()
+        for i in range(30):
+            answers[scrape(metrics_port, "127.0.0.1" if i % 2 else "127.0.0.2")] += 1
+            time.sleep(0.1)
+        took = time.monotonic() - started
+        served = sum(n for line, n in answers.items() if " 200 " in line)
+        return ("22", "6 silent TCP connections from 127.0.0.1 to the metrics endpoint (--metrics-listen), reopened "
+                      "as they close; then 30 scrapes 0.1 s apart, half from 127.0.0.1, half from 127.0.0.2",
+                "0/30 scrapes served (4 connections at once, each held up to 10 s)",
+                f"{served}/30 served in {took:.1f} s {dict(answers)}; the silent ones reopened {reopened[0]} times",
+                "metrics: 64 connections, 8 per address, 2 s each")
+    finally:
+        stop.set()
+        holder.join()
+        server.close()
+
+
+def point_23(binary):
+    log_dir = tempfile.mkdtemp(prefix="arbiter-hostile-log-")
+    try:
+        Server(binary, ["--admin-token", "a" * 16], log=os.path.join(log_dir, "serve.log")).close()
+        weak = "started"
+    except RuntimeError:
+        lines = [line for line in open(os.path.join(log_dir, "serve.log"), errors="replace") if line.strip()]
+        weak = "refused: " + next((line for line in lines if "error" in line.lower()), lines[-1]).strip()[:240]
+    shutil.rmtree(log_dir, ignore_errors=True)
+    server = Server(binary)
+    try:
+        games = games_stub(server.channel())
+        g = pb["games"]
+        created = new_game(games)
+        token = created.white_token
+        alphabet = sorted(set(token))
+        answers = Counter()
+        started = time.monotonic()
+        while time.monotonic() - started < 5:
+            guess = "".join(alphabet[b % len(alphabet)] for b in os.urandom(len(token)))
+            answers[outcome(lambda: games.MakeMove(g.MakeMoveRequest(game_id=created.game.id, seat_token=guess,
+                                                                     move="e4")))] += 1
+        took = time.monotonic() - started
+        player = one_call(server.port, "127.0.0.2", MAKE_MOVE,
+                          g.MakeMoveRequest(game_id=created.game.id, seat_token=token, move="e4"), done=RawH2.ended)
+        return ("23", "--admin-token aaaaaaaaaaaaaaaa at start-up; one sequential client guessing seat tokens on "
+                      "MakeMove for 5 s",
+                "the weak token starts; 2,797 guesses/s, none limited",
+                f"weak token: {weak}; {sum(answers.values()) / took:,.0f} guesses/s, answers {dict(answers)}; then "
+                f"White's own MakeMove from 127.0.0.2 {player}",
+                "weak --admin-token refused (zxcvbn); --auth-failure-rate 5, --auth-failure-burst 20 "
+                "(CREDENTIAL_CHECKS_LIMITED)")
+    finally:
+        server.close()
+
+
 POINTS = {1: point_1, 2: point_2, 3: point_3, 4: point_4, 5: point_5, 6: point_6, 7: point_7, 8: point_8,
           9: point_9, 10: point_10, 11: point_11, 12: point_12, 13: point_13, 14: point_14, 15: point_15,
-          16: point_16, 17: point_17, 18: point_18}
+          16: point_16, 17: point_17, 18: point_18, 19: point_19, 20: point_20, 21: point_21, 22: point_22,
+          23: point_23}
 
 
 def main():
