@@ -19,7 +19,7 @@ use std::{
 use governor::{
     Quota, RateLimiter,
     clock::{Clock, DefaultClock},
-    middleware::NoOpMiddleware,
+    middleware::StateInformationMiddleware,
     state::keyed::DefaultKeyedStateStore,
 };
 
@@ -108,8 +108,9 @@ impl Drop for PeerSlot {
 /// has doubled.
 const MAX_PEERS: usize = 65_536;
 
-type Limiter<C> =
-    RateLimiter<Peer, DefaultKeyedStateStore<Peer>, C, NoOpMiddleware<<C as Clock>::Instant>>;
+/// The limiter tells, with each call admitted, how many more its peer may
+/// make at once.
+type Limiter<C> = RateLimiter<Peer, DefaultKeyedStateStore<Peer>, C, StateInformationMiddleware>;
 
 /// A rate per peer: `burst` calls at once, refilled at `per_second` (GCRA,
 /// governor's keyed limiter).
@@ -148,10 +149,15 @@ impl<C: Clock + Clone> PeerRate<C> {
         Some(PeerRate {
             per_second,
             burst,
-            limiter: RateLimiter::dashmap_with_clock(quota, clock.clone()),
+            limiter: RateLimiter::dashmap_with_clock(quota, clock.clone()).with_middleware(),
             clock,
             prune_at: AtomicUsize::new(MAX_PEERS),
         })
+    }
+
+    /// The time one call's place takes to come back.
+    pub fn interval(&self) -> Duration {
+        Duration::from_secs(1) / self.per_second
     }
 
     /// The rate a second, and the burst.
@@ -159,12 +165,13 @@ impl<C: Clock + Clone> PeerRate<C> {
         (self.per_second, self.burst)
     }
 
-    /// Admits one call from `peer` now, or says when to retry.
+    /// Admits one call from `peer` now, saying how many more it may make at
+    /// once; or says when to retry.
     ///
     /// # Errors
     ///
     /// [`RateLimited`] when the peer's bucket is empty.
-    pub fn admit(&self, peer: Peer) -> Result<(), RateLimited> {
+    pub fn admit(&self, peer: Peer) -> Result<u32, RateLimited> {
         if self.limiter.len() >= self.prune_at.load(Ordering::Relaxed) {
             self.limiter.retain_recent();
             let left = self.limiter.len();
@@ -173,6 +180,7 @@ impl<C: Clock + Clone> PeerRate<C> {
         }
         self.limiter
             .check_key(&peer)
+            .map(|admitted| admitted.remaining_burst_capacity())
             .map_err(|not_until| RateLimited {
                 per_second: self.per_second,
                 burst: self.burst,
@@ -232,8 +240,8 @@ mod tests {
     fn a_bucket_allows_a_burst_then_the_rate() {
         let clock = FakeRelativeClock::default();
         let rate = PeerRate::with_clock(10, 3, clock.clone()).unwrap();
-        for _ in 0..3 {
-            rate.admit(peer(1)).unwrap();
+        for left in [2, 1, 0] {
+            assert_eq!(rate.admit(peer(1)), Ok(left));
         }
         let refused = rate.admit(peer(1)).unwrap_err();
         assert_eq!(refused.retry_after, Duration::from_millis(100));

@@ -373,10 +373,7 @@ async fn failed_credential_checks_are_limited_per_address() {
         (Code::ResourceExhausted, "CREDENTIAL_CHECKS_LIMITED".into()),
         "{limited:?}"
     );
-    assert!(
-        (5..=8).contains(&unauthenticated),
-        "{unauthenticated} checks"
-    );
+    assert_eq!(unauthenticated, 5, "the burst's checks");
     // Even the right token is not looked at meanwhile.
     let barred = make_move(&mut guesser, &id, &created.white_token)
         .await
@@ -402,4 +399,15 @@ async fn failed_credential_checks_are_limited_per_address() {
         .await
         .unwrap_err();
     assert_eq!(answer.code(), Code::Unauthenticated);
+    // Guessing on at full speed, the address gets the rate's checks and no
+    // more: 2 a second.
+    let started = std::time::Instant::now();
+    let mut checked = 0;
+    while started.elapsed() < Duration::from_millis(1500) {
+        let answer = make_move(&mut guesser, &id, "guess-again")
+            .await
+            .unwrap_err();
+        checked += usize::from(answer.code() == Code::Unauthenticated);
+    }
+    assert!(checked <= 4, "{checked} checks in 1.5 s at 2 a second");
 }

@@ -25,6 +25,7 @@ pub fn admit_create<T>(creates: &Creates, request: &Request<T>) -> Result<(), St
         return Ok(());
     };
     rate.admit(Peer::of(addr))
+        .map(drop)
         .map_err(|refused| rate_limited(&refused))
 }
 

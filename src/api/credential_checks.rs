@@ -4,7 +4,7 @@
 //! A call answered UNAUTHENTICATED (a missing or unknown token, the
 //! operator's included) is a failed check of its address. An address may
 //! fail `rate` checks a second after a first `burst` ([`PeerRate`]); the
-//! failure that finds its bucket empty bars it until its next check is due,
+//! failure that empties its bucket bars it until its next check is due,
 //! and meanwhile every `Games` and `Positions` call from it (the services
 //! that take credentials) is refused with RESOURCE_EXHAUSTED
 //! `CREDENTIAL_CHECKS_LIMITED` before any token is looked at. Other services
@@ -63,17 +63,20 @@ impl CredentialChecks {
         (!left.is_zero()).then_some(left)
     }
 
-    /// Counts a failed check of `peer`; bars it if it had none left.
+    /// Counts a failed check of `peer`; bars it if it has none left.
     fn failed(&self, peer: Peer) {
-        let Err(refused) = self.rate.admit(peer) else {
-            return;
+        let bar = match self.rate.admit(peer) {
+            Ok(0) => self.rate.interval(),
+            Ok(_) => return,
+            // Checks already in flight when the address was barred.
+            Err(refused) => refused.retry_after,
         };
         let now = Instant::now();
         let mut barred = self.barred.lock().unwrap_or_else(|e| e.into_inner());
         if barred.len() >= MAX_BARRED {
             barred.retain(|_, until| *until > now);
         }
-        barred.insert(peer, now + refused.retry_after);
+        barred.insert(peer, now + bar);
     }
 
     fn refusal(&self, retry_after: Duration) -> Status {
@@ -206,10 +209,11 @@ mod tests {
         let checks = CredentialChecks::new(1, 3).unwrap();
         let peer = Peer::of("10.0.0.1:5".parse::<SocketAddr>().unwrap());
         let other = Peer::of("10.0.0.2:5".parse::<SocketAddr>().unwrap());
-        for _ in 0..3 {
+        for _ in 0..2 {
             checks.failed(peer);
             assert!(checks.barred(peer).is_none());
         }
+        // The third failure empties the bucket: the next check waits.
         checks.failed(peer);
         let left = checks.barred(peer).expect("barred");
         assert!(left <= Duration::from_secs(1));
