@@ -9,54 +9,11 @@ mod common;
 use std::time::Duration;
 
 use arbiter::api::proto as pb;
-use common::{TestServer, code_and_reason, seat};
+use common::{TestServer, code_and_reason, offer_rematch, resign, respond_to_rematch, seat};
 use tokio_stream::StreamExt;
 use tonic::{Code, Streaming, transport::Channel};
 
 type Games = pb::games_client::GamesClient<Channel>;
-
-async fn offer(
-    games: &mut Games,
-    id: &str,
-    token: &str,
-) -> Result<pb::OfferRematchResponse, tonic::Status> {
-    games
-        .offer_rematch(pb::OfferRematchRequest {
-            game_id: id.into(),
-            seat_token: token.into(),
-            ..Default::default()
-        })
-        .await
-        .map(tonic::Response::into_inner)
-}
-
-async fn respond(
-    games: &mut Games,
-    id: &str,
-    token: &str,
-    accept: bool,
-) -> Result<pb::RespondToRematchResponse, tonic::Status> {
-    games
-        .respond_to_rematch(pb::RespondToRematchRequest {
-            game_id: id.into(),
-            seat_token: token.into(),
-            accept,
-            ..Default::default()
-        })
-        .await
-        .map(tonic::Response::into_inner)
-}
-
-async fn resign(games: &mut Games, id: &str, token: &str) {
-    games
-        .resign(pb::ResignRequest {
-            game_id: id.into(),
-            seat_token: token.into(),
-            ..Default::default()
-        })
-        .await
-        .expect("resigned");
-}
 
 async fn watch(
     games: &mut Games,
@@ -118,7 +75,7 @@ async fn a_rematch_between_humans_swaps_colours_and_keeps_the_game_s_settings() 
     let id = old.id.clone();
     let (red, black) = (created.white_token, created.black_token);
 
-    let status = offer(&mut games, &id, &red).await.unwrap_err();
+    let status = offer_rematch(&mut games, &id, &red).await.unwrap_err();
     assert_eq!(code_and_reason(&status), precondition("GAME_NOT_OVER"));
 
     let mut plain = watch(&mut games, &id, false).await;
@@ -138,7 +95,7 @@ async fn a_rematch_between_humans_swaps_colours_and_keeps_the_game_s_settings() 
     );
 
     // Red offers; a second offer, or Red answering its own, is refused.
-    let offered = offer(&mut games, &id, &red).await.unwrap();
+    let offered = offer_rematch(&mut games, &id, &red).await.unwrap();
     assert_eq!(offered.game.unwrap().rematch_offer, pb::Side::White as i32);
     assert!(offered.rematch.is_none() && offered.seat_token.is_empty());
     let (kind, game) = next(&mut following).await;
@@ -149,16 +106,20 @@ async fn a_rematch_between_humans_swaps_colours_and_keeps_the_game_s_settings() 
             pb::Side::White as i32
         )
     );
-    let status = offer(&mut games, &id, &red).await.unwrap_err();
+    let status = offer_rematch(&mut games, &id, &red).await.unwrap_err();
     assert_eq!(
         code_and_reason(&status),
         precondition("REMATCH_ALREADY_OFFERED")
     );
-    let status = respond(&mut games, &id, &red, true).await.unwrap_err();
+    let status = respond_to_rematch(&mut games, &id, &red, true)
+        .await
+        .unwrap_err();
     assert_eq!(code_and_reason(&status), precondition("NOTHING_TO_ANSWER"));
 
     // Black declines; then Black offers and Red accepts.
-    let declined = respond(&mut games, &id, &black, false).await.unwrap();
+    let declined = respond_to_rematch(&mut games, &id, &black, false)
+        .await
+        .unwrap();
     assert_eq!(
         declined.game.unwrap().rematch_offer,
         pb::Side::Unspecified as i32
@@ -167,12 +128,14 @@ async fn a_rematch_between_humans_swaps_colours_and_keeps_the_game_s_settings() 
         next(&mut following).await.0,
         pb::GameEventKind::RematchDeclined as i32
     );
-    offer(&mut games, &id, &black).await.unwrap();
+    offer_rematch(&mut games, &id, &black).await.unwrap();
     assert_eq!(
         next(&mut following).await.0,
         pb::GameEventKind::RematchOffered as i32
     );
-    let accepted = respond(&mut games, &id, &red, true).await.unwrap();
+    let accepted = respond_to_rematch(&mut games, &id, &red, true)
+        .await
+        .unwrap();
     let rematch = accepted.rematch.unwrap();
     assert_eq!(accepted.side, pb::Side::Black as i32, "Red plays Black now");
     let red_again = accepted.seat_token;
@@ -189,23 +152,28 @@ async fn a_rematch_between_humans_swaps_colours_and_keeps_the_game_s_settings() 
     assert!(following.next().await.is_none());
 
     // The offerer asks again with its old token and gets its seat.
-    let asked = offer(&mut games, &id, &black).await.unwrap();
+    let asked = offer_rematch(&mut games, &id, &black).await.unwrap();
     assert_eq!(asked.rematch.unwrap().id, rematch.id);
     assert_eq!(asked.side, pb::Side::White as i32);
     let black_again = asked.seat_token;
     assert_eq!(
-        offer(&mut games, &id, &black).await.unwrap().seat_token,
+        offer_rematch(&mut games, &id, &black)
+            .await
+            .unwrap()
+            .seat_token,
         black_again,
         "the same each time"
     );
     assert_eq!(
-        respond(&mut games, &id, &red, true)
+        respond_to_rematch(&mut games, &id, &red, true)
             .await
             .unwrap()
             .seat_token,
         red_again
     );
-    let status = respond(&mut games, &id, &red, false).await.unwrap_err();
+    let status = respond_to_rematch(&mut games, &id, &red, false)
+        .await
+        .unwrap_err();
     assert_eq!(code_and_reason(&status), precondition("NOTHING_TO_ANSWER"));
 
     // Linked both ways; the same start, rules and time control.
@@ -263,7 +231,7 @@ async fn a_rematch_against_an_engine_seat_starts_at_once() {
     let human = created.white_token;
     resign(&mut games, &id, &human).await;
 
-    let answer = offer(&mut games, &id, &human).await.unwrap();
+    let answer = offer_rematch(&mut games, &id, &human).await.unwrap();
     let rematch = answer.rematch.expect("created at once");
     assert_eq!(answer.side, pb::Side::Black as i32);
     assert_eq!(answer.game.unwrap().rematch, rematch.id);
@@ -292,21 +260,21 @@ async fn rematch_calls_refuse_with_their_reason() {
     let mut games = server.games().await;
     let created = common::new_chess_game(&mut games, None).await;
     let id = created.game.unwrap().id;
-    let status = offer(&mut games, &id, "").await.unwrap_err();
+    let status = offer_rematch(&mut games, &id, "").await.unwrap_err();
     assert_eq!(
         code_and_reason(&status),
         (Code::Unauthenticated, "SEAT_TOKEN_MISSING".to_owned())
     );
-    let status = offer(&mut games, &id, "nope").await.unwrap_err();
+    let status = offer_rematch(&mut games, &id, "nope").await.unwrap_err();
     assert_eq!(
         code_and_reason(&status),
         (Code::Unauthenticated, "SEAT_TOKEN_UNKNOWN".to_owned())
     );
-    let status = respond(&mut games, &id, &created.black_token, true)
+    let status = respond_to_rematch(&mut games, &id, &created.black_token, true)
         .await
         .unwrap_err();
     assert_eq!(code_and_reason(&status), precondition("GAME_NOT_OVER"));
-    let status = offer(&mut games, "abcdefghijkmnpqr", &created.white_token)
+    let status = offer_rematch(&mut games, "abcdefghijkmnpqr", &created.white_token)
         .await
         .unwrap_err();
     assert_eq!(
@@ -314,7 +282,7 @@ async fn rematch_calls_refuse_with_their_reason() {
         (Code::NotFound, "GAME_NOT_FOUND".to_owned())
     );
     resign(&mut games, &id, &created.white_token).await;
-    let status = respond(&mut games, &id, &created.black_token, false)
+    let status = respond_to_rematch(&mut games, &id, &created.black_token, false)
         .await
         .unwrap_err();
     assert_eq!(code_and_reason(&status), precondition("NOTHING_TO_ANSWER"));

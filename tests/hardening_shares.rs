@@ -9,7 +9,10 @@ mod common;
 use std::{net::IpAddr, time::Duration};
 
 use arbiter::api::{ServerConfig, proto as pb};
-use common::{TestServer, binary::Serve, code_and_reason, create_engine_game, new_chess_game};
+use common::{
+    TestServer, binary::Serve, code_and_reason, create_engine_game, new_chess_game, offer_rematch,
+    resign, respond_to_rematch,
+};
 use tonic::{
     Code,
     transport::{Channel, Endpoint},
@@ -118,48 +121,6 @@ async fn one_address_holding_its_connections_locks_no_other_out() {
     assert!(again.is_some(), "the address's share never came back");
 }
 
-async fn resign(games: &mut Games, id: &str, token: &str) {
-    games
-        .resign(pb::ResignRequest {
-            game_id: id.into(),
-            seat_token: token.into(),
-            ..Default::default()
-        })
-        .await
-        .expect("resigned");
-}
-
-async fn offer(
-    games: &mut Games,
-    id: &str,
-    token: &str,
-) -> Result<pb::OfferRematchResponse, tonic::Status> {
-    games
-        .offer_rematch(pb::OfferRematchRequest {
-            game_id: id.into(),
-            seat_token: token.into(),
-            ..Default::default()
-        })
-        .await
-        .map(tonic::Response::into_inner)
-}
-
-async fn accept(
-    games: &mut Games,
-    id: &str,
-    token: &str,
-) -> Result<pb::RespondToRematchResponse, tonic::Status> {
-    games
-        .respond_to_rematch(pb::RespondToRematchRequest {
-            game_id: id.into(),
-            seat_token: token.into(),
-            accept: true,
-            ..Default::default()
-        })
-        .await
-        .map(tonic::Response::into_inner)
-}
-
 fn rate_limited(status: &tonic::Status) -> bool {
     code_and_reason(status) == (Code::ResourceExhausted, "RATE_LIMITED".into())
 }
@@ -185,16 +146,16 @@ async fn rematches_spend_the_creating_calls_budget() {
     let mut refused = None;
     for _ in 0..50 {
         resign(&mut games, &id, &white).await;
-        if let Err(status) = offer(&mut games, &id, &white).await {
+        if let Err(status) = offer_rematch(&mut games, &id, &white).await {
             refused = Some(status);
             break;
         }
-        match accept(&mut games, &id, &black).await {
+        match respond_to_rematch(&mut games, &id, &black, true).await {
             Ok(answer) => {
                 made += 1;
                 let rematch = answer.rematch.expect("the rematch");
                 // Colours swap: the acceptor had Black, now has White.
-                let offerer = offer(&mut games, &id, &white).await;
+                let offerer = offer_rematch(&mut games, &id, &white).await;
                 let offerer = match offerer {
                     Ok(answer) => answer.seat_token,
                     Err(status) => {
@@ -229,7 +190,7 @@ async fn rematches_spend_the_creating_calls_budget() {
     let mut made = 1;
     let refused = loop {
         resign(&mut games, &id, &token).await;
-        match offer(&mut games, &id, &token).await {
+        match offer_rematch(&mut games, &id, &token).await {
             Ok(answer) => {
                 made += 1;
                 id = answer.rematch.expect("created at once").id;

@@ -252,9 +252,14 @@ async fn engine_moves_flags_and_imports_keep_the_live_game_right() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let after = common::play(&mut games, &id, &vs_engine.white_token, "d4").await;
+    assert_eq!(after.ply, 3);
     let stored = common::get_game(&mut games, &id).await;
-    assert_eq!((after.ply, after.version), (3, stored.version));
-    assert_eq!(after.fen, stored.fen);
+    // The engine may have answered d4 already (a low level answers at once).
+    if stored.ply == 3 {
+        assert_eq!((after.version, &after.fen), (stored.version, &stored.fen));
+    } else {
+        assert_eq!((stored.ply, stored.version), (4, after.version + 1));
+    }
 
     // A flag that falls ends the live game: the next move is refused.
     let clocked = games

@@ -276,6 +276,52 @@ pub async fn new_chess_game(
     create_game_from(games, pb::Variant::Chess, start, "Alice", "Bob").await
 }
 
+/// OfferRematch of game `id` for the seat holding `token`.
+pub async fn offer_rematch(
+    games: &mut GamesClient<Channel>,
+    id: &str,
+    token: &str,
+) -> Result<pb::OfferRematchResponse, tonic::Status> {
+    games
+        .offer_rematch(pb::OfferRematchRequest {
+            game_id: id.into(),
+            seat_token: token.into(),
+            ..Default::default()
+        })
+        .await
+        .map(tonic::Response::into_inner)
+}
+
+/// RespondToRematch of game `id` for the seat holding `token`.
+pub async fn respond_to_rematch(
+    games: &mut GamesClient<Channel>,
+    id: &str,
+    token: &str,
+    accept: bool,
+) -> Result<pb::RespondToRematchResponse, tonic::Status> {
+    games
+        .respond_to_rematch(pb::RespondToRematchRequest {
+            game_id: id.into(),
+            seat_token: token.into(),
+            accept,
+            ..Default::default()
+        })
+        .await
+        .map(tonic::Response::into_inner)
+}
+
+/// Resigns game `id` for the seat holding `token`.
+pub async fn resign(games: &mut GamesClient<Channel>, id: &str, token: &str) {
+    games
+        .resign(pb::ResignRequest {
+            game_id: id.into(),
+            seat_token: token.into(),
+            ..Default::default()
+        })
+        .await
+        .expect("resigned");
+}
+
 /// Plays `text` for the seat holding `token`; the game after it.
 pub async fn play(games: &mut GamesClient<Channel>, id: &str, token: &str, text: &str) -> pb::Game {
     games
