@@ -30,12 +30,17 @@ const { game, whiteToken, blackToken } = await arbiter.games.createGame({
 const id: string = game!.id;
 const stop = new AbortController();
 const seen: string[] = [];
+// The moves come after the snapshot, so that each is a MOVE event.
+let watched!: () => void;
+const snapshot = new Promise<void>((resolve) => (watched = resolve));
 const watching = (async () => {
   for await (const event of watchGame(arbiter.games, id, { signal: stop.signal })) {
+    if (event.kind === GameEventKind.SNAPSHOT) watched();
     if (event.kind === GameEventKind.MOVE) seen.push(event.move!.move!.san);
     if (seen.length === 2) return;
   }
 })();
+await snapshot;
 await arbiter.games.makeMove({ gameId: id, seatToken: whiteToken, move: "e4" });
 const refused = await arbiter.games.makeMove({ gameId: id, seatToken: blackToken, move: "e7e4" }).catch((e: unknown) => e);
 await arbiter.games.makeMove({ gameId: id, seatToken: blackToken, move: "e5" });
