@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""The hardening reviews' attacks, measured again against a real `arbiter serve`.
+"""Attacks on the service, measured against a real `arbiter serve`.
 
-Each point of the reviews (no single client and no failing disk may take
-Arbiter down; points 1-18 the first review's, 19-23 the second's: fair
-shares between addresses, the rematch budget, squatted watcher places, the
-metrics endpoint, the operator credential) gave a figure measured on the old
-code. This script repeats each attack the same way, bounded in count and
+Each point is an attack (no single client and no failing disk may take
+Arbiter down; points 19-23: fair shares between addresses, the rematch
+budget, squatted watcher places, the metrics endpoint, the operator
+credential) with the figure measured on the build before the limit that
+answers it. This script repeats each attack the same way, bounded in count and
 time, on a binary it starts itself (127.0.0.1, ports 50300-50399, a fresh
 SQLite file under /tmp for every server), and prints one line per point: the
-point, what was done, the review's figure and today's. Clients of other
+point, what was done, the unprotected figure and today's. Clients of other
 addresses are raw HTTP/2 connections bound to 127.0.0.2 and on (gRPC
 channels have no source address option; Linux routes all of 127/8 to lo).
 The stubs are compiled from this checkout's proto/; a field the server's
@@ -1825,12 +1825,12 @@ def main():
         except Exception as err:  # a point that fails says so and the run goes on
             row = (str(number), "(failed)", "", f"FAILED: {type(err).__name__}: {err}", "")
         rows.append(row)
-        print(f"point {row[0]} | {row[1]} | review: {row[2]} | today: {row[3]} "
+        print(f"point {row[0]} | {row[1]} | unprotected: {row[2]} | today: {row[3]} "
               f"[{time.monotonic() - point_started:.0f} s, load {open('/proc/loadavg').read().split()[0]}]",
               flush=True)
     print(f"total {time.monotonic() - started:.0f} s, load {open('/proc/loadavg').read().split()[:3]}")
     if args.markdown:
-        print("\n| point | attack | review's figure | today | the limit that answers it |\n|---|---|---|---|---|")
+        print("\n| point | attack | unprotected | today | the limit that answers it |\n|---|---|---|---|---|")
         for row in rows:
             print("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
 

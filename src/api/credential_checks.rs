@@ -20,11 +20,11 @@ use std::{
 
 use http::{Request, Response};
 use pin_project_lite::pin_project;
-use tonic::{Code, Status, body::Body, transport::server::TcpConnectInfo};
+use tonic::{Code, Status, body::Body};
 use tower::Layer;
 use tower_service::Service;
 
-use super::error::ErrorStatus;
+use super::{error::ErrorStatus, request_limits::peer_of};
 use crate::{
     peers::{Peer, PeerRate},
     reason::Reason,
@@ -131,12 +131,7 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Checked<S::Future> {
-        let peer = request
-            .extensions()
-            .get::<TcpConnectInfo>()
-            .and_then(TcpConnectInfo::remote_addr)
-            .map(Peer::of);
-        let watched = self.checks.clone().zip(peer);
+        let watched = self.checks.clone().zip(peer_of(&request));
         if let Some((checks, peer)) = &watched {
             let path = request.uri().path();
             if GUARDED.iter().any(|service| path.starts_with(service))

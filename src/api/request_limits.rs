@@ -37,6 +37,15 @@ use crate::{
     reason::Reason,
 };
 
+/// The caller of `request`, when it came over TCP.
+pub(super) fn peer_of<B>(request: &Request<B>) -> Option<Peer> {
+    request
+        .extensions()
+        .get::<TcpConnectInfo>()
+        .and_then(TcpConnectInfo::remote_addr)
+        .map(Peer::of)
+}
+
 /// Adds [`RequestLimits`] to a service.
 #[derive(Clone, Debug)]
 pub struct RequestLimitsLayer {
@@ -91,11 +100,7 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Answer<S::Future> {
-        let peer = request
-            .extensions()
-            .get::<TcpConnectInfo>()
-            .and_then(TcpConnectInfo::remote_addr)
-            .map(Peer::of);
+        let peer = peer_of(&request);
         let peer_slot = match peer.map(|peer| self.limits.peers.try_take(peer)) {
             Some(None) => {
                 return Answer::Refused {
