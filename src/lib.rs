@@ -11,11 +11,10 @@ pub mod api;
 pub mod cli;
 pub mod engine;
 pub mod games;
-pub mod memory;
+
 pub mod peers;
-pub mod positions;
 pub mod reason;
 pub mod rules;
+pub mod server;
 pub mod store;
-pub mod telemetry;
-pub mod uci;
+

@@ -2,16 +2,33 @@
 //!
 //! A refusal carries its reason as `google.rpc.ErrorInfo.reason` (domain
 //! [`DOMAIN`]) so that a program tells the cases apart without reading the
-//! message; the reason also fixes the gRPC code. The strings are part of the
-//! contract: a reason is never renamed, and README's error table lists them
-//! all (a test checks it does).
-
-use tonic::Code;
+//! message; the reason also fixes the [`Kind`] of refusal, which each
+//! transport maps to its own codes (`api` to gRPC's). The strings are part
+//! of the contract: a reason is never renamed, and the API reference's error
+//! table (`docs/api.md`) lists them all (a test checks it does).
 
 use crate::rules::{IllegalReason, MoveError};
 
 /// The `ErrorInfo.domain` of every error.
 pub const DOMAIN: &str = "arbiter.dev";
+
+/// What kind of refusal a reason is, named as gRPC names its status codes:
+/// the domain's classes, free of any transport.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    Unauthenticated,
+    FailedPrecondition,
+    Aborted,
+    OutOfRange,
+    ResourceExhausted,
+    DeadlineExceeded,
+    Unimplemented,
+    Unavailable,
+    Internal,
+}
 
 /// Declares [`Reason`] from `Variant = "STRING", CODE;` lines, so that a
 /// reason's string and code are written once, beside its meaning.
@@ -39,11 +56,11 @@ macro_rules! reasons {
                 }
             }
 
-            /// The gRPC code of an error with this reason.
-            pub const fn code(self) -> Code {
+            /// The kind of refusal an error with this reason is.
+            pub const fn kind(self) -> Kind {
                 match self {
-                    $(Reason::$name => Code::$code,)*
-                    Reason::Illegal(_) => Code::FailedPrecondition,
+                    $(Reason::$name => Kind::$code,)*
+                    Reason::Illegal(_) => Kind::FailedPrecondition,
                 }
             }
         }
@@ -217,6 +234,8 @@ reasons! {
     InternalError = "INTERNAL_ERROR", Internal;
 }
 
+/// The rules name a move's error in the reason's own words (a position's
+/// problems carry them without knowing this list).
 impl From<&MoveError> for Reason {
     fn from(error: &MoveError) -> Reason {
         match error {
@@ -247,14 +266,16 @@ mod tests {
         }
     }
 
-    /// The README's error table has a row `| REASON | CODE | ...` for every
-    /// reason, with the reason's code.
     #[test]
-    fn the_readme_documents_every_reason() {
-        let readme = include_str!("../README.md");
-        for reason in Reason::ALL {
-            let row = format!("| `{}` | `{}` |", reason.as_str(), code_name(reason.code()));
-            assert!(readme.contains(&row), "README.md lacks the row {row}");
+    fn a_move_error_is_named_as_its_reason() {
+        use crate::rules::{Game, chess::Chess};
+        let errors = ["e9", "Nd2", "e2e5"].map(|text| {
+            Chess::start()
+                .parse_move(text)
+                .expect_err("not a legal move")
+        });
+        for error in &errors {
+            assert_eq!(error.code(), Reason::from(error).as_str(), "{error}");
         }
     }
 
@@ -269,17 +290,5 @@ mod tests {
                 "proto/arbiter/v1/errors.proto lacks {line:?}"
             );
         }
-    }
-
-    /// `code` as gRPC spells it (`INVALID_ARGUMENT`).
-    fn code_name(code: Code) -> String {
-        let mut name = String::new();
-        for c in format!("{code:?}").chars() {
-            if c.is_ascii_uppercase() && !name.is_empty() {
-                name.push('_');
-            }
-            name.push(c.to_ascii_uppercase());
-        }
-        name
     }
 }

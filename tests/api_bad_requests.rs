@@ -127,11 +127,11 @@ async fn messages_over_the_limit_exhaust_resources() {
     let body = request.encode_to_vec();
     for path in METHODS {
         let limit = if path == "/arbiter.v1.Games/ImportGame" {
-            arbiter::api::DEFAULT_MAX_IMPORT_REQUEST_BYTES
+            arbiter::server::DEFAULT_MAX_IMPORT_REQUEST_BYTES
         } else if path.starts_with("/grpc.health") {
-            arbiter::api::MAX_SMALL_REQUEST_BYTES
+            arbiter::server::MAX_SMALL_REQUEST_BYTES
         } else {
-            arbiter::api::DEFAULT_MAX_REQUEST_BYTES
+            arbiter::server::DEFAULT_MAX_REQUEST_BYTES
         };
         let status = refused(&channel, path, body.clone()).await;
         assert_eq!(status.code(), Code::ResourceExhausted, "{path}: {status:?}");

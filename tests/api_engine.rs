@@ -10,10 +10,8 @@ use std::{
     time::{Duration, Instant},
 };
 
-use arbiter::api::{
-    ServerConfig,
-    proto::{self as pb, engine_client::EngineClient, games_client::GamesClient},
-};
+use arbiter::api::proto::{self as pb, engine_client::EngineClient, games_client::GamesClient};
+use arbiter::server::ServerConfig;
 use common::TestServer;
 use tokio_stream::StreamExt;
 use tonic::{Code, transport::Channel};

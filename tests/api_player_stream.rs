@@ -6,7 +6,8 @@ mod common;
 
 use std::time::Duration;
 
-use arbiter::api::{PlayerLimits, ServerConfig, proto as pb};
+use arbiter::api::{PlayerLimits, proto as pb};
+use arbiter::server::ServerConfig;
 use common::{TestServer, code_and_reason, next_player_event, play, watch_player};
 use pb::PlayerEventKind::*;
 use tonic::Code;

@@ -296,7 +296,7 @@ async fn every_detail_level_lists_the_same_moves() {
 async fn requests_over_the_limits_are_refused() {
     let server = TestServer::start().await;
     let mut rules = server.rules().await;
-    let huge = "x".repeat(arbiter::api::DEFAULT_MAX_REQUEST_BYTES + 1);
+    let huge = "x".repeat(arbiter::server::DEFAULT_MAX_REQUEST_BYTES + 1);
     let status = rules
         .legal_moves(pb::LegalMovesRequest {
             position: chess(&huge, &[]),

@@ -7,7 +7,7 @@ mod common;
 
 use std::{sync::Arc, time::Duration};
 
-use arbiter::{api::ServerConfig, api::proto as pb, games::ManualTime};
+use arbiter::{api::proto as pb, games::ManualTime, server::ServerConfig};
 use common::{TestServer, code_and_reason, seat};
 use tokio_stream::StreamExt;
 use tonic::{Code, transport::Channel};

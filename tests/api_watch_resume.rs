@@ -8,10 +8,8 @@ mod common;
 
 use std::time::Duration;
 
-use arbiter::api::{
-    ServerConfig,
-    proto::{self as pb, games_client::GamesClient},
-};
+use arbiter::api::proto::{self as pb, games_client::GamesClient};
+use arbiter::server::ServerConfig;
 use common::{TestServer, long_game::long_game};
 use tonic::{
     Code, Status, Streaming,

@@ -18,7 +18,7 @@ use tonic::{Code, transport::Channel};
 const ADMIN: &str = "c3f7e9a1b5d24680f1e3a5c7b9d0e2f4";
 
 async fn server_with_admin() -> TestServer {
-    TestServer::start_with_config(|config| arbiter::api::ServerConfig {
+    TestServer::start_with_config(|config| arbiter::server::ServerConfig {
         admin_token: Some(AdminToken::new(ADMIN).unwrap()),
         ..config
     })
@@ -119,7 +119,7 @@ async fn positions_are_deleted_by_their_owner_or_the_operator() {
         .await
         .unwrap();
     pool.close().await;
-    let server = TestServer::start_on_configured(&db, |config| arbiter::api::ServerConfig {
+    let server = TestServer::start_on_configured(&db, |config| arbiter::server::ServerConfig {
         admin_token: Some(AdminToken::new(ADMIN).unwrap()),
         ..config
     })

@@ -14,14 +14,11 @@ use std::{
     time::{Duration, Instant},
 };
 
-use arbiter::api::{
-    ServerConfig,
-    proto::{
-        self as pb, engine_client::EngineClient, games_client::GamesClient,
-        positions_client::PositionsClient,
-    },
-    serve,
+use arbiter::api::proto::{
+    self as pb, engine_client::EngineClient, games_client::GamesClient,
+    positions_client::PositionsClient,
 };
+use arbiter::server::{ServerConfig, serve};
 use common::code_and_reason;
 use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
 use tokio_stream::StreamExt;

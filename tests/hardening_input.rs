@@ -274,7 +274,7 @@ async fn import_stops_reading_at_its_caps() {
 
 #[tokio::test]
 async fn import_caps_are_configurable() {
-    let server = TestServer::start_with_config(|config| arbiter::api::ServerConfig {
+    let server = TestServer::start_with_config(|config| arbiter::server::ServerConfig {
         import_max_moves: 4,
         import_max_tokens: 12,
         ..config

@@ -8,7 +8,8 @@ mod common;
 
 use std::{net::IpAddr, time::Duration};
 
-use arbiter::api::{ServerConfig, proto as pb};
+use arbiter::api::proto as pb;
+use arbiter::server::ServerConfig;
 use common::{
     TestServer, binary::Serve, code_and_reason, create_engine_game, new_chess_game, offer_rematch,
     resign, respond_to_rematch,

@@ -15,7 +15,7 @@ use std::{
     time::Duration,
 };
 
-use arbiter::api::{ServerConfig, TlsFiles};
+use arbiter::server::{ServerConfig, TlsFiles};
 use common::{
     TestServer,
     binary::{Binary, Serve},
@@ -305,7 +305,7 @@ async fn changed_certificate_files_serve_new_connections_and_open_ones_go_on() {
 
     // A file that is not PEM: refused, the first certificate stays.
     std::fs::write(&files.cert, "not a certificate").unwrap();
-    tokio::time::sleep(arbiter::api::FILE_CHECK_INTERVAL * 2).await;
+    tokio::time::sleep(arbiter::server::FILE_CHECK_INTERVAL * 2).await;
     assert_eq!(
         served_certificate(server.addr, &client).await,
         der(&first.cert)
@@ -332,7 +332,7 @@ fn spawn_tls(dir: &Path, files: &TlsFiles) -> (Binary, Log) {
     let mut server = Serve::on(&dir.join("arbiter.db"))
         .args([OsStr::new("--tls-cert"), files.cert.as_ref()])
         .env("ARBITER_TLS_KEY", &files.key)
-        .env("RUST_LOG", "warn,arbiter::api::tls=info")
+        .env("RUST_LOG", "warn,arbiter::server::tls=info")
         .stdout(std::process::Stdio::piped())
         .spawn();
     let log = BufReader::new(server.child.stdout.take().unwrap()).lines();

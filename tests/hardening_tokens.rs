@@ -83,7 +83,7 @@ async fn refusals_never_wait_for_the_writer() {
     let sans = long_game(IMPORTED + PLAYED);
     // The flood comes from the player's own address: failed credential
     // checks unlimited, so that every refusal is a token's.
-    let server = TestServer::start_with_config(|config| arbiter::api::ServerConfig {
+    let server = TestServer::start_with_config(|config| arbiter::server::ServerConfig {
         auth_failure_rate: 0,
         ..config
     })

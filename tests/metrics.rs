@@ -18,7 +18,8 @@ use std::{
     time::{Duration, Instant},
 };
 
-use arbiter::api::{METRICS_MAX_CONNECTIONS_PER_PEER, ServerConfig, proto as pb};
+use arbiter::api::proto as pb;
+use arbiter::server::{METRICS_MAX_CONNECTIONS_PER_PEER, ServerConfig};
 use common::{TestServer, binary::Serve, http1_post, new_chess_game, seat, watch};
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},

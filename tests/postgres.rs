@@ -549,7 +549,7 @@ async fn an_unreachable_database_is_reported_and_recovered_from() {
     let mut relayed = direct.clone();
     relayed.set_host(Some("127.0.0.1")).unwrap();
     relayed.set_port(Some(relay.port)).unwrap();
-    let server = TestServer::start_on_configured(&db, |config| arbiter::api::ServerConfig {
+    let server = TestServer::start_on_configured(&db, |config| arbiter::server::ServerConfig {
         database_url: relayed.to_string(),
         ..config
     })
@@ -602,7 +602,7 @@ async fn postgres_over_tls() {
         eprintln!("skipped postgres_over_tls: the PostgreSQL server has ssl = {ssl}");
         return;
     }
-    let server = TestServer::start_on_configured(&db, |config| arbiter::api::ServerConfig {
+    let server = TestServer::start_on_configured(&db, |config| arbiter::server::ServerConfig {
         database_url: format!("{}?sslmode=require", db.url()),
         ..config
     })

@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use arbiter::uci::{Output, Session};
+use arbiter::cli::uci::{Output, Session};
 
 /// Runs a script through a session and returns what it printed.
 fn transcript(script: &str) -> Vec<String> {

@@ -717,7 +717,7 @@ async fn measure_cost_by_game_length() {
 
 async fn measure_cost_with(live_games: usize, games_each: usize) {
     use prost::Message;
-    let server = TestServer::start_with_config(|config| arbiter::api::ServerConfig {
+    let server = TestServer::start_with_config(|config| arbiter::server::ServerConfig {
         create_rate: 0,
         live_games,
         ..config

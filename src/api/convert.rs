@@ -5,7 +5,10 @@ use std::time::Duration;
 use prost_types::Timestamp;
 use tonic::Status;
 
-use super::{error::invalid_argument, proto as pb};
+use super::{
+    error::{invalid_argument, invalid_position},
+    proto as pb,
+};
 pub use crate::games::View;
 use crate::{
     engine::Level,
@@ -16,7 +19,9 @@ use crate::{
     reason::Reason,
     rules::{
         DrawClaim, GameEnd, IllegalReason, MoveDescription, RuleChoices, Side, Termination,
-        Variant, Verdict, xiangqi::XiangqiRules,
+        Variant, Verdict,
+        referee::{InvalidPosition, Referee, referee_under},
+        xiangqi::XiangqiRules,
     },
 };
 
@@ -506,4 +511,25 @@ pub fn illegal_reason(r: IllegalReason) -> i32 {
         IllegalReason::PerpetualCheck => P::PerpetualCheck,
         IllegalReason::PerpetualChase => P::PerpetualChase,
     }) as i32
+}
+
+/// The referee of `position`, or its problems; INVALID_ARGUMENT if the
+/// request does not name a position.
+pub(super) fn setup(
+    position: Option<&pb::Position>,
+) -> Result<Result<Box<dyn Referee>, InvalidPosition>, Status> {
+    let (variant, position) = self::position(position)?;
+    let choices = rule_choices("position.xiangqi_rules", variant, position.xiangqi_rules)?;
+    Ok(referee_under(
+        variant,
+        choices,
+        Some(&position.fen),
+        &position.moves,
+    ))
+}
+
+/// The referee of `position`; INVALID_ARGUMENT with every problem if it is
+/// not a valid position.
+pub(super) fn record(position: Option<&pb::Position>) -> Result<Box<dyn Referee>, Status> {
+    setup(position)?.map_err(|e| invalid_position("position.fen", "position.moves", &e))
 }

@@ -4,16 +4,15 @@
 
 use std::{collections::HashMap, time::Duration};
 
-use tonic::Status;
+use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
 use crate::{
     analysis::AnalysisError,
     games::{FellBehind, GameError},
-    reason::{DOMAIN, Reason},
-    rules::{MoveError, referee::InvalidPosition},
+    reason::{DOMAIN, Kind, Reason},
+    rules::{Clipped, MoveError, referee::InvalidPosition},
     store::StoreError,
-    telemetry::Clipped,
 };
 
 /// An error status under construction: its reason (which fixes the gRPC
@@ -80,7 +79,25 @@ impl From<ErrorStatus> for Status {
         if let Some(delay) = error.retry_after {
             details.set_retry_info(Some(delay));
         }
-        Status::with_error_details(error.reason.code(), error.message, details)
+        Status::with_error_details(code(error.reason.kind()), error.message, details)
+    }
+}
+
+/// The gRPC code of a refusal of `kind`.
+pub const fn code(kind: Kind) -> Code {
+    match kind {
+        Kind::InvalidArgument => Code::InvalidArgument,
+        Kind::NotFound => Code::NotFound,
+        Kind::PermissionDenied => Code::PermissionDenied,
+        Kind::Unauthenticated => Code::Unauthenticated,
+        Kind::FailedPrecondition => Code::FailedPrecondition,
+        Kind::Aborted => Code::Aborted,
+        Kind::OutOfRange => Code::OutOfRange,
+        Kind::ResourceExhausted => Code::ResourceExhausted,
+        Kind::DeadlineExceeded => Code::DeadlineExceeded,
+        Kind::Unimplemented => Code::Unimplemented,
+        Kind::Unavailable => Code::Unavailable,
+        Kind::Internal => Code::Internal,
     }
 }
 
@@ -173,7 +190,7 @@ fn too_slow(behind: FellBehind) -> ErrorStatus {
 }
 
 /// INTERNAL: a fault of the server, already logged.
-pub(super) fn internal() -> Status {
+pub fn internal() -> Status {
     ErrorStatus::new(Reason::InternalError, "internal error; it has been logged").into()
 }
 
@@ -277,10 +294,32 @@ impl From<AnalysisError> for Status {
 
 #[cfg(test)]
 mod tests {
-    use tonic::Code;
-
     use super::*;
     use crate::rules::{Variant, referee::referee};
+
+    /// The README's error table has a row `| REASON | CODE | ...` for every
+    /// reason, with the reason's code.
+    #[test]
+    fn the_readme_documents_every_reason() {
+        let readme = include_str!("../../README.md");
+        for reason in Reason::ALL {
+            let row = format!("| `{}` | `{}` |", reason.as_str(), code_name(code(reason.kind())));
+            assert!(readme.contains(&row), "README.md lacks the row {row}");
+        }
+    }
+
+
+    /// `code` as gRPC spells it (`INVALID_ARGUMENT`).
+    fn code_name(code: Code) -> String {
+        let mut name = String::new();
+        for c in format!("{code:?}").chars() {
+            if c.is_ascii_uppercase() && !name.is_empty() {
+                name.push('_');
+            }
+            name.push(c.to_ascii_uppercase());
+        }
+        name
+    }
 
     #[test]
     fn a_status_has_its_reasons_code_and_every_detail() {

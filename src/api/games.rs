@@ -9,78 +9,31 @@ use super::{
     admission::{Creates, admit_create},
     convert::{self, View},
     error::invalid_argument,
-    player::PlayerStream,
+    frames::unframed,
+    player::{PlayerStream, PlayerStreams},
     proto::{self as pb, games_server},
-    watch::{Watchers, unframed},
+    request::{next_token, paging, trace_game},
+    watch::Watchers,
 };
 use crate::{
-    games::{GameError, Games, PgnNotation, RematchAnswer, Start, is_well_formed_id},
+    games::{Games, PgnNotation, RematchAnswer, Start},
     reason::Reason,
     store::GameFilter,
 };
-
-const DEFAULT_PAGE: u32 = 50;
-const MAX_PAGE: u32 = 100;
 
 #[derive(Debug)]
 pub struct GamesService {
     pub games: Games,
     /// The rate limit of CreateGame and ImportGame.
     pub creates: Creates,
+    /// WatchGame's streams.
     pub watchers: Arc<Watchers>,
-}
-
-/// Page size and cursor from a request to the list whose tokens start with
-/// `list` (a token of another list is refused, not read as this one's).
-pub fn paging(page_size: i32, token: &str, list: char) -> Result<(u32, Option<i64>), Status> {
-    let limit = match page_size {
-        0 => DEFAULT_PAGE,
-        n if n < 0 => {
-            return Err(invalid_argument(
-                "page_size",
-                Reason::ValueOutOfRange,
-                "must not be negative",
-            ));
-        }
-        n => (n as u32).min(MAX_PAGE),
-    };
-    let before = if token.is_empty() {
-        None
-    } else {
-        Some(
-            token
-                .strip_prefix(list)
-                .and_then(|n| n.parse::<i64>().ok())
-                .ok_or_else(|| {
-                    invalid_argument(
-                        "page_token",
-                        Reason::InvalidPageToken,
-                        "not a token from a previous page",
-                    )
-                })?,
-        )
-    };
-    Ok((limit, before))
-}
-
-/// The token of the page after the one ending before `next`, in the list
-/// whose tokens start with `list`.
-pub fn next_token(next: Option<i64>, list: char) -> String {
-    next.map(|n| format!("{list}{n}")).unwrap_or_default()
+    /// WatchPlayer's streams.
+    pub players: PlayerStreams,
 }
 
 /// The first character of `ListGames` page tokens.
 const GAMES_PAGES: char = 'g';
-
-/// Notes the game in the RPC's span; an id that cannot be a game's is
-/// NOT_FOUND before anything about it is logged.
-pub(super) fn trace_game(game_id: &str) -> Result<(), Status> {
-    if !is_well_formed_id(game_id) {
-        return Err(GameError::game_not_found(game_id).into());
-    }
-    tracing::Span::current().record("game_id", game_id);
-    Ok(())
-}
 
 fn game(view: &crate::games::GameView) -> Option<pb::Game> {
     Some(convert::game(view))
@@ -473,7 +426,7 @@ impl games_server::Games for GamesService {
         &self,
         request: Request<pb::WatchPlayerRequest>,
     ) -> Result<Response<PlayerStream>, Status> {
-        Ok(Response::new(self.watchers.watch_player(&request).await?))
+        Ok(Response::new(self.players.watch_player(&request).await?))
     }
 
     type WatchGameStream = WatchStream;

@@ -1,39 +1,35 @@
-//! The gRPC transport: turns requests into domain calls and domain errors
-//! into statuses. No rules and no SQL here.
+//! The gRPC API: turns requests into domain calls and domain errors into
+//! statuses. No rules, no SQL, and no transport here (the server, above,
+//! serves these services).
 
 mod admission;
-mod connections;
 mod convert;
-mod credential_checks;
 mod engine;
 mod error;
+mod frames;
 mod games;
-mod health;
-mod metrics;
+mod legal_moves;
 mod player;
 mod positions;
 pub mod proto;
+mod request;
 mod request_errors;
-mod request_limits;
-mod rpc_outcomes;
+mod routes;
 mod rules;
-mod server;
-mod tls;
-mod transport;
+mod streams;
 mod watch;
-mod web;
 
-pub use metrics::{
-    CONNECTION_TIME as METRICS_CONNECTION_TIME, MAX_CONNECTIONS as METRICS_MAX_CONNECTIONS,
-    MAX_CONNECTIONS_PER_PEER as METRICS_MAX_CONNECTIONS_PER_PEER, MetricsError,
-};
-pub use player::{DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits};
-pub use server::{
-    DEFAULT_ENGINE_QUEUE, DEFAULT_ENGINE_QUEUE_WAIT, DEFAULT_MAX_IMPORT_REQUEST_BYTES,
-    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_RESUMES_PER_PEER, DEFAULT_MAX_WATCHERS_PER_CONNECTION,
-    DEFAULT_MAX_WATCHERS_PER_GAME, DEFAULT_WATCHER_BUFFER_BYTES, MAX_SMALL_REQUEST_BYTES,
-    ServerConfig, serve,
-};
-pub use tls::{FILE_CHECK_INTERVAL, TlsError, TlsFiles};
-pub use transport::LegalMovesAnswer;
-pub use watch::encode_event;
+pub use admission::Creates;
+pub use engine::EngineService;
+pub use error::{ErrorStatus, code, internal};
+pub use frames::encode_event;
+pub use games::GamesService;
+pub use legal_moves::LegalMovesAnswer;
+pub use player::{DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits, PlayerStreams};
+pub use positions::PositionsService;
+pub use request::REQUEST_COMPRESSION;
+pub use request_errors::rewrite as rewrite_errors;
+pub use routes::{GamesRoutes, RulesRoutes};
+pub use rules::RulesService;
+pub use streams::Streams;
+pub use watch::Watchers;

@@ -27,12 +27,13 @@ use tonic::{Request, Status};
 use super::{
     convert,
     error::{invalid_argument, player_too_slow, shutting_down, too_many_watchers},
-    games::trace_game,
+    frames::unframed,
     proto as pb,
-    watch::{Place, Watchers, unframed},
+    request::trace_game,
+    streams::{Place, Streams},
 };
 use crate::{
-    games::{FollowedSeat, View, Watcher},
+    games::{FollowedSeat, Games, View, Watcher},
     reason::Reason,
     rules::Side,
 };
@@ -51,16 +52,23 @@ pub struct PlayerLimits {
     pub max_streams: usize,
 }
 
-/// The player streams open now, within their limits.
+/// Opens WatchPlayer streams, within their limits.
 #[derive(Debug)]
-pub(super) struct PlayerStreams {
+pub struct PlayerStreams {
+    games: Games,
+    streams: Arc<Streams>,
     limits: PlayerLimits,
+    /// Player streams open now.
     open: Arc<AtomicUsize>,
 }
 
 impl PlayerStreams {
-    pub(super) fn new(limits: PlayerLimits) -> PlayerStreams {
+    /// Each stream takes a place in `streams`, and follows its seats within
+    /// `limits`.
+    pub fn new(games: Games, streams: Arc<Streams>, limits: PlayerLimits) -> PlayerStreams {
         PlayerStreams {
+            games,
+            streams,
             limits,
             open: Arc::default(),
         }
@@ -157,7 +165,7 @@ fn is_end(event: &pb::WatchPlayerResponse) -> bool {
     event.kind == pb::PlayerEventKind::GameEnded as i32
 }
 
-impl Watchers {
+impl PlayerStreams {
     /// The stream of `request`'s seats: `GAME_STARTED` (and what is
     /// pending) for each ongoing game, `GAME_ENDED` for each finished
     /// one, then their events.
@@ -166,7 +174,7 @@ impl Watchers {
         request: &Request<pb::WatchPlayerRequest>,
     ) -> Result<PlayerStream, Status> {
         let asked = &request.get_ref().seats;
-        let max_seats = self.players.limits.max_seats;
+        let max_seats = self.limits.max_seats;
         if asked.is_empty() {
             return Err(invalid_argument(
                 "seats",
@@ -181,10 +189,10 @@ impl Watchers {
                 format!("at most {max_seats} seats may be followed by one stream"),
             ));
         }
-        let opened = self.players.take()?;
+        let opened = self.take()?;
         let place = request
             .remote_addr()
-            .map(|addr| self.take_place(addr))
+            .map(|addr| self.streams.take_place(addr))
             .transpose()?;
         let mut distinct = HashSet::new();
         let mut seats = Vec::new();
@@ -221,14 +229,11 @@ impl Watchers {
             }
             queued.extend(events);
         }
-        let mut shutdown = self.shutdown.clone();
         Ok(PlayerStream {
             seats,
             next: 0,
             queued,
-            shutdown: Box::pin(async move {
-                let _ = shutdown.wait_for(|stop| *stop).await;
-            }),
+            shutdown: self.streams.shutdown(),
             done: false,
             _opened: opened,
             _place: place,

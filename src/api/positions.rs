@@ -6,12 +6,11 @@ use super::{
     admission::{Creates, admit_create},
     convert,
     error::invalid_argument,
-    games::{next_token, paging},
+    request::{next_token, paging, trace_position},
     proto::{self as pb, positions_server},
 };
 use crate::{
-    games::{GameError, is_well_formed_id},
-    positions::{Positions, Source},
+    games::positions::{Positions, Source},
     reason::Reason,
     rules::Side,
     store::{PositionFilter, StoredPosition},
@@ -24,16 +23,6 @@ pub struct PositionsService {
     pub positions: Positions,
     /// The rate limit of CreatePosition.
     pub creates: Creates,
-}
-
-/// Notes the position in the RPC's span; an id that cannot be a position's
-/// is NOT_FOUND before anything about it is logged.
-fn trace_position(id: &str) -> Result<(), Status> {
-    if !is_well_formed_id(id) {
-        return Err(GameError::position_not_found(id).into());
-    }
-    tracing::Span::current().record("position_id", id);
-    Ok(())
 }
 
 fn saved(p: &StoredPosition) -> pb::SavedPosition {

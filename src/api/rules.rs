@@ -3,37 +3,15 @@
 use tonic::{Request, Response, Status};
 
 use super::{
-    convert,
-    error::{bad_move, invalid_position},
+    convert::{self, record, setup},
+    error::bad_move,
+    legal_moves::LegalMovesAnswer,
     proto::{self as pb, rules_server},
-    transport::LegalMovesAnswer,
 };
-use crate::rules::{
-    MoveError,
-    referee::{InvalidPosition, Referee, referee_under},
-};
+use crate::rules::MoveError;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RulesService;
-
-fn setup(
-    position: Option<&pb::Position>,
-) -> Result<Result<Box<dyn Referee>, InvalidPosition>, Status> {
-    let (variant, position) = convert::position(position)?;
-    let choices = convert::rule_choices("position.xiangqi_rules", variant, position.xiangqi_rules)?;
-    Ok(referee_under(
-        variant,
-        choices,
-        Some(&position.fen),
-        &position.moves,
-    ))
-}
-
-/// The referee of `position`; INVALID_ARGUMENT with every problem if it is
-/// not a valid position.
-pub(super) fn record(position: Option<&pb::Position>) -> Result<Box<dyn Referee>, Status> {
-    setup(position)?.map_err(|e| invalid_position("position.fen", "position.moves", &e))
-}
 
 #[tonic::async_trait]
 impl rules_server::Rules for RulesService {

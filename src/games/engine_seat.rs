@@ -15,9 +15,8 @@ use super::{GameError, Games, Mover, replay, rule_choices, view_of};
 use crate::{
     analysis::{Job, SearchOrder},
     engine::Level,
-    rules::{Side, Variant},
+    rules::{Clipped, Side, Variant},
     store::{StoreError, StoredEngine, StoredGame},
-    telemetry::Clipped,
 };
 
 /// Who sits in a seat at creation.

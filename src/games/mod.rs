@@ -19,6 +19,7 @@ mod open_seat;
 mod ownership;
 mod pgn;
 mod player;
+pub mod positions;
 mod rematch;
 mod replay;
 mod retelling;

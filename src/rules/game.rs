@@ -259,3 +259,15 @@ pub enum MoveError {
     #[error(transparent)]
     Illegal(#[from] IllegalMove),
 }
+
+impl MoveError {
+    /// A stable, machine-readable code (`SCREAMING_SNAKE_CASE`), as a
+    /// position's problems carry it.
+    pub const fn code(&self) -> &'static str {
+        match self {
+            MoveError::Unparsable { .. } => "UNPARSABLE_MOVE",
+            MoveError::Ambiguous { .. } => "AMBIGUOUS_MOVE",
+            MoveError::Illegal(e) => e.reason.code(),
+        }
+    }
+}

@@ -25,7 +25,7 @@ pub use game::{FenProblem, Game, InvalidFen, MoveDescription, MoveError};
 pub use illegal::{IllegalMove, IllegalReason};
 pub use move_text::MoveText;
 pub use outcome::{Chase, DrawClaim, GameEnd, Termination, Verdict};
-pub use quoted::Quoted;
+pub use quoted::{Clipped, Quoted};
 pub use record::{Record, ReplayError};
 pub use side::Side;
 pub use variant::{ParseVariantError, Variant};

@@ -1,4 +1,5 @@
-//! Text from a request, as an error message quotes it.
+//! Text from a request, as an error message quotes it and as a log line
+//! writes it.
 
 use std::fmt;
 
@@ -57,5 +58,34 @@ mod tests {
             Quoted(&text).to_string(),
             format!("\"{}炮二\"... (34 characters)", "马".repeat(30))
         );
+    }
+}
+
+/// A value as the logs write it: whole up to [`Clipped::SHOWN`]
+/// characters, otherwise its first ones and its length in bytes.
+///
+/// ```
+/// use arbiter::rules::Clipped;
+///
+/// assert_eq!(Clipped("/arbiter.v1.Games/GetGame").to_string(), "/arbiter.v1.Games/GetGame");
+/// assert_eq!(
+///     Clipped(&"x".repeat(1000)).to_string(),
+///     format!("{}... (1000 bytes)", "x".repeat(128)),
+/// );
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Clipped<'a>(pub &'a str);
+
+impl Clipped<'_> {
+    /// Characters written of a longer value.
+    pub const SHOWN: usize = 128;
+}
+
+impl fmt::Display for Clipped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.char_indices().nth(Clipped::SHOWN) {
+            None => f.write_str(self.0),
+            Some((cut, _)) => write!(f, "{}... ({} bytes)", &self.0[..cut], self.0.len()),
+        }
     }
 }

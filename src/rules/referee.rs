@@ -6,7 +6,7 @@ use super::{
     FenProblem, Game, MoveDescription, MoveError, MoveText, Quoted, Record, ReplayError,
     RuleChoices, Side, Variant, Verdict,
 };
-use crate::{reason::Reason, with_game};
+use crate::with_game;
 
 /// One problem with a position given as FEN plus moves.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -276,7 +276,7 @@ pub fn record_under<G: Game, S: AsRef<str>>(
     Record::replay_under(start, options, moves.iter().map(AsRef::as_ref)).map_err(
         |ReplayError { ply, text, error }| InvalidPosition {
             problems: vec![PositionProblem {
-                code: Reason::from(&error).as_str(),
+                code: error.code(),
                 message: format!("move {} ({}): {error}", ply + 1, Quoted(&text)),
                 move_index: Some(ply),
             }],

@@ -10,14 +10,10 @@ pub mod raw;
 
 use std::sync::Arc;
 
-use arbiter::api::{
-    ServerConfig,
-    proto::{
-        self as pb, engine_client::EngineClient, games_client::GamesClient,
-        rules_client::RulesClient,
-    },
-    serve,
+use arbiter::api::proto::{
+    self as pb, engine_client::EngineClient, games_client::GamesClient, rules_client::RulesClient,
 };
+use arbiter::server::{ServerConfig, serve};
 use arbiter::games::{SystemTime, TimeSource};
 use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
 use tonic::transport::Channel;
@@ -519,7 +515,8 @@ pub fn games_service(
 ) -> arbiter::games::Games {
     use arbiter::{
         analysis::{Analyst, Capacity},
-        api::{DEFAULT_MAX_WATCHERS_PER_GAME, DEFAULT_WATCHER_BUFFER_BYTES, encode_event},
+        api::encode_event,
+        server::{DEFAULT_MAX_WATCHERS_PER_GAME, DEFAULT_WATCHER_BUFFER_BYTES},
         games::{Games, Watching},
     };
     let analyst = Analyst::new(Capacity {

@@ -36,7 +36,7 @@ use prost::Message;
 use tonic::Status;
 use tower_service::Service;
 
-use super::proto;
+use crate::api::proto;
 
 /// Counted when a call's request comes.
 pub const STARTED: &str = "arbiter_rpc_started_total";

@@ -31,8 +31,8 @@ use tonic::{Status, body::Body, transport::server::TcpConnectInfo};
 use tower::Layer;
 use tower_service::Service;
 
-use super::error::{ErrorStatus, internal};
 use crate::{
+    api::{ErrorStatus, internal},
     peers::{Peer, PeerSlot, PeerSlots},
     reason::Reason,
 };

@@ -1,34 +1,5 @@
-//! The engine as a service: searches of positions given as FEN plus moves,
-//! run on blocking threads (never on the async runtime), a bounded number at
-//! a time, and stopped as soon as nobody waits for them.
-//!
-//! Two pools of slots: one for the Engine RPCs (`--engine-slots`), and one
-//! that only engine seats use (`--engine-seat-slots`). Separate pools rather
-//! than a reserved share of one: the default of one RPC slot on a two-core
-//! machine has no share to carve out, and with pools of their own nothing a
-//! caller sends can ever hold a seat's slot. Seats wait for theirs in turn
-//! (first come, first served); the time a seat waits is not charged to its
-//! clock (see `games::engine_seat`).
-//!
-//! The RPCs' slots are shared fairly between callers (`turns`), so that
-//! one caller's long Analyze cannot take the engine from everyone else even
-//! when there is a single slot. A call whose slot is taken waits in a
-//! bounded queue (`--engine-queue` calls beyond the slots; past that it is
-//! refused at once, [`AnalysisError::Busy`]), until its gRPC deadline (less
-//! the margin kept to answer) or `--engine-queue-wait` at most
-//! ([`AnalysisError::NoTurn`]); a caller that leaves leaves the queue.
-//! Callers are served round robin, and a search that has had its slot for a
-//! [`SLICE`] while another caller waits lends it and waits at the back,
-//! its thread and transposition table kept: it goes on where it was, at the
-//! same depth, when its turn comes again (an Analyze stream just sends its
-//! next depth later). A search's move time runs from its first turn and
-//! goes on while it waits: it answers on time, with what its share of the
-//! engine found. One caller runs (or queues) at most `per_peer` calls at
-//! once ([`AnalysisError::PeerLimit`]), and its calls do not take turns
-//! among themselves: many calls from one caller get no more engine time
-//! than a single one from another.
-
-mod turns;
+//! The two pools of search slots, the Engine RPCs' taken in turns between
+//! callers, and the searches run in them.
 
 use std::{
     cell::Cell,
@@ -41,227 +12,14 @@ use std::{
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
-pub use self::turns::SLICE;
-use self::turns::{Place, Recall, Turns};
-use crate::{
-    engine::{
-        Evaluate, Interrupt, Level, Limits, MATE, MAX_DEPTH, MAX_MULTIPV, SearchResult,
-        TranspositionTable, search_with,
-    },
-    peers::{Peer, PeerSlot, PeerSlots},
-    rules::{
-        Game, MoveDescription, Record, RuleChoices, Variant,
-        referee::{InvalidPosition, record_under},
-    },
-    with_game,
+use super::{
+    Analysis, AnalysisError, Job, SearchOrder,
+    turns::{Place, Recall, SLICE, Turns},
 };
-
-/// Longest search a client may ask for.
-pub const MAX_MOVETIME: Duration = Duration::from_secs(60);
-/// Transposition table per search, in MiB.
-const HASH_MB: usize = 16;
-
-/// An evaluation from the point of view of the side to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Score {
-    /// Advantage in centipawns.
-    Centipawns(i32),
-    /// Forced mate (or rule win) in this many moves; negative when the side
-    /// to move loses.
-    Mate(i32),
-}
-
-impl Score {
-    /// Reads the engine's score (`MATE - plies` for mates).
-    pub fn from_engine(score: i32) -> Score {
-        if score.abs() >= MATE - 1_000 {
-            let moves = (MATE - score.abs() + 1) / 2;
-            Score::Mate(if score > 0 { moves } else { -moves })
-        } else {
-            Score::Centipawns(score)
-        }
-    }
-}
-
-/// What a search has found so far.
-#[derive(Clone, Debug)]
-pub struct Analysis {
-    /// The best lines with different first moves, best first, as many as
-    /// asked for (a position being analysed always has a move).
-    pub lines: Vec<Variation>,
-    /// The deepest completed iteration.
-    pub depth: u32,
-    pub nodes: u64,
-    pub elapsed: Duration,
-}
-
-/// One of the lines of an analysis.
-#[derive(Clone, Debug)]
-pub struct Variation {
-    pub score: Score,
-    /// The moves, first move first.
-    pub pv: Vec<MoveDescription>,
-}
-
-impl Analysis {
-    /// The move to play.
-    pub fn best(&self) -> Option<&MoveDescription> {
-        self.lines.first()?.pv.first()
-    }
-
-    /// The evaluation of the best line.
-    pub fn score(&self) -> Score {
-        self.lines
-            .first()
-            .map_or(Score::Centipawns(0), |line| line.score)
-    }
-
-    /// Positions per second.
-    pub fn nps(&self) -> u64 {
-        let micros = self.elapsed.as_micros().max(1);
-        u64::try_from(u128::from(self.nodes) * 1_000_000 / micros).unwrap_or(u64::MAX)
-    }
-}
-
-/// How long and how well to search; the clock starts when the search first
-/// has a slot.
-#[derive(Clone, Copy, Debug)]
-pub struct SearchOrder {
-    pub depth: Option<u32>,
-    pub nodes: Option<u64>,
-    pub movetime: Duration,
-    /// Answer by then at the latest, whenever the search starts (the
-    /// caller's deadline, less the time to send the answer).
-    pub deadline: Option<Instant>,
-    pub level: Level,
-    /// Lines to find (at most [`MAX_MULTIPV`]).
-    pub multipv: usize,
-}
-
-impl SearchOrder {
-    /// The best move at `level` within `movetime`.
-    pub fn best_move(movetime: Duration, level: Level) -> SearchOrder {
-        SearchOrder {
-            depth: None,
-            nodes: None,
-            movetime,
-            deadline: None,
-            level,
-            multipv: 1,
-        }
-    }
-
-    /// The limits of a search starting now.
-    fn limits(&self, seed: u64) -> Limits {
-        let mut limits = Limits::movetime(self.movetime.min(MAX_MOVETIME));
-        if let Some(deadline) = self.deadline {
-            limits.deadline = limits.deadline.map(|end| end.min(deadline));
-        }
-        limits.depth = self.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
-        limits.nodes = self.nodes;
-        limits.multipv = self.multipv.clamp(1, MAX_MULTIPV);
-        limits.hash_mb = HASH_MB;
-        self.level.apply(limits, seed)
-    }
-}
-
-/// Why a search could not run.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum AnalysisError {
-    /// Every search slot is taken and the queue for them is full.
-    #[error(
-        "all {slots} engine slots are busy and their queue is full ({queue} calls): retry \
-         shortly (with backoff) or ask for shorter searches"
-    )]
-    Busy { slots: usize, queue: usize },
-    /// No slot came free within the caller's deadline or the longest wait.
-    #[error(
-        "no engine slot came free within {} ms: retry later (with backoff) or ask for shorter \
-         searches",
-        .0.as_millis()
-    )]
-    NoTurn(Duration),
-    /// The caller already runs the most searches one caller may.
-    #[error(
-        "you already run {0} engine search(es) at once, the most one caller may: wait for it to \
-         finish (or stop your Analyze) before starting another"
-    )]
-    PeerLimit(usize),
-    /// The position could not be set up.
-    #[error(transparent)]
-    Position(#[from] InvalidPosition),
-    /// The rules have already ended the game.
-    #[error("the game is already over: {0}")]
-    GameOver(String),
-}
-
-type Run = Box<dyn FnOnce(&Limits, &dyn Interrupt, &mut dyn FnMut(&Analysis)) -> Analysis + Send>;
-
-/// A position checked and ready to search.
-pub struct Job {
-    run: Run,
-}
-
-impl Job {
-    /// Sets up `moves` played from `fen` (`None` or empty: the standard
-    /// start) under the rules `choices` make: they decide which moves are
-    /// legal and which repetitions end the game, so the search follows them.
-    ///
-    /// # Errors
-    ///
-    /// The position is invalid, or the game is already over.
-    pub fn new<S: AsRef<str>>(
-        variant: Variant,
-        choices: RuleChoices,
-        fen: Option<&str>,
-        moves: &[S],
-    ) -> Result<Job, AnalysisError> {
-        with_game!(variant, G => {
-            let record = record_under::<G, S>(G::options(choices), fen, moves)?;
-            if let Some(end) = record.verdict().end {
-                return Err(AnalysisError::GameOver(end.describe(G::VARIANT)));
-            }
-            let run: Run = Box::new(move |limits, stop, report| think(&record, limits, stop, report));
-            Ok(Job { run })
-        })
-    }
-}
-
-fn think<G: Evaluate>(
-    record: &Record<G>,
-    limits: &Limits,
-    stop: &dyn Interrupt,
-    report: &mut dyn FnMut(&Analysis),
-) -> Analysis {
-    let started = Instant::now();
-    let mut table = TranspositionTable::new(limits.hash_mb);
-    let pos = record.current();
-    let describe = |pv: &[G::Move]| {
-        let mut line = pos.clone();
-        pv.iter()
-            .map(|&m| {
-                let description = line.describe(m);
-                line.play(m);
-                description
-            })
-            .collect::<Vec<_>>()
-    };
-    let analysis = |r: &SearchResult<G::Move>| Analysis {
-        lines: r
-            .lines
-            .iter()
-            .map(|l| Variation {
-                score: Score::from_engine(l.score),
-                pv: describe(&l.pv),
-            })
-            .collect(),
-        depth: r.depth,
-        nodes: r.nodes,
-        elapsed: started.elapsed(),
-    };
-    let result = search_with(record, limits, &mut table, stop, |r| report(&analysis(r)));
-    analysis(&result)
-}
+use crate::{
+    engine::{Interrupt, Limits, MAX_DEPTH},
+    peers::{Peer, PeerSlot, PeerSlots},
+};
 
 /// Stops a search when dropped (its caller has gone): sets its flag, then
 /// takes it out of the RPC slots' queue if it waits there.
@@ -573,6 +331,11 @@ async fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{
+        analysis::Score,
+        engine::{Level, MAX_MULTIPV},
+        rules::{RuleChoices, Variant},
+    };
 
     fn order(depth: u32) -> SearchOrder {
         SearchOrder {

@@ -4,10 +4,10 @@
 //! credential deletes any position, also those saved before positions had
 //! owners.
 
+use super::{
+    AdminToken, GameError, Refusal, hash_token, is_admin, new_token, refuse_hidden_characters,
+};
 use crate::{
-    games::{
-        AdminToken, GameError, Refusal, hash_token, is_admin, new_token, refuse_hidden_characters,
-    },
     reason::Reason,
     rules::{
         Side, Variant,

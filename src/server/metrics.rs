@@ -187,7 +187,7 @@ impl Sources {
         metrics::gauge!(ENGINE_SEATS_QUEUED).set(count(load.seats_queued));
         metrics::gauge!(ENGINE_CALLS_QUEUED).set(count(load.queued));
         metrics::counter!(WRITE_TRANSACTIONS).absolute(self.store.write_transactions());
-        metrics::counter!(LOG_LINES_DROPPED).absolute(crate::telemetry::dropped_log_lines());
+        metrics::counter!(LOG_LINES_DROPPED).absolute(super::telemetry::dropped_log_lines());
     }
 }
 

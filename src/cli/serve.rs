@@ -1,62 +1,23 @@
-//! The `arbiter` command line.
+//! `arbiter serve`: its options, and the process that runs the server
+//! until a signal stops it.
 
-use std::{io::Write, path::PathBuf, process::ExitCode, time::Duration};
+use std::{path::PathBuf, process::ExitCode, time::Duration};
 
-use clap::{Parser, Subcommand};
 use http::{HeaderValue, Uri};
 
 use crate::{
     analysis::Analyst,
-    api::{
-        DEFAULT_ENGINE_QUEUE, DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_PLAYER_STREAMS,
-        DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_RESUMES_PER_PEER,
-        DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
-        DEFAULT_PLAYER_STREAM_MAX_SEATS, DEFAULT_WATCHER_BUFFER_BYTES, PlayerLimits, ServerConfig,
-        TlsFiles, serve,
-    },
+    api::{DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits},
     games::{AdminToken, DEFAULT_LIVE_GAMES, LeaseTimes, PgnLimits},
-    memory,
-    rules::{Game, Variant, perft},
-    store::DEFAULT_BATCH_MAX,
-    telemetry::{self, LogFormat},
-    with_game,
-};
-
-/// Arbiter: referees and manages chess and xiangqi games.
-#[derive(Debug, Parser)]
-#[command(name = "arbiter", version, about)]
-pub struct Cli {
-    #[command(subcommand)]
-    pub command: Command,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Run the gRPC server: the Rules, Games, Positions and Engine
-    /// services, health, reflection, grpc-web and the web app.
-    Serve(Box<ServeArgs>),
-    /// Speak UCI on stdin/stdout (chess, or xiangqi via
-    /// `setoption name UCI_Variant value xiangqi`).
-    Uci,
-    /// Count the leaf nodes of the legal move tree (move generator test).
-    ///
-    /// Prints the node count as the last line; with --divide, one
-    /// `move: count` line per root move first.
-    Perft {
-        /// The game.
-        #[arg(long, default_value = "chess")]
-        variant: Variant,
-        /// Start position (default: the standard start).
-        #[arg(long)]
-        fen: Option<String>,
-        /// Depth in half-moves.
-        #[arg(long)]
-        depth: u32,
-        /// Print the count below each root move.
-        #[arg(long)]
-        divide: bool,
+    server::{
+        DEFAULT_ENGINE_QUEUE, DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BYTES,
+        DEFAULT_MAX_RESUMES_PER_PEER, DEFAULT_MAX_WATCHERS_PER_CONNECTION,
+        DEFAULT_MAX_WATCHERS_PER_GAME, DEFAULT_WATCHER_BUFFER_BYTES, ServerConfig, TlsFiles,
+        memory, serve,
+        telemetry::{self, LogFormat},
     },
-}
+    store::DEFAULT_BATCH_MAX,
+};
 
 /// `arbiter serve`'s options (README: the options table and "Limits and
 /// protection").
@@ -373,29 +334,12 @@ impl ServeArgs {
     }
 }
 
-impl Cli {
-    /// Runs the command, printing to stdout and errors to stderr.
-    pub fn run(self) -> ExitCode {
-        match self.command {
-            Command::Serve(args) => {
-                let _logs = telemetry::init(args.log_format, args.log_buffer_lines as usize);
-                let listen = args.listen.clone();
-                run_server(&listen, args.config())
-            }
-            Command::Uci => {
-                let output: crate::uci::Output =
-                    std::sync::Arc::new(std::sync::Mutex::new(std::io::stdout()));
-                crate::uci::Session::new(output).run(std::io::stdin().lock());
-                ExitCode::SUCCESS
-            }
-            Command::Perft {
-                variant,
-                fen,
-                depth,
-                divide,
-            } => with_game!(variant, G => run_perft::<G>(fen.as_deref(), depth, divide)),
-        }
-    }
+/// Runs the server `args` describe, logging as they say, until SIGINT or
+/// SIGTERM.
+pub(super) fn run(args: ServeArgs) -> ExitCode {
+    let _logs = telemetry::init(args.log_format, args.log_buffer_lines as usize);
+    let listen = args.listen.clone();
+    run_server(&listen, args.config())
 }
 
 /// A duration on the command line: a number with `ms`, `s`, `m` or `h`
@@ -465,41 +409,6 @@ fn bytes(text: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("{text:?}: a size from 1KiB to 64MiB"))
 }
 
-fn run_perft<G: Game>(fen: Option<&str>, depth: u32, divide: bool) -> ExitCode {
-    let pos = match fen.map(G::from_fen).transpose() {
-        Ok(pos) => pos.unwrap_or_else(G::start),
-        Err(err) => {
-            eprintln!("error: {err}");
-            return ExitCode::from(2);
-        }
-    };
-    let mut out = std::io::stdout().lock();
-    let printed = if divide && depth > 0 {
-        let split = perft::divide(&pos, depth);
-        split
-            .iter()
-            .try_for_each(|(m, n)| writeln!(out, "{m}: {n}"))
-            .and_then(|()| writeln!(out, "{}", split.iter().map(|(_, n)| n).sum::<u64>()))
-    } else {
-        writeln!(out, "{}", perft::perft(&pos, depth))
-    };
-    printed_to_stdout(printed.and_then(|()| out.flush()))
-}
-
-/// The exit of a command whose output went to stdout with `printed`. A
-/// reader that closed stdout (`| head -1`) has what it wanted: that is a
-/// success, said nothing about.
-fn printed_to_stdout(printed: std::io::Result<()>) -> ExitCode {
-    match printed {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("error: cannot write the output: {err}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
 fn run_server(listen: &str, config: ServerConfig) -> ExitCode {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -552,7 +461,10 @@ async fn shutdown_signal() {
 
 #[cfg(test)]
 mod tests {
+    use clap::Parser;
+
     use super::*;
+    use crate::cli::{Cli, Command};
 
     #[test]
     fn reads_durations_and_sizes() {
@@ -632,10 +544,10 @@ mod tests {
             _ => unreachable!("serve"),
         };
         let defaults = config(&["arbiter", "serve"]);
-        assert_eq!(defaults.engine_queue, crate::api::DEFAULT_ENGINE_QUEUE);
+        assert_eq!(defaults.engine_queue, crate::server::DEFAULT_ENGINE_QUEUE);
         assert_eq!(
             defaults.engine_queue_wait,
-            crate::api::DEFAULT_ENGINE_QUEUE_WAIT
+            crate::server::DEFAULT_ENGINE_QUEUE_WAIT
         );
         let set = config(&[
             "arbiter",

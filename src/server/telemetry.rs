@@ -8,11 +8,10 @@
 //!
 //! No input may make a log line long: every logged value that can come from
 //! a request (the request path, a game id, an error's text) is written
-//! through [`Clipped`], and ids that cannot be ours are refused before they
+//! through [`Clipped`](crate::rules::Clipped), and ids that cannot be ours are refused before they
 //! are logged at all.
 
 use std::{
-    fmt,
     io::IsTerminal,
     sync::{OnceLock, mpsc},
     time::Duration,
@@ -22,7 +21,7 @@ use tracing_appender::non_blocking::{ErrorCounter, NonBlockingBuilder, WorkerGua
 use tracing_subscriber::EnvFilter;
 
 /// Default `--log-buffer-lines`: log lines queued for stdout at most. Lines
-/// are a few hundred bytes (at most a few KiB: see [`Clipped`]).
+/// are a few hundred bytes (at most a few KiB: see [`Clipped`](crate::rules::Clipped)).
 pub const DEFAULT_LOG_BUFFER_LINES: usize = 8_192;
 
 /// How long the process waits at exit for the queued lines to be written.
@@ -93,35 +92,6 @@ impl Drop for LogGuard {
             });
         if flush.is_ok() {
             let _ = flushed.recv_timeout(FLUSH_TIME);
-        }
-    }
-}
-
-/// A value as the logs write it: whole up to [`Clipped::SHOWN`]
-/// characters, otherwise its first ones and its length in bytes.
-///
-/// ```
-/// use arbiter::telemetry::Clipped;
-///
-/// assert_eq!(Clipped("/arbiter.v1.Games/GetGame").to_string(), "/arbiter.v1.Games/GetGame");
-/// assert_eq!(
-///     Clipped(&"x".repeat(1000)).to_string(),
-///     format!("{}... (1000 bytes)", "x".repeat(128)),
-/// );
-/// ```
-#[derive(Clone, Copy, Debug)]
-pub struct Clipped<'a>(pub &'a str);
-
-impl Clipped<'_> {
-    /// Characters written of a longer value.
-    pub const SHOWN: usize = 128;
-}
-
-impl fmt::Display for Clipped<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.char_indices().nth(Clipped::SHOWN) {
-            None => f.write_str(self.0),
-            Some((cut, _)) => write!(f, "{}... ({} bytes)", &self.0[..cut], self.0.len()),
         }
     }
 }

@@ -7,12 +7,13 @@ use tokio::task::JoinHandle;
 use tonic::server::NamedService;
 use tonic_health::{ServingStatus, server::HealthReporter};
 
-use super::{
-    games::GamesService,
-    positions::PositionsService,
-    proto::{games_server::GamesServer, positions_server::PositionsServer},
+use crate::{
+    api::{
+        GamesService, PositionsService,
+        proto::{games_server::GamesServer, positions_server::PositionsServer},
+    },
+    store::Store,
 };
-use crate::store::Store;
 
 /// The services whose health is the store's.
 const WRITING: [&str; 3] = [

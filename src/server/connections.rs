@@ -70,9 +70,9 @@ use tonic::transport::server::{Connected, TcpConnectInfo};
 use tower::ServiceExt;
 use tower_service::Service;
 
-use super::{error::ErrorStatus, transport::Connection};
+use super::{memory, socket::Connection};
 use crate::{
-    memory,
+    api::ErrorStatus,
     peers::{Peer, PeerSlots},
     reason::Reason,
 };

@@ -24,8 +24,9 @@ use tonic::{Code, Status, body::Body};
 use tower::Layer;
 use tower_service::Service;
 
-use super::{error::ErrorStatus, request_limits::peer_of};
+use super::request_limits::peer_of;
 use crate::{
+    api::ErrorStatus,
     peers::{Peer, PeerRate},
     reason::Reason,
 };
