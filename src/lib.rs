@@ -17,4 +17,3 @@ pub mod reason;
 pub mod rules;
 pub mod server;
 pub mod store;
-

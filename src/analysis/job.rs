@@ -60,7 +60,8 @@ impl SearchOrder {
     }
 }
 
-pub(super) type Run = Box<dyn FnOnce(&Limits, &dyn Interrupt, &mut dyn FnMut(&Analysis)) -> Analysis + Send>;
+pub(super) type Run =
+    Box<dyn FnOnce(&Limits, &dyn Interrupt, &mut dyn FnMut(&Analysis)) -> Analysis + Send>;
 
 /// A position checked and ready to search.
 pub struct Job {

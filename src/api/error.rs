@@ -297,17 +297,20 @@ mod tests {
     use super::*;
     use crate::rules::{Variant, referee::referee};
 
-    /// The README's error table has a row `| REASON | CODE | ...` for every
+    /// The API reference's error table has a row `| REASON | CODE | ...` for every
     /// reason, with the reason's code.
     #[test]
-    fn the_readme_documents_every_reason() {
-        let readme = include_str!("../../README.md");
+    fn the_api_reference_documents_every_reason() {
+        let reference = include_str!("../../docs/api.md");
         for reason in Reason::ALL {
-            let row = format!("| `{}` | `{}` |", reason.as_str(), code_name(code(reason.kind())));
-            assert!(readme.contains(&row), "README.md lacks the row {row}");
+            let row = format!(
+                "| `{}` | `{}` |",
+                reason.as_str(),
+                code_name(code(reason.kind()))
+            );
+            assert!(reference.contains(&row), "docs/api.md lacks the row {row}");
         }
     }
-
 
     /// `code` as gRPC spells it (`INVALID_ARGUMENT`).
     fn code_name(code: Code) -> String {

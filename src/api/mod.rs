@@ -25,7 +25,9 @@ pub use error::{ErrorStatus, code, internal};
 pub use frames::encode_event;
 pub use games::GamesService;
 pub use legal_moves::LegalMovesAnswer;
-pub use player::{DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits, PlayerStreams};
+pub use player::{
+    DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits, PlayerStreams,
+};
 pub use positions::PositionsService;
 pub use request::REQUEST_COMPRESSION;
 pub use request_errors::rewrite as rewrite_errors;

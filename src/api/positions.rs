@@ -6,8 +6,8 @@ use super::{
     admission::{Creates, admit_create},
     convert,
     error::invalid_argument,
-    request::{next_token, paging, trace_position},
     proto::{self as pb, positions_server},
+    request::{next_token, paging, trace_position},
 };
 use crate::{
     games::positions::{Positions, Source},

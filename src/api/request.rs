@@ -19,7 +19,11 @@ const MAX_PAGE: u32 = 100;
 
 /// Page size and cursor from a request to the list whose tokens start with
 /// `list` (a token of another list is refused, not read as this one's).
-pub(super) fn paging(page_size: i32, token: &str, list: char) -> Result<(u32, Option<i64>), Status> {
+pub(super) fn paging(
+    page_size: i32,
+    token: &str,
+    list: char,
+) -> Result<(u32, Option<i64>), Status> {
     let limit = match page_size {
         0 => DEFAULT_PAGE,
         n if n < 0 => {

@@ -41,7 +41,9 @@ use super::{
     streams::{Place, Streams},
 };
 use crate::{
-    games::{GameView, Games, Published, Replay, Replayed, Role, Status as GameStatus, View, Watcher},
+    games::{
+        GameView, Games, Published, Replay, Replayed, Role, Status as GameStatus, View, Watcher,
+    },
     peers::{Peer, PeerSlot, PeerSlots},
 };
 

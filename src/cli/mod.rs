@@ -52,9 +52,7 @@ impl Cli {
     /// Runs the command, printing to stdout and errors to stderr.
     pub fn run(self) -> ExitCode {
         match self.command {
-            Command::Serve(args) => {
-                serve::run(*args)
-            }
+            Command::Serve(args) => serve::run(*args),
             Command::Uci => {
                 let output: uci::Output =
                     std::sync::Arc::new(std::sync::Mutex::new(std::io::stdout()));

@@ -19,8 +19,8 @@ use crate::{
     store::DEFAULT_BATCH_MAX,
 };
 
-/// `arbiter serve`'s options (README: the options table and "Limits and
-/// protection").
+/// `arbiter serve`'s options (`docs/operations.md`: the options table and
+/// "Limits and protection").
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
     /// Address to listen on.

@@ -120,7 +120,7 @@ impl Limits {
 /// | 10 | 64 | exact | full strength, limited only by time |
 ///
 /// The last column is the design; the strength measured against Stockfish
-/// is in the README's level table and `BENCHMARKS.md`.
+/// is in the level table of `docs/engine.md` and `BENCHMARKS.md`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Level(u8);
 

@@ -16,7 +16,7 @@
 //! The cache holds at most its capacity of entries (`--live-games`); the
 //! game changed longest ago goes first. An entry costs about 1 KB a ply
 //! played, as measured (43 KB for a chess game of 30-50 plies; BENCHMARKS.md,
-//! The write path): the stored moves with their FENs, a position of the
+//! Memory of the live games): the stored moves with their FENs, a position of the
 //! record and a move view in every notation for each ply.
 
 use std::{

@@ -70,7 +70,7 @@ impl MoveText {
 impl Extend<char> for MoveText {
     // Always inline: describing a xiangqi answer's moves calls it some 200
     // times with two to four known characters, and as a call it took 6% of
-    // the whole answer (BENCHMARKS.md, gRPC service).
+    // the whole answer.
     #[inline(always)]
     fn extend<I: IntoIterator<Item = char>>(&mut self, chars: I) {
         // The length stays in a register until the end.

@@ -9,7 +9,10 @@ use super::{connections::ConnectionLimits, tls::TlsFiles};
 use crate::{
     analysis::Analyst,
     api::{DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits},
-    games::{AdminToken, DEFAULT_LIVE_GAMES, DEFAULT_OPEN_SEAT_TIMEOUT, LeaseTimes, PgnLimits, SystemTime, TimeSource},
+    games::{
+        AdminToken, DEFAULT_LIVE_GAMES, DEFAULT_OPEN_SEAT_TIMEOUT, LeaseTimes, PgnLimits,
+        SystemTime, TimeSource,
+    },
     store::DEFAULT_BATCH_MAX,
 };
 
@@ -204,4 +207,3 @@ impl ServerConfig {
         }
     }
 }
-

@@ -6,7 +6,7 @@
 //! least its purge delay (1 s) after the page went free. A runtime thread
 //! that goes idle once a burst of streams has closed does neither, so what
 //! the streams took stayed resident for good: reused by the next burst,
-//! never returned (BENCHMARKS.md, "Hostile clients, measured again",
+//! never returned (BENCHMARKS.md, "Hostile clients",
 //! points 3 and 16). So:
 //!
 //! - a connection that closes, or whose last watch stream ends, is a

@@ -8,7 +8,7 @@
 //! response. Most of Arbiter's answers weigh 256 bytes to 1 KiB (a
 //! coordinates-only `LegalMoves` is about 350), so under load every response
 //! paid its own system call and the kernel time per request doubled
-//! (`BENCHMARKS.md`, gRPC service). Saying the socket does not write vectored
+//! (measured under LegalMoves load). Saying the socket does not write vectored
 //! raises the threshold, so answers up to 1 KiB share one write.
 //!
 //! A bigger answer is still chained, and without vectored writes h2 would

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use arbiter::api::proto::{
     self as pb, engine_client::EngineClient, games_client::GamesClient, rules_client::RulesClient,
 };
-use arbiter::server::{ServerConfig, serve};
 use arbiter::games::{SystemTime, TimeSource};
+use arbiter::server::{ServerConfig, serve};
 use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
 use tonic::transport::Channel;
 
@@ -516,8 +516,8 @@ pub fn games_service(
     use arbiter::{
         analysis::{Analyst, Capacity},
         api::encode_event,
-        server::{DEFAULT_MAX_WATCHERS_PER_GAME, DEFAULT_WATCHER_BUFFER_BYTES},
         games::{Games, Watching},
+        server::{DEFAULT_MAX_WATCHERS_PER_GAME, DEFAULT_WATCHER_BUFFER_BYTES},
     };
     let analyst = Analyst::new(Capacity {
         slots: 1,

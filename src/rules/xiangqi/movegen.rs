@@ -105,7 +105,7 @@ impl Sources {
     /// For `by` pieces attacking `sq` with the board occupied as in
     /// `occupied`.
     // Always inline: left a call, it cost 2% of a `LegalMoves` answer,
-    // which asks it of every move that may give check (BENCHMARKS.md).
+    // which asks it of every move that may give check.
     #[inline(always)]
     fn new(sq: Square, by: Side, occupied: Occupied) -> Sources {
         let lines = attacks::lines(sq, occupied);
