@@ -263,7 +263,7 @@ async fn the_operator_aborts_any_game() {
 
 /// Engines answering each other at once change their game with every
 /// commit; the operator's abort waits its turn among those changes rather
-/// than losing to each in turn (it used to be answered ABORTED).
+/// than losing to each in turn (never answered ABORTED).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_operator_aborts_games_engines_play_at_full_speed() {
     const GAMES: usize = 6;

@@ -1,8 +1,7 @@
-//! Small inputs that used to slip through: control characters in display
-//! names, position names and tags (a tag with a newline was read back as
-//! two), invisible formatting characters in names (a bidi override renders
-//! a name reversed), and PGN that ImportGame read whole before applying its
-//! caps.
+//! Small inputs checked: control characters in display names, position
+//! names and tags (a tag with a newline would read back as two), invisible
+//! formatting characters in names (a bidi override renders a name
+//! reversed), and PGN, whose caps ImportGame applies while it reads.
 
 mod common;
 

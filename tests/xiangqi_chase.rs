@@ -356,7 +356,7 @@ fn assert_verdicts(clauses: &[Clause]) {
 /// cannon); the general and soldiers may chase; attacking different pieces
 /// in turn is allowed.
 const CHASES: &[Clause] = &[
-    // The minimal chase: Black's chariot follows the horse between
+    // The smallest chase: Black's chariot follows the horse between
     // d0 and c2.
     Clause::chase(
         "a chariot chasing an unprotected horse",

@@ -16,7 +16,8 @@ use std::{
 use tokio::sync::watch;
 
 use super::{
-    Ending, EventKind, GameClock, GameError, GameView, Games, abort, clock::Expiry, finish,
+    Games,
+    model::{Ending, EventKind, Expiry, GameClock, GameError, GameView, abort, finish},
 };
 use crate::{
     rules::referee::Referee,

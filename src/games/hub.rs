@@ -31,9 +31,9 @@ use std::{
     task::{Context, Poll, Waker},
 };
 
-use bytes::Bytes;
-
-use super::{GameError, GameView, MoveView, Status, View};
+use super::model::{
+    EncodeEvent, EventKind, GameError, GameEvent, GameView, MoveView, Published, Status, View,
+};
 
 /// An event was refused: the channel's last event is `after`, and the ones
 /// between it and the refused one have to come first.
@@ -45,98 +45,6 @@ pub(super) struct Gap {
 /// Most events a game's backlog holds, however small.
 pub const MAX_BACKLOG: usize = 256;
 
-/// What happened.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EventKind {
-    Move,
-    DrawOffered,
-    DrawDeclined,
-    DrawAccepted,
-    DrawClaimed,
-    Resigned,
-    Aborted,
-    TakebackProposed,
-    TakebackAccepted,
-    TakebackDeclined,
-    /// A flag fell.
-    Flagged,
-    /// A player took the open seat.
-    SeatJoined,
-    /// A finished game's player offered a rematch.
-    RematchOffered,
-    /// The rematch offer was declined.
-    RematchDeclined,
-    /// The rematch was created (the game names it).
-    RematchStarted,
-}
-
-impl EventKind {
-    /// Every kind.
-    const ALL: [EventKind; 15] = [
-        EventKind::Move,
-        EventKind::DrawOffered,
-        EventKind::DrawDeclined,
-        EventKind::DrawAccepted,
-        EventKind::DrawClaimed,
-        EventKind::Resigned,
-        EventKind::Aborted,
-        EventKind::TakebackProposed,
-        EventKind::TakebackAccepted,
-        EventKind::TakebackDeclined,
-        EventKind::Flagged,
-        EventKind::SeatJoined,
-        EventKind::RematchOffered,
-        EventKind::RematchDeclined,
-        EventKind::RematchStarted,
-    ];
-
-    /// The kind recorded as `name`.
-    pub fn from_name(name: &str) -> Option<EventKind> {
-        EventKind::ALL.into_iter().find(|kind| kind.name() == name)
-    }
-
-    /// The name recorded in the game's event history.
-    pub const fn name(self) -> &'static str {
-        match self {
-            EventKind::Move => "move",
-            EventKind::DrawOffered => "draw_offered",
-            EventKind::DrawDeclined => "draw_declined",
-            EventKind::DrawAccepted => "draw_accepted",
-            EventKind::DrawClaimed => "draw_claimed",
-            EventKind::Resigned => "resigned",
-            EventKind::Aborted => "aborted",
-            EventKind::TakebackProposed => "takeback_proposed",
-            EventKind::TakebackAccepted => "takeback_accepted",
-            EventKind::TakebackDeclined => "takeback_declined",
-            EventKind::Flagged => "flagged",
-            EventKind::SeatJoined => "seat_joined",
-            EventKind::RematchOffered => "rematch_offered",
-            EventKind::RematchDeclined => "rematch_declined",
-            EventKind::RematchStarted => "rematch_started",
-        }
-    }
-
-    /// Whether it happens after the game's end (about its rematch).
-    pub const fn after_end(self) -> bool {
-        matches!(
-            self,
-            EventKind::RematchOffered | EventKind::RematchDeclined | EventKind::RematchStarted
-        )
-    }
-}
-
-/// One event: the game after it, and the move if one was played.
-#[derive(Clone, Copy, Debug)]
-pub struct GameEvent<'a> {
-    pub kind: EventKind,
-    pub game: &'a GameView,
-    pub played: Option<&'a MoveView>,
-}
-
-/// Encodes an event into the messages a watcher of a view receives for it,
-/// once for all of them.
-pub type EncodeEvent = fn(GameEvent<'_>, View) -> Vec<Bytes>;
-
 /// How games are watched.
 #[derive(Clone, Copy, Debug)]
 pub struct Watching {
@@ -147,27 +55,6 @@ pub struct Watching {
     /// watchers are not counted: they always get their streams).
     pub max_per_game: usize,
     pub encode: EncodeEvent,
-}
-
-/// An event as its watchers receive it.
-#[derive(Debug)]
-pub struct Published {
-    /// The game's version after the event.
-    pub version: i64,
-    /// The encoded messages, in order.
-    pub messages: Vec<Bytes>,
-    /// Whether the game is over after it: a plain watcher's stream ends.
-    pub game_over: bool,
-    /// Whether nothing follows it: the game is over and its rematch, if
-    /// one can be, exists (see [`GameView::is_final`]). A watcher that
-    /// follows the rematch ends here.
-    pub ends: bool,
-}
-
-impl Published {
-    fn size(&self) -> usize {
-        self.messages.iter().map(Bytes::len).sum()
-    }
 }
 
 /// A watcher's next event was dropped from its game's backlog before it
@@ -626,6 +513,8 @@ mod tests {
         sync::atomic::{AtomicUsize, Ordering},
         task::Wake,
     };
+
+    use bytes::Bytes;
 
     use super::*;
     use crate::{games::OutcomeView, rules::Variant};

@@ -3,11 +3,11 @@
 //! played on with the seat tokens the import returns).
 
 use super::{
-    CreatedGame, Ending, GameError, Games,
-    names::hidden_character,
-    new_game,
-    pgn::{self, PgnCap, PgnGame, PgnLimits},
-    side_title,
+    CreatedGame, Games,
+    model::{
+        Ending, GameError, hidden_character, new_game, pgn, pgn::PgnCap, pgn::PgnGame,
+        pgn::PgnLimits, side_title,
+    },
 };
 use crate::{
     reason::Reason,

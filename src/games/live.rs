@@ -25,11 +25,11 @@ use std::{
 };
 
 use super::{
-    GameError, GameView, MoveView,
     change_lock::ChangeLocks,
-    replay,
-    takeover::{engine_due_at, stamp_flag},
-    view::{move_view, move_views},
+    model::{
+        GameError, GameView, MoveView, move_view, move_views, replay, takeover::engine_due_at,
+        takeover::stamp_flag,
+    },
 };
 use crate::{
     rules::referee::Referee,

@@ -19,8 +19,11 @@ use std::time::Duration;
 use rand::Rng;
 
 use super::{
-    EventKind, GameError, GameView, Games, SeatSpec, end_aborted, ensure_ongoing, ids,
-    refuse_hidden_characters, seat_name, view_of,
+    Games,
+    model::{
+        EventKind, GameError, GameView, SeatSpec, end_aborted, ensure_ongoing, ids,
+        refuse_hidden_characters, seat_name, view_of,
+    },
 };
 use crate::{
     reason::Reason,

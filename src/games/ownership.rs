@@ -32,7 +32,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use super::{GameError, Games, new_id};
+use super::{
+    Games,
+    model::{GameError, new_id},
+};
 use crate::store::{Fence, Lease, shard_of};
 
 /// How long a lease lasts unrenewed, and how often its owner renews it.

@@ -4,7 +4,10 @@
 //! ended); across servers the games' channels hear other servers' writes
 //! as every watcher's do.
 
-use super::{GameError, GameView, Games, Role, View, Watcher, seat};
+use super::{
+    Games, Role, Watcher,
+    model::{GameError, GameView, View, seat},
+};
 use crate::rules::Side;
 
 /// A seat followed: its game as it is now, its side, and a watcher of the
@@ -29,7 +32,7 @@ impl Games {
         let mut watcher = self.hub.subscribe(id, View::Basic, Role::Player)?;
         let stored = self.load(id).await?;
         let side = seat(&stored, token)?;
-        let game = super::view_of(&stored)?;
+        let game = super::model::view_of(&stored)?;
         watcher.seen(game.version);
         self.hear_others(id, game.version).await;
         Ok(FollowedSeat {

@@ -4,7 +4,7 @@
 //! credential deletes any position, also those saved before positions had
 //! owners.
 
-use super::{
+use super::model::{
     AdminToken, GameError, Refusal, hash_token, is_admin, new_token, refuse_hidden_characters,
 };
 use crate::{

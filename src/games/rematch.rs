@@ -14,8 +14,11 @@
 //! acceptance to seat it.
 
 use super::{
-    EventKind, GameClock, GameError, GameView, Games, SeatedGame, engine_seat::engine_of, ids,
-    replay, seat, side_title, takeover,
+    Games, SeatedGame,
+    model::{
+        EventKind, GameClock, GameError, GameView, engine_of, ids, replay, seat, side_title,
+        takeover,
+    },
 };
 use crate::{
     reason::Reason,

@@ -23,9 +23,11 @@ use std::{
 };
 
 use super::{
-    GameError, GameView, Games, Published, Role, View, Watcher,
+    Games, Role, Watcher,
     hub::MAX_BACKLOG,
-    retelling::{Retelling, Told},
+    model::{GameError, GameView, Published, View},
+    retelling::Retelling,
+    retelling::Told,
 };
 use crate::reason::Reason;
 

@@ -7,7 +7,8 @@
 use std::sync::Arc;
 
 use super::{
-    EventKind, GameError, GameView, MoveView, live::follow_moves, replay, view::move_views,
+    live::follow_moves,
+    model::{EventKind, GameError, GameView, MoveView, move_views, replay},
 };
 use crate::{
     rules::referee::Referee,

@@ -5,11 +5,11 @@
 //! checks everything again: the store stays the truth, this only keeps
 //! refusals off the one writer.
 
-use super::{GameError, Games, ensure_ongoing, ensure_ply, ensure_seated, ensure_turn, seat};
-use crate::{
-    rules::{Side, Variant},
-    store::StoredGame,
+use super::{
+    Games,
+    model::{GameError, ensure_ongoing, ensure_ply, ensure_seated, ensure_turn, seat, turn_after},
 };
+use crate::{rules::Variant, store::StoredGame};
 
 /// What a request needs.
 #[derive(Clone, Copy, Debug)]
@@ -68,33 +68,4 @@ fn judge(game: &StoredGame, ply: usize, token: &str, needs: Needs) -> Result<(),
         ensure_turn(variant, turn_after(&game.start_fen, ply), side)?;
     }
     Ok(())
-}
-
-/// The side to move after `ply` moves from `start_fen` (a stored FEN, whose
-/// second field is `w` or `b` in both games).
-pub(super) fn turn_after(start_fen: &str, ply: usize) -> Side {
-    let first = match start_fen.split_whitespace().nth(1) {
-        Some("b") => Side::Black,
-        _ => Side::White,
-    };
-    if ply.is_multiple_of(2) {
-        first
-    } else {
-        first.other()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_turn_alternates_from_the_start_position() {
-        let chess = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-        assert_eq!(turn_after(chess, 0), Side::White);
-        assert_eq!(turn_after(chess, 3), Side::Black);
-        let black_first = "4k3/8/8/8/8/8/8/4K3 b - - 0 1";
-        assert_eq!(turn_after(black_first, 0), Side::Black);
-        assert_eq!(turn_after(black_first, 1), Side::White);
-    }
 }

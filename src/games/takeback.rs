@@ -9,8 +9,12 @@
 //! wins and the game ends on time, as it would for a move made too late.
 
 use super::{
-    EventKind, GameClock, GameError, GameView, Games, Needs, engine_seat::engine_of,
-    ensure_ongoing, flag, offered_by_opponent, seat,
+    Games, flag,
+    model::{
+        EventKind, GameClock, GameError, GameView, engine_of, ensure_ongoing, offered_by_opponent,
+        seat,
+    },
+    screen::Needs,
 };
 use crate::{
     reason::Reason,

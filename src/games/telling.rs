@@ -11,9 +11,12 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::{
-    EventKind, GameView, Games, MoveView,
-    hub::{Hub, MAX_BACKLOG},
-    retelling::{Retelling, Told},
+    Games,
+    hub::Hub,
+    hub::MAX_BACKLOG,
+    model::{EventKind, GameView, MoveView},
+    retelling::Retelling,
+    retelling::Told,
 };
 use crate::store::{Change, Store, StoreError};
 

@@ -6,7 +6,8 @@
 //! [`Backend::committers`]); a game's changes always go to the same one. A
 //! game to create whose id or join code another game has already (the odds
 //! are nil but not zero) is refused alone, with a database error.
-//! How a batch's statements are shaped is `store::batch`'s business.
+//! What a batch writes, and how its statements are shaped, is
+//! `store::write`'s business.
 //!
 //! Nothing waits for a batch to fill: the task takes whatever is queued when
 //! it is free, so a lone change is committed as soon as it arrives, and under
@@ -28,7 +29,9 @@ use sqlx::{Any, pool::PoolConnection};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{
-    Backend, Fence, NewGame, StoreError, StoredGame, batch, games, now_millis, writer::Writer,
+    Backend, NewGame, StoreError, StoredGame, now_millis,
+    write::{self, Applied, GameWrite, Written},
+    writer::Writer,
 };
 
 /// Changes that may wait for the writer at once, beyond which a caller
@@ -37,87 +40,6 @@ pub const QUEUE_CAPACITY: usize = 4096;
 
 /// Default most changes committed in one transaction.
 pub const DEFAULT_BATCH_MAX: usize = 64;
-
-/// A game change to write: the game as changed, what it was judged on, the
-/// event to record, and what else the write needs.
-#[derive(Clone, Debug)]
-pub struct GameWrite {
-    /// The game after the change (its version and time are set on writing).
-    pub game: StoredGame,
-    /// The stored state the change was judged on.
-    pub base: Base,
-    /// Event kind, e.g. `move`, `draw_offered`, `resigned`.
-    pub event: &'static str,
-    /// The side that caused it.
-    pub side: Option<String>,
-    /// Written only while this lease is held (an engine seat's move, by
-    /// the game's owner), checked in the same transaction.
-    pub fence: Option<Fence>,
-    /// A game created with the change, both or neither (a rematch).
-    pub creates: Option<NewGame>,
-}
-
-/// The stored state a change was judged on: the write goes through only if
-/// the game is still there. Besides the version, the two clock columns an
-/// engine seat's wait for a search slot sets without a new version.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Base {
-    pub version: i64,
-    /// Moves stored.
-    pub moves: usize,
-    pub turn_started_at: Option<i64>,
-    pub engine_waiting_ply: Option<i64>,
-    /// White's and Black's names as stored (the name search follows them).
-    pub names: (String, String),
-}
-
-impl GameWrite {
-    /// Whether the change renames a player (whose names the search indexes).
-    pub(super) fn renames(&self) -> bool {
-        let (white, black) = &self.base.names;
-        (white, black) != (&self.game.white_name, &self.game.black_name)
-    }
-}
-
-impl Base {
-    /// What `game`, as stored, is.
-    pub fn of(game: &StoredGame) -> Base {
-        Base {
-            version: game.version,
-            moves: game.moves.len(),
-            turn_started_at: game.clock.map(|c| c.turn_started_at),
-            engine_waiting_ply: game.clock.and_then(|c| c.engine_waiting_ply),
-            names: (game.white_name.clone(), game.black_name.clone()),
-        }
-    }
-}
-
-/// How a change was written.
-#[derive(Debug)]
-pub enum Written {
-    /// Committed: the game as stored now (its new version), and the game
-    /// created with it.
-    Committed {
-        game: StoredGame,
-        created: Option<Box<StoredGame>>,
-    },
-    /// The game changed after the change was judged: nothing was written;
-    /// judge it again on the stored game.
-    Stale(StoredGame),
-}
-
-/// What one change of a batch came to.
-pub(super) enum Applied {
-    Written {
-        created: Option<Box<StoredGame>>,
-    },
-    /// The game is not as the change's base says.
-    Stale,
-    /// The change's fence names a lease no longer held.
-    LeaseLost {
-        shard: i64,
-    },
-}
 
 /// A write waiting for its batch, and where its caller waits for the answer
 /// (boxed: the queue's slots stay small).
@@ -261,17 +183,17 @@ async fn commit(
         let now = now_millis();
         let mut created = Vec::with_capacity(creates.len());
         for new in creates {
-            created.push(games::insert_game_in(tx.conn(), backend, *new).await?);
+            created.push(write::insert_game_in(tx.conn(), backend, *new).await?);
         }
         let mut writes: Vec<&mut GameWrite> = changes.iter_mut().map(|(write, _)| write).collect();
-        let applied = games::write_changes(tx.conn(), backend, &mut writes, now).await?;
+        let applied = write::write_changes(tx.conn(), backend, &mut writes, now).await?;
         let written: Vec<&GameWrite> = changes
             .iter()
             .zip(&applied)
             .filter(|(_, applied)| matches!(applied, Applied::Written { .. }))
             .map(|((write, _), _)| write)
             .collect();
-        batch::write_records(tx.conn(), backend, &written, now).await?;
+        write::write_records(tx.conn(), backend, &written, now).await?;
         let conn = tx.commit_holding(size).await?;
         Ok::<_, StoreError>((created, applied, conn))
     }

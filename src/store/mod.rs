@@ -7,15 +7,17 @@
 //! (`migrations/sqlite`, `migrations/postgres`) to the same tables.
 
 mod backend;
-mod batch;
 mod changes;
 mod commit;
 mod events;
 mod game_search;
 mod games;
 mod leases;
+mod names;
 mod positions;
+mod rows;
 mod sql;
+mod write;
 mod writer;
 
 use std::{sync::Arc, time::Duration};
@@ -25,14 +27,15 @@ use tokio::sync::watch;
 
 pub use backend::{Backend, DatabaseUrl, DatabaseUrlError};
 pub use changes::{Change, RECONNECTS as LISTENER_RECONNECTS};
-pub use commit::{Base, DEFAULT_BATCH_MAX, GameWrite, QUEUE_CAPACITY, Written};
+pub use commit::{DEFAULT_BATCH_MAX, QUEUE_CAPACITY};
 pub use events::History;
-pub use games::{
+pub use leases::{Fence, Lease, shard_of};
+pub use positions::{NewPosition, PositionFilter, StoredPosition};
+pub use rows::{
     GameFilter, GameHead, GameNotFound, NewGame, OpenSeat, StoredClock, StoredEngine, StoredGame,
     StoredMove, StoredRematch, Update,
 };
-pub use leases::{Fence, Lease, shard_of};
-pub use positions::{NewPosition, PositionFilter, StoredPosition};
+pub use write::{Base, GameWrite, Written};
 
 /// How long the store waits at start-up for the database to answer.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -159,7 +162,7 @@ impl Store {
             .map_err(open)?;
         backend.migrate(&writer).await?;
         if backend == Backend::Sqlite {
-            let indexed = game_search::index_missing_players(&writer).await?;
+            let indexed = names::index_missing_players(&writer).await?;
             if indexed > 0 {
                 tracing::info!(games = indexed, "player names indexed for search");
             }

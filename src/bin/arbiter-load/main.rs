@@ -1103,7 +1103,8 @@ async fn run(setup: &Setup, spec: RunSpec) -> Result<Report, Fatal> {
 /// The RPCs and concurrency levels to measure: `--all`'s matrix (with
 /// raw-commit when there is a database for it), or one RPC. PostgreSQL's
 /// raw-commit alone at more than one in flight is measured from one
-/// connection first: the rate the targets compare with.
+/// connection first: the disk's bare commit rate, which the write path's
+/// figures are compared with.
 fn plan(args: &Args) -> (Vec<Rpc>, Vec<usize>) {
     match args.rpc {
         Some(rpc) if !args.all => {

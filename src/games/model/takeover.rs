@@ -7,7 +7,7 @@
 //! the store's change feed, arms its timer and wakes its engine seat from
 //! the game's row alone.
 
-use super::screen::turn_after;
+use super::play::turn_after;
 use crate::{
     rules::Side,
     store::{StoredClock, StoredEngine},
@@ -19,7 +19,7 @@ pub const ENGINE_MARGIN: std::time::Duration = std::time::Duration::from_secs(3)
 
 /// Records in `clock` when the side to move after `ply` moves from
 /// `start_fen` runs out.
-pub(super) fn stamp_flag(start_fen: &str, ply: usize, clock: &mut Option<StoredClock>) {
+pub(in crate::games) fn stamp_flag(start_fen: &str, ply: usize, clock: &mut Option<StoredClock>) {
     if let Some(stored) = clock {
         stored.flag_at = super::GameClock::from_stored(stored)
             .deadline(turn_after(start_fen, ply), ply)
@@ -30,7 +30,7 @@ pub(super) fn stamp_flag(start_fen: &str, ply: usize, clock: &mut Option<StoredC
 /// When the engine seat to move after `ply` moves should have moved by, its
 /// turn beginning at `now`; `None` if a human is to move. `engines` are
 /// White's and Black's seats.
-pub(super) fn engine_due_at(
+pub(in crate::games) fn engine_due_at(
     start_fen: &str,
     ply: usize,
     engines: [Option<StoredEngine>; 2],

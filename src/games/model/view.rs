@@ -9,8 +9,11 @@ use crate::{
 };
 
 use super::{
-    Ending, GameClock,
-    engine_seat::{EngineSeat, engine_of},
+    clock::GameClock,
+    ending::Ending,
+    error::GameError,
+    play::{replay, rule_choices},
+    seats::{EngineSeat, engine_of},
 };
 
 /// How much of a game an answer or a watch event carries
@@ -111,7 +114,7 @@ fn status(game: &StoredGame) -> Status {
 impl GameView {
     /// The full view: moves in every notation (`moves`, the record's as
     /// [`move_views`] tells them), outcome, claims.
-    pub(super) fn build(
+    pub(in crate::games) fn build(
         game: &StoredGame,
         record: &dyn Referee,
         moves: Arc<Vec<MoveView>>,
@@ -136,7 +139,7 @@ impl GameView {
     }
 
     /// The view from the stored row alone (for lists: no moves, no replay).
-    pub(super) fn summary(game: &StoredGame) -> GameView {
+    pub(in crate::games) fn summary(game: &StoredGame) -> GameView {
         let status = status(game);
         let ending = game.termination.as_deref().and_then(Ending::from_code);
         let winner = side(game.winner.as_deref());
@@ -156,7 +159,7 @@ impl GameView {
         GameView {
             id: game.id.clone(),
             variant,
-            rules: super::rule_choices(game).unwrap_or_default(),
+            rules: rule_choices(game).unwrap_or_default(),
             version: game.version,
             start_fen: game.start_fen.clone(),
             fen: game
@@ -201,7 +204,7 @@ impl GameView {
 }
 
 /// The view of `played`, the move stored as `stored`.
-pub(super) fn move_view(played: PlayedMove, stored: &StoredMove) -> MoveView {
+pub(in crate::games) fn move_view(played: PlayedMove, stored: &StoredMove) -> MoveView {
     MoveView {
         ply: u32::try_from(stored.ply).unwrap_or(u32::MAX),
         // Upper-case pieces are White's (Red's).
@@ -217,11 +220,18 @@ pub(super) fn move_view(played: PlayedMove, stored: &StoredMove) -> MoveView {
 }
 
 /// The views of every move of `game`, as `record` (its replay) tells them.
-pub(super) fn move_views(game: &StoredGame, record: &dyn Referee) -> Vec<MoveView> {
+pub(in crate::games) fn move_views(game: &StoredGame, record: &dyn Referee) -> Vec<MoveView> {
     record
         .history()
         .into_iter()
         .zip(&game.moves)
         .map(|(played, stored)| move_view(played, stored))
         .collect()
+}
+
+/// The view of a game read from the store (replayed).
+pub(in crate::games) fn view_of(game: &StoredGame) -> Result<GameView, GameError> {
+    let record = replay(game)?;
+    let moves = Arc::new(move_views(game, record.as_ref()));
+    Ok(GameView::build(game, record.as_ref(), moves))
 }

@@ -15,7 +15,8 @@ use serde_json::{Value, json};
 use sqlx::{AnyConnection, Either, Executor};
 use tokio_stream::StreamExt;
 
-use super::{Backend, StoredMove, changes, commit::GameWrite, sql::Sql};
+use super::change::GameWrite;
+use crate::store::{Backend, StoredMove, changes, sql::Sql};
 
 /// Most games' updates in one call on SQLite.
 const UPDATES_A_CALL: usize = 32;
@@ -23,7 +24,7 @@ const UPDATES_A_CALL: usize = 32;
 /// Updates each game of `writes` in turn if it is still as its write's base
 /// says, with its new version and `now`; the games updated. A game that was
 /// updated has its new version and time set.
-pub(super) async fn update_games(
+pub(in crate::store) async fn update_games(
     conn: &mut AnyConnection,
     backend: Backend,
     writes: &mut [&mut GameWrite],
@@ -215,7 +216,7 @@ impl Table {
 
 /// Inserts `moves` of game `game_seq` into its moves, or, with `undone_by`
 /// (the takeback's version), into its undone moves.
-pub(super) async fn insert_moves(
+pub(in crate::store) async fn insert_moves(
     conn: &mut AnyConnection,
     backend: Backend,
     game_seq: i64,
@@ -248,7 +249,7 @@ fn move_row(game_seq: i64, m: &StoredMove) -> Value {
 
 /// Records the moves played and the event of each change of a batch that
 /// was written, at `now`, in one call; on PostgreSQL announces them too.
-pub(super) async fn write_records(
+pub(in crate::store) async fn write_records(
     conn: &mut AnyConnection,
     backend: Backend,
     written: &[&GameWrite],

@@ -1,0 +1,37 @@
+//! The game as the services judge it: typed pieces of the stored game
+//! (ids, seats, clocks, endings, views), the event vocabulary, PGN, and the
+//! rules of play (`play`) as functions of the stored game. No task, no
+//! store call: everything here is decided from what it is given.
+
+mod admin;
+mod clock;
+mod ending;
+mod error;
+mod events;
+pub(in crate::games) mod ids;
+mod names;
+pub mod pgn;
+mod play;
+mod seats;
+pub(in crate::games) mod takeover;
+mod view;
+
+pub use admin::AdminToken;
+pub(crate) use admin::is_admin;
+pub(in crate::games) use clock::Expiry;
+pub use clock::{FIRST_MOVE_GRACE, GameClock, ManualTime, SystemTime, TimeControl, TimeSource};
+pub use ending::Ending;
+pub use error::{GameError, Refusal};
+pub use events::{EncodeEvent, EventKind, GameEvent, Published};
+pub(crate) use ids::{hash_token, new_token};
+pub use ids::{is_well_formed_id, new_id};
+pub(crate) use names::{hidden_character, refuse_hidden_characters};
+pub use pgn::{PgnLimits, PgnNotation};
+pub(in crate::games) use play::{
+    abort, end_aborted, ensure_ongoing, ensure_ply, ensure_seated, ensure_turn, finish, new_game,
+    offered_by_opponent, play, replay, rule_choices, seat, seat_name, side_title, turn_after,
+};
+pub(in crate::games) use seats::engine_of;
+pub use seats::{EngineSeat, SeatSpec};
+pub use view::{GameView, MoveView, OutcomeView, Status, View};
+pub(in crate::games) use view::{move_view, move_views, view_of};

@@ -1,0 +1,90 @@
+//! Reading games: one, its PGN, a page of them, and watching one; the
+//! counts the metrics show.
+
+use super::{
+    Games, Role, Watcher,
+    model::{GameError, GameView, PgnNotation, View, is_well_formed_id, pgn, view_of},
+};
+use crate::store::{GameFilter, Page, StoredGame};
+
+impl Games {
+    /// A game.
+    ///
+    /// # Errors
+    ///
+    /// Unknown id, or storage.
+    pub async fn get(&self, id: &str) -> Result<GameView, GameError> {
+        let stored = self.load(id).await?;
+        view_of(&stored)
+    }
+
+    pub(super) async fn load(&self, id: &str) -> Result<StoredGame, GameError> {
+        if !is_well_formed_id(id) {
+            return Err(GameError::game_not_found(id));
+        }
+        self.store
+            .game(id)
+            .await?
+            .ok_or_else(|| GameError::game_not_found(id))
+    }
+
+    /// The game as PGN.
+    ///
+    /// # Errors
+    ///
+    /// Unknown id, Chinese notation for chess, or storage.
+    pub async fn export(&self, id: &str, notation: PgnNotation) -> Result<String, GameError> {
+        pgn::write(&self.get(id).await?, notation)
+    }
+
+    /// Games, newest first, without moves.
+    ///
+    /// # Errors
+    ///
+    /// Storage.
+    pub async fn list(&self, filter: GameFilter) -> Result<Page<GameView>, GameError> {
+        let page = self.store.games(filter).await?;
+        Ok(Page {
+            items: page.items.iter().map(GameView::summary).collect(),
+            next: page.next,
+        })
+    }
+
+    /// A snapshot of the game and the feed of what happens next, each
+    /// event with the game in `view`. Nothing is kept for an unknown game.
+    ///
+    /// # Errors
+    ///
+    /// Unknown id, too many watchers of the game, or storage.
+    pub async fn watch(
+        &self,
+        id: &str,
+        view: View,
+        role: Role,
+    ) -> Result<(GameView, Watcher), GameError> {
+        // Subscribe before reading, so nothing between the two is missed;
+        // the watcher skips events not newer than the snapshot. On an
+        // error the watcher is dropped, and with it the channel it opened.
+        let mut watcher = self.hub.subscribe(id, view, role)?;
+        let view = self.get(id).await?;
+        watcher.seen(view.version);
+        self.hear_others(id, view.version).await;
+        Ok((view, watcher))
+    }
+
+    /// Games with watchers now (each has a channel in memory): for tests
+    /// and monitoring.
+    pub fn watched_games(&self) -> usize {
+        self.hub.watched_games()
+    }
+
+    /// Games in play kept in memory now (for tests and monitoring).
+    pub fn live_games(&self) -> usize {
+        self.live.len()
+    }
+
+    /// Watchers of every game now (for monitoring).
+    pub fn watchers(&self) -> usize {
+        self.hub.watchers()
+    }
+}

@@ -1,0 +1,283 @@
+//! The stored shapes of games: the rows as the store reads and writes them,
+//! and how a row of `games` reads back.
+
+use sqlx::{Row, any::AnyRow};
+
+/// A game to create (validated by the caller; tokens already hashed).
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    pub id: String,
+    pub variant: String,
+    pub start_fen: String,
+    pub white_name: String,
+    pub black_name: String,
+    pub white_token_hash: String,
+    pub black_token_hash: String,
+    pub white_engine: Option<StoredEngine>,
+    pub black_engine: Option<StoredEngine>,
+    /// Moves already played (an imported game); empty for a new game.
+    pub moves: Vec<StoredMove>,
+    /// `ongoing`, or how an imported game ended (with `winner` and
+    /// `termination`).
+    pub status: String,
+    pub winner: Option<String>,
+    pub termination: Option<String>,
+    /// Does an engine seat grant the human's takebacks?
+    pub engine_grants_takebacks: bool,
+    pub clock: Option<StoredClock>,
+    /// When the engine seat to move should have moved by (`None`: a human
+    /// is to move).
+    pub engine_due_at: Option<i64>,
+    /// A xiangqi game's repetition rules, by name (`None` for chess).
+    pub xiangqi_rules: Option<String>,
+    /// Who is still to take a seat, and how (`None`: both seats are taken).
+    pub open: Option<OpenSeat>,
+    /// The game this one is the rematch of.
+    pub rematch_of: Option<String>,
+}
+
+/// A seat left open at creation, until a player takes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenSeat {
+    /// `white` or `black`.
+    pub side: String,
+    /// The code JoinGame takes the seat with (unique).
+    pub join_code: String,
+    /// When the game expires if nobody has taken the seat (unix
+    /// milliseconds).
+    pub until: i64,
+}
+
+/// A finished game's rematch, offered or created.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StoredRematch {
+    /// The rematch's id, once created.
+    pub id: Option<String>,
+    /// The side offering one (`None`: no offer stands).
+    pub offer: Option<String>,
+    /// The hash of the offerer's token in the rematch to come.
+    pub token_hash: Option<String>,
+}
+
+/// A game's clock columns (see `migrations/0004_clocks.sql`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoredClock {
+    pub initial_ms: i64,
+    pub increment_ms: i64,
+    pub delay_ms: i64,
+    /// `Some` for a correspondence game (0 = no limit).
+    pub days_per_move: Option<i64>,
+    /// Time for each side's first move (`None`: the default).
+    pub grace_ms: Option<i64>,
+    pub white_ms: i64,
+    pub black_ms: i64,
+    pub turn_started_at: i64,
+    /// The ply at which an engine seat waits for a search slot (see
+    /// `migrations/sqlite/0008_engine_seat_waits.sql`).
+    pub engine_waiting_ply: Option<i64>,
+    /// When the side to move runs out of time, as of this state (`None`:
+    /// nothing can run out); the owner of the game's lease arms its timer
+    /// from it after another server's change.
+    pub flag_at: Option<i64>,
+    /// A seat is open: no clock runs until it is taken (not a column of its
+    /// own: the game's open seat says).
+    pub held: bool,
+}
+
+/// A seat played by the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoredEngine {
+    /// 1-10.
+    pub level: i64,
+    pub movetime_ms: i64,
+}
+
+/// A stored move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredMove {
+    pub ply: i64,
+    /// Coordinate notation (chess UCI, xiangqi ICCS).
+    pub uci: String,
+    pub fen_after: String,
+    pub played_at: i64,
+}
+
+/// A stored game with its moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredGame {
+    pub seq: i64,
+    pub id: String,
+    pub variant: String,
+    pub start_fen: String,
+    pub white_name: String,
+    pub black_name: String,
+    pub white_token_hash: String,
+    pub black_token_hash: String,
+    pub white_engine: Option<StoredEngine>,
+    pub black_engine: Option<StoredEngine>,
+    /// `ongoing`, `decisive`, `drawn` or `aborted`.
+    pub status: String,
+    /// `white` or `black`.
+    pub winner: Option<String>,
+    pub termination: Option<String>,
+    /// The side with a pending draw offer.
+    pub draw_offer: Option<String>,
+    /// The side with a pending takeback proposal.
+    pub takeback_offer: Option<String>,
+    /// Does an engine seat grant the human's takebacks?
+    pub engine_grants_takebacks: bool,
+    /// The clock, for a timed game.
+    pub clock: Option<StoredClock>,
+    /// When the engine seat to move should have moved by (`None`: a human
+    /// is to move); the owner of the game's lease wakes its engine from it
+    /// after another server's change.
+    pub engine_due_at: Option<i64>,
+    /// A xiangqi game's repetition rules, by name (`None` for chess).
+    pub xiangqi_rules: Option<String>,
+    /// The seat still open, if one is. Its join code stays with the game
+    /// (`join_code`) once taken, so that a late joiner hears it is.
+    pub open: Option<OpenSeat>,
+    pub join_code: Option<String>,
+    /// The game this one is the rematch of.
+    pub rematch_of: Option<String>,
+    /// This game's rematch, offered or created.
+    pub rematch: StoredRematch,
+    /// Bumped by every change; orders the game's events.
+    pub version: i64,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub moves: Vec<StoredMove>,
+    /// Moves a change took back (popped from `moves`, last first); written
+    /// to the takeback's history, never read back.
+    pub undone: Vec<StoredMove>,
+}
+
+/// A game's row without its moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameHead {
+    /// The game, with `moves` left empty.
+    pub game: StoredGame,
+    /// Moves played.
+    pub ply: usize,
+}
+
+/// Which games to list.
+#[derive(Clone, Debug, Default)]
+pub struct GameFilter {
+    /// `Some(false)`: ongoing only; `Some(true)`: finished only.
+    pub finished: Option<bool>,
+    pub variant: Option<String>,
+    /// Only games with a player whose name contains this (case-insensitive,
+    /// in Unicode).
+    pub player: Option<String>,
+    /// Only games that ended this way (stored termination code).
+    pub termination: Option<String>,
+    /// Only games created at or after this (unix milliseconds).
+    pub created_from: Option<i64>,
+    /// Only games created before this (unix milliseconds).
+    pub created_until: Option<i64>,
+    /// Only games older than this cursor.
+    pub before: Option<i64>,
+    pub limit: u32,
+}
+
+/// A change a game's judge makes: the value to hand back and the event to
+/// record in the game's history.
+#[derive(Clone, Debug)]
+pub struct Update<T> {
+    pub value: T,
+    /// Event kind, e.g. `move`, `draw_offered`, `resigned`.
+    pub event: &'static str,
+    /// The side that caused it.
+    pub side: Option<String>,
+}
+
+/// The game asked for (by this id) does not exist.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameNotFound(pub String);
+
+pub(super) const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, black_name, white_token_hash, \
+     black_token_hash, status, winner, termination, draw_offer, version, created_at, updated_at, \
+     white_engine_level, white_engine_movetime_ms, black_engine_level, black_engine_movetime_ms, \
+     takeback_offer, engine_grants_takebacks, clock_initial_ms, clock_increment_ms, clock_delay_ms, \
+     clock_days_per_move, clock_white_ms, clock_black_ms, clock_turn_started_at, clock_grace_ms, \
+     clock_engine_waiting_ply, clock_flag_at, engine_due_at, xiangqi_rules, join_code, open_seat, \
+     open_until, rematch_of, rematch, rematch_offer, rematch_token_hash";
+
+pub(super) fn game_from_row(row: &AnyRow) -> StoredGame {
+    let open = open_from_row(row, 33);
+    let mut clock = clock_from_row(row, 21);
+    if let Some(clock) = &mut clock {
+        clock.held = open.is_some();
+    }
+    StoredGame {
+        seq: row.get(0),
+        id: row.get(1),
+        variant: row.get(2),
+        start_fen: row.get(3),
+        white_name: row.get(4),
+        black_name: row.get(5),
+        white_token_hash: row.get(6),
+        black_token_hash: row.get(7),
+        status: row.get(8),
+        winner: row.get(9),
+        termination: row.get(10),
+        draw_offer: row.get(11),
+        version: row.get(12),
+        created_at: row.get(13),
+        updated_at: row.get(14),
+        white_engine: engine_from_row(row, 15),
+        black_engine: engine_from_row(row, 17),
+        takeback_offer: row.get(19),
+        engine_grants_takebacks: row.get::<i64, _>(20) != 0,
+        clock,
+        engine_due_at: row.get(31),
+        xiangqi_rules: row.get(32),
+        join_code: row.get(33),
+        open,
+        rematch_of: row.get(36),
+        rematch: StoredRematch {
+            id: row.get(37),
+            offer: row.get(38),
+            token_hash: row.get(39),
+        },
+        moves: Vec::new(),
+        undone: Vec::new(),
+    }
+}
+
+fn clock_from_row(row: &AnyRow, column: usize) -> Option<StoredClock> {
+    let get = |i: usize| row.get::<Option<i64>, _>(column + i);
+    Some(StoredClock {
+        initial_ms: get(0).unwrap_or(0),
+        increment_ms: get(1).unwrap_or(0),
+        delay_ms: get(2).unwrap_or(0),
+        days_per_move: get(3),
+        grace_ms: get(7),
+        engine_waiting_ply: get(8),
+        flag_at: get(9),
+        white_ms: get(4)?,
+        black_ms: get(5)?,
+        turn_started_at: get(6)?,
+        held: false,
+    })
+}
+
+/// The open seat of a game's row: its join code at `column`, then the
+/// side and the expiry.
+fn open_from_row(row: &AnyRow, column: usize) -> Option<OpenSeat> {
+    Some(OpenSeat {
+        join_code: row.get::<Option<String>, _>(column)?,
+        side: row.get::<Option<String>, _>(column + 1)?,
+        until: row.get::<Option<i64>, _>(column + 2)?,
+    })
+}
+
+fn engine_from_row(row: &AnyRow, column: usize) -> Option<StoredEngine> {
+    let level: Option<i64> = row.get(column);
+    let movetime_ms: Option<i64> = row.get(column + 1);
+    Some(StoredEngine {
+        level: level?,
+        movetime_ms: movetime_ms?,
+    })
+}
