@@ -90,8 +90,7 @@ impl Games {
                 })
             })
             .await?;
-        if let Some(event) = expired {
-            self.tell(event, &view, None).await;
+        if expired.is_some() {
             self.arm_clock(&view);
             return Err(GameError::GameOver(format!(
                 "the move came too late: {}",
@@ -100,8 +99,6 @@ impl Games {
         }
         self.arm_clock(&view);
         let played = view.moves.last().cloned().expect("a move was just played");
-        self.tell(EventKind::Move, &view, Some(played.clone()))
-            .await;
         Ok((view, played))
     }
 
@@ -260,7 +257,6 @@ impl Games {
                 })
             })
             .await?;
-        self.tell(EventKind::Aborted, &view, None).await;
         self.arm_clock(&view);
         Ok(view)
     }
@@ -296,7 +292,6 @@ impl Games {
             })
             .await?;
         // A takeback restarts the turn; an ending stops the clock.
-        self.tell(event, &view, None).await;
         self.arm_clock(&view);
         Ok(view)
     }

@@ -257,27 +257,25 @@ impl Games {
     /// watchers.
     pub(super) async fn expire_if_due(&self, id: &str) -> Result<(), Unexpired> {
         let now = self.time.now();
-        let (view, event) = self
-            .change(id, |game, record| {
-                if game.status != "ongoing" {
-                    return Err(Unexpired::Untimed);
-                }
-                let clock = GameClock::from_stored(&game.clock.ok_or(Unexpired::Untimed)?);
-                let (deadline, expiry) = clock
-                    .deadline(record.turn(), game.moves.len())
-                    .ok_or(Unexpired::Untimed)?;
-                if now < deadline {
-                    return Err(Unexpired::NotDue(deadline));
-                }
-                let event = expire(game, record, expiry);
-                Ok(Update {
-                    value: event,
-                    event: event.name(),
-                    side: None,
-                })
+        self.change(id, |game, record| {
+            if game.status != "ongoing" {
+                return Err(Unexpired::Untimed);
+            }
+            let clock = GameClock::from_stored(&game.clock.ok_or(Unexpired::Untimed)?);
+            let (deadline, expiry) = clock
+                .deadline(record.turn(), game.moves.len())
+                .ok_or(Unexpired::Untimed)?;
+            if now < deadline {
+                return Err(Unexpired::NotDue(deadline));
+            }
+            let event = expire(game, record, expiry);
+            Ok(Update {
+                value: (),
+                event: event.name(),
+                side: None,
             })
-            .await?;
-        self.tell(event, &view, None).await;
+        })
+        .await?;
         Ok(())
     }
 }

@@ -15,12 +15,19 @@
 //! so that a watcher which never reads (its connection's send window full,
 //! and nothing polling it) costs no more than the bounded backlog.
 //!
-//! A channel takes its game's events in version order, each once: an event
-//! not newer than the last one is a duplicate and dropped, and one that
-//! skips a version is refused ([`Gap`]) so that the caller tells the missed
-//! events first, from the store. That keeps the order whoever publishes: a
-//! change whose writer publishes late, or another server's change heard of
-//! through the store.
+//! A channel takes its game's events in version order, each once. This
+//! server's changes publish their events while the game's change is held,
+//! so they come in order; another server's changes are heard of through the
+//! store, late or twice: an event not newer than the last one is a
+//! duplicate and dropped, and one that skips a version is refused ([`Gap`])
+//! so that the caller tells the missed events first, from the store.
+//!
+//! The channel is written here rather than taken from a broadcast crate
+//! (`tokio::sync::broadcast` bounds a channel by its count of messages)
+//! for two things those lack: a bound in bytes, per game and view, so that
+//! a stalled watcher of whole games costs no more than `buffer_bytes`
+//! however large the game; and one encoding per event and view, shared by
+//! every watcher down to the socket.
 
 use std::{
     collections::{HashMap, VecDeque},

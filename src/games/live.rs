@@ -27,8 +27,8 @@ use std::{
 use super::{
     change_lock::ChangeLocks,
     model::{
-        GameError, GameView, MoveView, move_view, move_views, replay, takeover::engine_due_at,
-        takeover::stamp_flag,
+        EventKind, GameError, GameView, MoveView, move_view, move_views, replay,
+        takeover::engine_due_at, takeover::stamp_flag,
     },
 };
 use crate::{
@@ -239,7 +239,8 @@ impl super::Games {
     /// Changes game `id`: `change` judges it (and mutates it: new moves are
     /// played on the record and appended to the game's, taken-back ones
     /// popped into its `undone`), then the change is written in the next
-    /// group commit and the game's new view returned. Records what the
+    /// group commit, its event told to the game's watchers (before the
+    /// game's next change may start), and the game's new view returned. Records what the
     /// game's owner needs to arm its flag and engine turn. Concurrent
     /// changes of one game each see the other's result: in this process
     /// they go one after another; a change judged on a game another
@@ -356,6 +357,14 @@ impl super::Games {
                     };
                     let view = live.view();
                     self.live.put(live);
+                    // Told while the change is held: the game's next change
+                    // waits, so its watchers hear the events in order.
+                    if let Some(kind) = EventKind::from_name(update.event) {
+                        let played = (kind == EventKind::Move)
+                            .then(|| view.moves.last().cloned())
+                            .flatten();
+                        self.tell(kind, &view, played).await;
+                    }
                     return Ok((view, update.value, created.map(|game| *game)));
                 }
                 // Judged on a game the store has moved past.

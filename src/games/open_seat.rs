@@ -228,7 +228,6 @@ impl Games {
                 })
             })
             .await?;
-        self.tell(EventKind::SeatJoined, &game, None).await;
         self.arm_clock(&game);
         Ok(SeatedGame { game, side, token })
     }
@@ -257,7 +256,6 @@ impl Games {
             Err(Unexpired(None)) => return Ok(()),
             Err(Unexpired(Some(error))) => return Err(error),
         };
-        self.tell(EventKind::Aborted, &game, None).await;
         self.arm_clock(&game);
         Ok(())
     }

@@ -112,7 +112,7 @@ impl Games {
                 Ok::<_, Unwritten>((update, created))
             })
             .await;
-        let (game, (side, kind), created) = match asked {
+        let (game, (side, _), created) = match asked {
             Ok(asked) => asked,
             Err(Unwritten::Refused(error)) => return Err(error),
             Err(Unwritten::Exists(rematch, side)) => {
@@ -128,7 +128,6 @@ impl Games {
                 });
             }
         };
-        self.tell(kind, &game, None).await;
         let rematch = match created {
             None => None,
             Some(new) => {

@@ -153,7 +153,6 @@ impl Games {
     /// Tells watchers of `event`, and re-arms the clock when moves were
     /// taken back; a takeback the flag beat is refused (the game is over).
     async fn published(&self, view: GameView, event: EventKind) -> Result<GameView, GameError> {
-        self.tell(event, &view, None).await;
         // A takeback restarts the turn; an ending stops the clock.
         self.arm_clock(&view);
         match event {

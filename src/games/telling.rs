@@ -1,10 +1,11 @@
 //! Telling watchers every event of their games, in order and once each,
-//! whoever made it: a write here publishes its own event; an event the hub
-//! refuses because an earlier one has not been told yet (a concurrent
-//! write whose writer publishes later, or another server's) is told after
-//! the missed ones, read from the store. On PostgreSQL the store's change
-//! feed says when another server wrote a watched game, and after the feed's
-//! listener reconnects every watched game is read again.
+//! whoever made it: a change here tells its own event while the game's
+//! change is held (see `live`); another server's change is told from the
+//! store, and an event the hub refuses because one before it has not been
+//! told yet is told after the missed ones, read from the store. On
+//! PostgreSQL the store's change feed says when another server wrote a
+//! watched game, and after the feed's listener reconnects every watched
+//! game is read again.
 
 use std::time::Duration;
 
