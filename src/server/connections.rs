@@ -70,12 +70,8 @@ use tonic::transport::server::{Connected, TcpConnectInfo};
 use tower::ServiceExt;
 use tower_service::Service;
 
-use super::{memory, socket::Connection};
-use crate::{
-    api::ErrorStatus,
-    peers::{Peer, PeerSlots},
-    reason::Reason,
-};
+use super::{memory, refusal::Refusal, socket::Connection};
+use crate::peers::{Peer, PeerSlots};
 
 /// Largest header list a request may send (HTTP/2
 /// `SETTINGS_MAX_HEADER_LIST_SIZE`, hyper's default made explicit): what a
@@ -318,48 +314,6 @@ impl Throttled {
         }
         self.last = Some(now);
         Some(std::mem::take(&mut self.count))
-    }
-}
-
-/// The service of a connection refused for its address's share: every
-/// request is answered with the refusal.
-#[derive(Clone, Copy, Debug)]
-struct Refusal {
-    limit: usize,
-}
-
-impl Service<Request<tonic::body::Body>> for Refusal {
-    type Response = Response<tonic::body::Body>;
-    type Error = Infallible;
-    type Future = std::future::Ready<Result<Self::Response, Infallible>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: Request<tonic::body::Body>) -> Self::Future {
-        let grpc = request
-            .headers()
-            .get(http::header::CONTENT_TYPE)
-            .is_some_and(|kind| kind.as_bytes().starts_with(b"application/grpc"));
-        let message = format!(
-            "too many connections from your address: it may hold {}; close some, or retry later",
-            self.limit
-        );
-        let response = if grpc {
-            let status: tonic::Status = ErrorStatus::new(Reason::TooManyConnections, message)
-                .metadata("cap", "peer")
-                .metadata("limit", self.limit)
-                .into();
-            status.into_http()
-        } else {
-            let mut response = Response::new(tonic::body::Body::new(http_body_util::Full::new(
-                Bytes::from(message),
-            )));
-            *response.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
-            response
-        };
-        std::future::ready(Ok(response))
     }
 }
 

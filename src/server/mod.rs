@@ -13,6 +13,7 @@ mod credential_checks;
 mod health;
 pub mod memory;
 mod metrics;
+mod refusal;
 mod request_limits;
 mod rpc_outcomes;
 mod socket;

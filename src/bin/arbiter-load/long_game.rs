@@ -12,7 +12,7 @@ use std::fmt::Write;
 
 use arbiter::rules::{Game, Record, chess::Chess, xiangqi::Xiangqi};
 
-use crate::GameVariant;
+use crate::args::GameVariant;
 
 /// Plies without an irreversible move after which the next move must be one.
 const IRREVERSIBLE_DUE: u32 = 90;

@@ -12,7 +12,7 @@ use shakmaty::{
 
 use super::{
     names::{piece_on, role_name},
-    notation::denotes,
+    san::denotes,
     side_of,
 };
 use crate::rules::{IllegalMove, IllegalReason};

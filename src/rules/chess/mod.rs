@@ -14,6 +14,7 @@ mod fen;
 mod names;
 mod notation;
 mod outcome;
+mod san;
 
 use shakmaty::{
     CastlingSide, Color, EnPassantMode, Piece, Position, Role,

@@ -6,7 +6,7 @@ use shakmaty::{
     uci::UciMove,
 };
 
-use super::explain;
+use super::{explain, san::denotes};
 use crate::rules::{MoveDescription, MoveError, MoveText};
 
 const EXPECTED: &str = "UCI (e2e4, e7e8q, e1g1 or e1h1) or SAN (e4, Nf3, exd5, O-O, e8=Q)";
@@ -68,32 +68,6 @@ fn resolve_san(pos: &shakmaty::Chess, san: San, text: &str) -> Result<Move, Move
                 .map(|m| SanPlus::from_move(pos.clone(), m).to_string())
                 .collect(),
         }),
-    }
-}
-
-/// Does `san` denote `m`, ignoring the capture mark?
-pub(super) fn denotes(san: San, m: Move) -> bool {
-    match san {
-        San::Normal {
-            role,
-            file,
-            rank,
-            to,
-            promotion,
-            capture: _,
-        } => {
-            let Some(from) = m.from() else { return false };
-            // A pawn move without a file is a push along the file.
-            let file = file.or((role == Role::Pawn).then(|| to.file()));
-            !m.is_castle()
-                && m.role() == role
-                && m.to() == to
-                && m.promotion() == promotion
-                && file.is_none_or(|f| f == from.file())
-                && rank.is_none_or(|r| r == from.rank())
-        }
-        San::Castle(side) => m.castling_side() == Some(side),
-        San::Put { .. } | San::Null => false,
     }
 }
 
