@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check the hand-built repetition cycles of tests/xiangqi_chase.rs (the
+"""Check the hand-built repetition cycles of tests/rules/xiangqi_chase.rs (the
 `Clause` tables) against pyffish, the Fairy-Stockfish Python binding.
 
 Each clause (`Clause::draw`, `Clause::check` or `Clause::chase`) gives a

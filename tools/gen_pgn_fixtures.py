@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the PGN round-trip fixtures of tests/pgn_roundtrip.rs.
+"""Writes the PGN round-trip fixtures of tests/rules/pgn_roundtrip.rs.
 
 chess:   tests/fixtures/chess/games.pgn, written by python-chess: the
          Stockfish-vs-Arbiter match games of tools/match.py (PGN files given

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate tests/fixtures/xiangqi/chases.jsonl: repetition cycles judged by
 pyffish (Fairy-Stockfish's Python binding, AXF chasing rules), for the
-differential test of the perpetual-chase judge (tests/xiangqi_chase.rs).
+differential test of the perpetual-chase judge (tests/rules/xiangqi_chase.rs).
 
 Each case is a sparse random position (both generals, two to five other
 pieces a side) and a cycle in which each side shuffles one piece between two

@@ -1,0 +1,22 @@
+//! The Rules, Games, Positions and Engine services end to end through a real
+//! server in-process: games, seats, takebacks, rematches, clocks and flag
+//! timers, history, views, credentials, engine seats.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod clocks;
+mod credentials;
+mod engine;
+mod flag_timers;
+mod games;
+mod history;
+mod rematch;
+mod rules;
+mod screening;
+mod seats;
+mod service;
+mod takeback_clocks;
+mod takebacks;
+mod views;
+mod xiangqi_chase;

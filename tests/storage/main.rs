@@ -1,0 +1,12 @@
+//! Storage and replicas: PostgreSQL, several servers on one database, the
+//! write path's durability and batching, a full disk, and the game search at
+//! scale.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod full_disk;
+mod list_scale;
+mod postgres;
+mod replicas;
+mod write_path;
