@@ -1,17 +1,29 @@
 //! Arbiter: referees and manages chess and xiangqi games for other programs.
 //!
-//! The crate is layered so that each layer knows only the one below it:
+//! The crate is a stack of layers; each imports only layers below it, and
+//! nothing imports upward. From the bottom:
 //!
-//! - [`rules`]: exact game rules with no I/O, one module per game behind the
-//!   shared [`rules::Game`] trait;
-//! - [`cli`]: the command-line entry points (`perft`, and later `serve`, `uci`).
+//! | layer | what it is | may import |
+//! |---|---|---|
+//! | [`rules`] | the exact rules of both games behind the [`rules::Game`] trait: moves, notations, FEN, outcomes, perft; no I/O | nothing |
+//! | [`peers`] | per-address shares (slots and rates), the fairness every limit builds on | nothing |
+//! | [`store`] | SQLite or PostgreSQL through sqlx: the stored shapes of games and positions, the one-way write path, the change feed between replicas; SQL only | nothing |
+//! | [`reason`] | every reason an error of the API gives, and its kind of refusal | `rules` |
+//! | [`engine`] | the search, generic over [`rules::Game`] | `rules` |
+//! | [`analysis`] | the engine as a service: jobs, two pools of slots, turns between callers | `engine`, `rules`, `peers` |
+//! | [`games`] | game management: the model (`games::model`) under the services (create, moves and actions, offers, seats, rematches, engine seats, watching) | `store`, `analysis`, `engine`, `reason`, `rules` |
+//! | [`api`] | the gRPC API: requests into domain calls, domain errors into statuses | `games` and everything below it |
+//! | [`server`] | the process that serves the API: the composition root, the accept loop, limits per connection and address, TLS, request layers, web app, metrics, memory and logs | `api` and everything below |
+//! | [`cli`] | the `arbiter` commands: `serve`, `uci`, `perft` | `server` and everything below |
+//!
+//! `docs/architecture.md` draws the layers and follows a MakeMove and a
+//! WatchGame event through them.
 
 pub mod analysis;
 pub mod api;
 pub mod cli;
 pub mod engine;
 pub mod games;
-
 pub mod peers;
 pub mod reason;
 pub mod rules;
