@@ -317,14 +317,11 @@ async fn gauges_show_the_servers_games_watchers_and_engine_slots() {
         .await
         .unwrap();
     while stream.message().await.unwrap().is_some() {}
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while ended_with(&Scrape::of(&metrics).await, "OK") == ended_with(&before, "OK") {
-        assert!(
-            Instant::now() < deadline,
-            "the ended stream was not counted"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    crate::wait_until!(
+        Duration::from_secs(10),
+        ended_with(&Scrape::of(&metrics).await, "OK") != ended_with(&before, "OK"),
+        "the ended stream was not counted"
+    );
     server.stop().await;
 }
 
@@ -385,15 +382,13 @@ async fn the_endpoint_serves_get_metrics_only_to_a_few_connections_at_once() {
 
     // Their places come back when they close.
     drop(idle);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let answer = http(&metrics, "GET", "/metrics").await;
-        if answer.starts_with("HTTP/1.1 200") {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the places never came back");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    crate::wait_until!(
+        Duration::from_secs(10),
+        http(&metrics, "GET", "/metrics")
+            .await
+            .starts_with("HTTP/1.1 200"),
+        "the places never came back"
+    );
     server.stop().await;
 }
 

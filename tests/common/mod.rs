@@ -20,6 +20,23 @@ use tonic::transport::Channel;
 
 pub use database::TestDatabase;
 
+/// How often [`wait_until!`] asks again.
+pub const POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Waits until `$ready` (an expression, `.await`s and all) holds, asking
+/// again every [`POLL`] on tokio's clock; fails the test with the message
+/// (format arguments allowed) once `$within` has passed.
+#[macro_export]
+macro_rules! wait_until {
+    ($within:expr, $ready:expr, $($message:tt)+) => {{
+        let deadline = tokio::time::Instant::now() + $within;
+        while !$ready {
+            assert!(tokio::time::Instant::now() < deadline, $($message)+);
+            tokio::time::sleep($crate::common::POLL).await;
+        }
+    }};
+}
+
 pub struct TestServer {
     pub addr: std::net::SocketAddr,
     stop: Option<oneshot::Sender<()>>,
@@ -554,21 +571,17 @@ pub async fn wait_health(
     want: tonic_health::pb::health_check_response::ServingStatus,
     within: std::time::Duration,
 ) {
-    let deadline = std::time::Instant::now() + within;
-    loop {
-        let mut all = true;
-        for service in ["", "arbiter.v1.Games", "arbiter.v1.Positions"] {
-            all &= health(channel, service).await == want as i32;
-        }
-        if all {
-            return;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "health never became {want:?}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    crate::wait_until!(
+        within,
+        {
+            let mut all = true;
+            for service in ["", "arbiter.v1.Games", "arbiter.v1.Positions"] {
+                all &= health(channel, service).await == want as i32;
+            }
+            all
+        },
+        "health never became {want:?}"
+    );
 }
 
 /// A free port's address on 127.0.0.1.

@@ -153,15 +153,12 @@ async fn one_timer_per_ongoing_timed_game() {
         .abort(&other.game.id, &other.white_token)
         .await
         .unwrap();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while games.flag_timers() > 0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "finished games keep {} timers",
-            games.flag_timers()
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    crate::wait_until!(
+        Duration::from_secs(5),
+        games.flag_timers() == 0,
+        "finished games keep {} timers",
+        games.flag_timers()
+    );
     store.close().await;
 }
 

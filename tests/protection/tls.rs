@@ -313,11 +313,11 @@ async fn changed_certificate_files_serve_new_connections_and_open_ones_go_on() {
 
     let second = ca.issue();
     write_leaf(dir.path(), &second);
-    let started = tokio::time::Instant::now();
-    while served_certificate(server.addr, &client).await != der(&second.cert) {
-        assert!(started.elapsed() < DEADLINE, "new certificate never served");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    crate::wait_until!(
+        DEADLINE,
+        served_certificate(server.addr, &client).await == der(&second.cert),
+        "new certificate never served"
+    );
     assert_eq!(check(open).await.unwrap(), SERVING);
     assert_eq!(
         opened.load(Ordering::SeqCst),

@@ -13,7 +13,7 @@ use std::{
     io::Write,
     path::{Path, PathBuf},
     process::Command,
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use arbiter::api::proto::{
@@ -209,11 +209,11 @@ async fn a_full_disk_refuses_writes_as_unavailable_and_recovers_by_itself() {
 
     std::fs::remove_file(&filler).unwrap();
     wait_health(&channel, ServingStatus::Serving, Duration::from_secs(10)).await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !acked.create(&mut games).await {
-        assert!(Instant::now() < deadline, "CreateGame never recovered");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    crate::wait_until!(
+        Duration::from_secs(10),
+        acked.create(&mut games).await,
+        "CreateGame never recovered"
+    );
     for _ in 0..4 {
         assert!(
             acked.play(&mut games, &first).await,

@@ -246,11 +246,11 @@ async fn engine_moves_flags_and_imports_keep_the_live_game_right() {
         .into_inner();
     let id = vs_engine.game.clone().unwrap().id;
     common::play(&mut games, &id, &vs_engine.white_token, "e4").await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while common::get_game(&mut games, &id).await.ply < 2 {
-        assert!(Instant::now() < deadline, "the engine did not move");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    crate::wait_until!(
+        Duration::from_secs(10),
+        common::get_game(&mut games, &id).await.ply >= 2,
+        "the engine did not move"
+    );
     let after = common::play(&mut games, &id, &vs_engine.white_token, "d4").await;
     assert_eq!(after.ply, 3);
     let stored = common::get_game(&mut games, &id).await;
