@@ -37,6 +37,12 @@ pub use rows::{
 };
 pub use write::{Base, GameWrite, Written};
 
+/// The settings of every SQLite connection: WAL, a commit flushed before it
+/// is answered, foreign keys, and a wait for a lock held by another
+/// connection.
+pub const SQLITE_SETTINGS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; \
+                                   PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000";
+
 /// How long the store waits at start-up for the database to answer.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -251,15 +257,9 @@ impl Backend {
             // sqlx's `Any` driver takes SQLite's settings from the URL only,
             // and these have no URL form.
             Backend::Sqlite => options.after_connect(|conn, _| {
-                Box::pin(async move {
-                    sqlx::raw_sql(
-                        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; \
-                         PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000",
-                    )
-                    .execute(conn)
-                    .await
-                    .map(drop)
-                })
+                Box::pin(
+                    async move { sqlx::raw_sql(SQLITE_SETTINGS).execute(conn).await.map(drop) },
+                )
             }),
             Backend::Postgres => options,
         }

@@ -17,15 +17,12 @@ use std::{
     time::Duration,
 };
 
-use arbiter::store::{Backend, DatabaseUrl, now_millis};
+use arbiter::store::{Backend, DatabaseUrl, SQLITE_SETTINGS, now_millis};
 use sqlx::{AnyPool, AssertSqlSafe, any::AnyPoolOptions};
 use tonic::Status;
 
 use crate::{Fatal, describe};
 
-/// The store's SQLite settings (they have no URL form for the `Any` driver).
-const SQLITE_SETTINGS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; \
-                               PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000";
 /// How long a task waits for the connection (SQLite: the queue for the one
 /// writer).
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(30);
