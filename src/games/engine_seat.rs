@@ -11,6 +11,7 @@
 
 use super::{
     Games, Mover,
+    model::is_ongoing,
     model::{EngineSeat, GameError, engine_of, replay, rule_choices, view_of},
 };
 use crate::{
@@ -88,7 +89,7 @@ impl Games {
         id: &str,
     ) -> Result<Option<(StoredGame, Side, EngineSeat)>, GameError> {
         let game = self.load(id).await?;
-        if game.status != "ongoing" {
+        if !is_ongoing(&game) {
             return Ok(None);
         }
         let side = replay(&game)?.turn();

@@ -4,6 +4,7 @@
 
 use super::{
     CreatedGame, Games,
+    model::Status,
     model::{
         Ending, GameError, hidden_character, new_game, pgn, pgn::PgnCap, pgn::PgnGame,
         pgn::PgnLimits, side_title,
@@ -204,18 +205,16 @@ impl Games {
                         ),
                     ));
                 }
-                let status = if end.winner.is_some() {
-                    "decisive"
-                } else {
-                    "drawn"
-                };
+                let status = Status::ended(end.winner.is_some());
                 (status, end.winner, Some(Ending::Rules(end.termination)))
             }
             // Decided by the players: recorded as a resignation or an
             // agreed draw.
-            (None, Some(Some(winner))) => ("decisive", Some(winner), Some(Ending::Resignation)),
-            (None, Some(None)) => ("drawn", None, Some(Ending::Agreement)),
-            (None, None) => ("ongoing", None, None),
+            (None, Some(Some(winner))) => {
+                (Status::Decisive, Some(winner), Some(Ending::Resignation))
+            }
+            (None, Some(None)) => (Status::Drawn, None, Some(Ending::Agreement)),
+            (None, None) => (Status::Ongoing, None, None),
         };
         let (new, [white_token, black_token]) =
             new_game(variant, choices, record.as_ref(), white, black);
@@ -223,7 +222,7 @@ impl Games {
             .store
             .insert_game(NewGame {
                 moves,
-                status: status.to_owned(),
+                status: status.name().to_owned(),
                 winner: winner.map(|w| w.name().to_owned()),
                 termination: ending.map(|e| e.code().to_owned()),
                 ..new

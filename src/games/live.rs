@@ -26,6 +26,7 @@ use std::{
 
 use super::{
     change_lock::ChangeLocks,
+    model::is_ongoing,
     model::{
         EventKind, GameError, GameView, MoveView, move_view, move_views, replay,
         takeover::engine_due_at, takeover::stamp_flag,
@@ -202,7 +203,7 @@ impl LiveGames {
     /// Keeps `live` (unless an entry as new is kept already, or its game is
     /// over: nothing changes it any more but a takeback of nothing).
     fn put(&self, live: Live) {
-        if self.capacity == 0 || live.game.status != "ongoing" {
+        if self.capacity == 0 || !is_ongoing(&live.game) {
             return;
         }
         let mut entries = self.entries();

@@ -20,6 +20,7 @@ use rand::Rng;
 
 use super::{
     Games,
+    model::is_ongoing,
     model::{
         EventKind, GameError, GameView, SeatSpec, end_aborted, ensure_ongoing, ids,
         refuse_hidden_characters, seat_name, view_of,
@@ -238,8 +239,7 @@ impl Games {
         let now = self.time.now();
         let expired = self
             .change(id, |game, _| {
-                let due =
-                    game.status == "ongoing" && game.open.as_ref().is_some_and(|o| o.until <= now);
+                let due = is_ongoing(game) && game.open.as_ref().is_some_and(|o| o.until <= now);
                 if !due {
                     return Err(Unexpired(None));
                 }

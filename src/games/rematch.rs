@@ -19,6 +19,7 @@ use super::{
         EventKind, GameClock, GameError, GameView, engine_of, ids, replay, seat, side_title,
         takeover,
     },
+    model::{Status, is_ongoing},
 };
 use crate::{
     reason::Reason,
@@ -158,7 +159,7 @@ fn settle(
     ask: Ask,
     successor: &str,
 ) -> Result<EventKind, Unwritten> {
-    if game.status == "ongoing" {
+    if is_ongoing(game) {
         return Err(GameError::precondition(
             Reason::GameNotOver,
             "the game is still being played: a rematch is offered once it is over",
@@ -269,7 +270,7 @@ fn rematch_game(
         white_engine: engines[0],
         black_engine: engines[1],
         moves: Vec::new(),
-        status: "ongoing".to_owned(),
+        status: Status::Ongoing.name().to_owned(),
         winner: None,
         termination: None,
         engine_grants_takebacks: game.engine_grants_takebacks,

@@ -7,9 +7,10 @@
 
 use super::{
     Games,
+    model::variant_of,
     model::{GameError, ensure_ongoing, ensure_ply, ensure_seated, ensure_turn, seat, turn_after},
 };
-use crate::{rules::Variant, store::StoredGame};
+use crate::store::StoredGame;
 
 /// What a request needs.
 #[derive(Clone, Copy, Debug)]
@@ -64,7 +65,7 @@ fn judge(game: &StoredGame, ply: usize, token: &str, needs: Needs) -> Result<(),
     }
     if let Needs::Move { expected_ply } = needs {
         ensure_ply(expected_ply, ply)?;
-        let variant = game.variant.parse().unwrap_or(Variant::Chess);
+        let variant = variant_of(game);
         ensure_turn(variant, turn_after(&game.start_fen, ply), side)?;
     }
     Ok(())

@@ -584,7 +584,6 @@ pub async fn wait_health(
     );
 }
 
-/// A free port's address on 127.0.0.1.
 /// A TCP connection to `addr` from loopback address `source` (127.0.0.2,
 /// say), standing for another client.
 pub async fn connect_from(source: &str, addr: &str) -> std::io::Result<tokio::net::TcpStream> {
@@ -595,9 +594,23 @@ pub async fn connect_from(source: &str, addr: &str) -> std::io::Result<tokio::ne
         .await
 }
 
+/// A free port's address on 127.0.0.1, for a server to listen on later.
+/// Taken below the kernel's range of ephemeral ports, which it hands out
+/// to every `bind(0)` and outgoing connection of the tests running beside
+/// this one: a port from that range may be taken again before the server
+/// binds it.
 pub fn free_addr() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().to_string()
+    let below = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse::<u16>().ok())
+        .unwrap_or(32768);
+    for _ in 0..1000 {
+        let port = rand::random_range(10_000..below);
+        if let Ok(listener) = std::net::TcpListener::bind(("127.0.0.1", port)) {
+            return listener.local_addr().unwrap().to_string();
+        }
+    }
+    panic!("no free port below {below}");
 }
 
 /// The value of the unlabelled series `name` scraped from the metrics

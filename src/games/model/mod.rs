@@ -13,6 +13,7 @@ mod names;
 pub mod pgn;
 mod play;
 mod seats;
+mod status;
 pub(in crate::games) mod takeover;
 mod view;
 
@@ -33,5 +34,7 @@ pub(in crate::games) use play::{
 };
 pub(in crate::games) use seats::engine_of;
 pub use seats::{EngineSeat, SeatSpec};
-pub use view::{GameView, MoveView, OutcomeView, Status, View};
+pub use status::Status;
+pub(in crate::games) use status::{is_ongoing, variant_of};
+pub use view::{GameView, MoveView, OutcomeView, View};
 pub(in crate::games) use view::{move_view, move_views, view_of};

@@ -10,6 +10,7 @@ use super::{
     ids,
     names::refuse_hidden_characters,
     seats::SeatSpec,
+    status::{Status, is_ongoing},
 };
 use crate::{
     reason::Reason,
@@ -113,7 +114,7 @@ pub(in crate::games) fn ensure_seated(game: &StoredGame) -> Result<(), GameError
 }
 
 pub(in crate::games) fn ensure_ongoing(game: &StoredGame) -> Result<(), GameError> {
-    if game.status == "ongoing" {
+    if is_ongoing(game) {
         Ok(())
     } else {
         Err(GameError::GameOver(format!(
@@ -234,7 +235,7 @@ pub(in crate::games) fn new_game(
         white_engine: None,
         black_engine: None,
         moves: Vec::new(),
-        status: "ongoing".to_owned(),
+        status: Status::Ongoing.name().to_owned(),
         winner: None,
         termination: None,
         engine_grants_takebacks: true,
@@ -254,19 +255,14 @@ pub(in crate::games) fn abort(game: &mut StoredGame) {
 /// Ends `game` as aborted, by the players or the server (`Aborted`) or by
 /// the operator.
 pub(in crate::games) fn end_aborted(game: &mut StoredGame, ending: Ending) {
-    game.status = "aborted".to_owned();
+    Status::Aborted.set(game);
     game.termination = Some(ending.code().to_owned());
     game.draw_offer = None;
     game.takeback_offer = None;
 }
 
 pub(in crate::games) fn finish(game: &mut StoredGame, winner: Option<Side>, ending: Ending) {
-    game.status = if winner.is_some() {
-        "decisive"
-    } else {
-        "drawn"
-    }
-    .to_owned();
+    Status::ended(winner.is_some()).set(game);
     game.winner = winner.map(|s| s.name().to_owned());
     game.termination = Some(ending.code().to_owned());
     game.draw_offer = None;

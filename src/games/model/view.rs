@@ -14,6 +14,7 @@ use super::{
     error::GameError,
     play::{replay, rule_choices},
     seats::{EngineSeat, engine_of},
+    status::{Status, variant_of},
 };
 
 /// How much of a game an answer or a watch event carries
@@ -25,15 +26,6 @@ pub enum View {
     Basic,
     /// Every move played, too.
     Full,
-}
-
-/// Where a game stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    Ongoing,
-    Decisive,
-    Drawn,
-    Aborted,
 }
 
 /// The outcome of a game so far.
@@ -102,15 +94,6 @@ fn side(name: Option<&str>) -> Option<Side> {
     }
 }
 
-fn status(game: &StoredGame) -> Status {
-    match game.status.as_str() {
-        "decisive" => Status::Decisive,
-        "drawn" => Status::Drawn,
-        "aborted" => Status::Aborted,
-        _ => Status::Ongoing,
-    }
-}
-
 impl GameView {
     /// The full view: moves in every notation (`moves`, the record's as
     /// [`move_views`] tells them), outcome, claims.
@@ -140,10 +123,10 @@ impl GameView {
 
     /// The view from the stored row alone (for lists: no moves, no replay).
     pub(in crate::games) fn summary(game: &StoredGame) -> GameView {
-        let status = status(game);
+        let status = Status::of(game);
         let ending = game.termination.as_deref().and_then(Ending::from_code);
         let winner = side(game.winner.as_deref());
-        let variant = game.variant.parse().unwrap_or(Variant::Chess);
+        let variant = variant_of(game);
         let description = match (status, winner, ending) {
             (Status::Ongoing, ..) => "ongoing".to_owned(),
             (Status::Aborted, _, Some(Ending::AbortedByOperator)) => {
