@@ -110,12 +110,7 @@ impl Serve {
 
     /// Spawns the server without waiting for it to come up.
     pub fn spawn(self) -> Binary {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let addr: SocketAddr = super::free_addr().parse().unwrap();
         let mut command = match self.max_files {
             Some(n) => {
                 let mut sh = Command::new("sh");
