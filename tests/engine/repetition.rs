@@ -3,7 +3,7 @@
 //! repetition a win. Every verdict the tests rely on is first confirmed by
 //! the rules library's own judge, on the record the engine is given.
 //!
-//! The positions are the minimal chase of issue 22 (Black's chariot on the d
+//! The positions are the smallest chase (Black's chariot on the d
 //! and c files chasing Red's horse between d0 and c2, which the general
 //! cannot protect because of the flying general), with a red chariot on i8
 //! so that Red is well ahead: a drawn repetition would suit Black and not

@@ -132,7 +132,7 @@ fn repetition_rules_match_fairy_stockfish() {
     assert_eq!((agreed, differed), (29, 4));
 }
 
-/// The minimal chase of the issue: Black's chariot chases the horse, which
+/// The smallest chase: Black's chariot chases the horse, which
 /// its general cannot protect on d0 (the flying general); Black loses.
 #[test]
 fn a_chariot_chasing_an_unprotected_horse_loses() {

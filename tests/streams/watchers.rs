@@ -462,7 +462,7 @@ async fn read_raw(mut body: h2::RecvStream) -> (Vec<i64>, Option<Status>) {
     (versions, status)
 }
 
-/// The case: clients that stop reading their sockets (with windows
+/// Stalled clients: clients that stop reading their sockets (with windows
 /// so large that flow control never stops the server) while a long game
 /// goes on. The server's memory stays bounded; a client that reads again
 /// gets what was sent, then `WATCHER_TOO_SLOW` with the version of the last
