@@ -12,7 +12,7 @@ use super::{
 use crate::{
     reason::Reason,
     rules::{Quoted, RuleChoices, Side, Variant, referee::referee_under},
-    store::NewGame,
+    store::StoredGame,
 };
 
 impl Games {
@@ -111,7 +111,7 @@ impl Games {
         let join_code = open.as_ref().map(|o| o.join_code.clone());
         let stored = self
             .store
-            .insert_game(NewGame {
+            .insert_game(StoredGame {
                 white_engine: engines[0],
                 black_engine: engines[1],
                 engine_grants_takebacks,

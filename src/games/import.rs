@@ -16,7 +16,7 @@ use crate::{
         Quoted, RuleChoices, Side, Termination, Variant, referee::referee_under,
         xiangqi::XiangqiRules,
     },
-    store::{NewGame, StoredMove, now_millis},
+    store::{StoredGame, StoredMove, now_millis},
 };
 
 impl PgnLimits {
@@ -220,7 +220,7 @@ impl Games {
             new_game(variant, choices, record.as_ref(), white, black);
         let stored = self
             .store
-            .insert_game(NewGame {
+            .insert_game(StoredGame {
                 moves,
                 status: status.name().to_owned(),
                 winner: winner.map(|w| w.name().to_owned()),

@@ -34,7 +34,7 @@ use super::{
 };
 use crate::{
     rules::referee::Referee,
-    store::{Base, Fence, GameNotFound, GameWrite, NewGame, StoredGame, Update, Written},
+    store::{Base, Fence, GameNotFound, GameWrite, StoredGame, Update, Written},
 };
 
 /// Default [`LiveGames`] capacity (`--live-games`).
@@ -285,7 +285,10 @@ impl super::Games {
     pub(super) async fn change_creating<T, E>(
         &self,
         id: &str,
-        change: impl FnMut(&mut StoredGame, &mut dyn Referee) -> Result<(Update<T>, Option<NewGame>), E>,
+        change: impl FnMut(
+            &mut StoredGame,
+            &mut dyn Referee,
+        ) -> Result<(Update<T>, Option<StoredGame>), E>,
     ) -> Result<(GameView, T, Option<StoredGame>), E>
     where
         E: From<GameError>,
@@ -300,7 +303,7 @@ impl super::Games {
         mut change: impl FnMut(
             &mut StoredGame,
             &mut dyn Referee,
-        ) -> Result<(Update<T>, Option<NewGame>), E>,
+        ) -> Result<(Update<T>, Option<StoredGame>), E>,
     ) -> Result<(GameView, T, Option<StoredGame>), E>
     where
         E: From<GameError>,

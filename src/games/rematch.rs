@@ -24,7 +24,7 @@ use super::{
 use crate::{
     reason::Reason,
     rules::{Side, Variant},
-    store::{NewGame, StoredGame, Update},
+    store::{StoredGame, Update},
 };
 
 /// The finished game after a rematch call, and the rematch once created,
@@ -225,7 +225,7 @@ fn rematch_game(
     side: Side,
     successor: &str,
     now: i64,
-) -> Result<NewGame, Unwritten> {
+) -> Result<StoredGame, Unwritten> {
     let opponent_hash = match engine_of(game, side.other()) {
         Some(_) => ids::hash_token(&ids::new_token()),
         None => game.rematch.token_hash.take().ok_or_else(|| {
@@ -259,7 +259,7 @@ fn rematch_game(
         .clock
         .map(|c| GameClock::from_stored(&c).control.start(now).stored());
     takeover::stamp_flag(&game.start_fen, 0, &mut clock);
-    Ok(NewGame {
+    Ok(StoredGame {
         id: ids::new_id(),
         variant: game.variant.clone(),
         start_fen: game.start_fen.clone(),
@@ -279,5 +279,6 @@ fn rematch_game(
         xiangqi_rules: game.xiangqi_rules.clone(),
         open: None,
         rematch_of: Some(game.id.clone()),
+        ..StoredGame::default()
     })
 }

@@ -29,7 +29,7 @@ use sqlx::{Any, pool::PoolConnection};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{
-    Backend, NewGame, StoreError, StoredGame, now_millis,
+    Backend, StoreError, StoredGame, now_millis,
     write::{self, Applied, GameWrite, Written},
     writer::Writer,
 };
@@ -49,7 +49,7 @@ enum Queued {
         answer: oneshot::Sender<Result<Written, StoreError>>,
     },
     Create {
-        new: Box<NewGame>,
+        new: Box<StoredGame>,
         answer: oneshot::Sender<Result<StoredGame, StoreError>>,
     },
 }
@@ -99,7 +99,7 @@ impl Committer {
 
     /// Creates `new` in the next batch; answers once that batch is
     /// committed (or failed).
-    pub(super) async fn create(&self, new: NewGame) -> Result<StoredGame, StoreError> {
+    pub(super) async fn create(&self, new: StoredGame) -> Result<StoredGame, StoreError> {
         let (answer, answered) = oneshot::channel();
         // Any queue will do: nothing else of the game is queued yet.
         let new = Box::new(new);

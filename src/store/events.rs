@@ -21,8 +21,7 @@ pub struct History {
     now: StoredGame,
     /// The events not yet told, newest first.
     events: Vec<EventRow>,
-    /// The moves takebacks undid, by ply: each with the takeback's version,
-    /// oldest first.
+    /// The moves takebacks undid, by ply: each with the takeback's version, /// oldest first.
     undone: HashMap<usize, Vec<(i64, StoredMove)>>,
     /// The game right after the last event told.
     then: StoredGame,

@@ -5,7 +5,7 @@ use sqlx::{AnyConnection, Row};
 
 use super::{
     Store, StoreError,
-    rows::{GAME_COLUMNS, GameHead, NewGame, StoredGame, StoredMove, game_from_row},
+    rows::{GAME_COLUMNS, GameHead, StoredGame, StoredMove, game_from_row},
     write::{GameWrite, Written, insert_game_in},
 };
 
@@ -20,7 +20,7 @@ impl Store {
     /// code.
     ///
     /// [`commit`]: super::commit
-    pub async fn insert_game(&self, new: NewGame) -> Result<StoredGame, StoreError> {
+    pub async fn insert_game(&self, new: StoredGame) -> Result<StoredGame, StoreError> {
         if self.backend.batches_creates() {
             return self.committer.create(new).await;
         }

@@ -292,7 +292,7 @@ mod tests {
         let url = format!("sqlite://{}", dir.path().join("leases.db").display());
         let store = Store::connect(&url).await.unwrap();
         let game = store
-            .insert_game(super::super::NewGame {
+            .insert_game(super::super::StoredGame {
                 id: "g1".into(),
                 variant: "chess".into(),
                 start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
@@ -312,6 +312,7 @@ mod tests {
                 rematch_of: None,
                 engine_due_at: None,
                 xiangqi_rules: None,
+                ..Default::default()
             })
             .await
             .unwrap();

@@ -32,7 +32,7 @@ pub use events::History;
 pub use leases::{Fence, Lease, shard_of};
 pub use positions::{NewPosition, PositionFilter, StoredPosition};
 pub use rows::{
-    GameFilter, GameHead, GameNotFound, NewGame, OpenSeat, StoredClock, StoredEngine, StoredGame,
+    GameFilter, GameHead, GameNotFound, OpenSeat, StoredClock, StoredEngine, StoredGame,
     StoredMove, StoredRematch, Update,
 };
 pub use write::{Base, GameWrite, Written};

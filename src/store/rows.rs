@@ -3,39 +3,6 @@
 
 use sqlx::{Row, any::AnyRow};
 
-/// A game to create (validated by the caller; tokens already hashed).
-#[derive(Clone, Debug)]
-pub struct NewGame {
-    pub id: String,
-    pub variant: String,
-    pub start_fen: String,
-    pub white_name: String,
-    pub black_name: String,
-    pub white_token_hash: String,
-    pub black_token_hash: String,
-    pub white_engine: Option<StoredEngine>,
-    pub black_engine: Option<StoredEngine>,
-    /// Moves already played (an imported game); empty for a new game.
-    pub moves: Vec<StoredMove>,
-    /// `ongoing`, or how an imported game ended (with `winner` and
-    /// `termination`).
-    pub status: String,
-    pub winner: Option<String>,
-    pub termination: Option<String>,
-    /// Does an engine seat grant the human's takebacks?
-    pub engine_grants_takebacks: bool,
-    pub clock: Option<StoredClock>,
-    /// When the engine seat to move should have moved by (`None`: a human
-    /// is to move).
-    pub engine_due_at: Option<i64>,
-    /// A xiangqi game's repetition rules, by name (`None` for chess).
-    pub xiangqi_rules: Option<String>,
-    /// Who is still to take a seat, and how (`None`: both seats are taken).
-    pub open: Option<OpenSeat>,
-    /// The game this one is the rematch of.
-    pub rematch_of: Option<String>,
-}
-
 /// A seat left open at creation, until a player takes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpenSeat {
@@ -102,8 +69,10 @@ pub struct StoredMove {
     pub played_at: i64,
 }
 
-/// A stored game with its moves.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A stored game with its moves; also a game to create, whose `seq`,
+/// version, times, join code, offers and rematch the store sets (validated
+/// by the caller; tokens already hashed).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StoredGame {
     pub seq: i64,
     pub id: String,
@@ -115,7 +84,8 @@ pub struct StoredGame {
     pub black_token_hash: String,
     pub white_engine: Option<StoredEngine>,
     pub black_engine: Option<StoredEngine>,
-    /// `ongoing`, `decisive`, `drawn` or `aborted`.
+    /// `ongoing`, `decisive`, `drawn` or `aborted` (an imported game may
+    /// be created ended, with `winner` and `termination`).
     pub status: String,
     /// `white` or `black`.
     pub winner: Option<String>,
@@ -146,6 +116,7 @@ pub struct StoredGame {
     pub version: i64,
     pub created_at: i64,
     pub updated_at: i64,
+    /// Moves played (an imported game is created with its own).
     pub moves: Vec<StoredMove>,
     /// Moves a change took back (popped from `moves`, last first); written
     /// to the takeback's history, never read back.

@@ -15,7 +15,7 @@ use arbiter::{
     api::proto::{self as pb, games_client::GamesClient},
     games::{Games, ManualTime, SeatSpec, Start, SystemTime},
     rules::Variant,
-    store::{Base, GameFilter, GameWrite, NewGame, OpenSeat, Store, StoredGame, Written},
+    store::{Base, GameFilter, GameWrite, OpenSeat, Store, StoredGame, Written},
 };
 use common::{TestDatabase, TestServer, binary::Serve, long_game::long_game};
 use sqlx::Row;
@@ -590,8 +590,8 @@ impl WriteLock {
 }
 
 /// A game to create directly in the store, open for a joiner with `code`.
-fn new_game(id: &str, code: &str) -> NewGame {
-    NewGame {
+fn new_game(id: &str, code: &str) -> StoredGame {
+    StoredGame {
         id: id.to_owned(),
         variant: "chess".to_owned(),
         start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".to_owned(),
@@ -615,6 +615,7 @@ fn new_game(id: &str, code: &str) -> NewGame {
             until: i64::MAX,
         }),
         rematch_of: None,
+        ..Default::default()
     }
 }
 

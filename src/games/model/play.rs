@@ -19,7 +19,7 @@ use crate::{
         referee::{Referee, referee_under},
         xiangqi::XiangqiRules,
     },
-    store::{NewGame, StoredGame, StoredMove},
+    store::{StoredGame, StoredMove},
 };
 
 const MAX_NAME: usize = 100;
@@ -222,9 +222,9 @@ pub(in crate::games) fn new_game(
     record: &dyn Referee,
     white_name: String,
     black_name: String,
-) -> (NewGame, [String; 2]) {
+) -> (StoredGame, [String; 2]) {
     let tokens = [ids::new_token(), ids::new_token()];
-    let game = NewGame {
+    let game = StoredGame {
         id: ids::new_id(),
         variant: variant.name().to_owned(),
         start_fen: record.start_fen(),
@@ -244,6 +244,7 @@ pub(in crate::games) fn new_game(
         xiangqi_rules: (variant == Variant::Xiangqi).then(|| choices.xiangqi.name().to_owned()),
         open: None,
         rematch_of: None,
+        ..StoredGame::default()
     };
     (game, tokens)
 }

@@ -1,6 +1,6 @@
 //! A game change as the committer takes it, and what writing it came to.
 
-use crate::store::{Fence, NewGame, StoredGame};
+use crate::store::{Fence, StoredGame};
 
 /// A game change to write: the game as changed, what it was judged on, the
 /// event to record, and what else the write needs.
@@ -18,7 +18,7 @@ pub struct GameWrite {
     /// the game's owner), checked in the same transaction.
     pub fence: Option<Fence>,
     /// A game created with the change, both or neither (a rematch).
-    pub creates: Option<NewGame>,
+    pub creates: Option<StoredGame>,
 }
 
 /// The stored state a change was judged on: the write goes through only if

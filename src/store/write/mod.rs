@@ -12,7 +12,7 @@ pub use self::change::{Base, GameWrite, Written};
 pub(super) use self::{batch::write_records, change::Applied};
 use super::{
     Backend, StoreError, changes, leases, names, now_millis,
-    rows::{NewGame, StoredGame, StoredRematch},
+    rows::{StoredGame, StoredRematch},
 };
 
 /// Inserts a game (with its moves, for an imported one) in the transaction
@@ -21,7 +21,7 @@ use super::{
 pub(super) async fn insert_game_in(
     tx: &mut AnyConnection,
     backend: Backend,
-    new: NewGame,
+    new: StoredGame,
 ) -> Result<Result<StoredGame, StoreError>, sqlx::Error> {
     let now = now_millis();
     let seq: Option<i64> = sqlx::query_scalar(
@@ -88,33 +88,15 @@ pub(super) async fn insert_game_in(
     }
     Ok(Ok(StoredGame {
         seq,
-        id: new.id,
-        variant: new.variant,
-        start_fen: new.start_fen,
-        white_name: new.white_name,
-        black_name: new.black_name,
-        white_token_hash: new.white_token_hash,
-        black_token_hash: new.black_token_hash,
-        white_engine: new.white_engine,
-        black_engine: new.black_engine,
-        status: new.status,
-        winner: new.winner,
-        termination: new.termination,
         draw_offer: None,
         takeback_offer: None,
-        engine_grants_takebacks: new.engine_grants_takebacks,
-        clock: new.clock,
-        engine_due_at: new.engine_due_at,
-        xiangqi_rules: new.xiangqi_rules,
         join_code: new.open.as_ref().map(|o| o.join_code.clone()),
-        open: new.open,
-        rematch_of: new.rematch_of,
         rematch: StoredRematch::default(),
         version: 0,
         created_at: now,
         updated_at: now,
-        moves: new.moves,
         undone: Vec::new(),
+        ..new
     }))
 }
 
