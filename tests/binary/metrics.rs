@@ -7,7 +7,7 @@
 //! methods) or, for the shared store histograms, on their presence; the
 //! gauges always describe the server scraped.
 
-use crate::common;
+use crate::common::{self, SeatRequest};
 
 use std::{
     collections::BTreeMap,
@@ -309,11 +309,10 @@ async fn gauges_show_the_servers_games_watchers_and_engine_slots() {
     // A stream that ends with its game ends OK.
     let mut stream = watch(&mut games, &game.id).await;
     games
-        .resign(pb::ResignRequest {
-            game_id: game.id.clone(),
-            seat_token: created.white_token,
-            ..Default::default()
-        })
+        .resign(pb::ResignRequest::by_seat(
+            game.id.clone(),
+            created.white_token,
+        ))
         .await
         .unwrap();
     while stream.message().await.unwrap().is_some() {}

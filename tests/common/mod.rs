@@ -20,6 +20,37 @@ use tonic::transport::Channel;
 
 pub use database::TestDatabase;
 
+/// A request a seat makes of its game: the game's id and the seat's
+/// token, every other field at its default.
+pub trait SeatRequest {
+    fn by_seat(game_id: impl Into<String>, seat_token: impl Into<String>) -> Self;
+}
+
+macro_rules! seat_requests {
+    ($($request:ident),*) => {$(
+        impl SeatRequest for pb::$request {
+            fn by_seat(game_id: impl Into<String>, seat_token: impl Into<String>) -> Self {
+                pb::$request {
+                    game_id: game_id.into(),
+                    seat_token: seat_token.into(),
+                    ..Default::default()
+                }
+            }
+        }
+    )*};
+}
+
+seat_requests!(
+    AbortRequest,
+    OfferDrawRequest,
+    OfferRematchRequest,
+    ProposeTakebackRequest,
+    ResignRequest,
+    RespondToDrawRequest,
+    RespondToTakebackRequest,
+    WatchGameRequest
+);
+
 /// How often [`wait_until!`] asks again.
 pub const POLL: std::time::Duration = std::time::Duration::from_millis(20);
 
@@ -296,11 +327,7 @@ pub async fn offer_rematch(
     token: &str,
 ) -> Result<pb::OfferRematchResponse, tonic::Status> {
     games
-        .offer_rematch(pb::OfferRematchRequest {
-            game_id: id.into(),
-            seat_token: token.into(),
-            ..Default::default()
-        })
+        .offer_rematch(pb::OfferRematchRequest::by_seat(id, token))
         .await
         .map(tonic::Response::into_inner)
 }
@@ -326,11 +353,7 @@ pub async fn respond_to_rematch(
 /// Resigns game `id` for the seat holding `token`.
 pub async fn resign(games: &mut GamesClient<Channel>, id: &str, token: &str) {
     games
-        .resign(pb::ResignRequest {
-            game_id: id.into(),
-            seat_token: token.into(),
-            ..Default::default()
-        })
+        .resign(pb::ResignRequest::by_seat(id, token))
         .await
         .expect("resigned");
 }
@@ -373,11 +396,7 @@ pub async fn propose_takeback(
     token: &str,
 ) -> Result<pb::Game, tonic::Status> {
     games
-        .propose_takeback(pb::ProposeTakebackRequest {
-            game_id: id.into(),
-            seat_token: token.into(),
-            ..Default::default()
-        })
+        .propose_takeback(pb::ProposeTakebackRequest::by_seat(id, token))
         .await
         .map(|r| r.into_inner().game.unwrap())
 }

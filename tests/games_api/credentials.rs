@@ -3,7 +3,7 @@
 //! the operator credential aborts any game, engine-vs-engine games included;
 //! wrong credentials are refused.
 
-use crate::common;
+use crate::common::{self, SeatRequest};
 
 use std::time::Duration;
 
@@ -180,11 +180,7 @@ async fn abort(
     token: &str,
 ) -> Result<pb::Game, tonic::Status> {
     games
-        .abort(pb::AbortRequest {
-            game_id: id.into(),
-            seat_token: token.into(),
-            ..Default::default()
-        })
+        .abort(pb::AbortRequest::by_seat(id, token))
         .await
         .map(|answer| answer.into_inner().game.unwrap())
 }

@@ -3,7 +3,7 @@
 //! another connection past the busy timeout) is retried until recorded, and
 //! watchers are told.
 
-use crate::common;
+use crate::common::{self, SeatRequest};
 
 use std::time::Duration;
 
@@ -69,19 +69,16 @@ async fn takeback_pairs_leave_no_sleeping_timer_tasks() {
     let before = alive_tasks();
     for _ in 0..PAIRS {
         games
-            .propose_takeback(pb::ProposeTakebackRequest {
-                game_id: id.clone(),
-                seat_token: g.white_token.clone(),
-                ..Default::default()
-            })
+            .propose_takeback(pb::ProposeTakebackRequest::by_seat(
+                id.clone(),
+                g.white_token.clone(),
+            ))
             .await
             .unwrap();
         games
             .respond_to_takeback(pb::RespondToTakebackRequest {
-                game_id: id.clone(),
-                seat_token: g.black_token.clone(),
                 accept: false,
-                ..Default::default()
+                ..pb::RespondToTakebackRequest::by_seat(id.clone(), g.black_token.clone())
             })
             .await
             .unwrap();

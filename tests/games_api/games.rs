@@ -1,7 +1,7 @@
 //! The Games service end to end: a whole game, every error class, the
 //! concurrent-move race, persistence across restarts, watchers.
 
-use crate::common;
+use crate::common::{self, SeatRequest};
 
 use arbiter::api::proto::{self as pb, games_client::GamesClient};
 use common::{TestServer, code_and_reason};
@@ -237,21 +237,18 @@ async fn draws_resignation_and_abort() {
     let id = g.game.as_ref().unwrap().id.clone();
     games.make_move(mv(&g, true, "e4", None)).await.unwrap();
     let offered = games
-        .offer_draw(pb::OfferDrawRequest {
-            game_id: id.clone(),
-            seat_token: g.white_token.clone(),
-            ..Default::default()
-        })
+        .offer_draw(pb::OfferDrawRequest::by_seat(
+            id.clone(),
+            g.white_token.clone(),
+        ))
         .await
         .unwrap()
         .into_inner();
     assert_eq!(offered.game.unwrap().draw_offer, pb::Side::White as i32);
     let declined = games
         .respond_to_draw(pb::RespondToDrawRequest {
-            game_id: id.clone(),
-            seat_token: g.black_token.clone(),
             accept: false,
-            ..Default::default()
+            ..pb::RespondToDrawRequest::by_seat(id.clone(), g.black_token.clone())
         })
         .await
         .unwrap()
@@ -261,19 +258,16 @@ async fn draws_resignation_and_abort() {
         pb::Side::Unspecified as i32
     );
     games
-        .offer_draw(pb::OfferDrawRequest {
-            game_id: id.clone(),
-            seat_token: g.black_token.clone(),
-            ..Default::default()
-        })
+        .offer_draw(pb::OfferDrawRequest::by_seat(
+            id.clone(),
+            g.black_token.clone(),
+        ))
         .await
         .unwrap();
     let drawn = games
         .respond_to_draw(pb::RespondToDrawRequest {
-            game_id: id.clone(),
-            seat_token: g.white_token.clone(),
             accept: true,
-            ..Default::default()
+            ..pb::RespondToDrawRequest::by_seat(id.clone(), g.white_token.clone())
         })
         .await
         .unwrap()
@@ -321,11 +315,7 @@ async fn draws_resignation_and_abort() {
     let g = new_game(&mut games).await;
     let id = g.game.as_ref().unwrap().id.clone();
     let resigned = games
-        .resign(pb::ResignRequest {
-            game_id: id,
-            seat_token: g.black_token.clone(),
-            ..Default::default()
-        })
+        .resign(pb::ResignRequest::by_seat(id, g.black_token.clone()))
         .await
         .unwrap()
         .into_inner()
@@ -342,11 +332,7 @@ async fn draws_resignation_and_abort() {
     games.make_move(mv(&g, true, "e4", None)).await.unwrap();
     games.make_move(mv(&g, false, "e5", None)).await.unwrap();
     let err = games
-        .abort(pb::AbortRequest {
-            game_id: id,
-            seat_token: g.white_token.clone(),
-            ..Default::default()
-        })
+        .abort(pb::AbortRequest::by_seat(id, g.white_token.clone()))
         .await
         .unwrap_err();
     assert_eq!(
@@ -355,11 +341,10 @@ async fn draws_resignation_and_abort() {
     );
     let g = new_game(&mut games).await;
     let aborted = games
-        .abort(pb::AbortRequest {
-            game_id: g.game.unwrap().id,
-            seat_token: g.black_token.clone(),
-            ..Default::default()
-        })
+        .abort(pb::AbortRequest::by_seat(
+            g.game.unwrap().id,
+            g.black_token.clone(),
+        ))
         .await
         .unwrap()
         .into_inner()
@@ -449,11 +434,10 @@ async fn xiangqi_outcomes_and_refusals_name_red_and_black() {
     );
     assert_eq!(err.message(), "it is red's turn, not black's");
     let resigned = games
-        .resign(pb::ResignRequest {
-            game_id: id.clone(),
-            seat_token: created.black_token.clone(),
-            ..Default::default()
-        })
+        .resign(pb::ResignRequest::by_seat(
+            id.clone(),
+            created.black_token.clone(),
+        ))
         .await
         .unwrap()
         .into_inner()

@@ -2,7 +2,7 @@
 //! the seats of an import without players, and ListGames filters (player,
 //! termination, dates) with stable paging.
 
-use crate::common;
+use crate::common::{self, SeatRequest};
 
 use arbiter::api::proto::{self as pb, games_client::GamesClient};
 use common::TestServer;
@@ -90,11 +90,10 @@ async fn pgn_export_in_every_notation() {
     play(&mut games, &custom, &["Kd7", "e4"]).await;
     let custom_id = custom.game.as_ref().unwrap().id.clone();
     games
-        .resign(pb::ResignRequest {
-            game_id: custom_id.clone(),
-            seat_token: custom.black_token.clone(),
-            ..Default::default()
-        })
+        .resign(pb::ResignRequest::by_seat(
+            custom_id.clone(),
+            custom.black_token.clone(),
+        ))
         .await
         .unwrap();
     let pgn = export(&mut games, &custom_id, pb::PgnNotation::Standard).await;
@@ -162,11 +161,10 @@ async fn list_games_filters() {
     let c = create(&mut games, pb::Variant::Chess, None, "Ding", "Ian").await;
     play(&mut games, &c, &["f3", "e5", "g4", "Qh4#"]).await;
     games
-        .resign(pb::ResignRequest {
-            game_id: a.game.as_ref().unwrap().id.clone(),
-            seat_token: a.white_token.clone(),
-            ..Default::default()
-        })
+        .resign(pb::ResignRequest::by_seat(
+            a.game.as_ref().unwrap().id.clone(),
+            a.white_token.clone(),
+        ))
         .await
         .unwrap();
     let lister = games.clone();

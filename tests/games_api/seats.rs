@@ -3,7 +3,7 @@
 //! SEAT_JOINED), a race for one seat between two servers on one database,
 //! the expiry of a game nobody joins, and every refusal's reason.
 
-use crate::common;
+use crate::common::{self, SeatRequest};
 
 use std::{sync::Arc, time::Duration};
 
@@ -114,11 +114,10 @@ async fn a_player_takes_the_open_seat_with_the_join_code() {
         .unwrap_err();
     assert_eq!(code_and_reason(&status), precondition("SEAT_OPEN"));
     let status = games
-        .offer_draw(pb::OfferDrawRequest {
-            game_id: id.clone(),
-            seat_token: created.white_token.clone(),
-            ..Default::default()
-        })
+        .offer_draw(pb::OfferDrawRequest::by_seat(
+            id.clone(),
+            created.white_token.clone(),
+        ))
         .await
         .unwrap_err();
     assert_eq!(code_and_reason(&status), precondition("SEAT_OPEN"));
@@ -357,11 +356,10 @@ async fn open_seats_refuse_what_cannot_be_with_its_reason() {
     // The host may call the game off before anyone joins.
     let id = created.game.unwrap().id;
     games
-        .abort(pb::AbortRequest {
-            game_id: id.clone(),
-            seat_token: created.white_token.clone(),
-            ..Default::default()
-        })
+        .abort(pb::AbortRequest::by_seat(
+            id.clone(),
+            created.white_token.clone(),
+        ))
         .await
         .unwrap();
     let status = join(&mut games, &created.join_code, "Late")
@@ -370,11 +368,7 @@ async fn open_seats_refuse_what_cannot_be_with_its_reason() {
     assert_eq!(code_and_reason(&status), precondition("GAME_OVER"));
     // Nobody took the seat: there is nobody to play a rematch with.
     let status = games
-        .offer_rematch(pb::OfferRematchRequest {
-            game_id: id,
-            seat_token: created.white_token,
-            ..Default::default()
-        })
+        .offer_rematch(pb::OfferRematchRequest::by_seat(id, created.white_token))
         .await
         .unwrap_err();
     assert_eq!(code_and_reason(&status), precondition("SEAT_OPEN"));
@@ -429,11 +423,10 @@ async fn a_join_code_shows_its_game_before_joining_and_says_when_it_cannot_be_us
 
     let aborted = open_game(&mut games).await;
     games
-        .abort(pb::AbortRequest {
-            game_id: aborted.game.unwrap().id,
-            seat_token: aborted.white_token,
-            ..Default::default()
-        })
+        .abort(pb::AbortRequest::by_seat(
+            aborted.game.unwrap().id,
+            aborted.white_token,
+        ))
         .await
         .unwrap();
     let status = open_seat(&mut games, &aborted.join_code).await.unwrap_err();

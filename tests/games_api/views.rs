@@ -5,7 +5,7 @@
 //! too (and the move), live and resumed alike, unless the watcher asks for
 //! GAME_VIEW_FULL.
 
-use crate::common;
+use crate::common::{self, SeatRequest};
 
 use arbiter::api::proto::{self as pb, games_client::GamesClient};
 use common::{
@@ -163,11 +163,7 @@ async fn basic_answers_carry_the_state_of_the_game() {
     }
 
     let offered = games
-        .offer_draw(pb::OfferDrawRequest {
-            game_id: id.clone(),
-            seat_token: black.clone(),
-            ..Default::default()
-        })
+        .offer_draw(pb::OfferDrawRequest::by_seat(id.clone(), black.clone()))
         .await
         .unwrap()
         .into_inner()
@@ -230,11 +226,7 @@ async fn basic_answers_carry_the_state_of_the_game() {
     );
 
     let resigned = games
-        .resign(pb::ResignRequest {
-            game_id: id.clone(),
-            seat_token: white.clone(),
-            ..Default::default()
-        })
+        .resign(pb::ResignRequest::by_seat(id.clone(), white.clone()))
         .await
         .unwrap()
         .into_inner()

@@ -3,7 +3,7 @@
 //! error quoting them whole would not fit a client's trailer limit. Each
 //! gets a status that says whose fault it is, never INTERNAL.
 
-use crate::common;
+use crate::common::{self, SeatRequest};
 
 use arbiter::api::proto::{
     self as pb, games_client::GamesClient, positions_client::PositionsClient,
@@ -788,10 +788,8 @@ async fn every_refusal_carries_its_reason() {
         (
             games
                 .respond_to_draw(pb::RespondToDrawRequest {
-                    game_id: id.clone(),
-                    seat_token: white.clone(),
                     accept: true,
-                    ..Default::default()
+                    ..pb::RespondToDrawRequest::by_seat(id.clone(), white.clone())
                 })
                 .await
                 .unwrap_err(),
@@ -799,11 +797,10 @@ async fn every_refusal_carries_its_reason() {
         ),
         (
             games
-                .propose_takeback(pb::ProposeTakebackRequest {
-                    game_id: id.clone(),
-                    seat_token: white.clone(),
-                    ..Default::default()
-                })
+                .propose_takeback(pb::ProposeTakebackRequest::by_seat(
+                    id.clone(),
+                    white.clone(),
+                ))
                 .await
                 .unwrap_err(),
             expect(
@@ -898,11 +895,7 @@ async fn every_refusal_carries_its_reason() {
         ),
     ];
     games
-        .resign(pb::ResignRequest {
-            game_id: id.clone(),
-            seat_token: white.clone(),
-            ..Default::default()
-        })
+        .resign(pb::ResignRequest::by_seat(id.clone(), white.clone()))
         .await
         .expect("resigned");
     refusals.push((

@@ -4,7 +4,7 @@
 //! at the server's speed, while another address (127.0.0.2 here) is served
 //! as ever.
 
-use crate::common;
+use crate::common::{self, SeatRequest};
 
 use std::{net::IpAddr, time::Duration};
 
@@ -55,11 +55,7 @@ async fn get_game(games: &mut Games, id: &str) -> Result<pb::Game, tonic::Status
 }
 
 fn watch_request(id: &str, seat_token: &str) -> pb::WatchGameRequest {
-    pb::WatchGameRequest {
-        game_id: id.into(),
-        seat_token: seat_token.into(),
-        ..Default::default()
-    }
+    pb::WatchGameRequest::by_seat(id, seat_token)
 }
 
 /// Connections holding a WatchGame stream are never idle; one address

@@ -6,7 +6,7 @@
 //! These tests need a PostgreSQL server (see `common::database`); without
 //! one they say so and pass, except under `CI=true`.
 
-use crate::common;
+use crate::common::{self, SeatRequest};
 
 use std::time::Duration;
 
@@ -46,11 +46,10 @@ async fn two_servers_on_one_database_serve_any_call() {
     common::respond_to_takeback(&mut on_b, &id, &created.black_token, true)
         .await
         .unwrap();
-    on_a.offer_draw(pb::OfferDrawRequest {
-        game_id: id.clone(),
-        seat_token: created.black_token.clone(),
-        ..Default::default()
-    })
+    on_a.offer_draw(pb::OfferDrawRequest::by_seat(
+        id.clone(),
+        created.black_token.clone(),
+    ))
     .await
     .unwrap();
     let (seen_a, seen_b) = (
@@ -140,19 +139,13 @@ async fn watched_from_elsewhere(cut_listeners: bool) {
         cut().await;
         play(games, &id, token, text).await;
     }
-    on_c.offer_draw(pb::OfferDrawRequest {
-        game_id: id.clone(),
-        seat_token: w.clone(),
-        ..Default::default()
-    })
-    .await
-    .unwrap();
+    on_c.offer_draw(pb::OfferDrawRequest::by_seat(id.clone(), w.clone()))
+        .await
+        .unwrap();
     cut().await;
     on_a.respond_to_draw(pb::RespondToDrawRequest {
-        game_id: id.clone(),
-        seat_token: bl.clone(),
         accept: false,
-        ..Default::default()
+        ..pb::RespondToDrawRequest::by_seat(id.clone(), bl.clone())
     })
     .await
     .unwrap();
@@ -161,13 +154,9 @@ async fn watched_from_elsewhere(cut_listeners: bool) {
         .await
         .unwrap();
     cut().await;
-    on_c.resign(pb::ResignRequest {
-        game_id: id.clone(),
-        seat_token: w.clone(),
-        ..Default::default()
-    })
-    .await
-    .unwrap();
+    on_c.resign(pb::ResignRequest::by_seat(id.clone(), w.clone()))
+        .await
+        .unwrap();
     let seen = watching.await.unwrap();
     let expected = [
         K::Snapshot,
@@ -276,21 +265,13 @@ async fn a_player_stream_hears_of_games_written_on_another_server() {
     assert_eq!(next().await, Some((GameStarted, id.clone())));
     play(&mut a, &id, &white, "e4").await;
     assert_eq!(next().await, Some((YourTurn, id.clone())));
-    a.offer_draw(pb::OfferDrawRequest {
-        game_id: id.clone(),
-        seat_token: white.clone(),
-        ..Default::default()
-    })
-    .await
-    .unwrap();
+    a.offer_draw(pb::OfferDrawRequest::by_seat(id.clone(), white.clone()))
+        .await
+        .unwrap();
     assert_eq!(next().await, Some((DrawOffered, id.clone())));
-    a.resign(pb::ResignRequest {
-        game_id: id.clone(),
-        seat_token: white,
-        ..Default::default()
-    })
-    .await
-    .unwrap();
+    a.resign(pb::ResignRequest::by_seat(id.clone(), white))
+        .await
+        .unwrap();
     assert_eq!(next().await, Some((GameEnded, id.clone())));
     assert_eq!(next().await, None);
 }

@@ -9,7 +9,7 @@
 //! server (see `common::database`); without one they say so and pass,
 //! except under `CI=true`.
 
-use crate::common;
+use crate::common::{self, SeatRequest};
 
 use std::{
     collections::HashMap,
@@ -188,13 +188,9 @@ async fn a_watcher_on_one_replica_sees_a_game_played_through_the_other_two() {
         };
         play(games, &id, token, text).await;
     }
-    on_c.resign(pb::ResignRequest {
-        game_id: id.clone(),
-        seat_token: w.clone(),
-        ..Default::default()
-    })
-    .await
-    .unwrap();
+    on_c.resign(pb::ResignRequest::by_seat(id.clone(), w.clone()))
+        .await
+        .unwrap();
     let mut seen = Vec::new();
     loop {
         let (kind, game) = next_event(&mut watching, Duration::from_secs(10)).await;

@@ -2,7 +2,7 @@
 //! seats it holds: started, your turn, offers to answer, ended; its bounds
 //! and its refusals.
 
-use crate::common;
+use crate::common::{self, SeatRequest};
 
 use std::time::Duration;
 
@@ -52,29 +52,25 @@ async fn a_player_hears_of_its_games_turns_offers_and_ends() {
 
     // A draw offered to her; Carol resigns the other game.
     games
-        .offer_draw(pb::OfferDrawRequest {
-            game_id: a.clone(),
-            seat_token: first.black_token.clone(),
-            ..Default::default()
-        })
+        .offer_draw(pb::OfferDrawRequest::by_seat(
+            a.clone(),
+            first.black_token.clone(),
+        ))
         .await
         .unwrap();
     assert_eq!(next().await, (DrawOffered, a.clone()));
     games
-        .resign(pb::ResignRequest {
-            game_id: b.clone(),
-            seat_token: second.white_token.clone(),
-            ..Default::default()
-        })
+        .resign(pb::ResignRequest::by_seat(
+            b.clone(),
+            second.white_token.clone(),
+        ))
         .await
         .unwrap();
     assert_eq!(next().await, (GameEnded, b.clone()));
     games
         .respond_to_draw(pb::RespondToDrawRequest {
-            game_id: a.clone(),
-            seat_token: first.white_token.clone(),
             accept: true,
-            ..Default::default()
+            ..pb::RespondToDrawRequest::by_seat(a.clone(), first.white_token.clone())
         })
         .await
         .unwrap();
@@ -130,10 +126,8 @@ async fn both_seats_of_a_game_are_told_their_own_turns() {
     assert_eq!((m.kind, m.side), (TakebackProposed as i32, b));
     games
         .respond_to_takeback(pb::RespondToTakebackRequest {
-            game_id: id.clone(),
-            seat_token: black.clone(),
             accept: true,
-            ..Default::default()
+            ..pb::RespondToTakebackRequest::by_seat(id.clone(), black.clone())
         })
         .await
         .unwrap();
@@ -244,10 +238,8 @@ async fn a_player_stream_that_stops_reading_is_ended_as_too_slow() {
             .unwrap();
         games
             .respond_to_takeback(pb::RespondToTakebackRequest {
-                game_id: id.clone(),
-                seat_token: black.clone(),
                 accept: true,
-                ..Default::default()
+                ..pb::RespondToTakebackRequest::by_seat(id.clone(), black.clone())
             })
             .await
             .unwrap();

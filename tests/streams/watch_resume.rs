@@ -4,7 +4,7 @@
 //! live ones; a finished game's remaining events end with its end; a
 //! version the game has not reached is refused.
 
-use crate::common;
+use crate::common::{self, SeatRequest};
 
 use std::time::Duration;
 
@@ -94,19 +94,13 @@ async fn play(
 
 async fn offer_and_decline(games: &mut GamesClient<Channel>, id: &str, tokens: &[String; 2]) {
     games
-        .offer_draw(pb::OfferDrawRequest {
-            game_id: id.into(),
-            seat_token: tokens[0].clone(),
-            ..Default::default()
-        })
+        .offer_draw(pb::OfferDrawRequest::by_seat(id, tokens[0].clone()))
         .await
         .unwrap();
     games
         .respond_to_draw(pb::RespondToDrawRequest {
-            game_id: id.into(),
-            seat_token: tokens[1].clone(),
             accept: false,
-            ..Default::default()
+            ..pb::RespondToDrawRequest::by_seat(id, tokens[1].clone())
         })
         .await
         .unwrap();
@@ -400,11 +394,7 @@ async fn resuming_a_finished_game_tells_the_rest_then_the_end() {
     let (id, tokens) = new_game(&mut games).await;
     let mut resumed = watch(&mut games, &id, Some(0)).await.unwrap();
     games
-        .resign(pb::ResignRequest {
-            game_id: id.clone(),
-            seat_token: tokens[1].clone(),
-            ..Default::default()
-        })
+        .resign(pb::ResignRequest::by_seat(id.clone(), tokens[1].clone()))
         .await
         .unwrap();
     let end = next(&mut resumed).await.unwrap();

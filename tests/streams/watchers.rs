@@ -5,7 +5,7 @@
 //! memory watchers took goes back to the system once they close, and the
 //! watcher caps hold.
 
-use crate::common;
+use crate::common::{self, SeatRequest};
 
 use std::{collections::HashMap, sync::Arc, time::Duration};
 
@@ -74,19 +74,13 @@ async fn offer_and_decline(
 ) {
     for _ in 0..pairs {
         games
-            .offer_draw(pb::OfferDrawRequest {
-                game_id: id.into(),
-                seat_token: white.into(),
-                ..Default::default()
-            })
+            .offer_draw(pb::OfferDrawRequest::by_seat(id, white))
             .await
             .unwrap();
         games
             .respond_to_draw(pb::RespondToDrawRequest {
-                game_id: id.into(),
-                seat_token: black.into(),
                 accept: false,
-                ..Default::default()
+                ..pb::RespondToDrawRequest::by_seat(id, black)
             })
             .await
             .unwrap();
@@ -877,11 +871,7 @@ async fn watching_over_grpc_web() {
     let created = common::new_chess_game(&mut games, None).await;
     let id = created.game.unwrap().id;
     games
-        .abort(pb::AbortRequest {
-            game_id: id.clone(),
-            seat_token: created.white_token,
-            ..Default::default()
-        })
+        .abort(pb::AbortRequest::by_seat(id.clone(), created.white_token))
         .await
         .unwrap();
     let watch = |id: String| async move {
