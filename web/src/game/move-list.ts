@@ -15,12 +15,12 @@ export class MoveList {
   private moves: PlayedMove[] = [];
 
   /** The ply whose position the board shows instead of the current one. */
-  private reviewed: number | undefined;
+  private shownPly: number | undefined;
 
   constructor(
     private readonly xiangqi: boolean,
     /** Shows the position after a move (undefined: the current position). */
-    private readonly review: (move: PlayedMove | undefined) => void,
+    private readonly show: (move: PlayedMove | undefined) => void,
   ) {
     const header = h("div", { class: "row" }, h("h2", {}, "Moves"));
     if (xiangqi) {
@@ -35,24 +35,24 @@ export class MoveList {
     this.element = h("div", { class: "panel" }, header, this.body);
   }
 
-  /** Shows the game's moves; a new move ends a review. */
+  /** Shows the game's moves; a new move returns to the current position. */
   update(moves: PlayedMove[]): void {
     this.moves = moves;
-    this.reviewed = undefined;
+    this.shownPly = undefined;
     this.draw();
   }
 
-  /** Steps the reviewed position by `delta` moves (the last step returns to
+  /** Steps the position shown by `delta` moves (the last step returns to
    * the game). */
   step(delta: number): void {
     const last = this.moves.length - 1;
-    const at = Math.min(Math.max((this.reviewed ?? last) + delta, 0), last);
+    const at = Math.min(Math.max((this.shownPly ?? last) + delta, 0), last);
     this.select(at === last ? undefined : at);
   }
 
   private select(ply: number | undefined): void {
-    this.reviewed = ply;
-    this.review(ply === undefined ? undefined : this.moves[ply]);
+    this.shownPly = ply;
+    this.show(ply === undefined ? undefined : this.moves[ply]);
     this.draw();
   }
 
@@ -74,13 +74,13 @@ export class MoveList {
     const rows: HTMLTableRowElement[] = [];
     for (let i = 0; i < cells.length; i += 2) {
       const cell = (m: PlayedMove | undefined) => {
-        const td = h("td", { "data-ply": m?.ply, class: m && m.ply === this.reviewed ? "reviewed" : undefined }, m ? this.text(m) : "");
+        const td = h("td", { "data-ply": m?.ply, class: m && m.ply === this.shownPly ? "shown" : undefined }, m ? this.text(m) : "");
         if (m) td.addEventListener("click", () => this.select(m.ply === this.moves.length - 1 ? undefined : m.ply));
         return td;
       };
       rows.push(h("tr", {}, h("td", { class: "num" }, `${i / 2 + 1}.`), cell(cells[i]), cell(cells[i + 1])));
     }
     this.body.replaceChildren(h("table", {}, h("tbody", {}, ...rows)));
-    if (this.reviewed === undefined) this.body.scrollTop = this.body.scrollHeight;
+    if (this.shownPly === undefined) this.body.scrollTop = this.body.scrollHeight;
   }
 }

@@ -109,7 +109,7 @@ class GameView {
   private readonly notice = h("div", { class: "notice", "data-testid": "notice", role: "alert" });
   private readonly actions: SeatActions;
   /** Whether the board shows an earlier position (moving is off then). */
-  private reviewing = false;
+  private browsing = false;
   private readonly keys = (e: KeyboardEvent) => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
     if (e.key === "ArrowLeft") this.moveList.step(-1);
@@ -134,14 +134,14 @@ class GameView {
     this.mySide = seat ? (seat.side === "white" ? Side.WHITE : Side.BLACK) : undefined;
     const flipped = this.mySide === Side.BLACK;
     this.board = new BoardView(this.geo, flipped, {
-      canPick: (piece) => !this.reviewing && this.myTurn() && isWhitePiece(piece) === (this.mySide === Side.WHITE),
+      canPick: (piece) => !this.browsing && this.myTurn() && isWhitePiece(piece) === (this.mySide === Side.WHITE),
       destinations: (from) => [...new Set((this.legal.get(from) ?? []).map((m) => m.to))],
       onMove: (from, to) => void this.attempt(from, to),
     });
     this.actions = new SeatActions(game.id, this.mySide, seat?.token, (message) => {
       this.notice.textContent = message === "" ? "" : errorText(message);
     });
-    this.moveList = new MoveList(this.geo.variant === "xiangqi", (move) => this.review(move));
+    this.moveList = new MoveList(this.geo.variant === "xiangqi", (move) => this.showMove(move));
     this.clocks = { top: new ClockView(flipped ? Side.WHITE : Side.BLACK), bottom: new ClockView(flipped ? Side.BLACK : Side.WHITE) };
     const bar = (where: "top" | "bottom") =>
       h("div", { class: "player-bar", "data-testid": `player-${where}` }, this.names[where], this.clocks[where].element);
@@ -206,18 +206,18 @@ class GameView {
   }
 
   private showCurrent(): void {
-    this.reviewing = false;
+    this.browsing = false;
     const last = this.game.moves.at(-1)?.move;
     this.board.setPosition(this.game.fen, last ? [last.from, last.to] : undefined, this.checkSquare());
   }
 
   /** Shows the position after an earlier move (undefined: the current one). */
-  private review(move: PlayedMove | undefined): void {
+  private showMove(move: PlayedMove | undefined): void {
     if (!move?.move) {
       this.showCurrent();
       return;
     }
-    this.reviewing = true;
+    this.browsing = true;
     this.board.setPosition(move.fenAfter, [move.move.from, move.move.to]);
   }
 
