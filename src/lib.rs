@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | [`rules`] | the exact rules of both games behind the [`rules::Game`] trait: moves, notations, FEN, outcomes, perft; no I/O | nothing |
 //! | [`peers`] | per-address shares (slots and rates), the fairness every limit builds on | nothing |
-//! | [`store`] | SQLite or PostgreSQL through sqlx: the stored shapes of games and positions, the one-way write path, the change feed between replicas; SQL only | nothing |
+//! | [`store`] | SQLite or PostgreSQL through sqlx: the stored shapes of games and positions (columns decoded once into the rules' types), the one-way write path, the change feed between replicas; SQL only | `rules` |
 //! | [`reason`] | every reason an error of the API gives, and its kind of refusal | `rules` |
 //! | [`engine`] | the search, generic over [`rules::Game`] | `rules` |
 //! | [`analysis`] | the engine as a service: jobs, two pools of slots, turns between callers | `engine`, `rules`, `peers` |

@@ -17,7 +17,7 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 ALLOWED = {
     "rules": set(),
     "peers": set(),
-    "store": set(),
+    "store": {"rules"},
     "reason": {"rules"},
     "engine": {"rules"},
     "analysis": {"engine", "rules", "peers"},

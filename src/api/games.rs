@@ -146,7 +146,7 @@ impl games_server::Games for GamesService {
         };
         let variant = match r.variant {
             0 => None,
-            v => Some(convert::variant("variant", v)?.name().to_owned()),
+            v => Some(convert::variant("variant", v)?),
         };
         let player = r.player.trim();
         if player.chars().count() > 100 {

@@ -78,7 +78,7 @@ impl Games {
                     game.clock = Some(clock.stored());
                 }
                 play(game, record, text, now)?;
-                if game.draw_offer.as_deref() == Some(side.other().name()) {
+                if game.draw_offer == Some(side.other()) {
                     game.draw_offer = None; // moving declines the opponent's offer
                 }
                 // A move answers any takeback proposal: it no longer fits.
@@ -86,7 +86,7 @@ impl Games {
                 Ok::<_, GameError>(Update {
                     value: None,
                     event: EventKind::Move.name(),
-                    side: Some(side.name().to_owned()),
+                    side: Some(side),
                 })
             })
             .await?;
@@ -122,8 +122,8 @@ impl Games {
     /// See [`GameError`].
     pub async fn offer_draw(&self, id: &str, token: &str) -> Result<GameView, GameError> {
         self.act(id, token, EventKind::DrawOffered, |game, side, _| {
-            match game.draw_offer.as_deref() {
-                Some(s) if s == side.name() => {
+            match game.draw_offer {
+                Some(s) if s == side => {
                     return Err(GameError::precondition(
                         Reason::DrawAlreadyOffered,
                         "you already offered a draw; wait for the answer",
@@ -131,7 +131,7 @@ impl Games {
                 }
                 // Offering while the opponent's offer stands is accepting it.
                 Some(_) => finish(game, None, Ending::Agreement),
-                None => game.draw_offer = Some(side.name().to_owned()),
+                None => game.draw_offer = Some(side),
             }
             Ok(())
         })
@@ -155,7 +155,7 @@ impl Games {
             EventKind::DrawDeclined
         };
         self.act(id, token, event, |game, side, _| {
-            offered_by_opponent(game.draw_offer.as_deref(), side, "draw offer")?;
+            offered_by_opponent(game.draw_offer, side, "draw offer")?;
             game.draw_offer = None;
             if accept {
                 finish(game, None, Ending::Agreement);
@@ -287,7 +287,7 @@ impl Games {
                 Ok::<_, GameError>(Update {
                     value: (),
                     event: event.name(),
-                    side: Some(side.name().to_owned()),
+                    side: Some(side),
                 })
             })
             .await?;

@@ -11,12 +11,12 @@
 
 use super::{
     Games, Mover,
-    model::is_ongoing,
+    model::Status,
     model::{EngineSeat, GameError, engine_of, replay, rule_choices, view_of},
 };
 use crate::{
     analysis::{Job, SearchOrder},
-    rules::{Clipped, Side, Variant},
+    rules::{Clipped, Side},
     store::{StoreError, StoredGame},
 };
 
@@ -89,7 +89,7 @@ impl Games {
         id: &str,
     ) -> Result<Option<(StoredGame, Side, EngineSeat)>, GameError> {
         let game = self.load(id).await?;
-        if !is_ongoing(&game) {
+        if game.status != Status::Ongoing {
             return Ok(None);
         }
         let side = replay(&game)?.turn();
@@ -125,10 +125,7 @@ impl Games {
             turn = current;
         }
         let (game, side, engine) = turn;
-        let variant: Variant = game
-            .variant
-            .parse()
-            .map_err(|e| GameError::Corrupt(format!("game {id}: {e}")))?;
+        let variant = game.variant;
         let moves: Vec<&str> = game.moves.iter().map(|m| m.uci.as_str()).collect();
         let choices = rule_choices(&game)
             .ok_or_else(|| GameError::Corrupt(format!("game {id}: unknown xiangqi rules")))?;

@@ -17,7 +17,7 @@ use tokio::sync::watch;
 
 use super::{
     Games,
-    model::is_ongoing,
+    model::Status,
     model::{Ending, EventKind, Expiry, GameClock, GameError, GameView, abort, finish},
 };
 use crate::{
@@ -259,7 +259,7 @@ impl Games {
     pub(super) async fn expire_if_due(&self, id: &str) -> Result<(), Unexpired> {
         let now = self.time.now();
         self.change(id, |game, record| {
-            if !is_ongoing(game) {
+            if game.status != Status::Ongoing {
                 return Err(Unexpired::Untimed);
             }
             let clock = GameClock::from_stored(&game.clock.ok_or(Unexpired::Untimed)?);

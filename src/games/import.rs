@@ -222,8 +222,8 @@ impl Games {
             .store
             .insert_game(StoredGame {
                 moves,
-                status: status.name().to_owned(),
-                winner: winner.map(|w| w.name().to_owned()),
+                status,
+                winner,
                 termination: ending.map(|e| e.code().to_owned()),
                 ..new
             })

@@ -26,7 +26,7 @@ use std::{
 
 use super::{
     change_lock::ChangeLocks,
-    model::is_ongoing,
+    model::Status,
     model::{
         EventKind, GameError, GameView, MoveView, move_view, move_views, replay,
         takeover::engine_due_at, takeover::stamp_flag,
@@ -203,7 +203,7 @@ impl LiveGames {
     /// Keeps `live` (unless an entry as new is kept already, or its game is
     /// over: nothing changes it any more but a takeback of nothing).
     fn put(&self, live: Live) {
-        if self.capacity == 0 || !is_ongoing(&live.game) {
+        if self.capacity == 0 || live.game.status != Status::Ongoing {
             return;
         }
         let mut entries = self.entries();
@@ -396,12 +396,13 @@ impl super::Games {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::{Status, Variant};
 
     fn live(id: &str, version: i64) -> Live {
         let game = StoredGame {
             seq: 1,
             id: id.to_owned(),
-            variant: "chess".to_owned(),
+            variant: Variant::Chess,
             start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".to_owned(),
             white_name: "White".to_owned(),
             black_name: "Black".to_owned(),
@@ -409,7 +410,7 @@ mod tests {
             black_token_hash: String::new(),
             white_engine: None,
             black_engine: None,
-            status: "ongoing".to_owned(),
+            status: Status::Ongoing,
             winner: None,
             termination: None,
             draw_offer: None,

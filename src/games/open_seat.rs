@@ -20,7 +20,7 @@ use rand::Rng;
 
 use super::{
     Games,
-    model::is_ongoing,
+    model::Status,
     model::{
         EventKind, GameError, GameView, SeatSpec, end_aborted, ensure_ongoing, ids,
         refuse_hidden_characters, seat_name, view_of,
@@ -28,7 +28,7 @@ use super::{
 };
 use crate::{
     reason::Reason,
-    rules::{Side, Variant},
+    rules::Side,
     store::{OpenSeat, Update},
 };
 
@@ -148,7 +148,7 @@ impl Games {
     pub(super) fn open_seat(&self, side: Side, now: i64) -> OpenSeat {
         let timeout = i64::try_from(self.open_seat_timeout.as_millis()).unwrap_or(i64::MAX);
         OpenSeat {
-            side: side.name().to_owned(),
+            side,
             join_code: new_join_code(),
             until: now.saturating_add(timeout),
         }
@@ -198,15 +198,8 @@ impl Games {
                 let Some(open) = game.open.take() else {
                     return Err(seat_taken());
                 };
-                let side = if open.side == Side::White.name() {
-                    Side::White
-                } else {
-                    Side::Black
-                };
-                let variant: Variant = game
-                    .variant
-                    .parse()
-                    .map_err(|e| GameError::Corrupt(format!("game {id}: {e}")))?;
+                let side = open.side;
+                let variant = game.variant;
                 let spec = SeatSpec {
                     display_name: display_name.to_owned(),
                     ..SeatSpec::default()
@@ -225,7 +218,7 @@ impl Games {
                 Ok::<_, GameError>(Update {
                     value: side,
                     event: EventKind::SeatJoined.name(),
-                    side: Some(side.name().to_owned()),
+                    side: Some(side),
                 })
             })
             .await?;
@@ -239,7 +232,8 @@ impl Games {
         let now = self.time.now();
         let expired = self
             .change(id, |game, _| {
-                let due = is_ongoing(game) && game.open.as_ref().is_some_and(|o| o.until <= now);
+                let due = game.status == Status::Ongoing
+                    && game.open.as_ref().is_some_and(|o| o.until <= now);
                 if !due {
                     return Err(Unexpired(None));
                 }

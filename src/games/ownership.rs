@@ -34,7 +34,7 @@ use std::{
 
 use super::{
     Games,
-    model::is_ongoing,
+    model::Status,
     model::{GameError, new_id},
 };
 use crate::store::{Fence, Lease, shard_of};
@@ -368,7 +368,7 @@ impl Games {
         match self.store.game_head(id).await {
             Ok(Some(head)) => {
                 let game = head.game;
-                let ongoing = is_ongoing(&game);
+                let ongoing = game.status == Status::Ongoing;
                 self.arm_deadline(id, game.clock.and_then(|c| c.flag_at).filter(|_| ongoing));
                 if ongoing && game.engine_due_at.is_some() {
                     self.wake_engine(id);

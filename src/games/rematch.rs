@@ -15,15 +15,15 @@
 
 use super::{
     Games, SeatedGame,
+    model::Status,
     model::{
         EventKind, GameClock, GameError, GameView, engine_of, ids, replay, seat, side_title,
         takeover,
     },
-    model::{Status, is_ongoing},
 };
 use crate::{
     reason::Reason,
-    rules::{Side, Variant},
+    rules::Side,
     store::{StoredGame, Update},
 };
 
@@ -108,7 +108,7 @@ impl Games {
                 let update = Update {
                     value: (side, event),
                     event: event.name(),
-                    side: Some(side.name().to_owned()),
+                    side: Some(side),
                 };
                 Ok::<_, Unwritten>((update, created))
             })
@@ -159,7 +159,7 @@ fn settle(
     ask: Ask,
     successor: &str,
 ) -> Result<EventKind, Unwritten> {
-    if is_ongoing(game) {
+    if game.status == Status::Ongoing {
         return Err(GameError::precondition(
             Reason::GameNotOver,
             "the game is still being played: a rematch is offered once it is over",
@@ -186,18 +186,18 @@ fn settle(
         }
         return Err(Unwritten::Exists(rematch.clone(), side));
     }
-    let offer = game.rematch.offer.as_deref();
-    let by_opponent = offer == Some(side.other().name());
+    let offer = game.rematch.offer;
+    let by_opponent = offer == Some(side.other());
     let against_engine = engine_of(game, side.other()).is_some();
     match ask {
-        Ask::Offer if offer == Some(side.name()) => Err(GameError::precondition(
+        Ask::Offer if offer == Some(side) => Err(GameError::precondition(
             Reason::RematchAlreadyOffered,
             "you already offered a rematch: wait for the answer (asking again once it is \
              accepted answers the rematch and your token in it)",
         )
         .into()),
         Ask::Offer if !by_opponent && !against_engine => {
-            game.rematch.offer = Some(side.name().to_owned());
+            game.rematch.offer = Some(side);
             game.rematch.token_hash = Some(ids::hash_token(successor));
             Ok(EventKind::RematchOffered)
         }
@@ -242,10 +242,7 @@ fn rematch_game(
         Side::White => (opponent_hash, mine),
         Side::Black => (mine, opponent_hash),
     };
-    let variant: Variant = game
-        .variant
-        .parse()
-        .map_err(|e| GameError::Corrupt(format!("game {}: {e}", game.id)))?;
+    let variant = game.variant;
     // A seat named after its side is named after its new one.
     let renamed = |name: &str, old: Side| {
         if name == side_title(variant, old) {
@@ -261,7 +258,7 @@ fn rematch_game(
     takeover::stamp_flag(&game.start_fen, 0, &mut clock);
     Ok(StoredGame {
         id: ids::new_id(),
-        variant: game.variant.clone(),
+        variant: game.variant,
         start_fen: game.start_fen.clone(),
         white_name: renamed(&game.black_name, Side::Black),
         black_name: renamed(&game.white_name, Side::White),
@@ -270,7 +267,7 @@ fn rematch_game(
         white_engine: engines[0],
         black_engine: engines[1],
         moves: Vec::new(),
-        status: Status::Ongoing.name().to_owned(),
+        status: Status::Ongoing,
         winner: None,
         termination: None,
         engine_grants_takebacks: game.engine_grants_takebacks,

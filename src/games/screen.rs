@@ -7,7 +7,6 @@
 
 use super::{
     Games,
-    model::variant_of,
     model::{GameError, ensure_ongoing, ensure_ply, ensure_seated, ensure_turn, seat, turn_after},
 };
 use crate::store::StoredGame;
@@ -65,7 +64,7 @@ fn judge(game: &StoredGame, ply: usize, token: &str, needs: Needs) -> Result<(),
     }
     if let Needs::Move { expected_ply } = needs {
         ensure_ply(expected_ply, ply)?;
-        let variant = variant_of(game);
+        let variant = game.variant;
         ensure_turn(variant, turn_after(&game.start_fen, ply), side)?;
     }
     Ok(())

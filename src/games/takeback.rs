@@ -62,7 +62,7 @@ fn recorded(event: EventKind, side: Side) -> Update<EventKind> {
     Update {
         value: event,
         event: event.name(),
-        side: (!by_flag).then(|| side.name().to_owned()),
+        side: (!by_flag).then_some(side),
     }
 }
 
@@ -83,8 +83,8 @@ impl Games {
             .change(id, |game, record| {
                 let side = seat(game, token)?;
                 ensure_ongoing(game)?;
-                match game.takeback_offer.as_deref() {
-                    Some(s) if s == side.name() => {
+                match game.takeback_offer {
+                    Some(s) if s == side => {
                         return Err(GameError::precondition(
                             Reason::TakebackAlreadyProposed,
                             "you already proposed a takeback; wait for the answer",
@@ -108,7 +108,7 @@ impl Games {
                     }
                     take_back(game, record, plies, now)
                 } else {
-                    game.takeback_offer = Some(side.name().to_owned());
+                    game.takeback_offer = Some(side);
                     EventKind::TakebackProposed
                 };
                 Ok::<_, GameError>(recorded(event, side))
@@ -136,7 +136,7 @@ impl Games {
             .change(id, |game, record| {
                 let side = seat(game, token)?;
                 ensure_ongoing(game)?;
-                offered_by_opponent(game.takeback_offer.as_deref(), side, "takeback proposal")?;
+                offered_by_opponent(game.takeback_offer, side, "takeback proposal")?;
                 let event = if accept {
                     let plies = plies_to_undo(game, record, side.other())?;
                     take_back(game, record, plies, now)

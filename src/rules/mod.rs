@@ -17,6 +17,7 @@ mod quoted;
 mod record;
 pub mod referee;
 mod side;
+mod status;
 mod variant;
 pub mod xiangqi;
 
@@ -27,5 +28,6 @@ pub use move_text::MoveText;
 pub use outcome::{Chase, DrawClaim, GameEnd, Termination, Verdict};
 pub use quoted::{Clipped, Quoted};
 pub use record::{Record, ReplayError};
-pub use side::Side;
+pub use side::{ParseSideError, Side};
+pub use status::{ParseStatusError, Status};
 pub use variant::{ParseVariantError, Variant};

@@ -1,4 +1,4 @@
-use std::fmt;
+use std::{fmt, str::FromStr};
 
 /// One of the two players.
 ///
@@ -25,6 +25,23 @@ impl Side {
             Side::White => "white",
             Side::Black => "black",
         }
+    }
+}
+
+/// A name that is neither `white` nor `black`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown side {0:?}: expected white or black")]
+pub struct ParseSideError(pub String);
+
+/// Reads the name [`Side::name`] writes.
+impl FromStr for Side {
+    type Err = ParseSideError;
+
+    fn from_str(s: &str) -> Result<Side, ParseSideError> {
+        [Side::White, Side::Black]
+            .into_iter()
+            .find(|side| side.name() == s)
+            .ok_or_else(|| ParseSideError(s.to_owned()))
     }
 }
 

@@ -3,8 +3,9 @@ use std::{fmt, str::FromStr};
 use super::Side;
 
 /// The games Arbiter referees.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Variant {
+    #[default]
     Chess,
     Xiangqi,
 }

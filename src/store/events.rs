@@ -11,7 +11,12 @@ use std::collections::HashMap;
 
 use sqlx::{Row, any::AnyRow};
 
-use super::{OpenSeat, Store, StoreError, StoredGame, StoredMove, StoredRematch, games::load_game};
+use super::{
+    OpenSeat, Store, StoreError, StoredGame, StoredMove, StoredRematch,
+    games::load_game,
+    rows::{decoded, decoded_option},
+};
+use crate::rules::{Side, Status};
 
 /// A game's events after a version, oldest first, and the game right
 /// after each (see the module docs).
@@ -34,39 +39,42 @@ struct EventRow {
     kind: String,
     at: i64,
     ply: usize,
-    status: String,
-    winner: Option<String>,
+    status: Status,
+    winner: Option<Side>,
     termination: Option<String>,
-    draw_offer: Option<String>,
-    takeback_offer: Option<String>,
+    draw_offer: Option<Side>,
+    takeback_offer: Option<Side>,
     clock_white_ms: Option<i64>,
     clock_black_ms: Option<i64>,
     clock_turn_started_at: Option<i64>,
-    open_seat: Option<String>,
+    open_seat: Option<Side>,
     rematch: Option<String>,
-    rematch_offer: Option<String>,
+    rematch_offer: Option<Side>,
 }
 
 impl EventRow {
     /// `None` for an event recorded before events kept the game's state.
-    fn read(row: &AnyRow) -> Option<EventRow> {
-        Some(EventRow {
+    fn read(row: &AnyRow) -> Result<Option<EventRow>, sqlx::Error> {
+        let Some(ply) = row.get::<Option<i64>, _>(3) else {
+            return Ok(None);
+        };
+        Ok(Some(EventRow {
             version: row.get(0),
             kind: row.get(1),
             at: row.get(2),
-            ply: usize::try_from(row.get::<Option<i64>, _>(3)?).unwrap_or(0),
-            status: row.get(4),
-            winner: row.get(5),
+            ply: usize::try_from(ply).unwrap_or(0),
+            status: decoded(row, 4)?,
+            winner: decoded_option(row, 5)?,
             termination: row.get(6),
-            draw_offer: row.get(7),
-            takeback_offer: row.get(8),
+            draw_offer: decoded_option(row, 7)?,
+            takeback_offer: decoded_option(row, 8)?,
             clock_white_ms: row.get(9),
             clock_black_ms: row.get(10),
             clock_turn_started_at: row.get(11),
-            open_seat: row.get(12),
+            open_seat: decoded_option(row, 12)?,
             rematch: row.get(13),
-            rematch_offer: row.get(14),
-        })
+            rematch_offer: decoded_option(row, 14)?,
+        }))
     }
 }
 
@@ -185,7 +193,7 @@ impl Store {
             .iter()
             .rev()
             .map(EventRow::read)
-            .collect::<Option<Vec<_>>>()
+            .collect::<Result<Option<Vec<_>>, _>>()?
         else {
             return Ok(None);
         };

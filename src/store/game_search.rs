@@ -83,7 +83,9 @@ fn push_query(query: &mut Sql, backend: Backend, filter: &GameFilter) {
         None => {}
     }
     if let Some(variant) = &filter.variant {
-        query.push(" AND variant = ").bind(variant.clone());
+        query
+            .push(" AND variant = ")
+            .bind(variant.name().to_owned());
     }
     if let Some(termination) = &filter.termination {
         query.push(" AND termination = ").bind(termination.clone());
@@ -142,7 +144,10 @@ impl Store {
         let mut query = Sql::default();
         push_query(&mut query, self.backend, &filter);
         let rows = query.build().fetch_all(&self.pool).await?;
-        let mut items: Vec<StoredGame> = rows.iter().map(game_from_row).collect();
+        let mut items = rows
+            .iter()
+            .map(game_from_row)
+            .collect::<Result<Vec<StoredGame>, _>>()?;
         let next = (items.len() > filter.limit as usize).then(|| {
             items.truncate(filter.limit as usize);
             items.last().map_or(0, |g| g.seq)
@@ -156,6 +161,7 @@ mod tests {
     use sqlx::Row;
 
     use super::*;
+    use crate::rules::Variant;
 
     #[test]
     fn folds_unicode_case() {
@@ -206,7 +212,7 @@ mod tests {
             ),
             (
                 GameFilter {
-                    variant: Some("chess".into()),
+                    variant: Some(Variant::Chess),
                     ..page.clone()
                 },
                 "USING INDEX games_by_variant",
@@ -237,7 +243,7 @@ mod tests {
             (
                 GameFilter {
                     created_until: Some(9),
-                    variant: Some("xiangqi".into()),
+                    variant: Some(Variant::Xiangqi),
                     ..page.clone()
                 },
                 "USING INDEX games_by_variant (variant=? AND seq<?)",

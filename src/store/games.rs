@@ -56,8 +56,11 @@ impl Store {
             .bind(id)
             .fetch_optional(&self.pool)
             .await?;
-        Ok(row.map(|row| GameHead {
-            game: game_from_row(&row),
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        Ok(Some(GameHead {
+            game: game_from_row(&row)?,
             ply: usize::try_from(row.get::<i64, _>("ply")).unwrap_or(usize::MAX),
         }))
     }
@@ -201,7 +204,7 @@ pub(super) async fn load_game(
     else {
         return Ok(None);
     };
-    let mut game = game_from_row(&row);
+    let mut game = game_from_row(&row)?;
     game.moves = sqlx::query(
         "SELECT ply, uci, fen_after, played_at FROM moves WHERE game_seq = $1 ORDER BY ply",
     )

@@ -294,7 +294,7 @@ mod tests {
         let game = store
             .insert_game(super::super::StoredGame {
                 id: "g1".into(),
-                variant: "chess".into(),
+                variant: crate::rules::Variant::Chess,
                 start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
                 white_name: "W".into(),
                 black_name: "B".into(),
@@ -303,7 +303,7 @@ mod tests {
                 white_engine: None,
                 black_engine: None,
                 moves: Vec::new(),
-                status: "ongoing".into(),
+                status: crate::rules::Status::Ongoing,
                 winner: None,
                 termination: None,
                 engine_grants_takebacks: true,

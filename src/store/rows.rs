@@ -1,13 +1,16 @@
 //! The stored shapes of games: the rows as the store reads and writes them,
 //! and how a row of `games` reads back.
 
+use std::str::FromStr;
+
 use sqlx::{Row, any::AnyRow};
+
+use crate::rules::{Side, Status, Variant};
 
 /// A seat left open at creation, until a player takes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpenSeat {
-    /// `white` or `black`.
-    pub side: String,
+    pub side: Side,
     /// The code JoinGame takes the seat with (unique).
     pub join_code: String,
     /// When the game expires if nobody has taken the seat (unix
@@ -21,7 +24,7 @@ pub struct StoredRematch {
     /// The rematch's id, once created.
     pub id: Option<String>,
     /// The side offering one (`None`: no offer stands).
-    pub offer: Option<String>,
+    pub offer: Option<Side>,
     /// The hash of the offerer's token in the rematch to come.
     pub token_hash: Option<String>,
 }
@@ -76,7 +79,7 @@ pub struct StoredMove {
 pub struct StoredGame {
     pub seq: i64,
     pub id: String,
-    pub variant: String,
+    pub variant: Variant,
     pub start_fen: String,
     pub white_name: String,
     pub black_name: String,
@@ -84,16 +87,15 @@ pub struct StoredGame {
     pub black_token_hash: String,
     pub white_engine: Option<StoredEngine>,
     pub black_engine: Option<StoredEngine>,
-    /// `ongoing`, `decisive`, `drawn` or `aborted` (an imported game may
-    /// be created ended, with `winner` and `termination`).
-    pub status: String,
-    /// `white` or `black`.
-    pub winner: Option<String>,
+    /// An imported game may be created ended, with `winner` and
+    /// `termination`.
+    pub status: Status,
+    pub winner: Option<Side>,
     pub termination: Option<String>,
     /// The side with a pending draw offer.
-    pub draw_offer: Option<String>,
+    pub draw_offer: Option<Side>,
     /// The side with a pending takeback proposal.
-    pub takeback_offer: Option<String>,
+    pub takeback_offer: Option<Side>,
     /// Does an engine seat grant the human's takebacks?
     pub engine_grants_takebacks: bool,
     /// The clock, for a timed game.
@@ -137,7 +139,7 @@ pub struct GameHead {
 pub struct GameFilter {
     /// `Some(false)`: ongoing only; `Some(true)`: finished only.
     pub finished: Option<bool>,
-    pub variant: Option<String>,
+    pub variant: Option<Variant>,
     /// Only games with a player whose name contains this (case-insensitive,
     /// in Unicode).
     pub player: Option<String>,
@@ -160,7 +162,7 @@ pub struct Update<T> {
     /// Event kind, e.g. `move`, `draw_offered`, `resigned`.
     pub event: &'static str,
     /// The side that caused it.
-    pub side: Option<String>,
+    pub side: Option<Side>,
 }
 
 /// The game asked for (by this id) does not exist.
@@ -175,31 +177,33 @@ pub(super) const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, 
      clock_engine_waiting_ply, clock_flag_at, engine_due_at, xiangqi_rules, join_code, open_seat, \
      open_until, rematch_of, rematch, rematch_offer, rematch_token_hash";
 
-pub(super) fn game_from_row(row: &AnyRow) -> StoredGame {
-    let open = open_from_row(row, 33);
+/// The game of a row of `games`; a column whose value names nothing (a
+/// status, side or variant no build wrote) fails the read.
+pub(super) fn game_from_row(row: &AnyRow) -> Result<StoredGame, sqlx::Error> {
+    let open = open_from_row(row, 33)?;
     let mut clock = clock_from_row(row, 21);
     if let Some(clock) = &mut clock {
         clock.held = open.is_some();
     }
-    StoredGame {
+    Ok(StoredGame {
         seq: row.get(0),
         id: row.get(1),
-        variant: row.get(2),
+        variant: decoded(row, 2)?,
         start_fen: row.get(3),
         white_name: row.get(4),
         black_name: row.get(5),
         white_token_hash: row.get(6),
         black_token_hash: row.get(7),
-        status: row.get(8),
-        winner: row.get(9),
+        status: decoded(row, 8)?,
+        winner: decoded_option(row, 9)?,
         termination: row.get(10),
-        draw_offer: row.get(11),
+        draw_offer: decoded_option(row, 11)?,
         version: row.get(12),
         created_at: row.get(13),
         updated_at: row.get(14),
         white_engine: engine_from_row(row, 15),
         black_engine: engine_from_row(row, 17),
-        takeback_offer: row.get(19),
+        takeback_offer: decoded_option(row, 19)?,
         engine_grants_takebacks: row.get::<i64, _>(20) != 0,
         clock,
         engine_due_at: row.get(31),
@@ -209,11 +213,37 @@ pub(super) fn game_from_row(row: &AnyRow) -> StoredGame {
         rematch_of: row.get(36),
         rematch: StoredRematch {
             id: row.get(37),
-            offer: row.get(38),
+            offer: decoded_option(row, 38)?,
             token_hash: row.get(39),
         },
         moves: Vec::new(),
         undone: Vec::new(),
+    })
+}
+
+/// The value named in text column `column`.
+pub(super) fn decoded<T>(row: &AnyRow, column: usize) -> Result<T, sqlx::Error>
+where
+    T: FromStr,
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    row.get::<String, _>(column)
+        .parse()
+        .map_err(|e: T::Err| sqlx::Error::ColumnDecode {
+            index: column.to_string(),
+            source: Box::new(e),
+        })
+}
+
+/// The value named in nullable text column `column`.
+pub(super) fn decoded_option<T>(row: &AnyRow, column: usize) -> Result<Option<T>, sqlx::Error>
+where
+    T: FromStr,
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    match row.get::<Option<String>, _>(column) {
+        None => Ok(None),
+        Some(_) => decoded(row, column).map(Some),
     }
 }
 
@@ -236,12 +266,18 @@ fn clock_from_row(row: &AnyRow, column: usize) -> Option<StoredClock> {
 
 /// The open seat of a game's row: its join code at `column`, then the
 /// side and the expiry.
-fn open_from_row(row: &AnyRow, column: usize) -> Option<OpenSeat> {
-    Some(OpenSeat {
-        join_code: row.get::<Option<String>, _>(column)?,
-        side: row.get::<Option<String>, _>(column + 1)?,
-        until: row.get::<Option<i64>, _>(column + 2)?,
-    })
+fn open_from_row(row: &AnyRow, column: usize) -> Result<Option<OpenSeat>, sqlx::Error> {
+    let join_code = row.get::<Option<String>, _>(column);
+    let side = decoded_option(row, column + 1)?;
+    let until = row.get::<Option<i64>, _>(column + 2);
+    Ok(join_code
+        .zip(side)
+        .zip(until)
+        .map(|((join_code, side), until)| OpenSeat {
+            side,
+            join_code,
+            until,
+        }))
 }
 
 fn engine_from_row(row: &AnyRow, column: usize) -> Option<StoredEngine> {

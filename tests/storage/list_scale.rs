@@ -5,7 +5,10 @@
 
 use std::time::{Duration, Instant};
 
-use arbiter::store::{GameFilter, Store};
+use arbiter::{
+    rules::Variant,
+    store::{GameFilter, Store},
+};
 
 const GAMES: i64 = 200_000;
 
@@ -83,7 +86,7 @@ async fn every_filter_at_200k_games() {
         (
             "variant=xiangqi",
             GameFilter {
-                variant: Some("xiangqi".into()),
+                variant: Some(Variant::Xiangqi),
                 ..page.clone()
             },
         ),

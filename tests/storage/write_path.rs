@@ -14,7 +14,7 @@ use std::{
 use arbiter::{
     api::proto::{self as pb, games_client::GamesClient},
     games::{Games, ManualTime, SeatSpec, Start, SystemTime},
-    rules::Variant,
+    rules::{Side, Status, Variant},
     store::{Base, GameFilter, GameWrite, OpenSeat, Store, StoredGame, Written},
 };
 use common::{TestDatabase, TestServer, binary::Serve, long_game::long_game};
@@ -467,12 +467,12 @@ async fn a_stale_change_in_a_batch_leaves_the_others_committed() {
     }
     let offer = |game: &StoredGame, side: &str| {
         let mut offered = game.clone();
-        offered.draw_offer = Some(side.to_owned());
+        offered.draw_offer = Some(side.parse().unwrap());
         GameWrite {
             game: offered,
             base: Base::of(game),
             event: "draw_offered",
-            side: Some(side.to_owned()),
+            side: Some(side.parse().unwrap()),
             fence: None,
             creates: None,
         }
@@ -514,7 +514,7 @@ async fn a_stale_change_in_a_batch_leaves_the_others_committed() {
     let mut committed = Vec::new();
     for answer in batch {
         committed.push(match answer.await.unwrap().unwrap() {
-            Written::Committed { game, .. } => Some(game.draw_offer.unwrap()),
+            Written::Committed { game, .. } => Some(game.draw_offer.unwrap().name().to_owned()),
             Written::Stale(_) => None,
         });
     }
@@ -593,7 +593,7 @@ impl WriteLock {
 fn new_game(id: &str, code: &str) -> StoredGame {
     StoredGame {
         id: id.to_owned(),
-        variant: "chess".to_owned(),
+        variant: Variant::Chess,
         start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".to_owned(),
         white_name: "White".to_owned(),
         black_name: "Black".to_owned(),
@@ -602,7 +602,7 @@ fn new_game(id: &str, code: &str) -> StoredGame {
         white_engine: None,
         black_engine: None,
         moves: Vec::new(),
-        status: "ongoing".to_owned(),
+        status: Status::Ongoing,
         winner: None,
         termination: None,
         engine_grants_takebacks: true,
@@ -610,7 +610,7 @@ fn new_game(id: &str, code: &str) -> StoredGame {
         engine_due_at: None,
         xiangqi_rules: None,
         open: Some(OpenSeat {
-            side: "black".to_owned(),
+            side: Side::Black,
             join_code: code.to_owned(),
             until: i64::MAX,
         }),

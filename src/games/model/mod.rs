@@ -13,10 +13,10 @@ mod names;
 pub mod pgn;
 mod play;
 mod seats;
-mod status;
 pub(in crate::games) mod takeover;
 mod view;
 
+pub use crate::rules::Status;
 pub use admin::AdminToken;
 pub(crate) use admin::is_admin;
 pub(in crate::games) use clock::Expiry;
@@ -34,7 +34,5 @@ pub(in crate::games) use play::{
 };
 pub(in crate::games) use seats::engine_of;
 pub use seats::{EngineSeat, SeatSpec};
-pub use status::Status;
-pub(in crate::games) use status::{is_ongoing, variant_of};
 pub use view::{GameView, MoveView, OutcomeView, View};
 pub(in crate::games) use view::{move_view, move_views, view_of};

@@ -5,12 +5,12 @@
 use std::fmt::Display;
 
 use super::{
+    Status,
     ending::Ending,
     error::{GameError, Refusal},
     ids,
     names::refuse_hidden_characters,
     seats::SeatSpec,
-    status::{Status, is_ongoing},
 };
 use crate::{
     reason::Reason,
@@ -83,11 +83,11 @@ pub(in crate::games) fn seat(game: &StoredGame, token: &str) -> Result<Side, Gam
 
 /// Checks that the pending `offer` (a side's name) is the opponent's.
 pub(in crate::games) fn offered_by_opponent(
-    offer: Option<&str>,
+    offer: Option<Side>,
     side: Side,
     what: &str,
 ) -> Result<(), GameError> {
-    if offer == Some(side.other().name()) {
+    if offer == Some(side.other()) {
         Ok(())
     } else {
         Err(GameError::precondition(
@@ -114,12 +114,12 @@ pub(in crate::games) fn ensure_seated(game: &StoredGame) -> Result<(), GameError
 }
 
 pub(in crate::games) fn ensure_ongoing(game: &StoredGame) -> Result<(), GameError> {
-    if is_ongoing(game) {
+    if game.status == Status::Ongoing {
         Ok(())
     } else {
         Err(GameError::GameOver(format!(
             "the game is over ({})",
-            game.termination.as_deref().unwrap_or(&game.status)
+            game.termination.as_deref().unwrap_or(game.status.name())
         )))
     }
 }
@@ -156,10 +156,7 @@ pub(in crate::games) fn ensure_ply(expected_ply: Option<u32>, ply: usize) -> Res
 }
 
 pub(in crate::games) fn replay(game: &StoredGame) -> Result<Box<dyn Referee>, GameError> {
-    let variant: Variant = game
-        .variant
-        .parse()
-        .map_err(|e| GameError::Corrupt(format!("game {}: {e}", game.id)))?;
+    let variant = game.variant;
     let corrupt =
         |e: &dyn Display| GameError::Corrupt(format!("game {} does not replay: {e}", game.id));
     let choices = rule_choices(game).ok_or_else(|| {
@@ -226,7 +223,7 @@ pub(in crate::games) fn new_game(
     let tokens = [ids::new_token(), ids::new_token()];
     let game = StoredGame {
         id: ids::new_id(),
-        variant: variant.name().to_owned(),
+        variant,
         start_fen: record.start_fen(),
         white_name,
         black_name,
@@ -235,7 +232,7 @@ pub(in crate::games) fn new_game(
         white_engine: None,
         black_engine: None,
         moves: Vec::new(),
-        status: Status::Ongoing.name().to_owned(),
+        status: Status::Ongoing,
         winner: None,
         termination: None,
         engine_grants_takebacks: true,
@@ -256,15 +253,15 @@ pub(in crate::games) fn abort(game: &mut StoredGame) {
 /// Ends `game` as aborted, by the players or the server (`Aborted`) or by
 /// the operator.
 pub(in crate::games) fn end_aborted(game: &mut StoredGame, ending: Ending) {
-    Status::Aborted.set(game);
+    game.status = Status::Aborted;
     game.termination = Some(ending.code().to_owned());
     game.draw_offer = None;
     game.takeback_offer = None;
 }
 
 pub(in crate::games) fn finish(game: &mut StoredGame, winner: Option<Side>, ending: Ending) {
-    Status::ended(winner.is_some()).set(game);
-    game.winner = winner.map(|s| s.name().to_owned());
+    game.status = Status::ended(winner.is_some());
+    game.winner = winner;
     game.termination = Some(ending.code().to_owned());
     game.draw_offer = None;
     game.takeback_offer = None;

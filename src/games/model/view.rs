@@ -9,12 +9,12 @@ use crate::{
 };
 
 use super::{
+    Status,
     clock::GameClock,
     ending::Ending,
     error::GameError,
     play::{replay, rule_choices},
     seats::{EngineSeat, engine_of},
-    status::{Status, variant_of},
 };
 
 /// How much of a game an answer or a watch event carries
@@ -86,14 +86,6 @@ pub struct GameView {
     pub rematch_offer: Option<Side>,
 }
 
-fn side(name: Option<&str>) -> Option<Side> {
-    match name {
-        Some("white") => Some(Side::White),
-        Some("black") => Some(Side::Black),
-        _ => None,
-    }
-}
-
 impl GameView {
     /// The full view: moves in every notation (`moves`, the record's as
     /// [`move_views`] tells them), outcome, claims.
@@ -123,10 +115,10 @@ impl GameView {
 
     /// The view from the stored row alone (for lists: no moves, no replay).
     pub(in crate::games) fn summary(game: &StoredGame) -> GameView {
-        let status = Status::of(game);
+        let status = game.status;
         let ending = game.termination.as_deref().and_then(Ending::from_code);
-        let winner = side(game.winner.as_deref());
-        let variant = variant_of(game);
+        let winner = game.winner;
+        let variant = game.variant;
         let description = match (status, winner, ending) {
             (Status::Ongoing, ..) => "ongoing".to_owned(),
             (Status::Aborted, _, Some(Ending::AbortedByOperator)) => {
@@ -137,7 +129,7 @@ impl GameView {
                 format!("{} won by {}", variant.side_name(w), e.describe())
             }
             (_, None, Some(e)) => format!("drawn by {}", e.describe()),
-            _ => game.status.clone(),
+            _ => game.status.name().to_owned(),
         };
         GameView {
             id: game.id.clone(),
@@ -163,16 +155,16 @@ impl GameView {
             black_name: game.black_name.clone(),
             white_engine: engine_of(game, Side::White),
             black_engine: engine_of(game, Side::Black),
-            draw_offer: side(game.draw_offer.as_deref()),
-            takeback_offer: side(game.takeback_offer.as_deref()),
+            draw_offer: game.draw_offer,
+            takeback_offer: game.takeback_offer,
             clock: game.clock.map(|c| GameClock::from_stored(&c)),
             is_check: false,
             created_at: game.created_at,
             updated_at: game.updated_at,
-            open_seat: side(game.open.as_ref().map(|o| o.side.as_str())),
+            open_seat: game.open.as_ref().map(|o| o.side),
             rematch_of: game.rematch_of.clone(),
             rematch: game.rematch.id.clone(),
-            rematch_offer: side(game.rematch.offer.as_deref()),
+            rematch_offer: game.rematch.offer,
         }
     }
 

@@ -16,7 +16,10 @@ use sqlx::{AnyConnection, Either, Executor};
 use tokio_stream::StreamExt;
 
 use super::change::GameWrite;
-use crate::store::{Backend, StoredMove, changes, sql::Sql};
+use crate::{
+    rules::Side,
+    store::{Backend, StoredMove, changes, sql::Sql},
+};
 
 /// Most games' updates in one call on SQLite.
 const UPDATES_A_CALL: usize = 32;
@@ -81,15 +84,15 @@ fn push_update(sql: &mut Sql, write: &GameWrite, now: i64) {
     let clock = game.clock;
     let open = game.open.as_ref();
     sql.push("UPDATE games SET status = ")
-        .bind(game.status.clone())
+        .bind(game.status.name().to_owned())
         .push(", winner = ")
-        .bind(game.winner.clone())
+        .bind(side_name(game.winner))
         .push(", termination = ")
         .bind(game.termination.clone())
         .push(", draw_offer = ")
-        .bind(game.draw_offer.clone())
+        .bind(side_name(game.draw_offer))
         .push(", takeback_offer = ")
-        .bind(game.takeback_offer.clone())
+        .bind(side_name(game.takeback_offer))
         .push(", clock_white_ms = ")
         .bind(clock.map(|c| c.white_ms))
         .push(", clock_black_ms = ")
@@ -115,13 +118,13 @@ fn push_update(sql: &mut Sql, write: &GameWrite, now: i64) {
         .push(", black_token_hash = ")
         .bind(game.black_token_hash.clone())
         .push(", open_seat = ")
-        .bind(open.map(|o| o.side.clone()))
+        .bind(side_name(open.map(|o| o.side)))
         .push(", open_until = ")
         .bind(open.map(|o| o.until))
         .push(", rematch = ")
         .bind(game.rematch.id.clone())
         .push(", rematch_offer = ")
-        .bind(game.rematch.offer.clone())
+        .bind(side_name(game.rematch.offer))
         .push(", rematch_token_hash = ")
         .bind(game.rematch.token_hash.clone())
         .push(" WHERE seq = ")
@@ -297,6 +300,11 @@ pub(in crate::store) async fn write_records(
     query.execute(conn).await.map(drop)
 }
 
+/// A side's stored name (bound by value: the query outlives its game).
+fn side_name(side: Option<Side>) -> Option<String> {
+    side.map(|side| side.name().to_owned())
+}
+
 /// The event row of `write`: the game's state after its change.
 fn event_row(write: &GameWrite, now: i64) -> Value {
     let GameWrite {
@@ -307,19 +315,19 @@ fn event_row(write: &GameWrite, now: i64) -> Value {
         game.seq,
         game.version,
         event,
-        side,
+        side.map(Side::name),
         now,
         game.moves.len(),
-        game.status,
-        game.winner,
+        game.status.name(),
+        game.winner.map(Side::name),
         game.termination,
-        game.draw_offer,
-        game.takeback_offer,
+        game.draw_offer.map(Side::name),
+        game.takeback_offer.map(Side::name),
         clock.map(|c| c.white_ms),
         clock.map(|c| c.black_ms),
         clock.map(|c| c.turn_started_at),
-        game.open.as_ref().map(|o| &o.side),
+        game.open.as_ref().map(|o| o.side.name()),
         game.rematch.id,
-        game.rematch.offer,
+        game.rematch.offer.map(Side::name),
     ])
 }

@@ -1,6 +1,9 @@
 //! A game change as the committer takes it, and what writing it came to.
 
-use crate::store::{Fence, StoredGame};
+use crate::{
+    rules::Side,
+    store::{Fence, StoredGame},
+};
 
 /// A game change to write: the game as changed, what it was judged on, the
 /// event to record, and what else the write needs.
@@ -13,7 +16,7 @@ pub struct GameWrite {
     /// Event kind, e.g. `move`, `draw_offered`, `resigned`.
     pub event: &'static str,
     /// The side that caused it.
-    pub side: Option<String>,
+    pub side: Option<Side>,
     /// Written only while this lease is held (an engine seat's move, by
     /// the game's owner), checked in the same transaction.
     pub fence: Option<Fence>,

@@ -14,6 +14,7 @@ use super::{
     Backend, StoreError, changes, leases, names, now_millis,
     rows::{StoredGame, StoredRematch},
 };
+use crate::rules::Side;
 
 /// Inserts a game (with its moves, for an imported one) in the transaction
 /// of `tx`; the inner error, with nothing written, if another game has its
@@ -37,14 +38,14 @@ pub(super) async fn insert_game_in(
          ON CONFLICT DO NOTHING RETURNING seq",
     )
     .bind(&new.id)
-    .bind(&new.variant)
+    .bind(new.variant.name())
     .bind(&new.start_fen)
     .bind(&new.white_name)
     .bind(&new.black_name)
     .bind(&new.white_token_hash)
     .bind(&new.black_token_hash)
-    .bind(&new.status)
-    .bind(&new.winner)
+    .bind(new.status.name())
+    .bind(new.winner.map(Side::name))
     .bind(&new.termination)
     .bind(new.moves.len() as i64)
     .bind(now)
@@ -66,7 +67,7 @@ pub(super) async fn insert_game_in(
     .bind(new.engine_due_at)
     .bind(&new.xiangqi_rules)
     .bind(new.open.as_ref().map(|o| &o.join_code))
-    .bind(new.open.as_ref().map(|o| &o.side))
+    .bind(new.open.as_ref().map(|o| o.side.name()))
     .bind(new.open.as_ref().map(|o| o.until))
     .bind(&new.rematch_of)
     .fetch_optional(&mut *tx)
