@@ -19,6 +19,7 @@ const PROTOS: &[&str] = &[
     "arbiter/v1/positions.proto",
     "arbiter/v1/games.proto",
     "arbiter/v1/engine.proto",
+    "arbiter/v1/players.proto",
 ];
 
 /// The built web app.

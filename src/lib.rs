@@ -12,7 +12,8 @@
 //! | [`engine`] | the search, generic over [`rules::Game`] | `rules` |
 //! | [`analysis`] | the engine as a service: jobs, two pools of slots, turns between callers | `engine`, `rules`, `peers` |
 //! | [`games`] | game management: the model (`games::model`) under the services (create, moves and actions, offers, seats, rematches, engine seats, watching) | `store`, `analysis`, `engine`, `reason`, `rules` |
-//! | [`api`] | the gRPC API: requests into domain calls, domain errors into statuses | `games` and everything below it |
+//! | [`players`] | accounts that own seats across games: usernames, player tokens, who may create players | `games` and everything below it |
+//! | [`api`] | the gRPC API: requests into domain calls, domain errors into statuses; who calls (`authorization` metadata) | `players` and everything below it |
 //! | [`server`] | the process that serves the API: the composition root, the accept loop, limits per connection and address, TLS, request layers, web app, metrics, memory and logs | `api` and everything below |
 //! | [`cli`] | the `arbiter` commands: `serve`, `uci`, `perft` | `server` and everything below |
 //!
@@ -25,6 +26,7 @@ pub mod cli;
 pub mod engine;
 pub mod games;
 pub mod peers;
+pub mod players;
 pub mod reason;
 pub mod rules;
 pub mod server;

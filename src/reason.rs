@@ -21,6 +21,7 @@ pub enum Kind {
     PermissionDenied,
     Unauthenticated,
     FailedPrecondition,
+    AlreadyExists,
     Aborted,
     OutOfRange,
     ResourceExhausted,
@@ -125,8 +126,16 @@ reasons! {
     /// open, an open seat with an engine or a display name, or facing an
     /// engine seat.
     InvalidOpenSeat = "INVALID_OPEN_SEAT", InvalidArgument;
+    /// CreatePlayer's username is not 2 to 20 ASCII letters, digits, `_`
+    /// and `-`, starting and ending with a letter or digit.
+    InvalidUsername = "INVALID_USERNAME", InvalidArgument;
+    /// A seat bound to a player that is also the engine's or open, or one
+    /// player in both seats.
+    InvalidPlayerSeat = "INVALID_PLAYER_SEAT", InvalidArgument;
     /// No game has the id (or the id cannot be one).
     GameNotFound = "GAME_NOT_FOUND", NotFound;
+    /// No player has the id or username (a seat's `player_id`, GetPlayer).
+    PlayerNotFound = "PLAYER_NOT_FOUND", NotFound;
     /// No saved position has the id (or the id cannot be one).
     PositionNotFound = "POSITION_NOT_FOUND", NotFound;
     /// Health.Check names a service the server does not have.
@@ -142,6 +151,22 @@ reasons! {
     OwnerTokenMissing = "OWNER_TOKEN_MISSING", Unauthenticated;
     /// `owner_token` is neither the position's nor the operator credential.
     OwnerTokenUnknown = "OWNER_TOKEN_UNKNOWN", Unauthenticated;
+    /// A call that acts for a player (a seat bound to the caller,
+    /// CreatePlayerToken, RevokePlayerToken) without a player token.
+    PlayerTokenMissing = "PLAYER_TOKEN_MISSING", Unauthenticated;
+    /// The `authorization` metadata's token is no player's (or was
+    /// revoked).
+    PlayerTokenUnknown = "PLAYER_TOKEN_UNKNOWN", Unauthenticated;
+    /// The `authorization` metadata is not `Bearer <token>`.
+    AuthorizationMalformed = "AUTHORIZATION_MALFORMED", Unauthenticated;
+    /// A player acting, without a seat token, on a game none of whose seats
+    /// is theirs.
+    NotYourSeat = "NOT_YOUR_SEAT", PermissionDenied;
+    /// CreatePlayer on a server that lets only the operator create players
+    /// (`--players operator`), without the operator credential.
+    OperatorOnly = "OPERATOR_ONLY", PermissionDenied;
+    /// CreatePlayer's username is another player's, in some case.
+    UsernameTaken = "USERNAME_TAKEN", AlreadyExists;
     /// A valid seat acting out of turn.
     NotYourTurn = "NOT_YOUR_TURN", PermissionDenied;
     /// The game is over (also after the flag fell, and asking the engine
@@ -193,8 +218,11 @@ reasons! {
     /// with `from_version` (metadata `limit`): retry once one has caught
     /// up.
     ResumeLimit = "RESUME_LIMIT", ResourceExhausted;
-    /// The caller's address creates games or positions too fast (metadata
-    /// `limit`, `retry_after_ms`, and a `google.rpc.RetryInfo`).
+    /// The player holds as many tokens as they may (metadata `limit`):
+    /// revoke one first.
+    TooManyPlayerTokens = "TOO_MANY_PLAYER_TOKENS", ResourceExhausted;
+    /// The caller's address creates games, positions or players too fast
+    /// (metadata `limit`, `retry_after_ms`, and a `google.rpc.RetryInfo`).
     RateLimited = "RATE_LIMITED", ResourceExhausted;
     /// A request message over its method's limit (metadata `limit_bytes`,
     /// and `found_bytes` when known).

@@ -23,7 +23,8 @@ ALLOWED = {
     "analysis": {"engine", "rules", "peers"},
     "games": {"store", "analysis", "engine", "reason", "rules"},
 }
-ALLOWED["api"] = {"games"} | ALLOWED["games"] | {"peers"}
+ALLOWED["players"] = {"games"} | ALLOWED["games"]
+ALLOWED["api"] = {"players"} | ALLOWED["players"] | {"peers"}
 ALLOWED["server"] = {"api"} | ALLOWED["api"]
 ALLOWED["cli"] = {"server"} | ALLOWED["server"]
 # `with_game!` is the rules' macro, exported at the crate root.

@@ -1,8 +1,9 @@
 //! Per-caller limits at the door of the creating calls: CreateGame,
 //! ImportGame, JoinGame, OfferRematch, an accepting RespondToRematch (each
-//! may create a game) and CreatePosition share one rate per peer address, so
-//! that no chain of calls makes games faster than CreateGame may; so does
-//! GetOpenSeat, since looking join codes up is guessing them too.
+//! may create a game), CreatePosition and CreatePlayer share one rate per
+//! peer address, so that no chain of calls makes games faster than
+//! CreateGame may; so does GetOpenSeat, since looking join codes up is
+//! guessing them too.
 
 use std::sync::Arc;
 
@@ -34,7 +35,7 @@ fn rate_limited(refused: &RateLimited) -> Status {
     ErrorStatus::new(
         Reason::RateLimited,
         format!(
-            "too many games and positions created from your address: at most {} a second \
+            "too many games, positions and players created from your address: at most {} a second \
              after a burst of {}; retry in {retry_ms} ms",
             refused.per_second, refused.burst
         ),

@@ -324,12 +324,14 @@ pub fn game_in(g: &GameView, view: View) -> pb::Game {
             display_name: g.white_name.clone(),
             engine: g.white_engine.map(engine_player),
             open: g.open_seat == Some(Side::White),
+            player_id: g.white_player.clone().unwrap_or_default(),
         }),
         black: Some(pb::Seat {
             side: side(Side::Black),
             display_name: g.black_name.clone(),
             engine: g.black_engine.map(engine_player),
             open: g.open_seat == Some(Side::Black),
+            player_id: g.black_player.clone().unwrap_or_default(),
         }),
         draw_offer: opt_side(g.draw_offer),
         takeback_offer: opt_side(g.takeback_offer),
@@ -480,6 +482,7 @@ pub fn seat(field: &str, seat: Option<pb::SeatRequest>) -> Result<SeatSpec, Stat
         display_name: seat.display_name,
         engine,
         open: seat.open,
+        player: None,
     })
 }
 

@@ -91,6 +91,7 @@ pub const fn code(kind: Kind) -> Code {
         Kind::PermissionDenied => Code::PermissionDenied,
         Kind::Unauthenticated => Code::Unauthenticated,
         Kind::FailedPrecondition => Code::FailedPrecondition,
+        Kind::AlreadyExists => Code::AlreadyExists,
         Kind::Aborted => Code::Aborted,
         Kind::OutOfRange => Code::OutOfRange,
         Kind::ResourceExhausted => Code::ResourceExhausted,
@@ -200,7 +201,8 @@ impl From<GameError> for Status {
             GameError::NotFound(r)
             | GameError::Unauthenticated(r)
             | GameError::PermissionDenied(r)
-            | GameError::FailedPrecondition(r) => ErrorStatus::new(r.reason, &r.message).into(),
+            | GameError::FailedPrecondition(r)
+            | GameError::AlreadyExists(r) => ErrorStatus::new(r.reason, &r.message).into(),
             GameError::InvalidArgument {
                 field,
                 reason,

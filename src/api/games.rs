@@ -7,6 +7,7 @@ use tonic::{Request, Response, Status};
 
 use super::{
     admission::{Creates, admit_create},
+    caller::{caller, player},
     convert::{self, View},
     error::invalid_argument,
     frames::unframed,
@@ -16,7 +17,8 @@ use super::{
     watch::Watchers,
 };
 use crate::{
-    games::{Games, PgnNotation, RematchAnswer, Start},
+    games::{Games, PgnNotation, RematchAnswer, SeatClaim, SeatSpec, Start},
+    players::Players,
     reason::Reason,
     store::GameFilter,
 };
@@ -29,11 +31,64 @@ pub struct GamesService {
     /// WatchGame's streams.
     pub watchers: Arc<Watchers>,
     /// WatchPlayer's streams.
-    pub players: PlayerStreams,
+    pub player_streams: PlayerStreams,
+    /// The players seats are bound to, and who calls.
+    pub players: Players,
 }
 
 /// The first character of `ListGames` page tokens.
 const GAMES_PAGES: char = 'g';
+
+/// The claim on a seat a game action makes: its seat token, or else the
+/// calling player.
+fn claim<'a>(seat_token: &'a str, player: Option<&'a str>) -> SeatClaim<'a> {
+    match player {
+        Some(id) if seat_token.is_empty() => SeatClaim::Player(id),
+        _ => SeatClaim::Token(seat_token),
+    }
+}
+
+impl GamesService {
+    /// The player a game action is made by, when it comes without a seat
+    /// token (a call with one is judged by its token alone).
+    async fn acting_player<T>(
+        &self,
+        request: &Request<T>,
+        seat_token: &str,
+    ) -> Result<Option<String>, Status> {
+        if !seat_token.is_empty() {
+            return Ok(None);
+        }
+        Ok(caller(&self.players, request).await?.map(|c| c.id))
+    }
+
+    /// The seat CreateGame's `seat` asks for, bound to its player if it
+    /// names one (the display name, left empty, is the player's).
+    async fn seat<T>(
+        &self,
+        field: &'static str,
+        seat: Option<pb::SeatRequest>,
+        request: &Request<T>,
+    ) -> Result<SeatSpec, Status> {
+        let (player_id, for_caller) = seat
+            .as_ref()
+            .map_or((String::new(), false), |s| (s.player_id.clone(), s.caller));
+        let mut spec = convert::seat(field, seat)?;
+        let id = if for_caller {
+            Some(player(&self.players, request).await?.id)
+        } else {
+            (!player_id.is_empty()).then_some(player_id)
+        };
+        if let Some(id) = id {
+            let bound = self.players.get(&id).await?;
+            if spec.display_name.trim().is_empty() {
+                spec.display_name = bound.display_name;
+            }
+            spec.player = Some(bound.id);
+        }
+        Ok(spec)
+    }
+}
 
 fn game(view: &crate::games::GameView) -> Option<pb::Game> {
     Some(convert::game(view))
@@ -75,6 +130,12 @@ impl games_server::Games for GamesService {
         request: Request<pb::CreateGameRequest>,
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
         admit_create(&self.creates, &request)?;
+        let white = self
+            .seat("white", request.get_ref().white.clone(), &request)
+            .await?;
+        let black = self
+            .seat("black", request.get_ref().black.clone(), &request)
+            .await?;
         let r = request.into_inner();
         let variant = convert::variant("variant", r.variant)?;
         tracing::Span::current().record("variant", variant.name());
@@ -85,8 +146,6 @@ impl games_server::Games for GamesService {
             Some(pb::create_game_request::Start::Fen(f)) => Start::Fen(f),
             Some(pb::create_game_request::Start::PositionId(id)) => Start::SavedPosition(id),
         };
-        let white = convert::seat("white", r.white)?;
-        let black = convert::seat("black", r.black)?;
         let time_control = r
             .time_control
             .as_ref()
@@ -162,6 +221,7 @@ impl games_server::Games for GamesService {
                 finished,
                 variant,
                 player: (!player.is_empty()).then(|| player.to_owned()),
+                player_id: (!r.player_id.is_empty()).then(|| r.player_id.to_ascii_lowercase()),
                 termination: convert::termination_filter("termination", r.termination)?,
                 created_from: convert::millis("created_after", r.created_after.as_ref())?,
                 created_until: convert::millis("created_before", r.created_before.as_ref())?,
@@ -225,9 +285,15 @@ impl games_server::Games for GamesService {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;
+        let player = self.acting_player(&request, &r.seat_token).await?;
         let (view, played) = self
             .games
-            .make_move(&r.game_id, &r.seat_token, &r.r#move, r.expected_ply)
+            .make_move(
+                &r.game_id,
+                claim(&r.seat_token, player.as_deref()),
+                &r.r#move,
+                r.expected_ply,
+            )
             .await?;
         Ok(Response::new(pb::MakeMoveResponse {
             game: Some(convert::game_in(&view, shown)),
@@ -242,7 +308,11 @@ impl games_server::Games for GamesService {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;
-        let view = self.games.resign(&r.game_id, &r.seat_token).await?;
+        let player = self.acting_player(&request, &r.seat_token).await?;
+        let view = self
+            .games
+            .resign(&r.game_id, claim(&r.seat_token, player.as_deref()))
+            .await?;
         Ok(Response::new(pb::ResignResponse {
             game: Some(convert::game_in(&view, shown)),
         }))
@@ -255,7 +325,11 @@ impl games_server::Games for GamesService {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;
-        let view = self.games.offer_draw(&r.game_id, &r.seat_token).await?;
+        let player = self.acting_player(&request, &r.seat_token).await?;
+        let view = self
+            .games
+            .offer_draw(&r.game_id, claim(&r.seat_token, player.as_deref()))
+            .await?;
         Ok(Response::new(pb::OfferDrawResponse {
             game: Some(convert::game_in(&view, shown)),
         }))
@@ -268,9 +342,14 @@ impl games_server::Games for GamesService {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;
+        let player = self.acting_player(&request, &r.seat_token).await?;
         let view = self
             .games
-            .respond_to_draw(&r.game_id, &r.seat_token, r.accept)
+            .respond_to_draw(
+                &r.game_id,
+                claim(&r.seat_token, player.as_deref()),
+                r.accept,
+            )
             .await?;
         Ok(Response::new(pb::RespondToDrawResponse {
             game: Some(convert::game_in(&view, shown)),
@@ -284,9 +363,10 @@ impl games_server::Games for GamesService {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;
+        let player = self.acting_player(&request, &r.seat_token).await?;
         let view = self
             .games
-            .propose_takeback(&r.game_id, &r.seat_token)
+            .propose_takeback(&r.game_id, claim(&r.seat_token, player.as_deref()))
             .await?;
         Ok(Response::new(pb::ProposeTakebackResponse {
             game: Some(convert::game_in(&view, shown)),
@@ -300,9 +380,14 @@ impl games_server::Games for GamesService {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;
+        let player = self.acting_player(&request, &r.seat_token).await?;
         let view = self
             .games
-            .respond_to_takeback(&r.game_id, &r.seat_token, r.accept)
+            .respond_to_takeback(
+                &r.game_id,
+                claim(&r.seat_token, player.as_deref()),
+                r.accept,
+            )
             .await?;
         Ok(Response::new(pb::RespondToTakebackResponse {
             game: Some(convert::game_in(&view, shown)),
@@ -316,9 +401,14 @@ impl games_server::Games for GamesService {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;
+        let player = self.acting_player(&request, &r.seat_token).await?;
         let view = self
             .games
-            .claim_draw(&r.game_id, &r.seat_token, &r.r#move)
+            .claim_draw(
+                &r.game_id,
+                claim(&r.seat_token, player.as_deref()),
+                &r.r#move,
+            )
             .await?;
         // A claim with a move plays it: it is the game's last move.
         let played = (!r.r#move.trim().is_empty())
@@ -337,7 +427,11 @@ impl games_server::Games for GamesService {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;
-        let view = self.games.abort(&r.game_id, &r.seat_token).await?;
+        let player = self.acting_player(&request, &r.seat_token).await?;
+        let view = self
+            .games
+            .abort(&r.game_id, claim(&r.seat_token, player.as_deref()))
+            .await?;
         Ok(Response::new(pb::AbortResponse {
             game: Some(convert::game_in(&view, shown)),
         }))
@@ -387,7 +481,11 @@ impl games_server::Games for GamesService {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;
-        let answer = self.games.offer_rematch(&r.game_id, &r.seat_token).await?;
+        let player = self.acting_player(&request, &r.seat_token).await?;
+        let answer = self
+            .games
+            .offer_rematch(&r.game_id, claim(&r.seat_token, player.as_deref()))
+            .await?;
         let (game, rematch, side, seat_token) = rematch_answer(&answer, shown);
         Ok(Response::new(pb::OfferRematchResponse {
             game,
@@ -407,9 +505,14 @@ impl games_server::Games for GamesService {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;
+        let player = self.acting_player(&request, &r.seat_token).await?;
         let answer = self
             .games
-            .respond_to_rematch(&r.game_id, &r.seat_token, r.accept)
+            .respond_to_rematch(
+                &r.game_id,
+                claim(&r.seat_token, player.as_deref()),
+                r.accept,
+            )
             .await?;
         let (game, rematch, side, seat_token) = rematch_answer(&answer, shown);
         Ok(Response::new(pb::RespondToRematchResponse {
@@ -426,7 +529,9 @@ impl games_server::Games for GamesService {
         &self,
         request: Request<pb::WatchPlayerRequest>,
     ) -> Result<Response<PlayerStream>, Status> {
-        Ok(Response::new(self.players.watch_player(&request).await?))
+        Ok(Response::new(
+            self.player_streams.watch_player(&request).await?,
+        ))
     }
 
     type WatchGameStream = WatchStream;

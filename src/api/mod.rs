@@ -3,6 +3,7 @@
 //! serves these services).
 
 mod admission;
+mod caller;
 mod convert;
 mod engine;
 mod error;
@@ -10,6 +11,7 @@ mod frames;
 mod games;
 mod legal_moves;
 mod player;
+mod players;
 mod positions;
 pub mod proto;
 mod request;
@@ -28,6 +30,7 @@ pub use legal_moves::LegalMovesAnswer;
 pub use player::{
     DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits, PlayerStreams,
 };
+pub use players::PlayersService;
 pub use positions::PositionsService;
 pub use request::REQUEST_COMPRESSION;
 pub use request_errors::rewrite as rewrite_errors;

@@ -9,6 +9,7 @@ use crate::{
     analysis::Analyst,
     api::{DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits},
     games::{AdminToken, DEFAULT_LIVE_GAMES, LeaseTimes, PgnLimits},
+    players::{DEFAULT_MAX_PLAYER_TOKENS, Enrolment},
     server::{
         DEFAULT_ENGINE_QUEUE, DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BYTES,
         DEFAULT_MAX_RESUMES_PER_PEER, DEFAULT_MAX_WATCHERS_PER_CONNECTION,
@@ -60,6 +61,15 @@ pub struct ServeArgs {
     /// DeletePosition deletes any position. Default: none.
     #[arg(long, env = "ARBITER_ADMIN_TOKEN", hide_env_values = true, value_parser = AdminToken::new)]
     admin_token: Option<AdminToken>,
+    /// Who may create players (Players.CreatePlayer): `open` (anyone,
+    /// within --create-rate) or `operator` (only with the operator
+    /// credential, for a platform that creates its users' players).
+    #[arg(long = "players", env = "ARBITER_PLAYERS", default_value = "open")]
+    enrolment: Enrolment,
+    /// Tokens a player may hold at once (one per device, say); past them
+    /// CreatePlayerToken is refused with TOO_MANY_PLAYER_TOKENS.
+    #[arg(long, env = "ARBITER_MAX_PLAYER_TOKENS", default_value_t = DEFAULT_MAX_PLAYER_TOKENS as u16, value_parser = clap::value_parser!(u16).range(1..))]
+    max_player_tokens: u16,
     /// Most moves ImportGame reads: a longer game is refused as soon
     /// as the reader gets past it.
     #[arg(long, env = "ARBITER_IMPORT_MAX_MOVES", default_value_t = PgnLimits::DEFAULT.moves as u32, value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -236,6 +246,8 @@ impl ServeArgs {
             engine_queue,
             engine_queue_wait,
             admin_token,
+            enrolment,
+            max_player_tokens,
             import_max_moves,
             import_max_tokens,
             open_seat_timeout,
@@ -284,6 +296,8 @@ impl ServeArgs {
             engine_queue: usize::from(engine_queue),
             engine_queue_wait,
             admin_token,
+            enrolment,
+            max_player_tokens: usize::from(max_player_tokens),
             import_max_moves: import_max_moves as usize,
             import_max_tokens: import_max_tokens as usize,
             open_seat_timeout,

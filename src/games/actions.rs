@@ -5,7 +5,7 @@
 use super::{
     Games, Mover, flag,
     model::{
-        Ending, EventKind, GameClock, GameError, GameView, MoveView, abort, end_aborted,
+        Ending, EventKind, GameClock, GameError, GameView, MoveView, SeatClaim, abort, end_aborted,
         ensure_ongoing, ensure_ply, ensure_seated, ensure_turn, finish, is_admin,
         offered_by_opponent, play, seat,
     },
@@ -18,7 +18,7 @@ use crate::{
 };
 
 impl Games {
-    /// Plays a move for the seat holding `token`.
+    /// Plays a move for the seat `claim` holds.
     ///
     /// # Errors
     ///
@@ -26,12 +26,12 @@ impl Games {
     pub async fn make_move(
         &self,
         id: &str,
-        token: &str,
+        claim: impl Into<SeatClaim<'_>>,
         text: &str,
         expected_ply: Option<u32>,
     ) -> Result<(GameView, MoveView), GameError> {
         let played = self
-            .play_as(id, Mover::Token(token), text, expected_ply)
+            .play_as(id, Mover::Seat(claim.into()), text, expected_ply)
             .await?;
         if played.0.white_engine.is_some() || played.0.black_engine.is_some() {
             self.wake_engine(id);
@@ -46,18 +46,18 @@ impl Games {
         text: &str,
         expected_ply: Option<u32>,
     ) -> Result<(GameView, MoveView), GameError> {
-        if let Mover::Token(token) = mover {
-            self.screen(id, token, Needs::Move { expected_ply }).await?;
+        if let Mover::Seat(claim) = mover {
+            self.screen(id, claim, Needs::Move { expected_ply }).await?;
         }
         let now = self.time.now();
         let fence = match mover {
-            Mover::Token(_) => None,
+            Mover::Seat(_) => None,
             Mover::Engine(_, fence) => fence,
         };
         let (view, expired) = self
             .change_fenced(id, fence, |game, record| {
                 let side = match mover {
-                    Mover::Token(token) => seat(game, token)?,
+                    Mover::Seat(claim) => seat(game, claim)?,
                     Mover::Engine(side, _) => side,
                 };
                 ensure_ongoing(game)?;
@@ -102,13 +102,17 @@ impl Games {
         Ok((view, played))
     }
 
-    /// Resigns for the seat holding `token`.
+    /// Resigns for the seat `claim` holds.
     ///
     /// # Errors
     ///
     /// See [`GameError`].
-    pub async fn resign(&self, id: &str, token: &str) -> Result<GameView, GameError> {
-        self.act(id, token, EventKind::Resigned, |game, side, _| {
+    pub async fn resign(
+        &self,
+        id: &str,
+        claim: impl Into<SeatClaim<'_>>,
+    ) -> Result<GameView, GameError> {
+        self.act(id, claim.into(), EventKind::Resigned, |game, side, _| {
             finish(game, Some(side.other()), Ending::Resignation);
             Ok(())
         })
@@ -120,8 +124,12 @@ impl Games {
     /// # Errors
     ///
     /// See [`GameError`].
-    pub async fn offer_draw(&self, id: &str, token: &str) -> Result<GameView, GameError> {
-        self.act(id, token, EventKind::DrawOffered, |game, side, _| {
+    pub async fn offer_draw(
+        &self,
+        id: &str,
+        claim: impl Into<SeatClaim<'_>>,
+    ) -> Result<GameView, GameError> {
+        self.act(id, claim.into(), EventKind::DrawOffered, |game, side, _| {
             match game.draw_offer {
                 Some(s) if s == side => {
                     return Err(GameError::precondition(
@@ -146,7 +154,7 @@ impl Games {
     pub async fn respond_to_draw(
         &self,
         id: &str,
-        token: &str,
+        claim: impl Into<SeatClaim<'_>>,
         accept: bool,
     ) -> Result<GameView, GameError> {
         let event = if accept {
@@ -154,7 +162,7 @@ impl Games {
         } else {
             EventKind::DrawDeclined
         };
-        self.act(id, token, event, |game, side, _| {
+        self.act(id, claim.into(), event, |game, side, _| {
             offered_by_opponent(game.draw_offer, side, "draw offer")?;
             game.draw_offer = None;
             if accept {
@@ -174,63 +182,76 @@ impl Games {
     pub async fn claim_draw(
         &self,
         id: &str,
-        token: &str,
+        claim: impl Into<SeatClaim<'_>>,
         text: &str,
     ) -> Result<GameView, GameError> {
         let now = self.time.now();
-        self.act(id, token, EventKind::DrawClaimed, |game, side, record| {
-            ensure_turn(record.variant(), record.turn(), side)?;
-            let mut trial = record.boxed_clone();
-            let mut trial_game = game.clone();
-            let with_move = !text.trim().is_empty();
-            // A claim is made on the claimant's own time: once the flag has
-            // fallen it comes too late (the flag timer ends the game), and a
-            // claimed move is charged like any other.
-            if let Some(stored) = game.clock {
-                let mut clock = GameClock::from_stored(&stored);
-                if clock.charge(side, game.moves.len(), now).is_err() {
-                    return Err(GameError::GameOver(
-                        "your time has run out: the claim came too late".to_owned(),
-                    ));
+        self.act(
+            id,
+            claim.into(),
+            EventKind::DrawClaimed,
+            |game, side, record| {
+                ensure_turn(record.variant(), record.turn(), side)?;
+                let mut trial = record.boxed_clone();
+                let mut trial_game = game.clone();
+                let with_move = !text.trim().is_empty();
+                // A claim is made on the claimant's own time: once the flag has
+                // fallen it comes too late (the flag timer ends the game), and a
+                // claimed move is charged like any other.
+                if let Some(stored) = game.clock {
+                    let mut clock = GameClock::from_stored(&stored);
+                    if clock.charge(side, game.moves.len(), now).is_err() {
+                        return Err(GameError::GameOver(
+                            "your time has run out: the claim came too late".to_owned(),
+                        ));
+                    }
+                    if with_move {
+                        trial_game.clock = Some(clock.stored());
+                    }
                 }
                 if with_move {
-                    trial_game.clock = Some(clock.stored());
+                    play(&mut trial_game, trial.as_mut(), text, now)?;
                 }
-            }
-            if with_move {
-                play(&mut trial_game, trial.as_mut(), text, now)?;
-            }
-            let claim = trial.verdict().claimable.first().copied().ok_or_else(|| {
-                GameError::precondition(
-                    Reason::NoDrawToClaim,
-                    "no draw can be claimed: the position has not occurred three times and \
+                let claim = trial.verdict().claimable.first().copied().ok_or_else(|| {
+                    GameError::precondition(
+                        Reason::NoDrawToClaim,
+                        "no draw can be claimed: the position has not occurred three times and \
                      fifty moves have not passed without capture or pawn move",
-                )
-            })?;
-            *game = trial_game;
-            let ending = match claim {
-                DrawClaim::ThreefoldRepetition => {
-                    Ending::Rules(crate::rules::Termination::ThreefoldRepetition)
-                }
-                DrawClaim::FiftyMoves => Ending::Rules(crate::rules::Termination::FiftyMoves),
-            };
-            finish(game, None, ending);
-            Ok(())
-        })
+                    )
+                })?;
+                *game = trial_game;
+                let ending = match claim {
+                    DrawClaim::ThreefoldRepetition => {
+                        Ending::Rules(crate::rules::Termination::ThreefoldRepetition)
+                    }
+                    DrawClaim::FiftyMoves => Ending::Rules(crate::rules::Termination::FiftyMoves),
+                };
+                finish(game, None, ending);
+                Ok(())
+            },
+        )
         .await
     }
 
     /// Aborts a game in which not both sides have moved; with the operator
-    /// credential as `token`, any ongoing game.
+    /// credential as the claim's token, any ongoing game.
     ///
     /// # Errors
     ///
     /// See [`GameError`].
-    pub async fn abort(&self, id: &str, token: &str) -> Result<GameView, GameError> {
-        if is_admin(self.admin.as_ref(), token) {
+    pub async fn abort(
+        &self,
+        id: &str,
+        claim: impl Into<SeatClaim<'_>>,
+    ) -> Result<GameView, GameError> {
+        let claim = claim.into();
+        if claim
+            .token()
+            .is_some_and(|token| is_admin(self.admin.as_ref(), token))
+        {
             return self.abort_as_operator(id).await;
         }
-        self.act(id, token, EventKind::Aborted, |game, _, _| {
+        self.act(id, claim, EventKind::Aborted, |game, _, _| {
             if game.moves.len() >= 2 {
                 return Err(GameError::precondition(
                     Reason::TooLateToAbort,
@@ -265,7 +286,7 @@ impl Games {
     async fn act(
         &self,
         id: &str,
-        token: &str,
+        claim: SeatClaim<'_>,
         event: EventKind,
         change: impl Fn(&mut StoredGame, Side, &dyn Referee) -> Result<(), GameError>,
     ) -> Result<GameView, GameError> {
@@ -275,10 +296,10 @@ impl Games {
         } else {
             Needs::Opponent
         };
-        self.screen(id, token, needs).await?;
+        self.screen(id, claim, needs).await?;
         let (view, ()) = self
             .change(id, |game, record| {
-                let side = seat(game, token)?;
+                let side = seat(game, claim)?;
                 ensure_ongoing(game)?;
                 if needs.opponent() {
                     ensure_seated(game)?;

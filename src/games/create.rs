@@ -60,6 +60,7 @@ impl Games {
         time_control: Option<TimeControl>,
     ) -> Result<CreatedGame, GameError> {
         let open = open_seat::open_side(&white, &black)?;
+        bound_players(&white, &black)?;
         let white_name = seat_name("white.display_name", &white, variant, Side::White)?;
         let black_name = seat_name("black.display_name", &black, variant, Side::Black)?;
         let (field, fen) = match start {
@@ -118,6 +119,8 @@ impl Games {
                 clock,
                 engine_due_at: takeover::engine_due_at(&new.start_fen, 0, engines, now),
                 open,
+                white_player: white.player.clone(),
+                black_player: black.player.clone(),
                 ..new
             })
             .await?;
@@ -143,4 +146,26 @@ impl Games {
             join_code: join_code.unwrap_or_default(),
         })
     }
+}
+
+/// Refuses seats bound to players that are also the engine's or open, or
+/// one player in both seats.
+fn bound_players(white: &SeatSpec, black: &SeatSpec) -> Result<(), GameError> {
+    for (field, seat) in [("white.player_id", white), ("black.player_id", black)] {
+        if seat.player.is_some() && (seat.engine.is_some() || seat.open) {
+            return Err(GameError::invalid(
+                field,
+                Reason::InvalidPlayerSeat,
+                "a seat bound to a player is neither the engine's nor open",
+            ));
+        }
+    }
+    if white.player.is_some() && white.player == black.player {
+        return Err(GameError::invalid(
+            "black.player_id",
+            Reason::InvalidPlayerSeat,
+            "one player holds at most one seat of a game",
+        ));
+    }
+    Ok(())
 }

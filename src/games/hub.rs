@@ -563,6 +563,8 @@ mod tests {
             },
             white_name: String::new(),
             black_name: String::new(),
+            white_player: None,
+            black_player: None,
             white_engine: None,
             black_engine: None,
             draw_offer: None,

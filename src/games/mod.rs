@@ -47,8 +47,8 @@ pub use live::DEFAULT_LIVE_GAMES;
 pub use model::{
     AdminToken, EncodeEvent, Ending, EngineSeat, EventKind, FIRST_MOVE_GRACE, GameClock, GameError,
     GameEvent, GameView, ManualTime, MoveView, OutcomeView, PgnLimits, PgnNotation, Published,
-    Refusal, SeatSpec, Status, SystemTime, TimeControl, TimeSource, View, is_well_formed_id,
-    new_id,
+    Refusal, SeatClaim, SeatSpec, Status, SystemTime, TimeControl, TimeSource, View,
+    is_well_formed_id, new_id,
 };
 pub use open_seat::{DEFAULT_OPEN_SEAT_TIMEOUT, SeatedGame};
 pub use ownership::LeaseTimes;
@@ -106,10 +106,11 @@ pub struct Games {
     open_seat_timeout: std::time::Duration,
 }
 
-/// Who makes a move: a seat's holder (by token) or the engine in its seat.
+/// Who makes a move: a seat's holder (by token or as its player) or the
+/// engine in its seat.
 #[derive(Clone, Copy, Debug)]
 enum Mover<'a> {
-    Token(&'a str),
+    Seat(SeatClaim<'a>),
     /// With the lease it holds the game by, on a shared store.
     Engine(Side, Option<&'a Fence>),
 }

@@ -6,7 +6,7 @@
 
 use super::{
     Games, Role, Watcher,
-    model::{GameError, GameView, View, seat},
+    model::{GameError, GameView, SeatClaim, View, seat},
 };
 use crate::rules::Side;
 
@@ -31,7 +31,7 @@ impl Games {
         // between the two is missed.
         let mut watcher = self.hub.subscribe(id, View::Basic, Role::Player)?;
         let stored = self.load(id).await?;
-        let side = seat(&stored, token)?;
+        let side = seat(&stored, SeatClaim::Token(token))?;
         let game = super::model::view_of(&stored)?;
         watcher.seen(game.version);
         self.hear_others(id, game.version).await;
@@ -49,6 +49,6 @@ impl Games {
     ///
     /// Unknown game, a token of neither seat, or storage.
     pub async fn seat_of(&self, id: &str, token: &str) -> Result<Side, GameError> {
-        seat(&self.load(id).await?, token)
+        seat(&self.load(id).await?, SeatClaim::Token(token))
     }
 }

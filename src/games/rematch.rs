@@ -17,8 +17,8 @@ use super::{
     Games, SeatedGame,
     model::Status,
     model::{
-        EventKind, GameClock, GameError, GameView, engine_of, ids, replay, seat, side_title,
-        takeover,
+        EventKind, GameClock, GameError, GameView, SeatClaim, engine_of, ids, replay, seat,
+        side_title, takeover,
     },
 };
 use crate::{
@@ -57,7 +57,7 @@ impl<E: Into<GameError>> From<E> for Unwritten {
 }
 
 impl Games {
-    /// Offers a rematch of finished game `id` for the seat holding `token`;
+    /// Offers a rematch of finished game `id` for the seat `claim` holds;
     /// accepts the opponent's offer if one stands, and creates the rematch
     /// at once against an engine seat. Once the rematch exists, answers it
     /// (and the caller's token in it) again.
@@ -66,8 +66,12 @@ impl Games {
     ///
     /// See [`GameError`]: an unknown seat, a game not over, a seat never
     /// taken, or the caller's own offer standing.
-    pub async fn offer_rematch(&self, id: &str, token: &str) -> Result<RematchAnswer, GameError> {
-        self.ask_rematch(id, token, Ask::Offer).await
+    pub async fn offer_rematch(
+        &self,
+        id: &str,
+        claim: impl Into<SeatClaim<'_>>,
+    ) -> Result<RematchAnswer, GameError> {
+        self.ask_rematch(id, claim.into(), Ask::Offer).await
     }
 
     /// Accepts (creating the rematch) or declines the opponent's offer of a
@@ -80,24 +84,27 @@ impl Games {
     pub async fn respond_to_rematch(
         &self,
         id: &str,
-        token: &str,
+        claim: impl Into<SeatClaim<'_>>,
         accept: bool,
     ) -> Result<RematchAnswer, GameError> {
         let ask = if accept { Ask::Accept } else { Ask::Decline };
-        self.ask_rematch(id, token, ask).await
+        self.ask_rematch(id, claim.into(), ask).await
     }
 
     async fn ask_rematch(
         &self,
         id: &str,
-        token: &str,
+        claim: SeatClaim<'_>,
         ask: Ask,
     ) -> Result<RematchAnswer, GameError> {
-        let successor = ids::successor_token(token);
+        // A player acting as such needs no token: theirs is a fresh one.
+        let successor = claim
+            .token()
+            .map_or_else(ids::new_token, ids::successor_token);
         let now = self.time.now();
         let asked = self
             .change_creating(id, |game, _| {
-                let side = seat(game, token)?;
+                let side = seat(game, claim)?;
                 let event = settle(game, side, ask, &successor)?;
                 let created = (event == EventKind::RematchStarted)
                     .then(|| rematch_game(game, side, &successor, now))
@@ -276,6 +283,8 @@ fn rematch_game(
         xiangqi_rules: game.xiangqi_rules.clone(),
         open: None,
         rematch_of: Some(game.id.clone()),
+        white_player: game.black_player.clone(),
+        black_player: game.white_player.clone(),
         ..StoredGame::default()
     })
 }

@@ -7,7 +7,10 @@
 
 use super::{
     Games,
-    model::{GameError, ensure_ongoing, ensure_ply, ensure_seated, ensure_turn, seat, turn_after},
+    model::{
+        GameError, SeatClaim, ensure_ongoing, ensure_ply, ensure_seated, ensure_turn, seat,
+        turn_after,
+    },
 };
 use crate::store::StoredGame;
 
@@ -31,17 +34,17 @@ impl Needs {
 }
 
 impl Games {
-    /// Refuses what the write would refuse for the seat holding `token`,
+    /// Refuses what the write would refuse for the seat `claim` holds,
     /// with the same error, from the game's row.
     pub(super) async fn screen(
         &self,
         id: &str,
-        token: &str,
+        claim: SeatClaim<'_>,
         needs: Needs,
     ) -> Result<(), GameError> {
         // A live game that passes is enough (the write judges again); one
         // that refuses may be behind the store, which decides.
-        let passes = |game: &StoredGame| judge(game, game.moves.len(), token, needs).is_ok();
+        let passes = |game: &StoredGame| judge(game, game.moves.len(), claim, needs).is_ok();
         if self.live.peek(id, passes) == Some(true) {
             return Ok(());
         }
@@ -50,14 +53,19 @@ impl Games {
             .game_head(id)
             .await?
             .ok_or_else(|| GameError::game_not_found(id))?;
-        judge(&head.game, head.ply, token, needs)
+        judge(&head.game, head.ply, claim, needs)
     }
 }
 
-/// What the write would refuse of `needs` for the seat holding `token`,
+/// What the write would refuse of `needs` for the seat `claim` holds,
 /// from `game`'s row (`ply` moves played).
-fn judge(game: &StoredGame, ply: usize, token: &str, needs: Needs) -> Result<(), GameError> {
-    let side = seat(game, token)?;
+fn judge(
+    game: &StoredGame,
+    ply: usize,
+    claim: SeatClaim<'_>,
+    needs: Needs,
+) -> Result<(), GameError> {
+    let side = seat(game, claim)?;
     ensure_ongoing(game)?;
     if needs.opponent() {
         ensure_seated(game)?;

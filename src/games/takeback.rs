@@ -11,8 +11,8 @@
 use super::{
     Games, flag,
     model::{
-        EventKind, GameClock, GameError, GameView, engine_of, ensure_ongoing, offered_by_opponent,
-        seat,
+        EventKind, GameClock, GameError, GameView, SeatClaim, engine_of, ensure_ongoing,
+        offered_by_opponent, seat,
     },
     screen::Needs,
 };
@@ -76,12 +76,17 @@ impl Games {
     /// See [`GameError`]; nothing to take back, a pending proposal (one's
     /// own, or the opponent's, to be answered first) or a flag that has
     /// fallen (`GameOver`) is `FailedPrecondition`.
-    pub async fn propose_takeback(&self, id: &str, token: &str) -> Result<GameView, GameError> {
-        self.screen(id, token, Needs::Opponent).await?;
+    pub async fn propose_takeback(
+        &self,
+        id: &str,
+        claim: impl Into<SeatClaim<'_>>,
+    ) -> Result<GameView, GameError> {
+        let claim = claim.into();
+        self.screen(id, claim, Needs::Opponent).await?;
         let now = self.time.now();
         let (view, event) = self
             .change(id, |game, record| {
-                let side = seat(game, token)?;
+                let side = seat(game, claim)?;
                 ensure_ongoing(game)?;
                 match game.takeback_offer {
                     Some(s) if s == side => {
@@ -127,14 +132,15 @@ impl Games {
     pub async fn respond_to_takeback(
         &self,
         id: &str,
-        token: &str,
+        claim: impl Into<SeatClaim<'_>>,
         accept: bool,
     ) -> Result<GameView, GameError> {
-        self.screen(id, token, Needs::Opponent).await?;
+        let claim = claim.into();
+        self.screen(id, claim, Needs::Opponent).await?;
         let now = self.time.now();
         let (view, event) = self
             .change(id, |game, record| {
-                let side = seat(game, token)?;
+                let side = seat(game, claim)?;
                 ensure_ongoing(game)?;
                 offered_by_opponent(game.takeback_offer, side, "takeback proposal")?;
                 let event = if accept {

@@ -13,6 +13,7 @@ use crate::{
         AdminToken, DEFAULT_LIVE_GAMES, DEFAULT_OPEN_SEAT_TIMEOUT, LeaseTimes, PgnLimits,
         SystemTime, TimeSource,
     },
+    players::{DEFAULT_MAX_PLAYER_TOKENS, Enrolment},
     store::DEFAULT_BATCH_MAX,
 };
 
@@ -57,6 +58,10 @@ pub struct ServerConfig {
     /// The operator credential: aborts any game, deletes any saved position
     /// (`None`: there is none).
     pub admin_token: Option<AdminToken>,
+    /// Who may create players.
+    pub enrolment: Enrolment,
+    /// Tokens a player may hold at once.
+    pub max_player_tokens: usize,
     /// Most moves ImportGame reads.
     pub import_max_moves: usize,
     /// Most tokens (tags, move numbers, moves, comments, ...) ImportGame
@@ -153,6 +158,8 @@ impl ServerConfig {
             engine_queue_wait: DEFAULT_ENGINE_QUEUE_WAIT,
             time: Arc::new(SystemTime),
             admin_token: None,
+            enrolment: Enrolment::Open,
+            max_player_tokens: DEFAULT_MAX_PLAYER_TOKENS,
             import_max_moves: PgnLimits::DEFAULT.moves,
             import_max_tokens: PgnLimits::DEFAULT.tokens,
             open_seat_timeout: DEFAULT_OPEN_SEAT_TIMEOUT,

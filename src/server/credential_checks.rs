@@ -1,14 +1,14 @@
 //! Failed credential checks, limited per address, so that no caller can
-//! guess seat, owner or operator tokens at the server's speed.
+//! guess seat, owner, player or operator tokens at the server's speed.
 //!
 //! A call answered UNAUTHENTICATED (a missing or unknown token, the
 //! operator's included) is a failed check of its address. An address may
 //! fail `rate` checks a second after a first `burst` ([`PeerRate`]); the
 //! failure that empties its bucket bars it until its next check is due,
-//! and meanwhile every `Games` and `Positions` call from it (the services
-//! that take credentials) is refused with RESOURCE_EXHAUSTED
-//! `CREDENTIAL_CHECKS_LIMITED` before any token is looked at. Other services
-//! (rules, engine, health) still answer.
+//! and meanwhile every `Games`, `Positions` and `Players` call from it (the
+//! services that take credentials) is refused with RESOURCE_EXHAUSTED
+//! `CREDENTIAL_CHECKS_LIMITED` before any token is looked at. Other
+//! services (rules, engine, health) still answer.
 
 use std::{
     collections::HashMap,
@@ -36,7 +36,11 @@ const MAX_BARRED: usize = 65_536;
 
 /// The services whose calls take credentials: refused from a barred
 /// address.
-const GUARDED: [&str; 2] = ["/arbiter.v1.Games/", "/arbiter.v1.Positions/"];
+const GUARDED: [&str; 3] = [
+    "/arbiter.v1.Games/",
+    "/arbiter.v1.Positions/",
+    "/arbiter.v1.Players/",
+];
 
 /// The failed checks of every address.
 #[derive(Debug)]

@@ -1,7 +1,7 @@
 //! `grpc.health.v1.Health` follows the store: while the database cannot
 //! write, the server as a whole (`""`) and the services that write (Games,
-//! Positions) report NOT_SERVING; Rules and Engine, which never write, stay
-//! SERVING.
+//! Positions, Players) report NOT_SERVING; Rules and Engine, which never
+//! write, stay SERVING.
 
 use tokio::task::JoinHandle;
 use tonic::server::NamedService;
@@ -9,17 +9,21 @@ use tonic_health::{ServingStatus, server::HealthReporter};
 
 use crate::{
     api::{
-        GamesService, PositionsService,
-        proto::{games_server::GamesServer, positions_server::PositionsServer},
+        GamesService, PlayersService, PositionsService,
+        proto::{
+            games_server::GamesServer, players_server::PlayersServer,
+            positions_server::PositionsServer,
+        },
     },
     store::Store,
 };
 
 /// The services whose health is the store's.
-const WRITING: [&str; 3] = [
+const WRITING: [&str; 4] = [
     "",
     GamesServer::<GamesService>::NAME,
     PositionsServer::<PositionsService>::NAME,
+    PlayersServer::<PlayersService>::NAME,
 ];
 
 /// Keeps `reporter` in step with whether `store` can write, until aborted.

@@ -56,16 +56,18 @@ use self::{
 use crate::{
     analysis::{Analyst, Capacity},
     api::{
-        EngineService, GamesRoutes, GamesService, PlayerStreams, PositionsService,
+        EngineService, GamesRoutes, GamesService, PlayerStreams, PlayersService, PositionsService,
         REQUEST_COMPRESSION, RulesRoutes, RulesService, Streams, Watchers, encode_event,
         proto::{
             self, engine_server::EngineServer, games_server::GamesServer,
-            positions_server::PositionsServer, rules_server::RulesServer,
+            players_server::PlayersServer, positions_server::PositionsServer,
+            rules_server::RulesServer,
         },
         rewrite_errors,
     },
     games::{Games, PgnLimits, Watching, positions::Positions},
     peers::PeerRate,
+    players::Players,
     rules::Clipped,
     store::Store,
 };
@@ -118,6 +120,9 @@ pub async fn serve(
         .await;
     health_reporter
         .set_serving::<EngineServer<EngineService>>()
+        .await;
+    health_reporter
+        .set_serving::<PlayersServer<PlayersService>>()
         .await;
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
@@ -173,6 +178,10 @@ pub async fn serve(
         tokens: config.import_max_tokens,
     })
     .with_open_seat_timeout(config.open_seat_timeout);
+    let players = Players::new(store.clone())
+        .with_admin_token(config.admin_token.clone())
+        .with_enrolment(config.enrolment)
+        .with_max_tokens(config.max_player_tokens);
     let (resumed, clocks) = games.take_ownership(lease_times).await?;
     let owner = games.clone();
     let metrics_addr = metrics_endpoint
@@ -212,6 +221,13 @@ pub async fn serve(
             }),
             config.max_request_bytes
         ))
+        .add_service(requests!(
+            PlayersServer::new(PlayersService {
+                players: players.clone(),
+                creates: creates.clone(),
+            }),
+            MAX_SMALL_REQUEST_BYTES
+        ))
         .add_service(GamesRoutes::new(
             GamesService {
                 games: games.clone(),
@@ -221,7 +237,8 @@ pub async fn serve(
                     Arc::clone(&streams),
                     config.max_resumes_per_peer,
                 )),
-                players: PlayerStreams::new(games, streams, config.player_streams),
+                player_streams: PlayerStreams::new(games, streams, config.player_streams),
+                players,
             },
             config.max_request_bytes,
             config.max_import_request_bytes,

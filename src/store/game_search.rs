@@ -87,6 +87,16 @@ fn push_query(query: &mut Sql, backend: Backend, filter: &GameFilter) {
             .push(" AND variant = ")
             .bind(variant.name().to_owned());
     }
+    if let Some(id) = &filter.player_id {
+        // Each seat's index finds the player's games, however many others
+        // there are.
+        query
+            .push(" AND games.seq IN (SELECT seq FROM games WHERE white_player = ")
+            .bind(id.clone())
+            .push(" UNION ALL SELECT seq FROM games WHERE black_player = ")
+            .bind(id.clone())
+            .push(")");
+    }
     if let Some(termination) = &filter.termination {
         query.push(" AND termination = ").bind(termination.clone());
     }

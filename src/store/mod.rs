@@ -14,6 +14,7 @@ mod game_search;
 mod games;
 mod leases;
 mod names;
+mod players;
 mod positions;
 mod rows;
 mod sql;
@@ -30,6 +31,7 @@ pub use changes::{Change, RECONNECTS as LISTENER_RECONNECTS};
 pub use commit::{DEFAULT_BATCH_MAX, QUEUE_CAPACITY};
 pub use events::History;
 pub use leases::{Fence, Lease, shard_of};
+pub use players::{StoredPlayer, UsernameTaken};
 pub use positions::{NewPosition, PositionFilter, StoredPosition};
 pub use rows::{
     GameFilter, GameHead, GameNotFound, OpenSeat, StoredClock, StoredEngine, StoredGame,

@@ -114,6 +114,9 @@ pub struct StoredGame {
     pub rematch_of: Option<String>,
     /// This game's rematch, offered or created.
     pub rematch: StoredRematch,
+    /// The players the seats are bound to (their ids), if any.
+    pub white_player: Option<String>,
+    pub black_player: Option<String>,
     /// Bumped by every change; orders the game's events.
     pub version: i64,
     pub created_at: i64,
@@ -143,6 +146,8 @@ pub struct GameFilter {
     /// Only games with a player whose name contains this (case-insensitive,
     /// in Unicode).
     pub player: Option<String>,
+    /// Only games with a seat bound to this player (by id).
+    pub player_id: Option<String>,
     /// Only games that ended this way (stored termination code).
     pub termination: Option<String>,
     /// Only games created at or after this (unix milliseconds).
@@ -175,7 +180,8 @@ pub(super) const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, 
      takeback_offer, engine_grants_takebacks, clock_initial_ms, clock_increment_ms, clock_delay_ms, \
      clock_days_per_move, clock_white_ms, clock_black_ms, clock_turn_started_at, clock_grace_ms, \
      clock_engine_waiting_ply, clock_flag_at, engine_due_at, xiangqi_rules, join_code, open_seat, \
-     open_until, rematch_of, rematch, rematch_offer, rematch_token_hash";
+     open_until, rematch_of, rematch, rematch_offer, rematch_token_hash, white_player, \
+     black_player";
 
 /// The game of a row of `games`; a column whose value names nothing (a
 /// status, side or variant no build wrote) fails the read.
@@ -216,6 +222,8 @@ pub(super) fn game_from_row(row: &AnyRow) -> Result<StoredGame, sqlx::Error> {
             offer: decoded_option(row, 38)?,
             token_hash: row.get(39),
         },
+        white_player: row.get(40),
+        black_player: row.get(41),
         moves: Vec::new(),
         undone: Vec::new(),
     })

@@ -11,6 +11,7 @@ mod engine;
 mod flag_timers;
 mod games;
 mod history;
+mod players;
 mod rematch;
 mod rules;
 mod screening;

@@ -5,6 +5,7 @@
 export * from "./gen/arbiter/v1/common_pb.js";
 export * from "./gen/arbiter/v1/engine_pb.js";
 export * from "./gen/arbiter/v1/games_pb.js";
+export * from "./gen/arbiter/v1/players_pb.js";
 export * from "./gen/arbiter/v1/positions_pb.js";
 export * from "./gen/arbiter/v1/rules_pb.js";
 export * from "./gen/google/rpc/error_details_pb.js";

@@ -51,6 +51,8 @@ pub enum GameError {
     PermissionDenied(Refusal),
     #[error("{0}")]
     FailedPrecondition(Refusal),
+    #[error("{0}")]
+    AlreadyExists(Refusal),
     #[error("this game has {limit} watchers, the most it may have; try again later")]
     TooManyWatchers { limit: usize },
     /// A watch resumed after a version the game has not reached.

@@ -4,6 +4,7 @@
 //! store call: everything here is decided from what it is given.
 
 mod admin;
+mod claim;
 mod clock;
 mod ending;
 mod error;
@@ -19,6 +20,8 @@ mod view;
 pub use crate::rules::Status;
 pub use admin::AdminToken;
 pub(crate) use admin::is_admin;
+pub use claim::SeatClaim;
+pub(in crate::games) use claim::seat;
 pub(in crate::games) use clock::Expiry;
 pub use clock::{FIRST_MOVE_GRACE, GameClock, ManualTime, SystemTime, TimeControl, TimeSource};
 pub use ending::Ending;
@@ -30,7 +33,7 @@ pub(crate) use names::{hidden_character, refuse_hidden_characters};
 pub use pgn::{PgnLimits, PgnNotation};
 pub(in crate::games) use play::{
     abort, end_aborted, ensure_ongoing, ensure_ply, ensure_seated, ensure_turn, finish, new_game,
-    offered_by_opponent, play, replay, rule_choices, seat, seat_name, side_title, turn_after,
+    offered_by_opponent, play, replay, rule_choices, seat_name, side_title, turn_after,
 };
 pub(in crate::games) use seats::engine_of;
 pub use seats::{EngineSeat, SeatSpec};

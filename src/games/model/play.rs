@@ -60,27 +60,6 @@ pub(in crate::games) fn side_title(variant: Variant, side: Side) -> &'static str
     }
 }
 
-/// The side whose token this is.
-pub(in crate::games) fn seat(game: &StoredGame, token: &str) -> Result<Side, GameError> {
-    if token.is_empty() {
-        return Err(GameError::Unauthenticated(Refusal::new(
-            Reason::SeatTokenMissing,
-            "seat_token is required: use the token CreateGame returned for your seat",
-        )));
-    }
-    let hash = ids::hash_token(token);
-    if hash == game.white_token_hash {
-        Ok(Side::White)
-    } else if hash == game.black_token_hash {
-        Ok(Side::Black)
-    } else {
-        Err(GameError::Unauthenticated(Refusal::new(
-            Reason::SeatTokenUnknown,
-            "seat_token does not belong to either seat of this game",
-        )))
-    }
-}
-
 /// Checks that the pending `offer` (a side's name) is the opponent's.
 pub(in crate::games) fn offered_by_opponent(
     offer: Option<Side>,

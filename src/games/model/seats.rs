@@ -18,6 +18,8 @@ pub struct SeatSpec {
     pub engine: Option<EngineSeat>,
     /// Left open for a player to take with the game's join code.
     pub open: bool,
+    /// The player (by id, known to exist) the seat is bound to.
+    pub player: Option<String>,
 }
 
 /// The engine's settings in a seat.

@@ -66,6 +66,9 @@ pub struct GameView {
     pub outcome: OutcomeView,
     pub white_name: String,
     pub black_name: String,
+    /// The players the seats are bound to (by id), if any.
+    pub white_player: Option<String>,
+    pub black_player: Option<String>,
     /// The engine's settings, for a seat it plays.
     pub white_engine: Option<EngineSeat>,
     pub black_engine: Option<EngineSeat>,
@@ -153,6 +156,8 @@ impl GameView {
             },
             white_name: game.white_name.clone(),
             black_name: game.black_name.clone(),
+            white_player: game.white_player.clone(),
+            black_player: game.black_player.clone(),
             white_engine: engine_of(game, Side::White),
             black_engine: engine_of(game, Side::Black),
             draw_offer: game.draw_offer,

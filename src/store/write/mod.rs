@@ -32,9 +32,11 @@ pub(super) async fn insert_game_in(
          black_engine_movetime_ms, engine_grants_takebacks, clock_initial_ms, \
          clock_increment_ms, clock_delay_ms, clock_days_per_move, clock_white_ms, \
          clock_black_ms, clock_turn_started_at, clock_grace_ms, clock_flag_at, \
-         engine_due_at, xiangqi_rules, join_code, open_seat, open_until, rematch_of) \
+         engine_due_at, xiangqi_rules, join_code, open_seat, open_until, rematch_of, \
+         white_player, black_player) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
-         $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33) \
+         $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, \
+         $35) \
          ON CONFLICT DO NOTHING RETURNING seq",
     )
     .bind(&new.id)
@@ -70,6 +72,8 @@ pub(super) async fn insert_game_in(
     .bind(new.open.as_ref().map(|o| o.side.name()))
     .bind(new.open.as_ref().map(|o| o.until))
     .bind(&new.rematch_of)
+    .bind(&new.white_player)
+    .bind(&new.black_player)
     .fetch_optional(&mut *tx)
     .await?;
     let Some(seq) = seq else {

@@ -47,8 +47,14 @@ export const Reason = {
   PGN_TOO_LONG: "PGN_TOO_LONG",
   /** INVALID_ARGUMENT: CreateGame's open seat is not one a player can take: both seats open, an open seat with an engine or a display name, or facing an engine seat. */
   INVALID_OPEN_SEAT: "INVALID_OPEN_SEAT",
+  /** INVALID_ARGUMENT: CreatePlayer's username is not 2 to 20 ASCII letters, digits, `_` and `-`, starting and ending with a letter or digit. */
+  INVALID_USERNAME: "INVALID_USERNAME",
+  /** INVALID_ARGUMENT: A seat bound to a player that is also the engine's or open, or one player in both seats. */
+  INVALID_PLAYER_SEAT: "INVALID_PLAYER_SEAT",
   /** NOT_FOUND: No game has the id (or the id cannot be one). */
   GAME_NOT_FOUND: "GAME_NOT_FOUND",
+  /** NOT_FOUND: No player has the id or username (a seat's `player_id`, GetPlayer). */
+  PLAYER_NOT_FOUND: "PLAYER_NOT_FOUND",
   /** NOT_FOUND: No saved position has the id (or the id cannot be one). */
   POSITION_NOT_FOUND: "POSITION_NOT_FOUND",
   /** NOT_FOUND: Health.Check names a service the server does not have. */
@@ -63,6 +69,18 @@ export const Reason = {
   OWNER_TOKEN_MISSING: "OWNER_TOKEN_MISSING",
   /** UNAUTHENTICATED: `owner_token` is neither the position's nor the operator credential. */
   OWNER_TOKEN_UNKNOWN: "OWNER_TOKEN_UNKNOWN",
+  /** UNAUTHENTICATED: A call that acts for a player (a seat bound to the caller, CreatePlayerToken, RevokePlayerToken) without a player token. */
+  PLAYER_TOKEN_MISSING: "PLAYER_TOKEN_MISSING",
+  /** UNAUTHENTICATED: The `authorization` metadata's token is no player's (or was revoked). */
+  PLAYER_TOKEN_UNKNOWN: "PLAYER_TOKEN_UNKNOWN",
+  /** UNAUTHENTICATED: The `authorization` metadata is not `Bearer <token>`. */
+  AUTHORIZATION_MALFORMED: "AUTHORIZATION_MALFORMED",
+  /** PERMISSION_DENIED: A player acting, without a seat token, on a game none of whose seats is theirs. */
+  NOT_YOUR_SEAT: "NOT_YOUR_SEAT",
+  /** PERMISSION_DENIED: CreatePlayer on a server that lets only the operator create players (`--players operator`), without the operator credential. */
+  OPERATOR_ONLY: "OPERATOR_ONLY",
+  /** ALREADY_EXISTS: CreatePlayer's username is another player's, in some case. */
+  USERNAME_TAKEN: "USERNAME_TAKEN",
   /** PERMISSION_DENIED: A valid seat acting out of turn. */
   NOT_YOUR_TURN: "NOT_YOUR_TURN",
   /** FAILED_PRECONDITION: The game is over (also after the flag fell, and asking the engine about a finished position). */
@@ -103,7 +121,9 @@ export const Reason = {
   ANALYSIS_LIMIT: "ANALYSIS_LIMIT",
   /** RESOURCE_EXHAUSTED: The caller's address already resumes its most WatchGame streams with `from_version` (metadata `limit`): retry once one has caught up. */
   RESUME_LIMIT: "RESUME_LIMIT",
-  /** RESOURCE_EXHAUSTED: The caller's address creates games or positions too fast, rematches and joins included (metadata `limit`, `retry_after_ms`, and a `google.rpc.RetryInfo`). */
+  /** RESOURCE_EXHAUSTED: The player holds as many tokens as they may (metadata `limit`): revoke one first. */
+  TOO_MANY_PLAYER_TOKENS: "TOO_MANY_PLAYER_TOKENS",
+  /** RESOURCE_EXHAUSTED: The caller's address creates games, positions or players too fast, rematches and joins included (metadata `limit`, `retry_after_ms`, and a `google.rpc.RetryInfo`). */
   RATE_LIMITED: "RATE_LIMITED",
   /** RESOURCE_EXHAUSTED: A request message over its method's limit (metadata `limit_bytes`, and `found_bytes` when known). */
   REQUEST_TOO_LARGE: "REQUEST_TOO_LARGE",

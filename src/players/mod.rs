@@ -1,0 +1,231 @@
+//! Players: accounts that own seats across games, so that a client keeps
+//! one credential instead of a token per seat.
+//!
+//! A player is created with a username (their id is its lower case) and
+//! gets a bearer token, kept as its SHA-256 like seat tokens; they may hold
+//! up to `--max-player-tokens` at once (one per device) and revoke them.
+//! Who may create players is the operator's choice ([`Enrolment`]). The
+//! games layer knows players only as the ids its seats are bound to.
+
+mod username;
+
+use std::str::FromStr;
+
+pub use username::Username;
+
+use crate::{
+    games::{
+        AdminToken, GameError, Refusal,
+        model::{hash_token, is_admin, new_token, refuse_hidden_characters},
+    },
+    reason::Reason,
+    rules::Quoted,
+    store::{Store, StoredPlayer, UsernameTaken},
+};
+
+/// Default `--max-player-tokens`.
+pub const DEFAULT_MAX_PLAYER_TOKENS: usize = 16;
+
+/// Longest display name, as for seats.
+const MAX_DISPLAY_NAME: usize = 100;
+
+/// Who may create players (`--players`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Enrolment {
+    /// Anyone, within the per-address rate of creating calls.
+    #[default]
+    Open,
+    /// The operator only (a platform that creates its users' players).
+    Operator,
+}
+
+impl FromStr for Enrolment {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Enrolment, String> {
+        match s {
+            "open" => Ok(Enrolment::Open),
+            "operator" => Ok(Enrolment::Operator),
+            _ => Err(format!("expected open or operator, not {}", Quoted(s))),
+        }
+    }
+}
+
+/// A player just created, with their first token (shown once).
+#[derive(Clone, Debug)]
+pub struct CreatedPlayer {
+    pub player: StoredPlayer,
+    pub token: String,
+}
+
+/// The players service.
+#[derive(Clone, Debug)]
+pub struct Players {
+    store: Store,
+    admin: Option<AdminToken>,
+    enrolment: Enrolment,
+    max_tokens: usize,
+}
+
+impl Players {
+    pub fn new(store: Store) -> Players {
+        Players {
+            store,
+            admin: None,
+            enrolment: Enrolment::Open,
+            max_tokens: DEFAULT_MAX_PLAYER_TOKENS,
+        }
+    }
+
+    /// The operator credential, which `Enrolment::Operator` asks for.
+    #[must_use]
+    pub fn with_admin_token(self, admin: Option<AdminToken>) -> Players {
+        Players { admin, ..self }
+    }
+
+    #[must_use]
+    pub fn with_enrolment(self, enrolment: Enrolment) -> Players {
+        Players { enrolment, ..self }
+    }
+
+    /// At most `max_tokens` tokens per player at once.
+    #[must_use]
+    pub fn with_max_tokens(self, max_tokens: usize) -> Players {
+        Players {
+            max_tokens: max_tokens.max(1),
+            ..self
+        }
+    }
+
+    /// Creates a player; their display name, left empty, is the username.
+    ///
+    /// # Errors
+    ///
+    /// A bad username or display name, the operator's credential missing
+    /// where only the operator may create players, a username taken, or
+    /// storage.
+    pub async fn create(
+        &self,
+        username: &str,
+        display_name: &str,
+        admin_token: &str,
+    ) -> Result<CreatedPlayer, GameError> {
+        if self.enrolment == Enrolment::Operator && !is_admin(self.admin.as_ref(), admin_token) {
+            return Err(GameError::PermissionDenied(Refusal::new(
+                Reason::OperatorOnly,
+                "this server lets only its operator create players: pass the operator \
+                 credential as admin_token",
+            )));
+        }
+        let username = Username::parse(username)?;
+        refuse_hidden_characters("display_name", display_name)?;
+        let display_name = match display_name.trim() {
+            "" => username.as_str(),
+            name if name.chars().count() > MAX_DISPLAY_NAME => {
+                return Err(GameError::invalid(
+                    "display_name",
+                    Reason::TooLong,
+                    format!("a display name of at most {MAX_DISPLAY_NAME} characters is allowed"),
+                ));
+            }
+            name => name,
+        };
+        let token = new_token();
+        let player = StoredPlayer {
+            id: username.id(),
+            username: username.to_string(),
+            display_name: display_name.to_owned(),
+            created_at: 0,
+        };
+        match self
+            .store
+            .insert_player(player, &hash_token(&token))
+            .await?
+        {
+            Ok(player) => Ok(CreatedPlayer { player, token }),
+            Err(UsernameTaken) => Err(GameError::AlreadyExists(Refusal::new(
+                Reason::UsernameTaken,
+                format!("the username {username} is taken (usernames are unique in any case)"),
+            ))),
+        }
+    }
+
+    /// The player whose id or username (in any case) is `name`.
+    ///
+    /// # Errors
+    ///
+    /// No such player, or storage.
+    pub async fn get(&self, name: &str) -> Result<StoredPlayer, GameError> {
+        let not_found = || {
+            GameError::NotFound(Refusal::new(
+                Reason::PlayerNotFound,
+                format!("player {} not found", Quoted(name)),
+            ))
+        };
+        // A name that cannot be a username is nobody's: not looked up.
+        let id = Username::parse(name).map_err(|_| not_found())?.id();
+        self.store.player(&id).await?.ok_or_else(not_found)
+    }
+
+    /// Whether `token` is the operator credential.
+    pub fn is_operator(&self, token: &str) -> bool {
+        is_admin(self.admin.as_ref(), token)
+    }
+
+    /// The id of the player holding `token`.
+    ///
+    /// # Errors
+    ///
+    /// UNAUTHENTICATED (`PLAYER_TOKEN_UNKNOWN`), or storage.
+    pub async fn authenticate(&self, token: &str) -> Result<String, GameError> {
+        // Looked up by its hash: the time taken tells nothing of the token.
+        self.store
+            .player_of_token(&hash_token(token))
+            .await?
+            .ok_or_else(|| {
+                GameError::Unauthenticated(Refusal::new(
+                    Reason::PlayerTokenUnknown,
+                    "the authorization token is no player's (or was revoked)",
+                ))
+            })
+    }
+
+    /// A new token for player `id`.
+    ///
+    /// # Errors
+    ///
+    /// RESOURCE_EXHAUSTED (`TOO_MANY_PLAYER_TOKENS`) past the tokens a
+    /// player may hold, or storage.
+    pub async fn issue_token(&self, id: &str) -> Result<String, GameError> {
+        let token = new_token();
+        if self
+            .store
+            .add_player_token(id, &hash_token(&token), self.max_tokens)
+            .await?
+        {
+            Ok(token)
+        } else {
+            Err(GameError::OverLimit {
+                field: "authorization",
+                reason: Reason::TooManyPlayerTokens,
+                limit: "limit",
+                value: self.max_tokens,
+                message: format!(
+                    "a player holds at most {} tokens at once: revoke one first",
+                    self.max_tokens
+                ),
+            })
+        }
+    }
+
+    /// Revokes `token` of player `id`, or all their tokens; how many were.
+    ///
+    /// # Errors
+    ///
+    /// Storage.
+    pub async fn revoke(&self, id: &str, token: &str, all: bool) -> Result<u64, GameError> {
+        let hash = hash_token(token);
+        let only = (!all).then_some(hash.as_str());
+        Ok(self.store.revoke_player_tokens(id, only).await?)
+    }
+}
