@@ -132,10 +132,18 @@ reasons! {
     /// A seat bound to a player that is also the engine's or open, or one
     /// player in both seats.
     InvalidPlayerSeat = "INVALID_PLAYER_SEAT", InvalidArgument;
+    /// A rated game (CreateGame's or a challenge's) without both seats
+    /// bound to players, without a time control, or from a position.
+    InvalidRatedGame = "INVALID_RATED_GAME", InvalidArgument;
+    /// CreateChallenge names itself, a destination with `open_to` or an
+    /// engine, or more than 32 players in `open_to`.
+    InvalidChallenge = "INVALID_CHALLENGE", InvalidArgument;
     /// No game has the id (or the id cannot be one).
     GameNotFound = "GAME_NOT_FOUND", NotFound;
     /// No player has the id or username (a seat's `player_id`, GetPlayer).
     PlayerNotFound = "PLAYER_NOT_FOUND", NotFound;
+    /// No challenge has the id.
+    ChallengeNotFound = "CHALLENGE_NOT_FOUND", NotFound;
     /// No saved position has the id (or the id cannot be one).
     PositionNotFound = "POSITION_NOT_FOUND", NotFound;
     /// Health.Check names a service the server does not have.
@@ -162,6 +170,9 @@ reasons! {
     /// A player acting, without a seat token, on a game none of whose seats
     /// is theirs.
     NotYourSeat = "NOT_YOUR_SEAT", PermissionDenied;
+    /// Answering a challenge made to someone else (or not open to the
+    /// caller), or withdrawing another player's.
+    NotYourChallenge = "NOT_YOUR_CHALLENGE", PermissionDenied;
     /// CreatePlayer on a server that lets only the operator create players
     /// (`--players operator`), without the operator credential.
     OperatorOnly = "OPERATOR_ONLY", PermissionDenied;
@@ -172,6 +183,9 @@ reasons! {
     /// The game is over (also after the flag fell, and asking the engine
     /// about a finished position).
     GameOver = "GAME_OVER", FailedPrecondition;
+    /// Answering a challenge already accepted, declined, withdrawn or
+    /// expired.
+    ChallengeAnswered = "CHALLENGE_ANSWERED", FailedPrecondition;
     /// A draw claim the position does not support.
     NoDrawToClaim = "NO_DRAW_TO_CLAIM", FailedPrecondition;
     /// A player's abort after both sides moved.
@@ -218,6 +232,9 @@ reasons! {
     /// with `from_version` (metadata `limit`): retry once one has caught
     /// up.
     ResumeLimit = "RESUME_LIMIT", ResourceExhausted;
+    /// The player has as many challenges waiting for an answer as they may
+    /// (metadata `limit`): cancel one, or wait for answers.
+    TooManyChallenges = "TOO_MANY_CHALLENGES", ResourceExhausted;
     /// The player holds as many tokens as they may (metadata `limit`):
     /// revoke one first.
     TooManyPlayerTokens = "TOO_MANY_PLAYER_TOKENS", ResourceExhausted;

@@ -1,9 +1,9 @@
 //! Per-caller limits at the door of the creating calls: CreateGame,
 //! ImportGame, JoinGame, OfferRematch, an accepting RespondToRematch (each
-//! may create a game), CreatePosition and CreatePlayer share one rate per
-//! peer address, so that no chain of calls makes games faster than
-//! CreateGame may; so does GetOpenSeat, since looking join codes up is
-//! guessing them too.
+//! may create a game), CreatePosition, CreatePlayer and CreateChallenge
+//! share one rate per peer address, so that no chain of calls makes games
+//! faster than CreateGame may; so does GetOpenSeat, since looking join
+//! codes up is guessing them too.
 
 use std::sync::Arc;
 

@@ -325,6 +325,8 @@ pub fn game_in(g: &GameView, view: View) -> pb::Game {
             engine: g.white_engine.map(engine_player),
             open: g.open_seat == Some(Side::White),
             player_id: g.white_player.clone().unwrap_or_default(),
+            rating: g.white_rating.map_or(0, |r| clamp_i32(r.before)),
+            rating_diff: g.white_rating.map_or(0, |r| clamp_i32(r.diff)),
         }),
         black: Some(pb::Seat {
             side: side(Side::Black),
@@ -332,6 +334,8 @@ pub fn game_in(g: &GameView, view: View) -> pb::Game {
             engine: g.black_engine.map(engine_player),
             open: g.open_seat == Some(Side::Black),
             player_id: g.black_player.clone().unwrap_or_default(),
+            rating: g.black_rating.map_or(0, |r| clamp_i32(r.before)),
+            rating_diff: g.black_rating.map_or(0, |r| clamp_i32(r.diff)),
         }),
         draw_offer: opt_side(g.draw_offer),
         takeback_offer: opt_side(g.takeback_offer),
@@ -344,12 +348,19 @@ pub fn game_in(g: &GameView, view: View) -> pb::Game {
         rematch_of: g.rematch_of.clone().unwrap_or_default(),
         rematch: g.rematch.clone().unwrap_or_default(),
         rematch_offer: opt_side(g.rematch_offer),
+        rated: g.rated,
     }
 }
 
-fn clock(c: &GameClock, turn: Option<Side>, ply: usize) -> pb::Clock {
+/// `n` within `i32`'s range.
+pub fn clamp_i32(n: i64) -> i32 {
+    i32::try_from(n).unwrap_or(if n < 0 { i32::MIN } else { i32::MAX })
+}
+
+/// A time control as the API writes it.
+pub fn time_control_to_pb(control: TimeControl) -> pb::TimeControl {
     let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-    let control = match c.control {
+    match control {
         TimeControl::Clock {
             initial,
             increment,
@@ -366,9 +377,12 @@ fn clock(c: &GameClock, turn: Option<Side>, ply: usize) -> pb::Clock {
             days_per_move: days_per_move.unwrap_or(0),
             ..Default::default()
         },
-    };
+    }
+}
+
+fn clock(c: &GameClock, turn: Option<Side>, ply: usize) -> pb::Clock {
     pb::Clock {
-        control: Some(control),
+        control: Some(time_control_to_pb(c.control)),
         white_ms: c.remaining[0],
         black_ms: c.remaining[1],
         running: opt_side(turn.filter(|_| c.runs(ply))),
@@ -438,7 +452,7 @@ pub fn time_control(tc: &pb::TimeControl) -> Result<TimeControl, Status> {
     }
 }
 
-fn engine_player(engine: EngineSeat) -> pb::EnginePlayer {
+pub fn engine_player(engine: EngineSeat) -> pb::EnginePlayer {
     pb::EnginePlayer {
         level: u32::from(engine.level.get()),
         movetime_ms: u32::try_from(engine.movetime.as_millis()).unwrap_or(u32::MAX),

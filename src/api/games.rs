@@ -17,7 +17,7 @@ use super::{
     watch::Watchers,
 };
 use crate::{
-    games::{Games, PgnNotation, RematchAnswer, SeatClaim, SeatSpec, Start},
+    games::{Games, PgnNotation, RematchAnswer, SeatClaim, SeatSpec, Start, Terms},
     players::Players,
     reason::Reason,
     store::GameFilter,
@@ -159,7 +159,10 @@ impl games_server::Games for GamesService {
                 start,
                 white,
                 black,
-                !r.engine_declines_takebacks,
+                Terms {
+                    engine_grants_takebacks: !r.engine_declines_takebacks,
+                    rated: r.rated,
+                },
                 time_control,
             )
             .await?;

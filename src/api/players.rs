@@ -5,22 +5,138 @@ use tonic::{Request, Response, Status};
 use super::{
     admission::{Creates, admit_create},
     caller, convert,
+    error::invalid_argument,
     proto::{self as pb, players_server},
 };
-use crate::{players::Players, store::StoredPlayer};
+use crate::{
+    games::model::PROVISIONAL_DEVIATION,
+    players::{Challenge, ChallengeSpec, ChallengeStatus, Challenges, Players},
+    reason::Reason,
+    rules::Side,
+    store::{StoredPlayer, StoredRating},
+};
 
 pub struct PlayersService {
     pub players: Players,
-    /// The rate limit of creating calls, CreatePlayer's too.
+    pub challenges: Challenges,
+    /// The rate limit of creating calls, CreatePlayer's and
+    /// CreateChallenge's too.
     pub creates: Creates,
 }
 
-fn player(p: StoredPlayer) -> pb::Player {
+fn challenge(c: &Challenge) -> pb::Challenge {
+    let s = &c.stored;
+    let status = match c.status {
+        ChallengeStatus::Open => pb::ChallengeStatus::Open,
+        ChallengeStatus::Accepted => pb::ChallengeStatus::Accepted,
+        ChallengeStatus::Declined => pb::ChallengeStatus::Declined,
+        ChallengeStatus::Canceled => pb::ChallengeStatus::Canceled,
+        ChallengeStatus::Expired => pb::ChallengeStatus::Expired,
+    };
+    pb::Challenge {
+        id: s.id.clone(),
+        challenger_id: s.challenger.clone(),
+        destination_id: s.destination.clone().unwrap_or_default(),
+        open_to: s.open_to.clone(),
+        engine: c.engine().map(convert::engine_player),
+        variant: convert::variant_to_pb(s.variant),
+        fen: s.start_fen.clone().unwrap_or_default(),
+        xiangqi_rules: convert::xiangqi_rules_to_pb(s.variant, c.choices()),
+        time_control: c.time_control().map(convert::time_control_to_pb),
+        color: match s.color {
+            None => pb::ChallengeColor::Unspecified,
+            Some(Side::White) => pb::ChallengeColor::White,
+            Some(Side::Black) => pb::ChallengeColor::Black,
+        } as i32,
+        status: status as i32,
+        decline_reason: s
+            .decline_reason
+            .as_deref()
+            .and_then(pb::DeclineReason::from_str_name)
+            .unwrap_or(pb::DeclineReason::Unspecified) as i32,
+        game_id: s.game_id.clone().unwrap_or_default(),
+        created_at: convert::timestamp(s.created_at),
+        expires_at: convert::timestamp(s.expires_at),
+        rated: s.rated,
+    }
+}
+
+/// CreateChallenge's request as the challenge it asks for.
+fn challenge_spec(r: pb::CreateChallengeRequest) -> Result<ChallengeSpec, Status> {
+    let variant = convert::variant("variant", r.variant)?;
+    let engine = match r.engine {
+        None => None,
+        engine => {
+            let seat = pb::SeatRequest {
+                engine,
+                ..Default::default()
+            };
+            convert::seat("engine", Some(seat))?.engine
+        }
+    };
+    let color = match pb::ChallengeColor::try_from(r.color) {
+        Ok(pb::ChallengeColor::Unspecified) => None,
+        Ok(pb::ChallengeColor::White) => Some(Side::White),
+        Ok(pb::ChallengeColor::Black) => Some(Side::Black),
+        Err(_) => {
+            return Err(invalid_argument(
+                "color",
+                Reason::UnknownEnumValue,
+                "unknown challenge colour",
+            ));
+        }
+    };
+    let destination = r.destination_id.trim();
+    Ok(ChallengeSpec {
+        destination: (!destination.is_empty()).then(|| destination.to_owned()),
+        open_to: r.open_to,
+        engine,
+        variant,
+        choices: convert::rule_choices("xiangqi_rules", variant, r.xiangqi_rules)?,
+        fen: (!r.fen.trim().is_empty()).then_some(r.fen),
+        time_control: r
+            .time_control
+            .as_ref()
+            .map(convert::time_control)
+            .transpose()?,
+        color,
+        rated: r.rated,
+    })
+}
+
+fn player(p: StoredPlayer, ratings: &[(String, StoredRating)]) -> pb::Player {
     pb::Player {
         id: p.id,
         username: p.username,
         display_name: p.display_name,
         created_at: convert::timestamp(p.created_at),
+        ratings: ratings
+            .iter()
+            .map(|(perf, rating)| perf_rating(perf, rating))
+            .collect(),
+    }
+}
+
+fn perf_rating(perf: &str, r: &StoredRating) -> pb::PerfRating {
+    pb::PerfRating {
+        perf: perf.to_owned(),
+        rating: r.rating.round() as i32,
+        deviation: r.deviation.round() as i32,
+        provisional: r.deviation >= PROVISIONAL_DEVIATION,
+        games: u32::try_from(r.games).unwrap_or(u32::MAX),
+    }
+}
+
+/// A list's `limit`: `default` for 0, at most `most`.
+fn limit(field: &str, asked: i32, default: usize, most: usize) -> Result<usize, Status> {
+    match usize::try_from(asked) {
+        Ok(0) => Ok(default),
+        Ok(n) if n <= most => Ok(n),
+        _ => Err(invalid_argument(
+            field,
+            Reason::ValueOutOfRange,
+            format!("{field} is 0 (the default, {default}) to {most}"),
+        )),
     }
 }
 
@@ -38,7 +154,7 @@ impl players_server::Players for PlayersService {
             .await?;
         tracing::info!(player_id = %created.player.id, "player created");
         Ok(Response::new(pb::CreatePlayerResponse {
-            player: Some(player(created.player)),
+            player: Some(player(created.player, &[])),
             token: created.token,
         }))
     }
@@ -48,8 +164,9 @@ impl players_server::Players for PlayersService {
         request: Request<pb::GetPlayerRequest>,
     ) -> Result<Response<pb::GetPlayerResponse>, Status> {
         let found = self.players.get(&request.get_ref().player).await?;
+        let ratings = self.players.ratings(&found.id).await?;
         Ok(Response::new(pb::GetPlayerResponse {
-            player: Some(player(found)),
+            player: Some(player(found, &ratings)),
         }))
     }
 
@@ -74,6 +191,118 @@ impl players_server::Players for PlayersService {
         let revoked = self.players.revoke(&caller.id, &token, all).await?;
         Ok(Response::new(pb::RevokePlayerTokenResponse {
             revoked: u32::try_from(revoked).unwrap_or(u32::MAX),
+        }))
+    }
+
+    async fn create_challenge(
+        &self,
+        request: Request<pb::CreateChallengeRequest>,
+    ) -> Result<Response<pb::CreateChallengeResponse>, Status> {
+        admit_create(&self.creates, &request)?;
+        let caller = caller::player(&self.players, &request).await?;
+        let spec = challenge_spec(request.into_inner())?;
+        let (made, game) = self.challenges.create(&caller.id, spec).await?;
+        tracing::info!(challenge_id = %made.stored.id, "challenge made");
+        Ok(Response::new(pb::CreateChallengeResponse {
+            challenge: Some(challenge(&made)),
+            game: game.as_ref().map(convert::game),
+        }))
+    }
+
+    async fn accept_challenge(
+        &self,
+        request: Request<pb::AcceptChallengeRequest>,
+    ) -> Result<Response<pb::AcceptChallengeResponse>, Status> {
+        let caller = caller::player(&self.players, &request).await?;
+        let id = &request.get_ref().challenge_id;
+        let accepted = self.challenges.accept(&caller.id, id).await?;
+        Ok(Response::new(pb::AcceptChallengeResponse {
+            challenge: Some(challenge(&accepted.challenge)),
+            game: Some(convert::game(&accepted.game)),
+        }))
+    }
+
+    async fn decline_challenge(
+        &self,
+        request: Request<pb::DeclineChallengeRequest>,
+    ) -> Result<Response<pb::DeclineChallengeResponse>, Status> {
+        let caller = caller::player(&self.players, &request).await?;
+        let r = request.get_ref();
+        let reason = pb::DeclineReason::try_from(r.reason).map_err(|_| {
+            invalid_argument("reason", Reason::UnknownEnumValue, "unknown decline reason")
+        })?;
+        let declined = self
+            .challenges
+            .decline(&caller.id, &r.challenge_id, reason.as_str_name())
+            .await?;
+        Ok(Response::new(pb::DeclineChallengeResponse {
+            challenge: Some(challenge(&declined)),
+        }))
+    }
+
+    async fn cancel_challenge(
+        &self,
+        request: Request<pb::CancelChallengeRequest>,
+    ) -> Result<Response<pb::CancelChallengeResponse>, Status> {
+        let caller = caller::player(&self.players, &request).await?;
+        let id = &request.get_ref().challenge_id;
+        let canceled = self.challenges.cancel(&caller.id, id).await?;
+        Ok(Response::new(pb::CancelChallengeResponse {
+            challenge: Some(challenge(&canceled)),
+        }))
+    }
+
+    async fn list_challenges(
+        &self,
+        request: Request<pb::ListChallengesRequest>,
+    ) -> Result<Response<pb::ListChallengesResponse>, Status> {
+        let caller = caller::player(&self.players, &request).await?;
+        let (incoming, outgoing) = self.challenges.list(&caller.id).await?;
+        Ok(Response::new(pb::ListChallengesResponse {
+            incoming: incoming.iter().map(challenge).collect(),
+            outgoing: outgoing.iter().map(challenge).collect(),
+        }))
+    }
+
+    async fn get_rating_history(
+        &self,
+        request: Request<pb::GetRatingHistoryRequest>,
+    ) -> Result<Response<pb::GetRatingHistoryResponse>, Status> {
+        let r = request.get_ref();
+        let limit = limit("limit", r.limit, 100, 1000)?;
+        let history = self
+            .players
+            .rating_history(&r.player, &r.perf, limit)
+            .await?;
+        Ok(Response::new(pb::GetRatingHistoryResponse {
+            points: history
+                .iter()
+                .map(|point| pb::RatingPoint {
+                    game_id: point.game_id.clone(),
+                    rating: point.rating.round() as i32,
+                    deviation: point.deviation.round() as i32,
+                    diff: convert::clamp_i32(point.diff),
+                    at: convert::timestamp(point.at),
+                })
+                .collect(),
+        }))
+    }
+
+    async fn get_leaderboard(
+        &self,
+        request: Request<pb::GetLeaderboardRequest>,
+    ) -> Result<Response<pb::GetLeaderboardResponse>, Status> {
+        let r = request.get_ref();
+        let limit = limit("limit", r.limit, 100, 200)?;
+        let ranked = self.players.leaderboard(&r.perf, limit).await?;
+        Ok(Response::new(pb::GetLeaderboardResponse {
+            entries: ranked
+                .iter()
+                .map(|line| pb::LeaderboardEntry {
+                    player_id: line.player_id.clone(),
+                    rating: Some(perf_rating(&r.perf, &line.rating)),
+                })
+                .collect(),
         }))
     }
 }

@@ -9,7 +9,7 @@ use crate::{
     analysis::Analyst,
     api::{DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits},
     games::{AdminToken, DEFAULT_LIVE_GAMES, LeaseTimes, PgnLimits},
-    players::{DEFAULT_MAX_PLAYER_TOKENS, Enrolment},
+    players::{DEFAULT_MAX_CHALLENGES_PER_PLAYER, DEFAULT_MAX_PLAYER_TOKENS, Enrolment},
     server::{
         DEFAULT_ENGINE_QUEUE, DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BYTES,
         DEFAULT_MAX_RESUMES_PER_PEER, DEFAULT_MAX_WATCHERS_PER_CONNECTION,
@@ -70,6 +70,13 @@ pub struct ServeArgs {
     /// CreatePlayerToken is refused with TOO_MANY_PLAYER_TOKENS.
     #[arg(long, env = "ARBITER_MAX_PLAYER_TOKENS", default_value_t = DEFAULT_MAX_PLAYER_TOKENS as u16, value_parser = clap::value_parser!(u16).range(1..))]
     max_player_tokens: u16,
+    /// How long a challenge waits for an answer before it expires.
+    #[arg(long, env = "ARBITER_CHALLENGE_EXPIRY", default_value = "30m", value_parser = duration)]
+    challenge_expiry: Duration,
+    /// Challenges a player may have waiting for an answer at once; past
+    /// them CreateChallenge is refused with TOO_MANY_CHALLENGES.
+    #[arg(long, env = "ARBITER_MAX_CHALLENGES_PER_PLAYER", default_value_t = DEFAULT_MAX_CHALLENGES_PER_PLAYER as u16, value_parser = clap::value_parser!(u16).range(1..))]
+    max_challenges_per_player: u16,
     /// Most moves ImportGame reads: a longer game is refused as soon
     /// as the reader gets past it.
     #[arg(long, env = "ARBITER_IMPORT_MAX_MOVES", default_value_t = PgnLimits::DEFAULT.moves as u32, value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -95,9 +102,10 @@ pub struct ServeArgs {
     /// RESUME_LIMIT (0: no limit).
     #[arg(long, env = "ARBITER_MAX_RESUMES_PER_PEER", default_value_t = DEFAULT_MAX_RESUMES_PER_PEER as u16)]
     max_resumes_per_peer: u16,
-    /// Calls that create a game or a position (CreateGame, ImportGame,
-    /// JoinGame, OfferRematch, an accepting RespondToRematch,
-    /// CreatePosition) one peer address may make a second, after a burst
+    /// Calls that create a game, a position or a player (CreateGame,
+    /// ImportGame, JoinGame, OfferRematch, an accepting RespondToRematch,
+    /// CreatePosition, CreatePlayer, CreateChallenge) one peer address may
+    /// make a second, after a burst
     /// of --create-burst (0: no limit, for trusted deployments).
     #[arg(long, env = "ARBITER_CREATE_RATE", default_value_t = 20)]
     create_rate: u32,
@@ -248,6 +256,8 @@ impl ServeArgs {
             admin_token,
             enrolment,
             max_player_tokens,
+            challenge_expiry,
+            max_challenges_per_player,
             import_max_moves,
             import_max_tokens,
             open_seat_timeout,
@@ -298,6 +308,8 @@ impl ServeArgs {
             admin_token,
             enrolment,
             max_player_tokens: usize::from(max_player_tokens),
+            challenge_expiry,
+            max_challenges_per_player: usize::from(max_challenges_per_player),
             import_max_moves: import_max_moves as usize,
             import_max_tokens: import_max_tokens as usize,
             open_seat_timeout,

@@ -9,11 +9,22 @@ use super::{
     },
     open_seat,
 };
+use std::convert::Infallible;
+
 use crate::{
     reason::Reason,
     rules::{Quoted, RuleChoices, Side, Variant, referee::referee_under},
-    store::StoredGame,
+    store::{Acceptance, ChallengeAnswered, StoreError, StoredGame},
 };
+
+/// The terms a game is played on, besides its seats and clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Terms {
+    /// Does an engine seat grant the human's takebacks?
+    pub engine_grants_takebacks: bool,
+    /// Does the game's end change its players' ratings?
+    pub rated: bool,
+}
 
 impl Games {
     /// Starts a game under the default rules.
@@ -31,16 +42,12 @@ impl Games {
         time_control: Option<TimeControl>,
     ) -> Result<CreatedGame, GameError> {
         let choices = RuleChoices::default();
-        self.create_under(
-            variant,
-            choices,
-            start,
-            white,
-            black,
+        let terms = Terms {
             engine_grants_takebacks,
-            time_control,
-        )
-        .await
+            rated: false,
+        };
+        self.create_under(variant, choices, start, white, black, terms, time_control)
+            .await
     }
 
     /// Starts a game, played under the rule `choices`.
@@ -56,11 +63,79 @@ impl Games {
         start: Start,
         white: SeatSpec,
         black: SeatSpec,
-        engine_grants_takebacks: bool,
+        terms: Terms,
         time_control: Option<TimeControl>,
     ) -> Result<CreatedGame, GameError> {
+        let store = &self.store;
+        let created = self
+            .create_inserting(
+                variant,
+                choices,
+                start,
+                [white, black],
+                terms,
+                time_control,
+                async |game| store.insert_game(game).await.map(Ok::<_, Infallible>),
+            )
+            .await?;
+        Ok(match created {
+            Ok(created) => created,
+            Err(never) => match never {},
+        })
+    }
+
+    /// Starts the game of a challenge `acceptance` accepts, in one
+    /// transaction with the acceptance: the inner error, with no game, if
+    /// the challenge no longer waits for an answer.
+    ///
+    /// # Errors
+    ///
+    /// Bad names, an invalid FEN, or storage.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn create_accepting(
+        &self,
+        variant: Variant,
+        choices: RuleChoices,
+        start: Start,
+        seats: [SeatSpec; 2],
+        rated: bool,
+        time_control: Option<TimeControl>,
+        acceptance: &Acceptance<'_>,
+    ) -> Result<Result<CreatedGame, ChallengeAnswered>, GameError> {
+        let store = &self.store;
+        let terms = Terms {
+            engine_grants_takebacks: true,
+            rated,
+        };
+        self.create_inserting(
+            variant,
+            choices,
+            start,
+            seats,
+            terms,
+            time_control,
+            async |game| store.insert_game_accepting(game, acceptance).await,
+        )
+        .await
+    }
+
+    /// Starts a game, stored by `insert` (which may refuse it, `E`).
+    #[allow(clippy::too_many_arguments)]
+    async fn create_inserting<E>(
+        &self,
+        variant: Variant,
+        choices: RuleChoices,
+        start: Start,
+        [white, black]: [SeatSpec; 2],
+        terms: Terms,
+        time_control: Option<TimeControl>,
+        insert: impl AsyncFnOnce(StoredGame) -> Result<Result<StoredGame, E>, StoreError>,
+    ) -> Result<Result<CreatedGame, E>, GameError> {
         let open = open_seat::open_side(&white, &black)?;
         bound_players(&white, &black)?;
+        if terms.rated {
+            ratable(&white, &black, &start, time_control)?;
+        }
         let white_name = seat_name("white.display_name", &white, variant, Side::White)?;
         let black_name = seat_name("black.display_name", &black, variant, Side::Black)?;
         let (field, fen) = match start {
@@ -110,20 +185,23 @@ impl Games {
         takeover::stamp_flag(&new.start_fen, 0, &mut clock);
         let engines = [white.engine, black.engine].map(|seat| seat.map(EngineSeat::stored));
         let join_code = open.as_ref().map(|o| o.join_code.clone());
-        let stored = self
-            .store
-            .insert_game(StoredGame {
-                white_engine: engines[0],
-                black_engine: engines[1],
-                engine_grants_takebacks,
-                clock,
-                engine_due_at: takeover::engine_due_at(&new.start_fen, 0, engines, now),
-                open,
-                white_player: white.player.clone(),
-                black_player: black.player.clone(),
-                ..new
-            })
-            .await?;
+        let stored = match insert(StoredGame {
+            white_engine: engines[0],
+            black_engine: engines[1],
+            engine_grants_takebacks: terms.engine_grants_takebacks,
+            rated: terms.rated,
+            clock,
+            engine_due_at: takeover::engine_due_at(&new.start_fen, 0, engines, now),
+            open,
+            white_player: white.player.clone(),
+            black_player: black.player.clone(),
+            ..new
+        })
+        .await?
+        {
+            Ok(stored) => stored,
+            Err(refused) => return Ok(Err(refused)),
+        };
         let id = stored.id.clone();
         let game = self.live.keep(stored, record);
         self.arm_clock(&game);
@@ -139,12 +217,12 @@ impl Games {
                 token
             }
         };
-        Ok(CreatedGame {
+        Ok(Ok(CreatedGame {
             game,
             white_token: shown(white_token, &white),
             black_token: shown(black_token, &black),
             join_code: join_code.unwrap_or_default(),
-        })
+        }))
     }
 }
 
@@ -168,4 +246,24 @@ fn bound_players(white: &SeatSpec, black: &SeatSpec) -> Result<(), GameError> {
         ));
     }
     Ok(())
+}
+
+/// Refuses a rated game that cannot be: each seat a player's, a time
+/// control, the standard start.
+fn ratable(
+    white: &SeatSpec,
+    black: &SeatSpec,
+    start: &Start,
+    time_control: Option<TimeControl>,
+) -> Result<(), GameError> {
+    let why = if white.player.is_none() || black.player.is_none() {
+        "both seats of a rated game are bound to players"
+    } else if time_control.is_none() {
+        "a rated game has a time control (its speed names the rating)"
+    } else if !matches!(start, Start::Standard) {
+        "a rated game starts from the standard position"
+    } else {
+        return Ok(());
+    };
+    Err(GameError::invalid("rated", Reason::InvalidRatedGame, why))
 }

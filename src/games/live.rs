@@ -28,7 +28,7 @@ use super::{
     change_lock::ChangeLocks,
     model::Status,
     model::{
-        EventKind, GameError, GameView, MoveView, move_view, move_views, replay,
+        EventKind, GameError, GameView, MoveView, move_view, move_views, rated_end, replay,
         takeover::engine_due_at, takeover::stamp_flag,
     },
 };
@@ -317,6 +317,7 @@ impl super::Games {
             };
             ply = live.game.moves.len();
             let base = Base::of(&live.game);
+            let was_ongoing = live.game.status == Status::Ongoing;
             let (update, creates) = match change(&mut live.game, live.record.as_mut()) {
                 Ok(changed) => changed,
                 // The entry may be behind the store, and `change` may have
@@ -335,6 +336,8 @@ impl super::Games {
                 now,
             );
             live.follow_moves()?;
+            // The change that ends a rated game rates it, in its write.
+            let rating = was_ongoing.then(|| rated_end(&live.game)).flatten();
             let Live {
                 game,
                 record,
@@ -349,6 +352,7 @@ impl super::Games {
                     side: update.side,
                     fence: fence.cloned(),
                     creates,
+                    rating,
                 })
                 .await
                 .map_err(GameError::from)?;

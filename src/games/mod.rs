@@ -42,6 +42,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
+pub use create::Terms;
 pub use hub::{FellBehind, MAX_BACKLOG, Role, Watcher, Watching};
 pub use live::DEFAULT_LIVE_GAMES;
 pub use model::{

@@ -7,20 +7,25 @@
 //! Who may create players is the operator's choice ([`Enrolment`]). The
 //! games layer knows players only as the ids its seats are bound to.
 
+mod challenges;
 mod username;
 
 use std::str::FromStr;
 
+pub use challenges::{
+    Accepted, Challenge, ChallengeSpec, ChallengeStatus, Challenges, DEFAULT_CHALLENGE_EXPIRY,
+    DEFAULT_MAX_CHALLENGES_PER_PLAYER, MAX_OPEN_TO,
+};
 pub use username::Username;
 
 use crate::{
     games::{
         AdminToken, GameError, Refusal,
-        model::{hash_token, is_admin, new_token, refuse_hidden_characters},
+        model::{PROVISIONAL_DEVIATION, hash_token, is_admin, new_token, refuse_hidden_characters},
     },
     reason::Reason,
     rules::Quoted,
-    store::{Store, StoredPlayer, UsernameTaken},
+    store::{Ranked, RatingChange, Store, StoredPlayer, StoredRating, UsernameTaken},
 };
 
 /// Default `--max-player-tokens`.
@@ -165,6 +170,43 @@ impl Players {
         // A name that cannot be a username is nobody's: not looked up.
         let id = Username::parse(name).map_err(|_| not_found())?.id();
         self.store.player(&id).await?.ok_or_else(not_found)
+    }
+
+    /// Player `id`'s ratings, by perf.
+    ///
+    /// # Errors
+    ///
+    /// Storage.
+    pub async fn ratings(&self, id: &str) -> Result<Vec<(String, StoredRating)>, GameError> {
+        Ok(self.store.ratings_of(id).await?)
+    }
+
+    /// The rating history of the player `name` (id or username) in
+    /// `perf`, newest first, at most `limit` lines.
+    ///
+    /// # Errors
+    ///
+    /// No such player, or storage.
+    pub async fn rating_history(
+        &self,
+        name: &str,
+        perf: &str,
+        limit: usize,
+    ) -> Result<Vec<RatingChange>, GameError> {
+        let player = self.get(name).await?;
+        Ok(self.store.rating_history(&player.id, perf, limit).await?)
+    }
+
+    /// The best established ratings in `perf`, at most `limit`.
+    ///
+    /// # Errors
+    ///
+    /// Storage.
+    pub async fn leaderboard(&self, perf: &str, limit: usize) -> Result<Vec<Ranked>, GameError> {
+        Ok(self
+            .store
+            .leaderboard(perf, PROVISIONAL_DEVIATION, limit)
+            .await?)
     }
 
     /// Whether `token` is the operator credential.

@@ -13,7 +13,10 @@ use crate::{
         AdminToken, DEFAULT_LIVE_GAMES, DEFAULT_OPEN_SEAT_TIMEOUT, LeaseTimes, PgnLimits,
         SystemTime, TimeSource,
     },
-    players::{DEFAULT_MAX_PLAYER_TOKENS, Enrolment},
+    players::{
+        DEFAULT_CHALLENGE_EXPIRY, DEFAULT_MAX_CHALLENGES_PER_PLAYER, DEFAULT_MAX_PLAYER_TOKENS,
+        Enrolment,
+    },
     store::DEFAULT_BATCH_MAX,
 };
 
@@ -62,6 +65,10 @@ pub struct ServerConfig {
     pub enrolment: Enrolment,
     /// Tokens a player may hold at once.
     pub max_player_tokens: usize,
+    /// How long a challenge waits for an answer.
+    pub challenge_expiry: Duration,
+    /// Challenges a player may have waiting at once.
+    pub max_challenges_per_player: usize,
     /// Most moves ImportGame reads.
     pub import_max_moves: usize,
     /// Most tokens (tags, move numbers, moves, comments, ...) ImportGame
@@ -160,6 +167,8 @@ impl ServerConfig {
             admin_token: None,
             enrolment: Enrolment::Open,
             max_player_tokens: DEFAULT_MAX_PLAYER_TOKENS,
+            challenge_expiry: DEFAULT_CHALLENGE_EXPIRY,
+            max_challenges_per_player: DEFAULT_MAX_CHALLENGES_PER_PLAYER,
             import_max_moves: PgnLimits::DEFAULT.moves,
             import_max_tokens: PgnLimits::DEFAULT.tokens,
             open_seat_timeout: DEFAULT_OPEN_SEAT_TIMEOUT,

@@ -67,7 +67,7 @@ use crate::{
     },
     games::{Games, PgnLimits, Watching, positions::Positions},
     peers::PeerRate,
-    players::Players,
+    players::{Challenges, Players},
     rules::Clipped,
     store::Store,
 };
@@ -223,6 +223,8 @@ pub async fn serve(
         ))
         .add_service(requests!(
             PlayersServer::new(PlayersService {
+                challenges: Challenges::new(players.clone(), games.clone(), config.time.clone())
+                    .with_limits(config.challenge_expiry, config.max_challenges_per_player),
                 players: players.clone(),
                 creates: creates.clone(),
             }),

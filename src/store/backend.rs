@@ -93,6 +93,16 @@ impl Backend {
         }
     }
 
+    /// Appended to the read of a row this transaction writes after reading
+    /// it: another writer waits (SQLite's one writer at a time needs
+    /// nothing).
+    pub(super) fn lock_for_update(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "",
+            Backend::Postgres => " FOR UPDATE",
+        }
+    }
+
     /// Appended to the read of a row that must not change before this
     /// transaction ends, though it is not written.
     pub(super) fn lock_for_share(self) -> &'static str {

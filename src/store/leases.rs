@@ -279,6 +279,7 @@ mod tests {
             side: None,
             fence: Some(fence.clone()),
             creates: None,
+            rating: None,
         };
         match store.write_game(write).await? {
             super::super::Written::Committed { game, .. } => Ok(game.version),

@@ -7,6 +7,7 @@
 //! (`migrations/sqlite`, `migrations/postgres`) to the same tables.
 
 mod backend;
+mod challenges;
 mod changes;
 mod commit;
 mod events;
@@ -16,6 +17,7 @@ mod leases;
 mod names;
 mod players;
 mod positions;
+mod ratings;
 mod rows;
 mod sql;
 mod write;
@@ -27,12 +29,16 @@ use sqlx::{AnyPool, Connection, any::AnyPoolOptions};
 use tokio::sync::watch;
 
 pub use backend::{Backend, DatabaseUrl, DatabaseUrlError};
+pub use challenges::{
+    Acceptance, ChallengeAnswered, ChallengeState, ParseChallengeStateError, StoredChallenge,
+};
 pub use changes::{Change, RECONNECTS as LISTENER_RECONNECTS};
 pub use commit::{DEFAULT_BATCH_MAX, QUEUE_CAPACITY};
 pub use events::History;
 pub use leases::{Fence, Lease, shard_of};
 pub use players::{StoredPlayer, UsernameTaken};
 pub use positions::{NewPosition, PositionFilter, StoredPosition};
+pub use ratings::{Ranked, RateGame, RatedEnd, RatingChange, StoredRating};
 pub use rows::{
     GameFilter, GameHead, GameNotFound, OpenSeat, StoredClock, StoredEngine, StoredGame,
     StoredMove, StoredRematch, Update,

@@ -117,6 +117,14 @@ pub struct StoredGame {
     /// The players the seats are bound to (their ids), if any.
     pub white_player: Option<String>,
     pub black_player: Option<String>,
+    /// A rated game changes its players' ratings when it ends.
+    pub rated: bool,
+    /// Each player's rating before a rated game, and its change, once the
+    /// game has ended rated.
+    pub white_rating: Option<i64>,
+    pub black_rating: Option<i64>,
+    pub white_rating_diff: Option<i64>,
+    pub black_rating_diff: Option<i64>,
     /// Bumped by every change; orders the game's events.
     pub version: i64,
     pub created_at: i64,
@@ -181,7 +189,7 @@ pub(super) const GAME_COLUMNS: &str = "seq, id, variant, start_fen, white_name, 
      clock_days_per_move, clock_white_ms, clock_black_ms, clock_turn_started_at, clock_grace_ms, \
      clock_engine_waiting_ply, clock_flag_at, engine_due_at, xiangqi_rules, join_code, open_seat, \
      open_until, rematch_of, rematch, rematch_offer, rematch_token_hash, white_player, \
-     black_player";
+     black_player, rated, white_rating, black_rating, white_rating_diff, black_rating_diff";
 
 /// The game of a row of `games`; a column whose value names nothing (a
 /// status, side or variant no build wrote) fails the read.
@@ -224,6 +232,11 @@ pub(super) fn game_from_row(row: &AnyRow) -> Result<StoredGame, sqlx::Error> {
         },
         white_player: row.get(40),
         black_player: row.get(41),
+        rated: row.get::<i64, _>(42) != 0,
+        white_rating: row.get(43),
+        black_rating: row.get(44),
+        white_rating_diff: row.get(45),
+        black_rating_diff: row.get(46),
         moves: Vec::new(),
         undone: Vec::new(),
     })

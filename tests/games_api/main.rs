@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod challenges;
 mod clocks;
 mod credentials;
 mod engine;
@@ -12,6 +13,7 @@ mod flag_timers;
 mod games;
 mod history;
 mod players;
+mod ratings;
 mod rematch;
 mod rules;
 mod screening;

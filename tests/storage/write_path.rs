@@ -475,6 +475,7 @@ async fn a_stale_change_in_a_batch_leaves_the_others_committed() {
             side: Some(side.parse().unwrap()),
             fence: None,
             creates: None,
+            rating: None,
         }
     };
     let pool = db.pool().await;

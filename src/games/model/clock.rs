@@ -72,6 +72,17 @@ pub enum Expiry {
 
 impl TimeControl {
     /// The clocks of a new game.
+    /// The control as a clock's stored columns (its times left at zero),
+    /// for what keeps a control apart from a game (a challenge).
+    pub fn stored(self) -> StoredClock {
+        self.start(0).stored()
+    }
+
+    /// The control of a clock's stored columns.
+    pub fn from_stored(stored: &StoredClock) -> TimeControl {
+        GameClock::from_stored(stored).control
+    }
+
     pub fn start(self, now: i64) -> GameClock {
         let initial = match self {
             TimeControl::Clock { initial, .. } => ms(initial),

@@ -13,6 +13,7 @@ pub(in crate::games) mod ids;
 mod names;
 pub mod pgn;
 mod play;
+mod rating;
 mod seats;
 pub(in crate::games) mod takeover;
 mod view;
@@ -35,7 +36,9 @@ pub(in crate::games) use play::{
     abort, end_aborted, ensure_ongoing, ensure_ply, ensure_seated, ensure_turn, finish, new_game,
     offered_by_opponent, play, replay, rule_choices, seat_name, side_title, turn_after,
 };
+pub(in crate::games) use rating::rated_end;
+pub use rating::{INITIAL as INITIAL_RATING, PROVISIONAL_DEVIATION, Speed, perf, rate};
 pub(in crate::games) use seats::engine_of;
 pub use seats::{EngineSeat, SeatSpec};
-pub use view::{GameView, MoveView, OutcomeView, View};
+pub use view::{GameView, MoveView, OutcomeView, Rated, View};
 pub(in crate::games) use view::{move_view, move_views, view_of};

@@ -59,6 +59,12 @@ pub fn write(game: &GameView, notation: PgnNotation) -> Result<String, GameError
     tag("Black", &game.black_name);
     tag("Result", result);
     tag("GameId", &game.id);
+    if let (Some(white), Some(black)) = (game.white_rating, game.black_rating) {
+        tag("WhiteElo", &white.before.to_string());
+        tag("BlackElo", &black.before.to_string());
+        tag("WhiteRatingDiff", &format!("{:+}", white.diff));
+        tag("BlackRatingDiff", &format!("{:+}", black.diff));
+    }
     let standard_start = match game.variant {
         Variant::Chess => {
             tag("Variant", "Standard");

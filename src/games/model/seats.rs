@@ -40,14 +40,14 @@ impl EngineSeat {
         format!("Arbiter (level {})", self.level.get())
     }
 
-    pub(in crate::games) fn stored(self) -> StoredEngine {
+    pub(crate) fn stored(self) -> StoredEngine {
         StoredEngine {
             level: i64::from(self.level.get()),
             movetime_ms: i64::try_from(self.movetime.as_millis()).unwrap_or(i64::MAX),
         }
     }
 
-    pub(in crate::games) fn from_stored(stored: Option<StoredEngine>) -> Option<EngineSeat> {
+    pub(crate) fn from_stored(stored: Option<StoredEngine>) -> Option<EngineSeat> {
         let stored = stored?;
         Some(EngineSeat {
             level: Level::new(u32::try_from(stored.level).ok()?)?,

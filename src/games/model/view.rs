@@ -69,6 +69,12 @@ pub struct GameView {
     /// The players the seats are bound to (by id), if any.
     pub white_player: Option<String>,
     pub black_player: Option<String>,
+    /// A rated game's end changes its players' ratings.
+    pub rated: bool,
+    /// Each player's rating before the game and its change, once it has
+    /// ended rated.
+    pub white_rating: Option<Rated>,
+    pub black_rating: Option<Rated>,
     /// The engine's settings, for a seat it plays.
     pub white_engine: Option<EngineSeat>,
     pub black_engine: Option<EngineSeat>,
@@ -87,6 +93,22 @@ pub struct GameView {
     pub rematch: Option<String>,
     /// The side offering a rematch of this finished game.
     pub rematch_offer: Option<Side>,
+}
+
+/// A player's rating before a rated game, and the game's change of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rated {
+    pub before: i64,
+    pub diff: i64,
+}
+
+impl Rated {
+    fn of(before: Option<i64>, diff: Option<i64>) -> Option<Rated> {
+        Some(Rated {
+            before: before?,
+            diff: diff?,
+        })
+    }
 }
 
 impl GameView {
@@ -158,6 +180,9 @@ impl GameView {
             black_name: game.black_name.clone(),
             white_player: game.white_player.clone(),
             black_player: game.black_player.clone(),
+            rated: game.rated,
+            white_rating: Rated::of(game.white_rating, game.white_rating_diff),
+            black_rating: Rated::of(game.black_rating, game.black_rating_diff),
             white_engine: engine_of(game, Side::White),
             black_engine: engine_of(game, Side::Black),
             draw_offer: game.draw_offer,

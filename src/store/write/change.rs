@@ -2,7 +2,7 @@
 
 use crate::{
     rules::Side,
-    store::{Fence, StoredGame},
+    store::{Fence, RatedEnd, StoredGame},
 };
 
 /// A game change to write: the game as changed, what it was judged on, the
@@ -22,6 +22,8 @@ pub struct GameWrite {
     pub fence: Option<Fence>,
     /// A game created with the change, both or neither (a rematch).
     pub creates: Option<StoredGame>,
+    /// The ratings the change applies, ending a rated game.
+    pub rating: Option<RatedEnd>,
 }
 
 /// The stored state a change was judged on: the write goes through only if

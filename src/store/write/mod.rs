@@ -11,7 +11,7 @@ use sqlx::AnyConnection;
 pub use self::change::{Base, GameWrite, Written};
 pub(super) use self::{batch::write_records, change::Applied};
 use super::{
-    Backend, StoreError, changes, leases, names, now_millis,
+    Backend, StoreError, changes, leases, names, now_millis, ratings,
     rows::{StoredGame, StoredRematch},
 };
 use crate::rules::Side;
@@ -33,10 +33,10 @@ pub(super) async fn insert_game_in(
          clock_increment_ms, clock_delay_ms, clock_days_per_move, clock_white_ms, \
          clock_black_ms, clock_turn_started_at, clock_grace_ms, clock_flag_at, \
          engine_due_at, xiangqi_rules, join_code, open_seat, open_until, rematch_of, \
-         white_player, black_player) \
+         white_player, black_player, rated) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
          $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, \
-         $35) \
+         $35, $36) \
          ON CONFLICT DO NOTHING RETURNING seq",
     )
     .bind(&new.id)
@@ -74,6 +74,7 @@ pub(super) async fn insert_game_in(
     .bind(&new.rematch_of)
     .bind(&new.white_player)
     .bind(&new.black_player)
+    .bind(i64::from(new.rated))
     .fetch_optional(&mut *tx)
     .await?;
     let Some(seq) = seq else {
@@ -149,6 +150,7 @@ pub(super) async fn write_changes(
 /// changed, no game created.
 fn writes_row_only(write: &GameWrite) -> bool {
     write.fence.is_none()
+        && write.rating.is_none()
         && write.game.undone.is_empty()
         && write.creates.is_none()
         && !write.renames()
@@ -176,6 +178,7 @@ async fn write_change(
         game,
         base,
         creates,
+        rating,
         ..
     } = write;
     if !game.undone.is_empty() {
@@ -195,6 +198,9 @@ async fn write_change(
             (&game.white_name, &game.black_name),
         )
         .await?;
+    }
+    if let Some(rated) = rating {
+        ratings::apply(&mut *tx, backend, game, rated, now).await?;
     }
     let created = match creates.take() {
         Some(new) => Some(Box::new(insert_game_in(&mut *tx, backend, new).await??)),

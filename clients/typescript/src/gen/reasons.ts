@@ -51,10 +51,16 @@ export const Reason = {
   INVALID_USERNAME: "INVALID_USERNAME",
   /** INVALID_ARGUMENT: A seat bound to a player that is also the engine's or open, or one player in both seats. */
   INVALID_PLAYER_SEAT: "INVALID_PLAYER_SEAT",
+  /** INVALID_ARGUMENT: A rated game (CreateGame's or a challenge's) without both seats bound to players, without a time control, or from a position. */
+  INVALID_RATED_GAME: "INVALID_RATED_GAME",
+  /** INVALID_ARGUMENT: CreateChallenge names itself, a destination with `open_to` or an engine, or more than 32 players in `open_to`. */
+  INVALID_CHALLENGE: "INVALID_CHALLENGE",
   /** NOT_FOUND: No game has the id (or the id cannot be one). */
   GAME_NOT_FOUND: "GAME_NOT_FOUND",
   /** NOT_FOUND: No player has the id or username (a seat's `player_id`, GetPlayer). */
   PLAYER_NOT_FOUND: "PLAYER_NOT_FOUND",
+  /** NOT_FOUND: No challenge has the id. */
+  CHALLENGE_NOT_FOUND: "CHALLENGE_NOT_FOUND",
   /** NOT_FOUND: No saved position has the id (or the id cannot be one). */
   POSITION_NOT_FOUND: "POSITION_NOT_FOUND",
   /** NOT_FOUND: Health.Check names a service the server does not have. */
@@ -77,6 +83,8 @@ export const Reason = {
   AUTHORIZATION_MALFORMED: "AUTHORIZATION_MALFORMED",
   /** PERMISSION_DENIED: A player acting, without a seat token, on a game none of whose seats is theirs. */
   NOT_YOUR_SEAT: "NOT_YOUR_SEAT",
+  /** PERMISSION_DENIED: Answering a challenge made to someone else (or not open to the caller), or withdrawing another player's. */
+  NOT_YOUR_CHALLENGE: "NOT_YOUR_CHALLENGE",
   /** PERMISSION_DENIED: CreatePlayer on a server that lets only the operator create players (`--players operator`), without the operator credential. */
   OPERATOR_ONLY: "OPERATOR_ONLY",
   /** ALREADY_EXISTS: CreatePlayer's username is another player's, in some case. */
@@ -85,6 +93,8 @@ export const Reason = {
   NOT_YOUR_TURN: "NOT_YOUR_TURN",
   /** FAILED_PRECONDITION: The game is over (also after the flag fell, and asking the engine about a finished position). */
   GAME_OVER: "GAME_OVER",
+  /** FAILED_PRECONDITION: Answering a challenge already accepted, declined, withdrawn or expired. */
+  CHALLENGE_ANSWERED: "CHALLENGE_ANSWERED",
   /** FAILED_PRECONDITION: A draw claim the position does not support. */
   NO_DRAW_TO_CLAIM: "NO_DRAW_TO_CLAIM",
   /** FAILED_PRECONDITION: A player's abort after both sides moved. */
@@ -121,6 +131,8 @@ export const Reason = {
   ANALYSIS_LIMIT: "ANALYSIS_LIMIT",
   /** RESOURCE_EXHAUSTED: The caller's address already resumes its most WatchGame streams with `from_version` (metadata `limit`): retry once one has caught up. */
   RESUME_LIMIT: "RESUME_LIMIT",
+  /** RESOURCE_EXHAUSTED: The player has as many challenges waiting for an answer as they may (metadata `limit`): cancel one, or wait for answers. */
+  TOO_MANY_CHALLENGES: "TOO_MANY_CHALLENGES",
   /** RESOURCE_EXHAUSTED: The player holds as many tokens as they may (metadata `limit`): revoke one first. */
   TOO_MANY_PLAYER_TOKENS: "TOO_MANY_PLAYER_TOKENS",
   /** RESOURCE_EXHAUSTED: The caller's address creates games, positions or players too fast, rematches and joins included (metadata `limit`, `retry_after_ms`, and a `google.rpc.RetryInfo`). */

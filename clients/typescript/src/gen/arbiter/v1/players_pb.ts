@@ -2,8 +2,12 @@
 // @generated from file arbiter/v1/players.proto (package arbiter.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Variant, XiangqiRules } from "./common_pb.js";
+import { file_arbiter_v1_common } from "./common_pb.js";
+import type { EnginePlayer, Game, TimeControl } from "./games_pb.js";
+import { file_arbiter_v1_games } from "./games_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +16,426 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file arbiter/v1/players.proto.
  */
 export const file_arbiter_v1_players: GenFile = /*@__PURE__*/
-  fileDesc("ChhhcmJpdGVyL3YxL3BsYXllcnMucHJvdG8SCmFyYml0ZXIudjEibAoGUGxheWVyEgoKAmlkGAEgASgJEhAKCHVzZXJuYW1lGAIgASgJEhQKDGRpc3BsYXlfbmFtZRgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJSChNDcmVhdGVQbGF5ZXJSZXF1ZXN0EhAKCHVzZXJuYW1lGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRITCgthZG1pbl90b2tlbhgDIAEoCSJJChRDcmVhdGVQbGF5ZXJSZXNwb25zZRIiCgZwbGF5ZXIYASABKAsyEi5hcmJpdGVyLnYxLlBsYXllchINCgV0b2tlbhgCIAEoCSIiChBHZXRQbGF5ZXJSZXF1ZXN0Eg4KBnBsYXllchgBIAEoCSI3ChFHZXRQbGF5ZXJSZXNwb25zZRIiCgZwbGF5ZXIYASABKAsyEi5hcmJpdGVyLnYxLlBsYXllciIaChhDcmVhdGVQbGF5ZXJUb2tlblJlcXVlc3QiKgoZQ3JlYXRlUGxheWVyVG9rZW5SZXNwb25zZRINCgV0b2tlbhgBIAEoCSInChhSZXZva2VQbGF5ZXJUb2tlblJlcXVlc3QSCwoDYWxsGAEgASgIIiwKGVJldm9rZVBsYXllclRva2VuUmVzcG9uc2USDwoHcmV2b2tlZBgBIAEoDTLqAgoHUGxheWVycxJRCgxDcmVhdGVQbGF5ZXISHy5hcmJpdGVyLnYxLkNyZWF0ZVBsYXllclJlcXVlc3QaIC5hcmJpdGVyLnYxLkNyZWF0ZVBsYXllclJlc3BvbnNlEkgKCUdldFBsYXllchIcLmFyYml0ZXIudjEuR2V0UGxheWVyUmVxdWVzdBodLmFyYml0ZXIudjEuR2V0UGxheWVyUmVzcG9uc2USYAoRQ3JlYXRlUGxheWVyVG9rZW4SJC5hcmJpdGVyLnYxLkNyZWF0ZVBsYXllclRva2VuUmVxdWVzdBolLmFyYml0ZXIudjEuQ3JlYXRlUGxheWVyVG9rZW5SZXNwb25zZRJgChFSZXZva2VQbGF5ZXJUb2tlbhIkLmFyYml0ZXIudjEuUmV2b2tlUGxheWVyVG9rZW5SZXF1ZXN0GiUuYXJiaXRlci52MS5SZXZva2VQbGF5ZXJUb2tlblJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("ChhhcmJpdGVyL3YxL3BsYXllcnMucHJvdG8SCmFyYml0ZXIudjEinwQKCUNoYWxsZW5nZRIKCgJpZBgBIAEoCRIVCg1jaGFsbGVuZ2VyX2lkGAIgASgJEhYKDmRlc3RpbmF0aW9uX2lkGAMgASgJEg8KB29wZW5fdG8YBCADKAkSKAoGZW5naW5lGAUgASgLMhguYXJiaXRlci52MS5FbmdpbmVQbGF5ZXISJAoHdmFyaWFudBgGIAEoDjITLmFyYml0ZXIudjEuVmFyaWFudBILCgNmZW4YByABKAkSLwoNeGlhbmdxaV9ydWxlcxgIIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzEi0KDHRpbWVfY29udHJvbBgJIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSKQoFY29sb3IYCiABKA4yGi5hcmJpdGVyLnYxLkNoYWxsZW5nZUNvbG9yEisKBnN0YXR1cxgLIAEoDjIbLmFyYml0ZXIudjEuQ2hhbGxlbmdlU3RhdHVzEjEKDmRlY2xpbmVfcmVhc29uGAwgASgOMhkuYXJiaXRlci52MS5EZWNsaW5lUmVhc29uEg8KB2dhbWVfaWQYDSABKAkSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFcmF0ZWQYECABKAgiuAIKFkNyZWF0ZUNoYWxsZW5nZVJlcXVlc3QSFgoOZGVzdGluYXRpb25faWQYASABKAkSDwoHb3Blbl90bxgCIAMoCRIoCgZlbmdpbmUYAyABKAsyGC5hcmJpdGVyLnYxLkVuZ2luZVBsYXllchIkCgd2YXJpYW50GAQgASgOMhMuYXJiaXRlci52MS5WYXJpYW50EgsKA2ZlbhgFIAEoCRIvCg14aWFuZ3FpX3J1bGVzGAYgASgOMhguYXJiaXRlci52MS5YaWFuZ3FpUnVsZXMSLQoMdGltZV9jb250cm9sGAcgASgLMhcuYXJiaXRlci52MS5UaW1lQ29udHJvbBIpCgVjb2xvchgIIAEoDjIaLmFyYml0ZXIudjEuQ2hhbGxlbmdlQ29sb3ISDQoFcmF0ZWQYCSABKAgiYwoXQ3JlYXRlQ2hhbGxlbmdlUmVzcG9uc2USKAoJY2hhbGxlbmdlGAEgASgLMhUuYXJiaXRlci52MS5DaGFsbGVuZ2USHgoEZ2FtZRgCIAEoCzIQLmFyYml0ZXIudjEuR2FtZSIuChZBY2NlcHRDaGFsbGVuZ2VSZXF1ZXN0EhQKDGNoYWxsZW5nZV9pZBgBIAEoCSJjChdBY2NlcHRDaGFsbGVuZ2VSZXNwb25zZRIoCgljaGFsbGVuZ2UYASABKAsyFS5hcmJpdGVyLnYxLkNoYWxsZW5nZRIeCgRnYW1lGAIgASgLMhAuYXJiaXRlci52MS5HYW1lIloKF0RlY2xpbmVDaGFsbGVuZ2VSZXF1ZXN0EhQKDGNoYWxsZW5nZV9pZBgBIAEoCRIpCgZyZWFzb24YAiABKA4yGS5hcmJpdGVyLnYxLkRlY2xpbmVSZWFzb24iRAoYRGVjbGluZUNoYWxsZW5nZVJlc3BvbnNlEigKCWNoYWxsZW5nZRgBIAEoCzIVLmFyYml0ZXIudjEuQ2hhbGxlbmdlIi4KFkNhbmNlbENoYWxsZW5nZVJlcXVlc3QSFAoMY2hhbGxlbmdlX2lkGAEgASgJIkMKF0NhbmNlbENoYWxsZW5nZVJlc3BvbnNlEigKCWNoYWxsZW5nZRgBIAEoCzIVLmFyYml0ZXIudjEuQ2hhbGxlbmdlIhcKFUxpc3RDaGFsbGVuZ2VzUmVxdWVzdCJqChZMaXN0Q2hhbGxlbmdlc1Jlc3BvbnNlEicKCGluY29taW5nGAEgAygLMhUuYXJiaXRlci52MS5DaGFsbGVuZ2USJwoIb3V0Z29pbmcYAiADKAsyFS5hcmJpdGVyLnYxLkNoYWxsZW5nZSKVAQoGUGxheWVyEgoKAmlkGAEgASgJEhAKCHVzZXJuYW1lGAIgASgJEhQKDGRpc3BsYXlfbmFtZRgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBInCgdyYXRpbmdzGAUgAygLMhYuYXJiaXRlci52MS5QZXJmUmF0aW5nImEKClBlcmZSYXRpbmcSDAoEcGVyZhgBIAEoCRIOCgZyYXRpbmcYAiABKAUSEQoJZGV2aWF0aW9uGAMgASgFEhMKC3Byb3Zpc2lvbmFsGAQgASgIEg0KBWdhbWVzGAUgASgNIlIKE0NyZWF0ZVBsYXllclJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhMKC2FkbWluX3Rva2VuGAMgASgJIkkKFENyZWF0ZVBsYXllclJlc3BvbnNlEiIKBnBsYXllchgBIAEoCzISLmFyYml0ZXIudjEuUGxheWVyEg0KBXRva2VuGAIgASgJIiIKEEdldFBsYXllclJlcXVlc3QSDgoGcGxheWVyGAEgASgJIjcKEUdldFBsYXllclJlc3BvbnNlEiIKBnBsYXllchgBIAEoCzISLmFyYml0ZXIudjEuUGxheWVyIhoKGENyZWF0ZVBsYXllclRva2VuUmVxdWVzdCIqChlDcmVhdGVQbGF5ZXJUb2tlblJlc3BvbnNlEg0KBXRva2VuGAEgASgJIicKGFJldm9rZVBsYXllclRva2VuUmVxdWVzdBILCgNhbGwYASABKAgiLAoZUmV2b2tlUGxheWVyVG9rZW5SZXNwb25zZRIPCgdyZXZva2VkGAEgASgNIkYKF0dldFJhdGluZ0hpc3RvcnlSZXF1ZXN0Eg4KBnBsYXllchgBIAEoCRIMCgRwZXJmGAIgASgJEg0KBWxpbWl0GAMgASgFIncKC1JhdGluZ1BvaW50Eg8KB2dhbWVfaWQYASABKAkSDgoGcmF0aW5nGAIgASgFEhEKCWRldmlhdGlvbhgDIAEoBRIMCgRkaWZmGAQgASgFEiYKAmF0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJDChhHZXRSYXRpbmdIaXN0b3J5UmVzcG9uc2USJwoGcG9pbnRzGAEgAygLMhcuYXJiaXRlci52MS5SYXRpbmdQb2ludCI0ChVHZXRMZWFkZXJib2FyZFJlcXVlc3QSDAoEcGVyZhgBIAEoCRINCgVsaW1pdBgCIAEoBSJNChBMZWFkZXJib2FyZEVudHJ5EhEKCXBsYXllcl9pZBgBIAEoCRImCgZyYXRpbmcYAiABKAsyFi5hcmJpdGVyLnYxLlBlcmZSYXRpbmciRwoWR2V0TGVhZGVyYm9hcmRSZXNwb25zZRItCgdlbnRyaWVzGAEgAygLMhwuYXJiaXRlci52MS5MZWFkZXJib2FyZEVudHJ5KskBCg9DaGFsbGVuZ2VTdGF0dXMSIAocQ0hBTExFTkdFX1NUQVRVU19VTlNQRUNJRklFRBAAEhkKFUNIQUxMRU5HRV9TVEFUVVNfT1BFThABEh0KGUNIQUxMRU5HRV9TVEFUVVNfQUNDRVBURUQQAhIdChlDSEFMTEVOR0VfU1RBVFVTX0RFQ0xJTkVEEAMSHQoZQ0hBTExFTkdFX1NUQVRVU19DQU5DRUxFRBAEEhwKGENIQUxMRU5HRV9TVEFUVVNfRVhQSVJFRBAFKmcKDkNoYWxsZW5nZUNvbG9yEh8KG0NIQUxMRU5HRV9DT0xPUl9VTlNQRUNJRklFRBAAEhkKFUNIQUxMRU5HRV9DT0xPUl9XSElURRABEhkKFUNIQUxMRU5HRV9DT0xPUl9CTEFDSxACKsABCg1EZWNsaW5lUmVhc29uEh4KGkRFQ0xJTkVfUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoUREVDTElORV9SRUFTT05fTEFURVIQARIbChdERUNMSU5FX1JFQVNPTl9UT09fRkFTVBACEhsKF0RFQ0xJTkVfUkVBU09OX1RPT19TTE9XEAMSHwobREVDTElORV9SRUFTT05fVElNRV9DT05UUk9MEAQSGgoWREVDTElORV9SRUFTT05fVkFSSUFOVBAFMu4HCgdQbGF5ZXJzElEKDENyZWF0ZVBsYXllchIfLmFyYml0ZXIudjEuQ3JlYXRlUGxheWVyUmVxdWVzdBogLmFyYml0ZXIudjEuQ3JlYXRlUGxheWVyUmVzcG9uc2USSAoJR2V0UGxheWVyEhwuYXJiaXRlci52MS5HZXRQbGF5ZXJSZXF1ZXN0Gh0uYXJiaXRlci52MS5HZXRQbGF5ZXJSZXNwb25zZRJgChFDcmVhdGVQbGF5ZXJUb2tlbhIkLmFyYml0ZXIudjEuQ3JlYXRlUGxheWVyVG9rZW5SZXF1ZXN0GiUuYXJiaXRlci52MS5DcmVhdGVQbGF5ZXJUb2tlblJlc3BvbnNlEmAKEVJldm9rZVBsYXllclRva2VuEiQuYXJiaXRlci52MS5SZXZva2VQbGF5ZXJUb2tlblJlcXVlc3QaJS5hcmJpdGVyLnYxLlJldm9rZVBsYXllclRva2VuUmVzcG9uc2USWgoPQ3JlYXRlQ2hhbGxlbmdlEiIuYXJiaXRlci52MS5DcmVhdGVDaGFsbGVuZ2VSZXF1ZXN0GiMuYXJiaXRlci52MS5DcmVhdGVDaGFsbGVuZ2VSZXNwb25zZRJaCg9BY2NlcHRDaGFsbGVuZ2USIi5hcmJpdGVyLnYxLkFjY2VwdENoYWxsZW5nZVJlcXVlc3QaIy5hcmJpdGVyLnYxLkFjY2VwdENoYWxsZW5nZVJlc3BvbnNlEl0KEERlY2xpbmVDaGFsbGVuZ2USIy5hcmJpdGVyLnYxLkRlY2xpbmVDaGFsbGVuZ2VSZXF1ZXN0GiQuYXJiaXRlci52MS5EZWNsaW5lQ2hhbGxlbmdlUmVzcG9uc2USWgoPQ2FuY2VsQ2hhbGxlbmdlEiIuYXJiaXRlci52MS5DYW5jZWxDaGFsbGVuZ2VSZXF1ZXN0GiMuYXJiaXRlci52MS5DYW5jZWxDaGFsbGVuZ2VSZXNwb25zZRJXCg5MaXN0Q2hhbGxlbmdlcxIhLmFyYml0ZXIudjEuTGlzdENoYWxsZW5nZXNSZXF1ZXN0GiIuYXJiaXRlci52MS5MaXN0Q2hhbGxlbmdlc1Jlc3BvbnNlEl0KEEdldFJhdGluZ0hpc3RvcnkSIy5hcmJpdGVyLnYxLkdldFJhdGluZ0hpc3RvcnlSZXF1ZXN0GiQuYXJiaXRlci52MS5HZXRSYXRpbmdIaXN0b3J5UmVzcG9uc2USVwoOR2V0TGVhZGVyYm9hcmQSIS5hcmJpdGVyLnYxLkdldExlYWRlcmJvYXJkUmVxdWVzdBoiLmFyYml0ZXIudjEuR2V0TGVhZGVyYm9hcmRSZXNwb25zZWIGcHJvdG8z", [file_arbiter_v1_common, file_arbiter_v1_games, file_google_protobuf_timestamp]);
+
+/**
+ * A challenge.
+ *
+ * @generated from message arbiter.v1.Challenge
+ */
+export type Challenge = Message<"arbiter.v1.Challenge"> & {
+  /**
+   * Server-assigned id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The challenging player's id.
+   *
+   * @generated from field: string challenger_id = 2;
+   */
+  challengerId: string;
+
+  /**
+   * The challenged player's id; empty for an open challenge or one to the
+   * engine.
+   *
+   * @generated from field: string destination_id = 3;
+   */
+  destinationId: string;
+
+  /**
+   * An open challenge only these players may accept (empty: anyone).
+   *
+   * @generated from field: repeated string open_to = 4;
+   */
+  openTo: string[];
+
+  /**
+   * The engine's settings, for a challenge to the engine.
+   *
+   * @generated from field: arbiter.v1.EnginePlayer engine = 5;
+   */
+  engine?: EnginePlayer | undefined;
+
+  /**
+   * The game.
+   *
+   * @generated from field: arbiter.v1.Variant variant = 6;
+   */
+  variant: Variant;
+
+  /**
+   * The start position (empty: the standard start).
+   *
+   * @generated from field: string fen = 7;
+   */
+  fen: string;
+
+  /**
+   * The xiangqi rule set.
+   *
+   * @generated from field: arbiter.v1.XiangqiRules xiangqi_rules = 8;
+   */
+  xiangqiRules: XiangqiRules;
+
+  /**
+   * The time control (unset: untimed).
+   *
+   * @generated from field: arbiter.v1.TimeControl time_control = 9;
+   */
+  timeControl?: TimeControl | undefined;
+
+  /**
+   * The challenger's colour.
+   *
+   * @generated from field: arbiter.v1.ChallengeColor color = 10;
+   */
+  color: ChallengeColor;
+
+  /**
+   * Where the challenge stands.
+   *
+   * @generated from field: arbiter.v1.ChallengeStatus status = 11;
+   */
+  status: ChallengeStatus;
+
+  /**
+   * Why it was declined (DECLINED only).
+   *
+   * @generated from field: arbiter.v1.DeclineReason decline_reason = 12;
+   */
+  declineReason: DeclineReason;
+
+  /**
+   * The game, once accepted.
+   *
+   * @generated from field: string game_id = 13;
+   */
+  gameId: string;
+
+  /**
+   * When it was made.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 14;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * When it expires if nobody answers it.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 15;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * A rated game.
+   *
+   * @generated from field: bool rated = 16;
+   */
+  rated: boolean;
+};
+
+/**
+ * Describes the message arbiter.v1.Challenge.
+ * Use `create(ChallengeSchema)` to create a new message.
+ */
+export const ChallengeSchema: GenMessage<Challenge> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 0);
+
+/**
+ * Request for Players.CreateChallenge.
+ *
+ * @generated from message arbiter.v1.CreateChallengeRequest
+ */
+export type CreateChallengeRequest = Message<"arbiter.v1.CreateChallengeRequest"> & {
+  /**
+   * The player challenged (by id or username). Empty, with `engine` unset,
+   * for an open challenge.
+   *
+   * @generated from field: string destination_id = 1;
+   */
+  destinationId: string;
+
+  /**
+   * An open challenge only these players may accept (at most 32 ids; empty:
+   * anyone). Not with a destination.
+   *
+   * @generated from field: repeated string open_to = 2;
+   */
+  openTo: string[];
+
+  /**
+   * Set to challenge the engine: the game starts at once.
+   *
+   * @generated from field: arbiter.v1.EnginePlayer engine = 3;
+   */
+  engine?: EnginePlayer | undefined;
+
+  /**
+   * The game. Required.
+   *
+   * @generated from field: arbiter.v1.Variant variant = 4;
+   */
+  variant: Variant;
+
+  /**
+   * The start position as a FEN (empty: the standard start).
+   *
+   * @generated from field: string fen = 5;
+   */
+  fen: string;
+
+  /**
+   * The xiangqi rule set (xiangqi only).
+   *
+   * @generated from field: arbiter.v1.XiangqiRules xiangqi_rules = 6;
+   */
+  xiangqiRules: XiangqiRules;
+
+  /**
+   * The time control (unset: untimed), as CreateGame's.
+   *
+   * @generated from field: arbiter.v1.TimeControl time_control = 7;
+   */
+  timeControl?: TimeControl | undefined;
+
+  /**
+   * The challenger's colour (UNSPECIFIED: drawn at acceptance).
+   *
+   * @generated from field: arbiter.v1.ChallengeColor color = 8;
+   */
+  color: ChallengeColor;
+
+  /**
+   * A rated game (see CreateGameRequest.rated): timed, from the standard
+   * start, not against the engine.
+   *
+   * @generated from field: bool rated = 9;
+   */
+  rated: boolean;
+};
+
+/**
+ * Describes the message arbiter.v1.CreateChallengeRequest.
+ * Use `create(CreateChallengeRequestSchema)` to create a new message.
+ */
+export const CreateChallengeRequestSchema: GenMessage<CreateChallengeRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 1);
+
+/**
+ * Response for Players.CreateChallenge.
+ *
+ * @generated from message arbiter.v1.CreateChallengeResponse
+ */
+export type CreateChallengeResponse = Message<"arbiter.v1.CreateChallengeResponse"> & {
+  /**
+   * The challenge (ACCEPTED at once, with its game, for one to the engine).
+   *
+   * @generated from field: arbiter.v1.Challenge challenge = 1;
+   */
+  challenge?: Challenge | undefined;
+
+  /**
+   * The game, for a challenge to the engine.
+   *
+   * @generated from field: arbiter.v1.Game game = 2;
+   */
+  game?: Game | undefined;
+};
+
+/**
+ * Describes the message arbiter.v1.CreateChallengeResponse.
+ * Use `create(CreateChallengeResponseSchema)` to create a new message.
+ */
+export const CreateChallengeResponseSchema: GenMessage<CreateChallengeResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 2);
+
+/**
+ * Request for Players.AcceptChallenge.
+ *
+ * @generated from message arbiter.v1.AcceptChallengeRequest
+ */
+export type AcceptChallengeRequest = Message<"arbiter.v1.AcceptChallengeRequest"> & {
+  /**
+   * The challenge.
+   *
+   * @generated from field: string challenge_id = 1;
+   */
+  challengeId: string;
+};
+
+/**
+ * Describes the message arbiter.v1.AcceptChallengeRequest.
+ * Use `create(AcceptChallengeRequestSchema)` to create a new message.
+ */
+export const AcceptChallengeRequestSchema: GenMessage<AcceptChallengeRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 3);
+
+/**
+ * Response for Players.AcceptChallenge.
+ *
+ * @generated from message arbiter.v1.AcceptChallengeResponse
+ */
+export type AcceptChallengeResponse = Message<"arbiter.v1.AcceptChallengeResponse"> & {
+  /**
+   * The challenge, ACCEPTED.
+   *
+   * @generated from field: arbiter.v1.Challenge challenge = 1;
+   */
+  challenge?: Challenge | undefined;
+
+  /**
+   * The game it started.
+   *
+   * @generated from field: arbiter.v1.Game game = 2;
+   */
+  game?: Game | undefined;
+};
+
+/**
+ * Describes the message arbiter.v1.AcceptChallengeResponse.
+ * Use `create(AcceptChallengeResponseSchema)` to create a new message.
+ */
+export const AcceptChallengeResponseSchema: GenMessage<AcceptChallengeResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 4);
+
+/**
+ * Request for Players.DeclineChallenge.
+ *
+ * @generated from message arbiter.v1.DeclineChallengeRequest
+ */
+export type DeclineChallengeRequest = Message<"arbiter.v1.DeclineChallengeRequest"> & {
+  /**
+   * The challenge.
+   *
+   * @generated from field: string challenge_id = 1;
+   */
+  challengeId: string;
+
+  /**
+   * Why.
+   *
+   * @generated from field: arbiter.v1.DeclineReason reason = 2;
+   */
+  reason: DeclineReason;
+};
+
+/**
+ * Describes the message arbiter.v1.DeclineChallengeRequest.
+ * Use `create(DeclineChallengeRequestSchema)` to create a new message.
+ */
+export const DeclineChallengeRequestSchema: GenMessage<DeclineChallengeRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 5);
+
+/**
+ * Response for Players.DeclineChallenge.
+ *
+ * @generated from message arbiter.v1.DeclineChallengeResponse
+ */
+export type DeclineChallengeResponse = Message<"arbiter.v1.DeclineChallengeResponse"> & {
+  /**
+   * The challenge, DECLINED.
+   *
+   * @generated from field: arbiter.v1.Challenge challenge = 1;
+   */
+  challenge?: Challenge | undefined;
+};
+
+/**
+ * Describes the message arbiter.v1.DeclineChallengeResponse.
+ * Use `create(DeclineChallengeResponseSchema)` to create a new message.
+ */
+export const DeclineChallengeResponseSchema: GenMessage<DeclineChallengeResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 6);
+
+/**
+ * Request for Players.CancelChallenge.
+ *
+ * @generated from message arbiter.v1.CancelChallengeRequest
+ */
+export type CancelChallengeRequest = Message<"arbiter.v1.CancelChallengeRequest"> & {
+  /**
+   * The challenge.
+   *
+   * @generated from field: string challenge_id = 1;
+   */
+  challengeId: string;
+};
+
+/**
+ * Describes the message arbiter.v1.CancelChallengeRequest.
+ * Use `create(CancelChallengeRequestSchema)` to create a new message.
+ */
+export const CancelChallengeRequestSchema: GenMessage<CancelChallengeRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 7);
+
+/**
+ * Response for Players.CancelChallenge.
+ *
+ * @generated from message arbiter.v1.CancelChallengeResponse
+ */
+export type CancelChallengeResponse = Message<"arbiter.v1.CancelChallengeResponse"> & {
+  /**
+   * The challenge, CANCELED.
+   *
+   * @generated from field: arbiter.v1.Challenge challenge = 1;
+   */
+  challenge?: Challenge | undefined;
+};
+
+/**
+ * Describes the message arbiter.v1.CancelChallengeResponse.
+ * Use `create(CancelChallengeResponseSchema)` to create a new message.
+ */
+export const CancelChallengeResponseSchema: GenMessage<CancelChallengeResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 8);
+
+/**
+ * Request for Players.ListChallenges: made with a player token.
+ *
+ * @generated from message arbiter.v1.ListChallengesRequest
+ */
+export type ListChallengesRequest = Message<"arbiter.v1.ListChallengesRequest"> & {
+};
+
+/**
+ * Describes the message arbiter.v1.ListChallengesRequest.
+ * Use `create(ListChallengesRequestSchema)` to create a new message.
+ */
+export const ListChallengesRequestSchema: GenMessage<ListChallengesRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 9);
+
+/**
+ * Response for Players.ListChallenges.
+ *
+ * @generated from message arbiter.v1.ListChallengesResponse
+ */
+export type ListChallengesResponse = Message<"arbiter.v1.ListChallengesResponse"> & {
+  /**
+   * Challenges waiting for the caller's answer, the open ones they may take
+   * included, newest first (at most 100).
+   *
+   * @generated from field: repeated arbiter.v1.Challenge incoming = 1;
+   */
+  incoming: Challenge[];
+
+  /**
+   * The caller's challenges waiting for an answer, newest first.
+   *
+   * @generated from field: repeated arbiter.v1.Challenge outgoing = 2;
+   */
+  outgoing: Challenge[];
+};
+
+/**
+ * Describes the message arbiter.v1.ListChallengesResponse.
+ * Use `create(ListChallengesResponseSchema)` to create a new message.
+ */
+export const ListChallengesResponseSchema: GenMessage<ListChallengesResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 10);
 
 /**
  * A player.
@@ -50,6 +473,13 @@ export type Player = Message<"arbiter.v1.Player"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 4;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * The player's ratings, one per perf they have played rated games in.
+   *
+   * @generated from field: repeated arbiter.v1.PerfRating ratings = 5;
+   */
+  ratings: PerfRating[];
 };
 
 /**
@@ -57,7 +487,58 @@ export type Player = Message<"arbiter.v1.Player"> & {
  * Use `create(PlayerSchema)` to create a new message.
  */
 export const PlayerSchema: GenMessage<Player> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 0);
+  messageDesc(file_arbiter_v1_players, 11);
+
+/**
+ * A player's Glicko-2 rating in one perf: a variant at a speed, named
+ * `<variant>_<speed>` (`chess_blitz`, `xiangqi_rapid`; speeds as Lichess's:
+ * ultrabullet, bullet, blitz, rapid, classical, correspondence).
+ *
+ * @generated from message arbiter.v1.PerfRating
+ */
+export type PerfRating = Message<"arbiter.v1.PerfRating"> & {
+  /**
+   * The perf.
+   *
+   * @generated from field: string perf = 1;
+   */
+  perf: string;
+
+  /**
+   * The rating, rounded.
+   *
+   * @generated from field: int32 rating = 2;
+   */
+  rating: number;
+
+  /**
+   * The rating deviation, rounded (45 to 500).
+   *
+   * @generated from field: int32 deviation = 3;
+   */
+  deviation: number;
+
+  /**
+   * Provisional while the deviation is 110 or more.
+   *
+   * @generated from field: bool provisional = 4;
+   */
+  provisional: boolean;
+
+  /**
+   * Rated games played in the perf.
+   *
+   * @generated from field: uint32 games = 5;
+   */
+  games: number;
+};
+
+/**
+ * Describes the message arbiter.v1.PerfRating.
+ * Use `create(PerfRatingSchema)` to create a new message.
+ */
+export const PerfRatingSchema: GenMessage<PerfRating> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 12);
 
 /**
  * Request for Players.CreatePlayer.
@@ -95,7 +576,7 @@ export type CreatePlayerRequest = Message<"arbiter.v1.CreatePlayerRequest"> & {
  * Use `create(CreatePlayerRequestSchema)` to create a new message.
  */
 export const CreatePlayerRequestSchema: GenMessage<CreatePlayerRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 1);
+  messageDesc(file_arbiter_v1_players, 13);
 
 /**
  * Response for Players.CreatePlayer.
@@ -124,7 +605,7 @@ export type CreatePlayerResponse = Message<"arbiter.v1.CreatePlayerResponse"> & 
  * Use `create(CreatePlayerResponseSchema)` to create a new message.
  */
 export const CreatePlayerResponseSchema: GenMessage<CreatePlayerResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 2);
+  messageDesc(file_arbiter_v1_players, 14);
 
 /**
  * Request for Players.GetPlayer.
@@ -145,7 +626,7 @@ export type GetPlayerRequest = Message<"arbiter.v1.GetPlayerRequest"> & {
  * Use `create(GetPlayerRequestSchema)` to create a new message.
  */
 export const GetPlayerRequestSchema: GenMessage<GetPlayerRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 3);
+  messageDesc(file_arbiter_v1_players, 15);
 
 /**
  * Response for Players.GetPlayer.
@@ -166,7 +647,7 @@ export type GetPlayerResponse = Message<"arbiter.v1.GetPlayerResponse"> & {
  * Use `create(GetPlayerResponseSchema)` to create a new message.
  */
 export const GetPlayerResponseSchema: GenMessage<GetPlayerResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 4);
+  messageDesc(file_arbiter_v1_players, 16);
 
 /**
  * Request for Players.CreatePlayerToken: made with a player's token.
@@ -181,7 +662,7 @@ export type CreatePlayerTokenRequest = Message<"arbiter.v1.CreatePlayerTokenRequ
  * Use `create(CreatePlayerTokenRequestSchema)` to create a new message.
  */
 export const CreatePlayerTokenRequestSchema: GenMessage<CreatePlayerTokenRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 5);
+  messageDesc(file_arbiter_v1_players, 17);
 
 /**
  * Response for Players.CreatePlayerToken.
@@ -202,7 +683,7 @@ export type CreatePlayerTokenResponse = Message<"arbiter.v1.CreatePlayerTokenRes
  * Use `create(CreatePlayerTokenResponseSchema)` to create a new message.
  */
 export const CreatePlayerTokenResponseSchema: GenMessage<CreatePlayerTokenResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 6);
+  messageDesc(file_arbiter_v1_players, 18);
 
 /**
  * Request for Players.RevokePlayerToken: made with a player's token.
@@ -224,7 +705,7 @@ export type RevokePlayerTokenRequest = Message<"arbiter.v1.RevokePlayerTokenRequ
  * Use `create(RevokePlayerTokenRequestSchema)` to create a new message.
  */
 export const RevokePlayerTokenRequestSchema: GenMessage<RevokePlayerTokenRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 7);
+  messageDesc(file_arbiter_v1_players, 19);
 
 /**
  * Response for Players.RevokePlayerToken.
@@ -245,7 +726,333 @@ export type RevokePlayerTokenResponse = Message<"arbiter.v1.RevokePlayerTokenRes
  * Use `create(RevokePlayerTokenResponseSchema)` to create a new message.
  */
 export const RevokePlayerTokenResponseSchema: GenMessage<RevokePlayerTokenResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 8);
+  messageDesc(file_arbiter_v1_players, 20);
+
+/**
+ * Request for Players.GetRatingHistory.
+ *
+ * @generated from message arbiter.v1.GetRatingHistoryRequest
+ */
+export type GetRatingHistoryRequest = Message<"arbiter.v1.GetRatingHistoryRequest"> & {
+  /**
+   * The player's id or username.
+   *
+   * @generated from field: string player = 1;
+   */
+  player: string;
+
+  /**
+   * The perf (`chess_blitz`, ...).
+   *
+   * @generated from field: string perf = 2;
+   */
+  perf: string;
+
+  /**
+   * Most lines (0 = 100; at most 1000).
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message arbiter.v1.GetRatingHistoryRequest.
+ * Use `create(GetRatingHistoryRequestSchema)` to create a new message.
+ */
+export const GetRatingHistoryRequestSchema: GenMessage<GetRatingHistoryRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 21);
+
+/**
+ * A player's rating after a rated game.
+ *
+ * @generated from message arbiter.v1.RatingPoint
+ */
+export type RatingPoint = Message<"arbiter.v1.RatingPoint"> & {
+  /**
+   * The game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The rating after it, rounded.
+   *
+   * @generated from field: int32 rating = 2;
+   */
+  rating: number;
+
+  /**
+   * The deviation after it, rounded.
+   *
+   * @generated from field: int32 deviation = 3;
+   */
+  deviation: number;
+
+  /**
+   * How the game changed the rating.
+   *
+   * @generated from field: int32 diff = 4;
+   */
+  diff: number;
+
+  /**
+   * When the game ended.
+   *
+   * @generated from field: google.protobuf.Timestamp at = 5;
+   */
+  at?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message arbiter.v1.RatingPoint.
+ * Use `create(RatingPointSchema)` to create a new message.
+ */
+export const RatingPointSchema: GenMessage<RatingPoint> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 22);
+
+/**
+ * Response for Players.GetRatingHistory.
+ *
+ * @generated from message arbiter.v1.GetRatingHistoryResponse
+ */
+export type GetRatingHistoryResponse = Message<"arbiter.v1.GetRatingHistoryResponse"> & {
+  /**
+   * Newest first.
+   *
+   * @generated from field: repeated arbiter.v1.RatingPoint points = 1;
+   */
+  points: RatingPoint[];
+};
+
+/**
+ * Describes the message arbiter.v1.GetRatingHistoryResponse.
+ * Use `create(GetRatingHistoryResponseSchema)` to create a new message.
+ */
+export const GetRatingHistoryResponseSchema: GenMessage<GetRatingHistoryResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 23);
+
+/**
+ * Request for Players.GetLeaderboard.
+ *
+ * @generated from message arbiter.v1.GetLeaderboardRequest
+ */
+export type GetLeaderboardRequest = Message<"arbiter.v1.GetLeaderboardRequest"> & {
+  /**
+   * The perf (`chess_blitz`, ...).
+   *
+   * @generated from field: string perf = 1;
+   */
+  perf: string;
+
+  /**
+   * Most players (0 = 100; at most 200).
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message arbiter.v1.GetLeaderboardRequest.
+ * Use `create(GetLeaderboardRequestSchema)` to create a new message.
+ */
+export const GetLeaderboardRequestSchema: GenMessage<GetLeaderboardRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 24);
+
+/**
+ * A leaderboard's line.
+ *
+ * @generated from message arbiter.v1.LeaderboardEntry
+ */
+export type LeaderboardEntry = Message<"arbiter.v1.LeaderboardEntry"> & {
+  /**
+   * The player's id.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * Their rating in the perf.
+   *
+   * @generated from field: arbiter.v1.PerfRating rating = 2;
+   */
+  rating?: PerfRating | undefined;
+};
+
+/**
+ * Describes the message arbiter.v1.LeaderboardEntry.
+ * Use `create(LeaderboardEntrySchema)` to create a new message.
+ */
+export const LeaderboardEntrySchema: GenMessage<LeaderboardEntry> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 25);
+
+/**
+ * Response for Players.GetLeaderboard.
+ *
+ * @generated from message arbiter.v1.GetLeaderboardResponse
+ */
+export type GetLeaderboardResponse = Message<"arbiter.v1.GetLeaderboardResponse"> & {
+  /**
+   * Best first.
+   *
+   * @generated from field: repeated arbiter.v1.LeaderboardEntry entries = 1;
+   */
+  entries: LeaderboardEntry[];
+};
+
+/**
+ * Describes the message arbiter.v1.GetLeaderboardResponse.
+ * Use `create(GetLeaderboardResponseSchema)` to create a new message.
+ */
+export const GetLeaderboardResponseSchema: GenMessage<GetLeaderboardResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 26);
+
+/**
+ * Where a challenge stands.
+ *
+ * @generated from enum arbiter.v1.ChallengeStatus
+ */
+export enum ChallengeStatus {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: CHALLENGE_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Waiting for an answer.
+   *
+   * @generated from enum value: CHALLENGE_STATUS_OPEN = 1;
+   */
+  OPEN = 1,
+
+  /**
+   * Accepted: `game_id` is the game.
+   *
+   * @generated from enum value: CHALLENGE_STATUS_ACCEPTED = 2;
+   */
+  ACCEPTED = 2,
+
+  /**
+   * Declined (see `decline_reason`).
+   *
+   * @generated from enum value: CHALLENGE_STATUS_DECLINED = 3;
+   */
+  DECLINED = 3,
+
+  /**
+   * Withdrawn by the challenger.
+   *
+   * @generated from enum value: CHALLENGE_STATUS_CANCELED = 4;
+   */
+  CANCELED = 4,
+
+  /**
+   * Not answered in time.
+   *
+   * @generated from enum value: CHALLENGE_STATUS_EXPIRED = 5;
+   */
+  EXPIRED = 5,
+}
+
+/**
+ * Describes the enum arbiter.v1.ChallengeStatus.
+ */
+export const ChallengeStatusSchema: GenEnum<ChallengeStatus> = /*@__PURE__*/
+  enumDesc(file_arbiter_v1_players, 0);
+
+/**
+ * The challenger's colour.
+ *
+ * @generated from enum arbiter.v1.ChallengeColor
+ */
+export enum ChallengeColor {
+  /**
+   * Drawn at random when the challenge is accepted.
+   *
+   * @generated from enum value: CHALLENGE_COLOR_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * White (Red in xiangqi).
+   *
+   * @generated from enum value: CHALLENGE_COLOR_WHITE = 1;
+   */
+  WHITE = 1,
+
+  /**
+   * Black.
+   *
+   * @generated from enum value: CHALLENGE_COLOR_BLACK = 2;
+   */
+  BLACK = 2,
+}
+
+/**
+ * Describes the enum arbiter.v1.ChallengeColor.
+ */
+export const ChallengeColorSchema: GenEnum<ChallengeColor> = /*@__PURE__*/
+  enumDesc(file_arbiter_v1_players, 1);
+
+/**
+ * Why a challenge was declined, in Lichess's words.
+ *
+ * @generated from enum arbiter.v1.DeclineReason
+ */
+export enum DeclineReason {
+  /**
+   * "I'm not accepting challenges at the moment."
+   *
+   * @generated from enum value: DECLINE_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * "Please send me your challenge again later."
+   *
+   * @generated from enum value: DECLINE_REASON_LATER = 1;
+   */
+  LATER = 1,
+
+  /**
+   * "This time control is too fast for me."
+   *
+   * @generated from enum value: DECLINE_REASON_TOO_FAST = 2;
+   */
+  TOO_FAST = 2,
+
+  /**
+   * "This time control is too slow for me."
+   *
+   * @generated from enum value: DECLINE_REASON_TOO_SLOW = 3;
+   */
+  TOO_SLOW = 3,
+
+  /**
+   * "I'm not accepting challenges with this time control."
+   *
+   * @generated from enum value: DECLINE_REASON_TIME_CONTROL = 4;
+   */
+  TIME_CONTROL = 4,
+
+  /**
+   * "I'm not accepting challenges with this variant."
+   *
+   * @generated from enum value: DECLINE_REASON_VARIANT = 5;
+   */
+  VARIANT = 5,
+}
+
+/**
+ * Describes the enum arbiter.v1.DeclineReason.
+ */
+export const DeclineReasonSchema: GenEnum<DeclineReason> = /*@__PURE__*/
+  enumDesc(file_arbiter_v1_players, 2);
 
 /**
  * Players: accounts that own seats across games, so that a client keeps one
@@ -311,6 +1118,87 @@ export const Players: GenService<{
     methodKind: "unary";
     input: typeof RevokePlayerTokenRequestSchema;
     output: typeof RevokePlayerTokenResponseSchema;
+  },
+  /**
+   * Challenges another player (`destination_id`), anyone (an open
+   * challenge, or one open to the players listed in `open_to`), or the
+   * engine (`engine`: the game starts at once). Made with a player token.
+   * A challenger has at most --max-challenges-per-player challenges
+   * waiting at once (RESOURCE_EXHAUSTED TOO_MANY_CHALLENGES); a challenge
+   * not answered within --challenge-expiry (default 30 minutes) expires.
+   *
+   * @generated from rpc arbiter.v1.Players.CreateChallenge
+   */
+  createChallenge: {
+    methodKind: "unary";
+    input: typeof CreateChallengeRequestSchema;
+    output: typeof CreateChallengeResponseSchema;
+  },
+  /**
+   * Accepts a challenge made to the caller (or an open one they may take):
+   * the game starts, with both seats bound to their players. Accepting
+   * creates the game exactly once, whoever races: a challenge answered
+   * already is FAILED_PRECONDITION CHALLENGE_ANSWERED (accepting it again
+   * as its acceptor answers the same game).
+   *
+   * @generated from rpc arbiter.v1.Players.AcceptChallenge
+   */
+  acceptChallenge: {
+    methodKind: "unary";
+    input: typeof AcceptChallengeRequestSchema;
+    output: typeof AcceptChallengeResponseSchema;
+  },
+  /**
+   * Declines a challenge made to the caller, with a reason.
+   *
+   * @generated from rpc arbiter.v1.Players.DeclineChallenge
+   */
+  declineChallenge: {
+    methodKind: "unary";
+    input: typeof DeclineChallengeRequestSchema;
+    output: typeof DeclineChallengeResponseSchema;
+  },
+  /**
+   * Withdraws a challenge the caller made.
+   *
+   * @generated from rpc arbiter.v1.Players.CancelChallenge
+   */
+  cancelChallenge: {
+    methodKind: "unary";
+    input: typeof CancelChallengeRequestSchema;
+    output: typeof CancelChallengeResponseSchema;
+  },
+  /**
+   * The caller's challenges waiting for an answer: those made to them (and
+   * the open challenges they may take), and those they made.
+   *
+   * @generated from rpc arbiter.v1.Players.ListChallenges
+   */
+  listChallenges: {
+    methodKind: "unary";
+    input: typeof ListChallengesRequestSchema;
+    output: typeof ListChallengesResponseSchema;
+  },
+  /**
+   * A player's rating history in a perf: a line per rated game, newest
+   * first.
+   *
+   * @generated from rpc arbiter.v1.Players.GetRatingHistory
+   */
+  getRatingHistory: {
+    methodKind: "unary";
+    input: typeof GetRatingHistoryRequestSchema;
+    output: typeof GetRatingHistoryResponseSchema;
+  },
+  /**
+   * The best established ratings (deviation under 110) in a perf.
+   *
+   * @generated from rpc arbiter.v1.Players.GetLeaderboard
+   */
+  getLeaderboard: {
+    methodKind: "unary";
+    input: typeof GetLeaderboardRequestSchema;
+    output: typeof GetLeaderboardResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_arbiter_v1_players, 0);

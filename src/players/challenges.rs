@@ -1,0 +1,501 @@
+//! Challenges: a player asks another (or anyone, or the engine) for a
+//! game; accepting starts it, with both seats bound to their players.
+//!
+//! A challenge waits for an answer until its expiry; it is accepted,
+//! declined or withdrawn once, by a conditional write on its stored state,
+//! and its acceptance is written in the transaction that creates its game
+//! (`Store::insert_game_accepting`): one game per challenge, whoever races,
+//! on one server or several.
+
+use std::{sync::Arc, time::Duration};
+
+use rand::Rng;
+
+use super::Players;
+use crate::{
+    games::{
+        EngineSeat, GameError, GameView, Games, Refusal, SeatSpec, Start, Terms, TimeControl,
+        TimeSource, model::new_id,
+    },
+    reason::Reason,
+    rules::{Quoted, RuleChoices, Side, Variant, referee::referee_under},
+    store::{Acceptance, ChallengeAnswered, ChallengeState, Store, StoredChallenge},
+};
+
+/// Default `--challenge-expiry`.
+pub const DEFAULT_CHALLENGE_EXPIRY: Duration = Duration::from_secs(30 * 60);
+/// Default `--max-challenges-per-player`.
+pub const DEFAULT_MAX_CHALLENGES_PER_PLAYER: usize = 20;
+/// Most players an open challenge may be open to.
+pub const MAX_OPEN_TO: usize = 32;
+/// Most challenges a list holds, each way.
+const LISTED: usize = 100;
+
+/// What a challenge asks for.
+#[derive(Clone, Debug, Default)]
+pub struct ChallengeSpec {
+    /// The player challenged (by id or username); `None`: open, or the
+    /// engine.
+    pub destination: Option<String>,
+    /// An open challenge only these players (ids or usernames) may accept.
+    pub open_to: Vec<String>,
+    /// A challenge to the engine.
+    pub engine: Option<EngineSeat>,
+    pub variant: Variant,
+    pub choices: RuleChoices,
+    /// The start position (`None`: the standard start).
+    pub fen: Option<String>,
+    pub time_control: Option<TimeControl>,
+    /// The challenger's colour (`None`: drawn at acceptance).
+    pub color: Option<Side>,
+    pub rated: bool,
+}
+
+/// Where a challenge stands, as of when it is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChallengeStatus {
+    Open,
+    Accepted,
+    Declined,
+    Canceled,
+    Expired,
+}
+
+/// A challenge as of when it is read.
+#[derive(Clone, Debug)]
+pub struct Challenge {
+    pub status: ChallengeStatus,
+    pub stored: StoredChallenge,
+}
+
+impl Challenge {
+    fn at(stored: StoredChallenge, now: i64) -> Challenge {
+        let status = match stored.state {
+            ChallengeState::Open if stored.expires_at <= now => ChallengeStatus::Expired,
+            ChallengeState::Open => ChallengeStatus::Open,
+            ChallengeState::Accepted => ChallengeStatus::Accepted,
+            ChallengeState::Declined => ChallengeStatus::Declined,
+            ChallengeState::Canceled => ChallengeStatus::Canceled,
+        };
+        Challenge { status, stored }
+    }
+
+    /// The time control asked for.
+    pub fn time_control(&self) -> Option<TimeControl> {
+        self.stored.clock.as_ref().map(TimeControl::from_stored)
+    }
+
+    /// The engine asked for.
+    pub fn engine(&self) -> Option<EngineSeat> {
+        EngineSeat::from_stored(self.stored.engine)
+    }
+
+    /// The rules the game is to be played under.
+    pub fn choices(&self) -> RuleChoices {
+        let xiangqi = self
+            .stored
+            .xiangqi_rules
+            .as_deref()
+            .and_then(crate::rules::xiangqi::XiangqiRules::from_name)
+            .unwrap_or_default();
+        RuleChoices { xiangqi }
+    }
+}
+
+/// A challenge answered with a game: the challenge, and its game.
+#[derive(Clone, Debug)]
+pub struct Accepted {
+    pub challenge: Challenge,
+    pub game: GameView,
+}
+
+/// The challenges service.
+#[derive(Clone, Debug)]
+pub struct Challenges {
+    store: Store,
+    games: Games,
+    players: Players,
+    time: Arc<dyn TimeSource>,
+    expiry: Duration,
+    max_waiting: usize,
+}
+
+impl Challenges {
+    pub fn new(players: Players, games: Games, time: Arc<dyn TimeSource>) -> Challenges {
+        Challenges {
+            store: players.store.clone(),
+            games,
+            players,
+            time,
+            expiry: DEFAULT_CHALLENGE_EXPIRY,
+            max_waiting: DEFAULT_MAX_CHALLENGES_PER_PLAYER,
+        }
+    }
+
+    /// Challenges expire `expiry` after they are made, and a player has at
+    /// most `max_waiting` waiting at once.
+    #[must_use]
+    pub fn with_limits(self, expiry: Duration, max_waiting: usize) -> Challenges {
+        Challenges {
+            expiry,
+            max_waiting: max_waiting.max(1),
+            ..self
+        }
+    }
+
+    /// Player `challenger` challenges as `spec` says; a challenge to the
+    /// engine starts its game at once (answered with it).
+    ///
+    /// # Errors
+    ///
+    /// A challenge that cannot be (see [`Reason::InvalidChallenge`]), an
+    /// unknown player, a bad FEN, too many waiting, or storage.
+    pub async fn create(
+        &self,
+        challenger: &str,
+        spec: ChallengeSpec,
+    ) -> Result<(Challenge, Option<GameView>), GameError> {
+        let now = self.time.now();
+        let invalid =
+            |message: &str| GameError::invalid("destination_id", Reason::InvalidChallenge, message);
+        let destination = match &spec.destination {
+            None => None,
+            Some(_) if spec.engine.is_some() || !spec.open_to.is_empty() => {
+                return Err(invalid(
+                    "a challenge goes to a player, to the engine, or is open: one of them",
+                ));
+            }
+            Some(name) => Some(self.players.get(name).await?.id),
+        };
+        if destination.as_deref() == Some(challenger) {
+            return Err(invalid("a player cannot challenge themselves"));
+        }
+        if spec.open_to.len() > MAX_OPEN_TO || (spec.engine.is_some() && !spec.open_to.is_empty()) {
+            return Err(GameError::invalid(
+                "open_to",
+                Reason::InvalidChallenge,
+                format!("an open challenge is open to at most {MAX_OPEN_TO} players"),
+            ));
+        }
+        let open_to = spec
+            .open_to
+            .iter()
+            .map(|name| name.trim().to_ascii_lowercase())
+            .collect();
+        if spec.rated
+            && (spec.engine.is_some() || spec.time_control.is_none() || spec.fen.is_some())
+        {
+            return Err(GameError::invalid(
+                "rated",
+                Reason::InvalidRatedGame,
+                "a rated challenge is timed, from the standard start, and not to the engine",
+            ));
+        }
+        referee_under::<&str>(spec.variant, spec.choices, spec.fen.as_deref(), &[]).map_err(
+            |error| GameError::InvalidPosition {
+                field: "fen",
+                error,
+            },
+        )?;
+        let stored = StoredChallenge {
+            id: new_id(),
+            challenger: challenger.to_owned(),
+            destination,
+            open_to,
+            engine: spec.engine.map(EngineSeat::stored),
+            variant: spec.variant,
+            start_fen: spec.fen.clone(),
+            xiangqi_rules: (spec.variant == Variant::Xiangqi)
+                .then(|| spec.choices.xiangqi.name().to_owned()),
+            clock: spec.time_control.map(TimeControl::stored),
+            color: spec.color,
+            rated: spec.rated,
+            state: ChallengeState::Open,
+            decline_reason: None,
+            game_id: None,
+            acceptor: None,
+            created_at: now,
+            expires_at: now
+                .saturating_add(i64::try_from(self.expiry.as_millis()).unwrap_or(i64::MAX)),
+        };
+        if let Some(engine) = spec.engine {
+            return self.play_engine(stored, engine).await;
+        }
+        let waiting = self
+            .store
+            .challenges_from(challenger, now, self.max_waiting)
+            .await?;
+        if waiting.len() >= self.max_waiting {
+            return Err(GameError::OverLimit {
+                field: "destination_id",
+                reason: Reason::TooManyChallenges,
+                limit: "limit",
+                value: self.max_waiting,
+                message: format!(
+                    "a player has at most {} challenges waiting for an answer: cancel one, or \
+                     wait for answers",
+                    self.max_waiting
+                ),
+            });
+        }
+        self.store.insert_challenge(&stored).await?;
+        Ok((Challenge::at(stored, now), None))
+    }
+
+    /// Starts the game of a challenge to the engine, and records the
+    /// challenge as accepted with it.
+    async fn play_engine(
+        &self,
+        mut stored: StoredChallenge,
+        engine: EngineSeat,
+    ) -> Result<(Challenge, Option<GameView>), GameError> {
+        let now = self.time.now();
+        let challenger = self.seat_of(&stored.challenger).await?;
+        let engine = SeatSpec {
+            engine: Some(engine),
+            ..SeatSpec::default()
+        };
+        let color = stored.color.unwrap_or_else(random_side);
+        let [white, black] = match color {
+            Side::White => [challenger, engine],
+            Side::Black => [engine, challenger],
+        };
+        let challenge = Challenge::at(stored.clone(), now);
+        let created = self
+            .games
+            .create_under(
+                stored.variant,
+                challenge.choices(),
+                start(&stored),
+                white,
+                black,
+                Terms {
+                    engine_grants_takebacks: true,
+                    rated: false,
+                },
+                challenge.time_control(),
+            )
+            .await?;
+        stored.state = ChallengeState::Accepted;
+        stored.game_id = Some(created.game.id.clone());
+        stored.acceptor = Some(stored.challenger.clone());
+        self.store.insert_challenge(&stored).await?;
+        Ok((Challenge::at(stored, now), Some(created.game)))
+    }
+
+    /// Player `acceptor` accepts challenge `id`: its game starts. Accepting
+    /// a challenge one has accepted already answers its game again.
+    ///
+    /// # Errors
+    ///
+    /// An unknown challenge, one not the acceptor's to take, one answered
+    /// already, or storage.
+    pub async fn accept(&self, acceptor: &str, id: &str) -> Result<Accepted, GameError> {
+        let now = self.time.now();
+        let challenge = self.get(id, now).await?;
+        if let Some(accepted) = self.accepted_by(&challenge, acceptor).await? {
+            return Ok(accepted);
+        }
+        answerable(&challenge)?;
+        let stored = &challenge.stored;
+        let may = match &stored.destination {
+            Some(destination) => destination == acceptor,
+            None => {
+                stored.engine.is_none()
+                    && stored.challenger != acceptor
+                    && (stored.open_to.is_empty() || stored.open_to.iter().any(|p| p == acceptor))
+            }
+        };
+        if !may {
+            return Err(not_yours("this challenge is not yours to accept"));
+        }
+        let color = stored.color.unwrap_or_else(random_side);
+        let (challenger, taker) = (
+            self.seat_of(&stored.challenger).await?,
+            self.seat_of(acceptor).await?,
+        );
+        let seats = match color {
+            Side::White => [challenger, taker],
+            Side::Black => [taker, challenger],
+        };
+        let acceptance = Acceptance {
+            challenge: &stored.id,
+            acceptor,
+            now,
+        };
+        let created = self
+            .games
+            .create_accepting(
+                stored.variant,
+                challenge.choices(),
+                start(stored),
+                seats,
+                stored.rated,
+                challenge.time_control(),
+                &acceptance,
+            )
+            .await?;
+        match created {
+            Ok(created) => {
+                let stored = self.get(id, now).await?;
+                Ok(Accepted {
+                    challenge: stored,
+                    game: created.game,
+                })
+            }
+            // Answered meanwhile: by this player elsewhere (the same game),
+            // or otherwise.
+            Err(ChallengeAnswered) => {
+                let challenge = self.get(id, now).await?;
+                match self.accepted_by(&challenge, acceptor).await? {
+                    Some(accepted) => Ok(accepted),
+                    None => Err(answered(&challenge)),
+                }
+            }
+        }
+    }
+
+    /// Player `by` declines challenge `id`, made to them, for `reason`.
+    ///
+    /// # Errors
+    ///
+    /// An unknown challenge, one not made to `by`, one answered already, or
+    /// storage.
+    pub async fn decline(&self, by: &str, id: &str, reason: &str) -> Result<Challenge, GameError> {
+        let now = self.time.now();
+        let challenge = self.get(id, now).await?;
+        if challenge.stored.destination.as_deref() != Some(by) {
+            return Err(not_yours(
+                "only the player challenged declines a challenge (an open one is left to expire)",
+            ));
+        }
+        self.answer(challenge, ChallengeState::Declined, Some(reason), now)
+            .await
+    }
+
+    /// Player `by` withdraws challenge `id`, theirs.
+    ///
+    /// # Errors
+    ///
+    /// An unknown challenge, one not `by`'s, one answered already, or
+    /// storage.
+    pub async fn cancel(&self, by: &str, id: &str) -> Result<Challenge, GameError> {
+        let now = self.time.now();
+        let challenge = self.get(id, now).await?;
+        if challenge.stored.challenger != by {
+            return Err(not_yours("only its challenger withdraws a challenge"));
+        }
+        self.answer(challenge, ChallengeState::Canceled, None, now)
+            .await
+    }
+
+    /// The challenges waiting for `player`'s answer, and those they made
+    /// that wait for one, newest first.
+    ///
+    /// # Errors
+    ///
+    /// Storage.
+    pub async fn list(&self, player: &str) -> Result<(Vec<Challenge>, Vec<Challenge>), GameError> {
+        let now = self.time.now();
+        let at = |list: Vec<StoredChallenge>| {
+            list.into_iter()
+                .map(|c| Challenge::at(c, now))
+                .collect::<Vec<_>>()
+        };
+        let incoming = self.store.challenges_to(player, now, LISTED).await?;
+        let outgoing = self.store.challenges_from(player, now, LISTED).await?;
+        Ok((at(incoming), at(outgoing)))
+    }
+
+    async fn answer(
+        &self,
+        challenge: Challenge,
+        state: ChallengeState,
+        reason: Option<&str>,
+        now: i64,
+    ) -> Result<Challenge, GameError> {
+        answerable(&challenge)?;
+        let id = &challenge.stored.id;
+        match self.store.answer_challenge(id, state, reason, now).await? {
+            Ok(()) => self.get(id, now).await,
+            Err(ChallengeAnswered) => Err(answered(&self.get(id, now).await?)),
+        }
+    }
+
+    async fn get(&self, id: &str, now: i64) -> Result<Challenge, GameError> {
+        let stored = self.store.challenge(id).await?.ok_or_else(|| {
+            GameError::NotFound(Refusal::new(
+                Reason::ChallengeNotFound,
+                format!("challenge {} not found", Quoted(id)),
+            ))
+        })?;
+        Ok(Challenge::at(stored, now))
+    }
+
+    /// The game of `challenge`, if `acceptor` accepted it.
+    async fn accepted_by(
+        &self,
+        challenge: &Challenge,
+        acceptor: &str,
+    ) -> Result<Option<Accepted>, GameError> {
+        let stored = &challenge.stored;
+        match (&stored.game_id, &stored.acceptor) {
+            (Some(game), Some(by)) if by == acceptor && stored.engine.is_none() => {
+                Ok(Some(Accepted {
+                    challenge: challenge.clone(),
+                    game: self.games.get(game).await?,
+                }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The seat of player `id` (named by their display name).
+    async fn seat_of(&self, id: &str) -> Result<SeatSpec, GameError> {
+        let player = self.players.get(id).await?;
+        Ok(SeatSpec {
+            display_name: player.display_name,
+            player: Some(player.id),
+            ..SeatSpec::default()
+        })
+    }
+}
+
+fn start(stored: &StoredChallenge) -> Start {
+    stored.start_fen.clone().map_or(Start::Standard, Start::Fen)
+}
+
+fn random_side() -> Side {
+    if rand::rng().random() {
+        Side::White
+    } else {
+        Side::Black
+    }
+}
+
+/// Refuses to answer a challenge that does not wait for an answer.
+fn answerable(challenge: &Challenge) -> Result<(), GameError> {
+    if challenge.status == ChallengeStatus::Open {
+        Ok(())
+    } else {
+        Err(answered(challenge))
+    }
+}
+
+fn answered(challenge: &Challenge) -> GameError {
+    let state = match challenge.status {
+        ChallengeStatus::Open => "open",
+        ChallengeStatus::Accepted => "accepted",
+        ChallengeStatus::Declined => "declined",
+        ChallengeStatus::Canceled => "withdrawn",
+        ChallengeStatus::Expired => "expired",
+    };
+    GameError::precondition(
+        Reason::ChallengeAnswered,
+        format!("the challenge is {state} already"),
+    )
+}
+
+fn not_yours(message: &str) -> GameError {
+    GameError::PermissionDenied(Refusal::new(Reason::NotYourChallenge, message))
+}

@@ -1,0 +1,337 @@
+//! Challenges (`migrations/*/…_challenges.sql`): made, listed, answered,
+//! and accepted in the transaction that creates their game.
+
+use std::{fmt, str::FromStr};
+
+use sqlx::{Row, any::AnyRow};
+
+use super::{
+    Store, StoreError, StoredClock, StoredEngine, StoredGame,
+    rows::{decoded, decoded_option},
+    write::insert_game_in,
+};
+use crate::rules::{Side, Variant};
+
+/// Where a stored challenge stands (one past its expiry reads as open
+/// here: the caller compares `expires_at` with its clock).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChallengeState {
+    Open,
+    Accepted,
+    Declined,
+    Canceled,
+}
+
+impl ChallengeState {
+    pub const fn name(self) -> &'static str {
+        match self {
+            ChallengeState::Open => "open",
+            ChallengeState::Accepted => "accepted",
+            ChallengeState::Declined => "declined",
+            ChallengeState::Canceled => "canceled",
+        }
+    }
+}
+
+/// A name no [`ChallengeState`] has.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown challenge state {0:?}")]
+pub struct ParseChallengeStateError(String);
+
+impl FromStr for ChallengeState {
+    type Err = ParseChallengeStateError;
+
+    fn from_str(s: &str) -> Result<ChallengeState, ParseChallengeStateError> {
+        [
+            ChallengeState::Open,
+            ChallengeState::Accepted,
+            ChallengeState::Declined,
+            ChallengeState::Canceled,
+        ]
+        .into_iter()
+        .find(|state| state.name() == s)
+        .ok_or_else(|| ParseChallengeStateError(s.to_owned()))
+    }
+}
+
+impl fmt::Display for ChallengeState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A stored challenge (validated by the caller).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredChallenge {
+    pub id: String,
+    /// Player ids.
+    pub challenger: String,
+    pub destination: Option<String>,
+    /// An open challenge only these players may accept (empty: anyone).
+    pub open_to: Vec<String>,
+    /// A challenge to the engine.
+    pub engine: Option<StoredEngine>,
+    pub variant: Variant,
+    pub start_fen: Option<String>,
+    pub xiangqi_rules: Option<String>,
+    /// The time control's columns of a clock (its times left unused);
+    /// `None`: untimed.
+    pub clock: Option<StoredClock>,
+    /// The challenger's colour (`None`: drawn at acceptance).
+    pub color: Option<Side>,
+    pub rated: bool,
+    pub state: ChallengeState,
+    pub decline_reason: Option<String>,
+    pub game_id: Option<String>,
+    pub acceptor: Option<String>,
+    /// Unix milliseconds.
+    pub created_at: i64,
+    pub expires_at: i64,
+}
+
+/// A challenge is accepted by this player at this time: only if it still
+/// waits for an answer then.
+#[derive(Clone, Debug)]
+pub struct Acceptance<'a> {
+    pub challenge: &'a str,
+    pub acceptor: &'a str,
+    pub now: i64,
+}
+
+/// The challenge was answered (or expired) before this answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChallengeAnswered;
+
+const COLUMNS: &str = "id, challenger, destination, open_to, engine_level, engine_movetime_ms, \
+     variant, start_fen, xiangqi_rules, clock_initial_ms, clock_increment_ms, clock_delay_ms, \
+     clock_grace_ms, clock_days_per_move, timed, color, status, decline_reason, game_id, \
+     acceptor, created_at, expires_at, rated";
+
+/// Only challenges waiting for an answer at `$1`.
+const WAITING: &str = "status = 'open' AND expires_at > $1";
+
+fn challenge_from_row(row: &AnyRow) -> Result<StoredChallenge, sqlx::Error> {
+    let open_to: Option<String> = row.get(3);
+    let engine = match (row.get::<Option<i64>, _>(4), row.get::<Option<i64>, _>(5)) {
+        (Some(level), Some(movetime_ms)) => Some(StoredEngine { level, movetime_ms }),
+        _ => None,
+    };
+    let clock = (row.get::<i64, _>(14) != 0).then(|| StoredClock {
+        initial_ms: row.get::<Option<i64>, _>(9).unwrap_or(0),
+        increment_ms: row.get::<Option<i64>, _>(10).unwrap_or(0),
+        delay_ms: row.get::<Option<i64>, _>(11).unwrap_or(0),
+        grace_ms: row.get(12),
+        days_per_move: row.get(13),
+        white_ms: 0,
+        black_ms: 0,
+        turn_started_at: 0,
+        engine_waiting_ply: None,
+        flag_at: None,
+        held: false,
+    });
+    Ok(StoredChallenge {
+        id: row.get(0),
+        challenger: row.get(1),
+        destination: row.get(2),
+        open_to: open_to
+            .map(|ids| ids.split(',').map(str::to_owned).collect())
+            .unwrap_or_default(),
+        engine,
+        variant: decoded(row, 6)?,
+        start_fen: row.get(7),
+        xiangqi_rules: row.get(8),
+        clock,
+        color: decoded_option(row, 15)?,
+        state: decoded(row, 16)?,
+        decline_reason: row.get(17),
+        game_id: row.get(18),
+        acceptor: row.get(19),
+        created_at: row.get(20),
+        expires_at: row.get(21),
+        rated: row.get::<i64, _>(22) != 0,
+    })
+}
+
+impl Store {
+    /// Saves `challenge`.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn insert_challenge(&self, challenge: &StoredChallenge) -> Result<(), StoreError> {
+        let c = challenge;
+        let mut tx = self.writer.begin().await?;
+        sqlx::query(
+            "INSERT INTO challenges (id, challenger, destination, open_to, engine_level, \
+             engine_movetime_ms, variant, start_fen, xiangqi_rules, clock_initial_ms, \
+             clock_increment_ms, clock_delay_ms, clock_grace_ms, clock_days_per_move, timed, \
+             color, status, decline_reason, game_id, acceptor, created_at, expires_at, rated) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
+             $18, $19, $20, $21, $22, $23)",
+        )
+        .bind(&c.id)
+        .bind(&c.challenger)
+        .bind(&c.destination)
+        .bind((!c.open_to.is_empty()).then(|| c.open_to.join(",")))
+        .bind(c.engine.map(|e| e.level))
+        .bind(c.engine.map(|e| e.movetime_ms))
+        .bind(c.variant.name())
+        .bind(&c.start_fen)
+        .bind(&c.xiangqi_rules)
+        .bind(c.clock.map(|t| t.initial_ms))
+        .bind(c.clock.map(|t| t.increment_ms))
+        .bind(c.clock.map(|t| t.delay_ms))
+        .bind(c.clock.and_then(|t| t.grace_ms))
+        .bind(c.clock.and_then(|t| t.days_per_move))
+        .bind(i64::from(c.clock.is_some()))
+        .bind(c.color.map(Side::name))
+        .bind(c.state.name())
+        .bind(&c.decline_reason)
+        .bind(&c.game_id)
+        .bind(&c.acceptor)
+        .bind(c.created_at)
+        .bind(c.expires_at)
+        .bind(i64::from(c.rated))
+        .execute(tx.conn())
+        .await?;
+        tx.commit().await
+    }
+
+    /// The challenge `id`.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn challenge(&self, id: &str) -> Result<Option<StoredChallenge>, StoreError> {
+        let sql = format!("SELECT {COLUMNS} FROM challenges WHERE id = $1");
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.as_ref().map(challenge_from_row).transpose()?)
+    }
+
+    /// The challenges waiting at `now` for `player`'s answer, made to them
+    /// or open to them, newest first, at most `limit`.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn challenges_to(
+        &self,
+        player: &str,
+        now: i64,
+        limit: usize,
+    ) -> Result<Vec<StoredChallenge>, StoreError> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM challenges WHERE {WAITING} AND (destination = $2 OR \
+             (destination IS NULL AND engine_level IS NULL AND challenger != $2 AND \
+             (open_to IS NULL OR ',' || open_to || ',' LIKE '%,' || $2 || ',%'))) \
+             ORDER BY seq DESC LIMIT $3"
+        );
+        self.challenges_where(sql, player, now, limit).await
+    }
+
+    /// The challenges `player` made that wait for an answer at `now`,
+    /// newest first, at most `limit`.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn challenges_from(
+        &self,
+        player: &str,
+        now: i64,
+        limit: usize,
+    ) -> Result<Vec<StoredChallenge>, StoreError> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM challenges WHERE {WAITING} AND challenger = $2 \
+             ORDER BY seq DESC LIMIT $3"
+        );
+        self.challenges_where(sql, player, now, limit).await
+    }
+
+    async fn challenges_where(
+        &self,
+        sql: String,
+        player: &str,
+        now: i64,
+        limit: usize,
+    ) -> Result<Vec<StoredChallenge>, StoreError> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(now)
+            .bind(player)
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows
+            .iter()
+            .map(challenge_from_row)
+            .collect::<Result<_, _>>()?)
+    }
+
+    /// Records the challenge `id`'s answer (`Declined`, with its reason, or
+    /// `Canceled`) if it still waits for one at `now`.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn answer_challenge(
+        &self,
+        id: &str,
+        state: ChallengeState,
+        decline_reason: Option<&str>,
+        now: i64,
+    ) -> Result<Result<(), ChallengeAnswered>, StoreError> {
+        let mut tx = self.writer.begin().await?;
+        let done = sqlx::query(
+            "UPDATE challenges SET status = $2, decline_reason = $3 \
+             WHERE id = $4 AND status = 'open' AND expires_at > $1",
+        )
+        .bind(now)
+        .bind(state.name())
+        .bind(decline_reason)
+        .bind(id)
+        .execute(tx.conn())
+        .await?;
+        tx.commit().await?;
+        Ok(if done.rows_affected() == 1 {
+            Ok(())
+        } else {
+            Err(ChallengeAnswered)
+        })
+    }
+
+    /// Creates `new`, the game of the challenge `acceptance` accepts, in
+    /// one transaction with the acceptance: neither if the challenge no
+    /// longer waits for an answer, so that a challenge starts one game
+    /// whoever races.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn insert_game_accepting(
+        &self,
+        new: StoredGame,
+        acceptance: &Acceptance<'_>,
+    ) -> Result<Result<StoredGame, ChallengeAnswered>, StoreError> {
+        let mut tx = self.writer.begin().await?;
+        let accepted = sqlx::query(
+            "UPDATE challenges SET status = 'accepted', game_id = $2, acceptor = $3 \
+             WHERE id = $4 AND status = 'open' AND expires_at > $1",
+        )
+        .bind(acceptance.now)
+        .bind(&new.id)
+        .bind(acceptance.acceptor)
+        .bind(acceptance.challenge)
+        .execute(tx.conn())
+        .await?;
+        if accepted.rows_affected() == 0 {
+            tx.commit().await?;
+            return Ok(Err(ChallengeAnswered));
+        }
+        let game = insert_game_in(tx.conn(), self.backend, new).await??;
+        tx.commit().await?;
+        Ok(Ok(game))
+    }
+}
