@@ -165,6 +165,12 @@ reasons! {
     /// The `authorization` metadata's token is no player's (or was
     /// revoked).
     PlayerTokenUnknown = "PLAYER_TOKEN_UNKNOWN", Unauthenticated;
+    /// The JWT's time is past (`exp`): get a new one from the identity
+    /// provider.
+    JwtExpired = "JWT_EXPIRED", Unauthenticated;
+    /// The JWT does not verify: its signature, key id, algorithm, issuer,
+    /// audience or subject (the message says which).
+    JwtInvalid = "JWT_INVALID", Unauthenticated;
     /// The `authorization` metadata is not `Bearer <token>`.
     AuthorizationMalformed = "AUTHORIZATION_MALFORMED", Unauthenticated;
     /// A player acting, without a seat token, on a game none of whose seats

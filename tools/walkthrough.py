@@ -12,7 +12,9 @@ against a running server (default 127.0.0.1:50051):
      watcher told (SEAT_JOINED), a second joiner refused (SEAT_TAKEN);
   4. a rematch of it: offered, accepted, the offerer's token asked for
      again, a watcher following to the new game (REMATCH_STARTED);
-  5. the stateless Rules service on both games.
+  5. players: two accounts, a rated challenge accepted, the game played
+     with player tokens (no seat tokens), both ratings changed;
+  6. the stateless Rules service on both games.
 
     python3 -m venv .venv
     .venv/bin/pip install -r tools/requirements-walkthrough.txt
@@ -27,6 +29,7 @@ prints "ok" when every step went as expected.
 import argparse
 import importlib
 import os
+import secrets
 import sys
 import tempfile
 
@@ -38,14 +41,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def load_stubs():
     out = tempfile.mkdtemp(prefix="arbiter-py-")
-    protos = [f"arbiter/v1/{n}.proto" for n in ("common", "rules", "positions", "games")]
+    protos = [f"arbiter/v1/{n}.proto" for n in ("common", "rules", "positions", "games", "players")]
     protos += ["google/rpc/status.proto", "google/rpc/error_details.proto"]
     include = os.path.join(os.path.dirname(protoc.__file__), "_proto")
     code = protoc.main(["protoc", f"-I{ROOT}/proto", f"-I{include}", f"--python_out={out}", f"--grpc_python_out={out}", *protos])
     if code != 0:
         sys.exit("protoc failed")
     sys.path.insert(0, out)
-    names = ["common_pb2", "rules_pb2", "rules_pb2_grpc", "games_pb2", "games_pb2_grpc"]
+    names = ["common_pb2", "rules_pb2", "rules_pb2_grpc", "games_pb2", "games_pb2_grpc", "players_pb2", "players_pb2_grpc"]
     return {n: importlib.import_module(f"arbiter.v1.{n}") for n in names}
 
 
@@ -160,6 +163,32 @@ def main():
     games.MakeMove(games_pb.MakeMoveRequest(game_id=rematch.id, seat_token=accepted.seat_token, move="d4"))
     games.MakeMove(games_pb.MakeMoveRequest(game_id=rematch.id, seat_token=asked.seat_token, move="d5"))
     print("  both new tokens play: d4 d5")
+
+    print("== players ==")
+    players_pb = pb["players_pb2"]
+    players = pb["players_pb2_grpc"].PlayersStub(channel)
+    suffix = secrets.token_hex(4)
+    ann = players.CreatePlayer(players_pb.CreatePlayerRequest(username=f"Ann_{suffix}"))
+    ben = players.CreatePlayer(players_pb.CreatePlayerRequest(username=f"Ben_{suffix}", display_name="Ben"))
+    as_ann = (("authorization", f"Bearer {ann.token}"),)
+    as_ben = (("authorization", f"Bearer {ben.token}"),)
+    print("  players", ann.player.id, "and", ben.player.id)
+    made = players.CreateChallenge(players_pb.CreateChallengeRequest(
+        destination_id=ben.player.username, variant=common.VARIANT_CHESS, rated=True,
+        color=players_pb.CHALLENGE_COLOR_BLACK,
+        time_control=games_pb.TimeControl(initial_ms=300_000, increment_ms=3_000)), metadata=as_ann).challenge
+    incoming = players.ListChallenges(players_pb.ListChallengesRequest(), metadata=as_ben).incoming
+    assert [c.id for c in incoming] == [made.id]
+    game = players.AcceptChallenge(players_pb.AcceptChallengeRequest(challenge_id=made.id), metadata=as_ben).game
+    print("  Ben accepts Ann's rated challenge: white", game.white.player_id, "black", game.black.player_id)
+    for text, who in [("f3", as_ben), ("e5", as_ann), ("g4", as_ben), ("Qh4#", as_ann)]:
+        game = games.MakeMove(games_pb.MakeMoveRequest(game_id=game.id, move=text), metadata=who).game
+    print("  ", game.outcome.description, "- rating changes: white", game.white.rating_diff,
+          "black", game.black.rating_diff)
+    assert game.rated and game.black.rating_diff > 0 > game.white.rating_diff
+    rated = players.GetPlayer(players_pb.GetPlayerRequest(player=ann.player.id)).player.ratings
+    print("  Ann's ratings:", [(r.perf, r.rating, r.provisional) for r in rated])
+    assert [r.perf for r in rated] == ["chess_blitz"]
 
     print("== rules ==")
     answer = rules.ValidateMove(rules_pb.ValidateMoveRequest(

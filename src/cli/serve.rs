@@ -9,7 +9,10 @@ use crate::{
     analysis::Analyst,
     api::{DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits},
     games::{AdminToken, DEFAULT_LIVE_GAMES, LeaseTimes, PgnLimits},
-    players::{DEFAULT_MAX_CHALLENGES_PER_PLAYER, DEFAULT_MAX_PLAYER_TOKENS, Enrolment},
+    players::{
+        DEFAULT_MAX_CHALLENGES_PER_PLAYER, DEFAULT_MAX_PLAYER_TOKENS, Enrolment, JwksSource,
+        JwtSettings,
+    },
     server::{
         DEFAULT_ENGINE_QUEUE, DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BYTES,
         DEFAULT_MAX_RESUMES_PER_PEER, DEFAULT_MAX_WATCHERS_PER_CONNECTION,
@@ -70,6 +73,25 @@ pub struct ServeArgs {
     /// CreatePlayerToken is refused with TOO_MANY_PLAYER_TOKENS.
     #[arg(long, env = "ARBITER_MAX_PLAYER_TOKENS", default_value_t = DEFAULT_MAX_PLAYER_TOKENS as u16, value_parser = clap::value_parser!(u16).range(1..))]
     max_player_tokens: u16,
+    /// The platform identity provider's JWKS (a file or an http(s) URL,
+    /// read again every --auth-jwks-refresh and when a token names a key id
+    /// it lacks): its JWTs (RS256, ES256, EdDSA) name players by their
+    /// `sub`, beside Arbiter's own player tokens.
+    #[arg(long, env = "ARBITER_AUTH_JWKS")]
+    auth_jwks: Option<JwksSource>,
+    /// The `iss` a JWT must have (default: any).
+    #[arg(long, env = "ARBITER_AUTH_ISSUER", requires = "auth_jwks")]
+    auth_issuer: Option<String>,
+    /// An `aud` a JWT must have (default: any).
+    #[arg(long, env = "ARBITER_AUTH_AUDIENCE", requires = "auth_jwks")]
+    auth_audience: Option<String>,
+    /// The JWT claim holding a player's display name.
+    #[arg(long, env = "ARBITER_AUTH_NAME_CLAIM", default_value = "name")]
+    auth_name_claim: String,
+    /// How often the JWKS is read again (also on a token naming a key id
+    /// it lacks, at most every 10 s).
+    #[arg(long, env = "ARBITER_AUTH_JWKS_REFRESH", default_value = "5m", value_parser = duration)]
+    auth_jwks_refresh: Duration,
     /// How long a challenge waits for an answer before it expires.
     #[arg(long, env = "ARBITER_CHALLENGE_EXPIRY", default_value = "30m", value_parser = duration)]
     challenge_expiry: Duration,
@@ -258,6 +280,11 @@ impl ServeArgs {
             max_player_tokens,
             challenge_expiry,
             max_challenges_per_player,
+            auth_jwks,
+            auth_issuer,
+            auth_audience,
+            auth_name_claim,
+            auth_jwks_refresh,
             import_max_moves,
             import_max_tokens,
             open_seat_timeout,
@@ -308,6 +335,13 @@ impl ServeArgs {
             admin_token,
             enrolment,
             max_player_tokens: usize::from(max_player_tokens),
+            jwt: auth_jwks.map(|jwks| JwtSettings {
+                jwks,
+                issuer: auth_issuer,
+                audience: auth_audience,
+                name_claim: auth_name_claim,
+                refresh: auth_jwks_refresh,
+            }),
             challenge_expiry,
             max_challenges_per_player: usize::from(max_challenges_per_player),
             import_max_moves: import_max_moves as usize,

@@ -8,16 +8,21 @@
 //! games layer knows players only as the ids its seats are bound to.
 
 mod challenges;
+mod checked;
+mod identity;
 mod username;
 
-use std::str::FromStr;
+use std::{str::FromStr, sync::Arc};
 
 pub use challenges::{
     Accepted, Challenge, ChallengeSpec, ChallengeStatus, Challenges, DEFAULT_CHALLENGE_EXPIRY,
     DEFAULT_MAX_CHALLENGES_PER_PLAYER, MAX_OPEN_TO,
 };
+pub use identity::{DEFAULT_JWKS_REFRESH, JwksSource, Jwt, JwtPlayer, JwtSettings};
 pub use username::Username;
 
+use self::checked::Checked;
+pub use self::checked::TRUSTED_FOR;
 use crate::{
     games::{
         AdminToken, GameError, Refusal,
@@ -33,6 +38,8 @@ pub const DEFAULT_MAX_PLAYER_TOKENS: usize = 16;
 
 /// Longest display name, as for seats.
 const MAX_DISPLAY_NAME: usize = 100;
+/// Longest player id looked up as it is.
+const MAX_ID: usize = 128;
 
 /// Who may create players (`--players`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -70,6 +77,10 @@ pub struct Players {
     admin: Option<AdminToken>,
     enrolment: Enrolment,
     max_tokens: usize,
+    /// The platform's identity provider, if players come from one too.
+    jwt: Option<Arc<Jwt>>,
+    /// Credentials checked a moment ago.
+    checked: Arc<Checked>,
 }
 
 impl Players {
@@ -79,7 +90,15 @@ impl Players {
             admin: None,
             enrolment: Enrolment::Open,
             max_tokens: DEFAULT_MAX_PLAYER_TOKENS,
+            jwt: None,
+            checked: Arc::default(),
         }
+    }
+
+    /// Players named by JWTs of the identity provider `jwt` too.
+    #[must_use]
+    pub fn with_jwt(self, jwt: Option<Arc<Jwt>>) -> Players {
+        Players { jwt, ..self }
     }
 
     /// The operator credential, which `Enrolment::Operator` asks for.
@@ -144,7 +163,7 @@ impl Players {
         };
         match self
             .store
-            .insert_player(player, &hash_token(&token))
+            .insert_player(player, Some(&hash_token(&token)))
             .await?
         {
             Ok(player) => Ok(CreatedPlayer { player, token }),
@@ -167,7 +186,14 @@ impl Players {
                 format!("player {} not found", Quoted(name)),
             ))
         };
-        // A name that cannot be a username is nobody's: not looked up.
+        // An id as it is (an identity provider's subject), then a username
+        // in any case; what can be neither is not looked up.
+        if name.len() <= MAX_ID
+            && name.bytes().all(|b| b.is_ascii_graphic())
+            && let Some(player) = self.store.player(name).await?
+        {
+            return Ok(player);
+        }
         let id = Username::parse(name).map_err(|_| not_found())?.id();
         self.store.player(&id).await?.ok_or_else(not_found)
     }
@@ -220,16 +246,51 @@ impl Players {
     ///
     /// UNAUTHENTICATED (`PLAYER_TOKEN_UNKNOWN`), or storage.
     pub async fn authenticate(&self, token: &str) -> Result<String, GameError> {
+        if let Some(jwt) = self.jwt.as_ref().filter(|_| Jwt::looks_like(token)) {
+            let named = jwt.verify(token).await?;
+            return self.ensure(named).await;
+        }
         // Looked up by its hash: the time taken tells nothing of the token.
-        self.store
-            .player_of_token(&hash_token(token))
-            .await?
-            .ok_or_else(|| {
-                GameError::Unauthenticated(Refusal::new(
-                    Reason::PlayerTokenUnknown,
-                    "the authorization token is no player's (or was revoked)",
-                ))
+        let hash = hash_token(token);
+        if let Some(id) = self.checked.player(&hash) {
+            return Ok(id);
+        }
+        let id = self.store.player_of_token(&hash).await?.ok_or_else(|| {
+            GameError::Unauthenticated(Refusal::new(
+                Reason::PlayerTokenUnknown,
+                "the authorization token is no player's (or was revoked)",
+            ))
+        })?;
+        self.checked.remember(hash, id.clone());
+        Ok(id)
+    }
+
+    /// The id of the player a JWT names, created on their first call.
+    async fn ensure(&self, named: JwtPlayer) -> Result<String, GameError> {
+        // Known subjects are noted under a key no token hash can be.
+        let known = format!("sub:{}", named.id);
+        if self.checked.player(&known).is_some() || self.store.player(&named.id).await?.is_some() {
+            self.checked.remember(known, named.id.clone());
+            return Ok(named.id);
+        }
+        let display_name = named
+            .name
+            .filter(|name| {
+                refuse_hidden_characters("name", name).is_ok()
+                    && !name.trim().is_empty()
+                    && name.chars().count() <= MAX_DISPLAY_NAME
             })
+            .unwrap_or_else(|| named.id.clone());
+        let player = StoredPlayer {
+            id: named.id.clone(),
+            username: named.id.clone(),
+            display_name: display_name.trim().to_owned(),
+            created_at: 0,
+        };
+        // No player token is issued: the provider's JWTs name them. Created
+        // by this call or a racing one, the player exists either way.
+        let (Ok(_) | Err(UsernameTaken)) = self.store.insert_player(player, None).await?;
+        Ok(named.id)
     }
 
     /// A new token for player `id`.
@@ -268,6 +329,8 @@ impl Players {
     pub async fn revoke(&self, id: &str, token: &str, all: bool) -> Result<u64, GameError> {
         let hash = hash_token(token);
         let only = (!all).then_some(hash.as_str());
-        Ok(self.store.revoke_player_tokens(id, only).await?)
+        let revoked = self.store.revoke_player_tokens(id, only).await?;
+        self.checked.forget(id, only);
+        Ok(revoked)
     }
 }

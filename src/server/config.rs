@@ -15,7 +15,7 @@ use crate::{
     },
     players::{
         DEFAULT_CHALLENGE_EXPIRY, DEFAULT_MAX_CHALLENGES_PER_PLAYER, DEFAULT_MAX_PLAYER_TOKENS,
-        Enrolment,
+        Enrolment, JwtSettings,
     },
     store::DEFAULT_BATCH_MAX,
 };
@@ -65,6 +65,9 @@ pub struct ServerConfig {
     pub enrolment: Enrolment,
     /// Tokens a player may hold at once.
     pub max_player_tokens: usize,
+    /// The platform's identity provider, whose JWTs name players too
+    /// (`None`: players have Arbiter's tokens only).
+    pub jwt: Option<JwtSettings>,
     /// How long a challenge waits for an answer.
     pub challenge_expiry: Duration,
     /// Challenges a player may have waiting at once.
@@ -167,6 +170,7 @@ impl ServerConfig {
             admin_token: None,
             enrolment: Enrolment::Open,
             max_player_tokens: DEFAULT_MAX_PLAYER_TOKENS,
+            jwt: None,
             challenge_expiry: DEFAULT_CHALLENGE_EXPIRY,
             max_challenges_per_player: DEFAULT_MAX_CHALLENGES_PER_PLAYER,
             import_max_moves: PgnLimits::DEFAULT.moves,

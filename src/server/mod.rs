@@ -67,7 +67,7 @@ use crate::{
     },
     games::{Games, PgnLimits, Watching, positions::Positions},
     peers::PeerRate,
-    players::{Challenges, Players},
+    players::{Challenges, Jwt, Players},
     rules::Clipped,
     store::Store,
 };
@@ -96,6 +96,14 @@ pub async fn serve(
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let lease_times = config.lease_times.check()?;
     let tls = config.tls.clone().map(Tls::load).transpose()?.map(Arc::new);
+    let jwt = match config.jwt.clone() {
+        Some(settings) => Some(
+            Jwt::load(settings)
+                .await
+                .map_err(|e| format!("cannot load the identity provider's keys: {e}"))?,
+        ),
+        None => None,
+    };
     let metrics_endpoint = match &config.metrics_listen {
         Some(addr) => {
             let listener = TcpListener::bind(addr)
@@ -179,6 +187,7 @@ pub async fn serve(
     })
     .with_open_seat_timeout(config.open_seat_timeout);
     let players = Players::new(store.clone())
+        .with_jwt(jwt.clone())
         .with_admin_token(config.admin_token.clone())
         .with_enrolment(config.enrolment)
         .with_max_tokens(config.max_player_tokens);
@@ -198,6 +207,7 @@ pub async fn serve(
     let (stop_watchers, shutdown_watch) = tokio::sync::watch::channel(false);
     let tls_stop = shutdown_watch.clone();
     let purging = tokio::spawn(memory::purge_after_releases(shutdown_watch.clone()));
+    let refreshing = jwt.map(|jwt| jwt.keep_fresh(shutdown_watch.clone()));
     let streams = Arc::new(Streams::new(
         shutdown_watch,
         config.max_watchers_per_connection,
@@ -291,6 +301,9 @@ pub async fn serve(
         }
     }
     let _ = purging.await;
+    if let Some(refreshing) = refreshing {
+        let _ = refreshing.await;
+    }
     store_health.abort();
     if let Some(endpoint) = metrics_endpoint {
         endpoint.abort();

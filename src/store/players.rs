@@ -20,8 +20,8 @@ pub struct StoredPlayer {
 pub struct UsernameTaken;
 
 impl Store {
-    /// Creates `player` with the token hashed `token_hash`, in one
-    /// transaction.
+    /// Creates `player`, with the token hashed `token_hash` if it has one,
+    /// in one transaction.
     ///
     /// # Errors
     ///
@@ -29,7 +29,7 @@ impl Store {
     pub async fn insert_player(
         &self,
         player: StoredPlayer,
-        token_hash: &str,
+        token_hash: Option<&str>,
     ) -> Result<Result<StoredPlayer, UsernameTaken>, StoreError> {
         let created_at = now_millis();
         let mut tx = self.writer.begin().await?;
@@ -43,7 +43,7 @@ impl Store {
         .bind(created_at)
         .fetch_optional(tx.conn())
         .await?;
-        if inserted.is_some() {
+        if let (Some(_), Some(token_hash)) = (&inserted, token_hash) {
             insert_token(tx.conn(), &player.id, token_hash, created_at).await?;
         }
         // Committed either way: a transaction dropped open is taken for a

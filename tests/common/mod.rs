@@ -11,7 +11,8 @@ pub mod raw;
 use std::sync::Arc;
 
 use arbiter::api::proto::{
-    self as pb, engine_client::EngineClient, games_client::GamesClient, rules_client::RulesClient,
+    self as pb, engine_client::EngineClient, games_client::GamesClient,
+    players_client::PlayersClient, rules_client::RulesClient,
 };
 use arbiter::games::{SystemTime, TimeSource};
 use arbiter::server::{ServerConfig, serve};
@@ -50,6 +51,32 @@ seat_requests!(
     RespondToTakebackRequest,
     WatchGameRequest
 );
+
+/// `message` with `authorization: Bearer <token>`: a call a player makes.
+pub fn bearing<T>(message: T, token: &str) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    request.metadata_mut().insert(
+        "authorization",
+        format!("Bearer {token}").parse().expect("metadata"),
+    );
+    request
+}
+
+/// Creates the player `username`; the player and their token.
+pub async fn create_player(
+    players: &mut PlayersClient<Channel>,
+    username: &str,
+) -> (pb::Player, String) {
+    let created = players
+        .create_player(pb::CreatePlayerRequest {
+            username: username.into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{username}: {e:?}"))
+        .into_inner();
+    (created.player.unwrap(), created.token)
+}
 
 /// How often [`wait_until!`] asks again.
 pub const POLL: std::time::Duration = std::time::Duration::from_millis(20);
@@ -617,15 +644,22 @@ pub async fn connect_from(source: &str, addr: &str) -> std::io::Result<tokio::ne
 /// Taken below the kernel's range of ephemeral ports, which it hands out
 /// to every `bind(0)` and outgoing connection of the tests running beside
 /// this one: a port from that range may be taken again before the server
-/// binds it.
+/// binds it. No port is handed out twice to the tests of one binary,
+/// which run side by side.
 pub fn free_addr() -> String {
+    static HANDED_OUT: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
     let below = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
         .ok()
         .and_then(|range| range.split_whitespace().next()?.parse::<u16>().ok())
         .unwrap_or(32768);
+    let mut handed_out = HANDED_OUT.lock().unwrap_or_else(|e| e.into_inner());
     for _ in 0..1000 {
         let port = rand::random_range(10_000..below);
+        if handed_out.contains(&port) {
+            continue;
+        }
         if let Ok(listener) = std::net::TcpListener::bind(("127.0.0.1", port)) {
+            handed_out.push(port);
             return listener.local_addr().unwrap().to_string();
         }
     }

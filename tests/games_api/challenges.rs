@@ -2,7 +2,7 @@
 //! races), declined, withdrawn, expired, open to anyone or to a list, and
 //! to the engine.
 
-use crate::common::{TestServer, code_and_reason};
+use crate::common::{self, TestServer, bearing, code_and_reason};
 
 use std::{sync::Arc, time::Duration};
 
@@ -11,17 +11,7 @@ use arbiter::{
     games::{ManualTime, TimeSource},
     server::ServerConfig,
 };
-use tonic::{Code, Request, transport::Channel};
-
-/// `message` with `authorization: Bearer <token>`.
-fn bearing<T>(message: T, token: &str) -> Request<T> {
-    let mut request = Request::new(message);
-    request.metadata_mut().insert(
-        "authorization",
-        format!("Bearer {token}").parse().expect("metadata"),
-    );
-    request
-}
+use tonic::{Code, transport::Channel};
 
 /// Players by these usernames, with their tokens.
 async fn players_named<const N: usize>(
@@ -30,15 +20,7 @@ async fn players_named<const N: usize>(
 ) -> [String; N] {
     let mut tokens = Vec::new();
     for name in names {
-        let created = players
-            .create_player(pb::CreatePlayerRequest {
-                username: name.into(),
-                ..Default::default()
-            })
-            .await
-            .expect("player created")
-            .into_inner();
-        tokens.push(created.token);
+        tokens.push(common::create_player(players, name).await.1);
     }
     tokens.try_into().expect("one token each")
 }

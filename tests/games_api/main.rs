@@ -12,6 +12,7 @@ mod engine;
 mod flag_timers;
 mod games;
 mod history;
+mod identity;
 mod players;
 mod ratings;
 mod rematch;

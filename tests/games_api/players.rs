@@ -2,7 +2,7 @@
 //! acting on their seats with their own credential, their games listed,
 //! their tokens issued and revoked, and who may create them.
 
-use crate::common::{self, SeatRequest, TestServer, code_and_reason};
+use crate::common::{self, SeatRequest, TestServer, bearing, code_and_reason, create_player};
 
 use arbiter::{
     api::proto::{self as pb, games_client::GamesClient, players_client::PlayersClient},
@@ -13,31 +13,6 @@ use arbiter::{
 use tonic::{Code, Request, transport::Channel};
 
 const ADMIN: &str = "c3f7e9a1b5d24680f1e3a5c7b9d0e2f4";
-
-/// `message` with `authorization: Bearer <token>`.
-fn bearing<T>(message: T, token: &str) -> Request<T> {
-    let mut request = Request::new(message);
-    request.metadata_mut().insert(
-        "authorization",
-        format!("Bearer {token}").parse().expect("metadata"),
-    );
-    request
-}
-
-async fn create_player(
-    players: &mut PlayersClient<Channel>,
-    username: &str,
-) -> (pb::Player, String) {
-    let created = players
-        .create_player(pb::CreatePlayerRequest {
-            username: username.into(),
-            ..Default::default()
-        })
-        .await
-        .unwrap_or_else(|e| panic!("{username}: {e:?}"))
-        .into_inner();
-    (created.player.unwrap(), created.token)
-}
 
 /// A game with White bound to the caller (`white_token`'s player) and Black
 /// to player `black_id`.
@@ -502,5 +477,42 @@ async fn only_the_operator_creates_players_when_the_server_says_so() {
         .await
         .expect("the backend moves for bob");
     assert_eq!(played.into_inner().game.unwrap().ply, 2);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn guessing_player_tokens_is_limited_per_address() {
+    let server = TestServer::start_with_config(|config| ServerConfig {
+        auth_failure_rate: 1,
+        auth_failure_burst: 3,
+        ..config
+    })
+    .await;
+    let mut players = PlayersClient::new(server.channel().await);
+    let (_, token) = create_player(&mut players, "alice").await;
+    let guess = |n: usize| bearing(pb::CreatePlayerTokenRequest {}, &format!("{n:064x}"));
+    let mut limited = None;
+    for n in 0..10 {
+        let refused = players.create_player_token(guess(n)).await.unwrap_err();
+        if refused.code() == Code::ResourceExhausted {
+            limited = Some(refused);
+            break;
+        }
+        assert_eq!(
+            code_and_reason(&refused),
+            (Code::Unauthenticated, "PLAYER_TOKEN_UNKNOWN".into())
+        );
+    }
+    let limited = limited.expect("the guesses are cut short");
+    assert_eq!(
+        code_and_reason(&limited),
+        (Code::ResourceExhausted, "CREDENTIAL_CHECKS_LIMITED".into())
+    );
+    // Barred, the address cannot use even a good token for a while.
+    let barred = players
+        .create_player_token(bearing(pb::CreatePlayerTokenRequest {}, &token))
+        .await
+        .unwrap_err();
+    assert_eq!(barred.code(), Code::ResourceExhausted);
     server.stop().await;
 }

@@ -3,31 +3,13 @@
 //! the leaderboard and the PGN tell it; games that cannot be rated are
 //! refused, and games that do not count leave ratings alone.
 
-use crate::common::{self, SeatRequest, TestServer, code_and_reason};
+use crate::common::{self, SeatRequest, TestServer, bearing, code_and_reason};
 
 use arbiter::api::proto::{self as pb, games_client::GamesClient, players_client::PlayersClient};
-use tonic::{Code, Request, transport::Channel};
-
-/// `message` with `authorization: Bearer <token>`.
-fn bearing<T>(message: T, token: &str) -> Request<T> {
-    let mut request = Request::new(message);
-    request.metadata_mut().insert(
-        "authorization",
-        format!("Bearer {token}").parse().expect("metadata"),
-    );
-    request
-}
+use tonic::{Code, transport::Channel};
 
 async fn player(players: &mut PlayersClient<Channel>, username: &str) -> String {
-    players
-        .create_player(pb::CreatePlayerRequest {
-            username: username.into(),
-            ..Default::default()
-        })
-        .await
-        .expect("player created")
-        .into_inner()
-        .token
+    common::create_player(players, username).await.1
 }
 
 fn blitz() -> Option<pb::TimeControl> {

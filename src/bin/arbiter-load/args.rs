@@ -41,6 +41,11 @@ pub(crate) struct Args {
     /// ImportGame of a fixed long game) and measure moves from there.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=MAX_START_PLY))]
     pub(crate) start_ply: u32,
+    /// make-move: each game's seats are bound to two players the task
+    /// creates, who move with their player tokens (`authorization`
+    /// metadata) instead of seat tokens. Not with --start-ply.
+    #[arg(long, conflicts_with = "start_ply")]
+    pub(crate) as_players: bool,
     /// raw-commit's database: `sqlite:///PATH` on the filesystem of the
     /// server's database, or `postgres://USER@HOST:PORT/DATABASE`. A scratch
     /// table is created in it and dropped at the end. With --all, adds

@@ -149,6 +149,8 @@ struct Setup {
     endpoints: Vec<Endpoint>,
     /// make-move tasks alternate their moves over the endpoints.
     alternate: bool,
+    /// make-move tasks play as players, with player tokens.
+    as_players: bool,
     script: Arc<Script>,
     /// What the legal-moves RPCs ask about.
     asked: Asked,
@@ -167,6 +169,7 @@ impl Setup {
                 Some(raw) => vec![raw.backend().to_string()],
                 None => vec![],
             },
+            Rpc::MakeMove if self.as_players => vec![variant.to_string(), "as players".into()],
             Rpc::MakeMove => vec![variant.to_string()],
             _ => match self.asked {
                 Asked::Middlegame => vec![variant.to_string()],
@@ -282,7 +285,14 @@ async fn preflight(setup: &Setup, rpcs: &[Rpc]) -> Result<(), Fatal> {
     for endpoint in setup.endpoints.iter().filter(|_| !grpc.is_empty()) {
         let channel = connect(endpoint, 1).await?.remove(0);
         for &rpc in &grpc {
-            let mut worker = Worker::new(rpc, asked, vec![channel.clone()], &setup.script, None)?;
+            let mut worker = Worker::new(
+                rpc,
+                asked,
+                vec![channel.clone()],
+                &setup.script,
+                None,
+                setup.as_players,
+            )?;
             let result = match worker.prepare().await {
                 Ok(()) => worker.call().await,
                 Err(status) => Err(status),
@@ -381,6 +391,7 @@ async fn run(setup: &Setup, spec: RunSpec) -> Result<Report, Fatal> {
                 task_channels,
                 &setup.script,
                 committers.next(),
+                setup.as_players,
             )
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -427,6 +438,7 @@ async fn main_inner(args: Args) -> Result<(), Fatal> {
     let setup = Setup {
         endpoints,
         alternate: args.alternate,
+        as_players: args.as_players,
         script: Arc::new(Script::new(args.variant, args.start_ply)?),
         asked: args.position,
         raw,
@@ -628,6 +640,7 @@ mod tests {
         let setup = |servers: usize, alternate: bool, start: u32| Setup {
             endpoints: vec![Endpoint::from_static("http://127.0.0.1:1"); servers],
             alternate,
+            as_players: false,
             script: Arc::new(Script::new(GameVariant::Xiangqi, start).unwrap()),
             asked: Asked::Middlegame,
             raw: None,

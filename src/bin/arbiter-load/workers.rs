@@ -9,7 +9,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-use arbiter::api::proto::{self as pb, games_client::GamesClient, rules_client::RulesClient};
+use arbiter::api::proto::{
+    self as pb, games_client::GamesClient, players_client::PlayersClient, rules_client::RulesClient,
+};
 use http::uri::PathAndQuery;
 use prost::{Message, bytes::Bytes};
 use tonic::{Request, Status, client::Grpc, transport::Channel};
@@ -66,6 +68,7 @@ impl Worker {
         channels: Vec<Channel>,
         script: &Arc<Script>,
         committer: Option<Committer>,
+        as_players: bool,
     ) -> Result<Worker, Fatal> {
         if let Some(committer) = committer {
             return Ok(Worker::RawCommit(committer));
@@ -98,6 +101,8 @@ impl Worker {
                 clients: channels.into_iter().map(GamesClient::new).collect(),
                 script: Arc::clone(script),
                 game: None,
+                channel,
+                as_players: as_players.then_some(None),
             }),
         })
     }
@@ -222,12 +227,17 @@ pub(crate) struct Player {
     pub(crate) clients: Vec<GamesClient<Channel>>,
     pub(crate) script: Arc<Script>,
     pub(crate) game: Option<OpenGame>,
+    /// The task's own server's channel, for its other services.
+    pub(crate) channel: Channel,
+    /// Play as two players (`--as-players`), once created.
+    pub(crate) as_players: Option<Option<LoadPlayers>>,
 }
 
 /// A game being played by a [`Player`].
 pub(crate) struct OpenGame {
     pub(crate) id: String,
-    /// White's (Red's) token, then Black's.
+    /// White's (Red's) token, then Black's: seat tokens, or the players'
+    /// tokens with `--as-players`.
     pub(crate) tokens: [String; 2],
     /// Moves played so far.
     pub(crate) ply: u32,
@@ -242,26 +252,35 @@ impl Player {
             return Ok(());
         }
         self.game = None;
+        if let Some(None) = self.as_players {
+            self.as_players = Some(Some(self.create_players().await?));
+        }
         let client = &mut self.clients[0];
         let (game, tokens) = match &*self.script {
             Script::Cycle(_) => {
-                let seat = |name: &str| {
+                let players = self.as_players.clone().flatten();
+                let seat = |n: usize, name: &str| {
                     Some(pb::SeatRequest {
                         display_name: name.into(),
-                        engine: None,
+                        player_id: players
+                            .as_ref()
+                            .map(|p| p.ids[n].clone())
+                            .unwrap_or_default(),
                         ..Default::default()
                     })
                 };
                 let created = client
                     .create_game(pb::CreateGameRequest {
                         variant: self.script.variant().proto() as i32,
-                        white: seat("load white"),
-                        black: seat("load black"),
+                        white: seat(0, "load white"),
+                        black: seat(1, "load black"),
                         ..Default::default()
                     })
                     .await?
                     .into_inner();
-                (created.game, [created.white_token, created.black_token])
+                let tokens =
+                    players.map_or([created.white_token, created.black_token], |p| p.tokens);
+                (created.game, tokens)
             }
             Script::Long { pgn, .. } => {
                 let imported = client
@@ -284,6 +303,24 @@ impl Player {
         Ok(())
     }
 
+    /// Creates this task's two players, under random names.
+    async fn create_players(&mut self) -> Result<LoadPlayers, Status> {
+        let mut players = PlayersClient::new(self.channel.clone());
+        let ids = [0, 1].map(|n| format!("load{:08x}-{n}", rand::random::<u32>()));
+        let mut tokens = [String::new(), String::new()];
+        for (id, token) in ids.iter().zip(&mut tokens) {
+            *token = players
+                .create_player(pb::CreatePlayerRequest {
+                    username: id.clone(),
+                    ..Default::default()
+                })
+                .await?
+                .into_inner()
+                .token;
+        }
+        Ok(LoadPlayers { ids, tokens })
+    }
+
     /// Plays the script's next move. On any failure the game is dropped,
     /// so the next call starts a fresh one.
     pub(crate) async fn play(&mut self) -> Result<(), Status> {
@@ -292,14 +329,27 @@ impl Player {
         };
         let ply = game.ply;
         let count = self.clients.len();
+        let token = &game.tokens[ply as usize % 2];
+        let as_player = self.as_players.is_some();
+        let mut request = tonic::Request::new(pb::MakeMoveRequest {
+            game_id: game.id.clone(),
+            seat_token: if as_player {
+                String::new()
+            } else {
+                token.clone()
+            },
+            r#move: self.script.move_at(ply).into(),
+            expected_ply: Some(ply),
+            ..Default::default()
+        });
+        if as_player {
+            let bearer = format!("Bearer {token}")
+                .parse()
+                .map_err(|_| Status::internal("a player token that is no header value"))?;
+            request.metadata_mut().insert("authorization", bearer);
+        }
         let response = self.clients[ply as usize % count]
-            .make_move(pb::MakeMoveRequest {
-                game_id: game.id.clone(),
-                seat_token: game.tokens[ply as usize % 2].clone(),
-                r#move: self.script.move_at(ply).into(),
-                expected_ply: Some(ply),
-                ..Default::default()
-            })
+            .make_move(request)
             .await?
             .into_inner();
         let outcome = response.game.and_then(|game| game.outcome);
@@ -318,6 +368,13 @@ impl Player {
             None => Err(Status::internal("MakeMove answered without the game")),
         }
     }
+}
+
+/// A task's two players: their ids, and their tokens.
+#[derive(Clone)]
+pub(crate) struct LoadPlayers {
+    ids: [String; 2],
+    tokens: [String; 2],
 }
 
 /// What one task measured.

@@ -79,6 +79,10 @@ export const Reason = {
   PLAYER_TOKEN_MISSING: "PLAYER_TOKEN_MISSING",
   /** UNAUTHENTICATED: The `authorization` metadata's token is no player's (or was revoked). */
   PLAYER_TOKEN_UNKNOWN: "PLAYER_TOKEN_UNKNOWN",
+  /** UNAUTHENTICATED: The JWT's time is past (`exp`): get a new one from the identity provider. */
+  JWT_EXPIRED: "JWT_EXPIRED",
+  /** UNAUTHENTICATED: The JWT does not verify: its signature, key id, algorithm, issuer, audience or subject (the message says which). */
+  JWT_INVALID: "JWT_INVALID",
   /** UNAUTHENTICATED: The `authorization` metadata is not `Bearer <token>`. */
   AUTHORIZATION_MALFORMED: "AUTHORIZATION_MALFORMED",
   /** PERMISSION_DENIED: A player acting, without a seat token, on a game none of whose seats is theirs. */

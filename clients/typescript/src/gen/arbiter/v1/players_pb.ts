@@ -1110,7 +1110,9 @@ export const Players: GenService<{
   },
   /**
    * Revokes the token the call is made with, or every token of the calling
-   * player; a revoked token is refused from the next call on.
+   * player; a revoked token is refused from the next call on by the server
+   * that revoked it, and by the other servers of a shared database within
+   * 5 s (they trust a token they checked for that long).
    *
    * @generated from rpc arbiter.v1.Players.RevokePlayerToken
    */

@@ -1,0 +1,276 @@
+//! Players named by a platform's identity provider: JWTs signed at test
+//! time with keys generated here (ES256, EdDSA), checked against the
+//! provider's JWKS for their signature, expiry, issuer, audience and key
+//! id, and a rotated key picked up without a restart.
+
+use crate::common::{TestServer, bearing, code_and_reason};
+
+use std::{
+    path::Path,
+    time::{Duration, SystemTime, UNIX_EPOCH},
+};
+
+use arbiter::{
+    api::proto::{self as pb, players_client::PlayersClient},
+    players::{JwksSource, JwtSettings},
+    server::ServerConfig,
+};
+use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
+use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
+use serde_json::{Value, json};
+use tonic::Code;
+
+const ISSUER: &str = "https://id.example.test";
+const AUDIENCE: &str = "arbiter";
+
+/// A signing key of the provider's, and its public half as a JWK.
+struct SigningKey {
+    kid: String,
+    alg: Algorithm,
+    encoding: EncodingKey,
+    jwk: Value,
+}
+
+impl SigningKey {
+    fn es256(kid: &str) -> SigningKey {
+        let pair = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
+        // Uncompressed point: 0x04, then x and y.
+        let point = pair.public_key_raw();
+        SigningKey {
+            kid: kid.into(),
+            alg: Algorithm::ES256,
+            encoding: EncodingKey::from_ec_pem(pair.serialize_pem().as_bytes()).unwrap(),
+            jwk: json!({
+                "kty": "EC", "crv": "P-256", "kid": kid, "alg": "ES256", "use": "sig",
+                "x": URL_SAFE_NO_PAD.encode(&point[1..33]),
+                "y": URL_SAFE_NO_PAD.encode(&point[33..65]),
+            }),
+        }
+    }
+
+    fn ed25519(kid: &str) -> SigningKey {
+        let pair = rcgen::KeyPair::generate_for(&rcgen::PKCS_ED25519).unwrap();
+        SigningKey {
+            kid: kid.into(),
+            alg: Algorithm::EdDSA,
+            encoding: EncodingKey::from_ed_pem(pair.serialize_pem().as_bytes()).unwrap(),
+            jwk: json!({
+                "kty": "OKP", "crv": "Ed25519", "kid": kid, "alg": "EdDSA", "use": "sig",
+                "x": URL_SAFE_NO_PAD.encode(pair.public_key_raw()),
+            }),
+        }
+    }
+
+    /// A token for `sub` with `claims` over the defaults (issuer,
+    /// audience, an hour to live).
+    fn token(&self, sub: &str, claims: Value) -> String {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        let mut all = json!({
+            "sub": sub, "iss": ISSUER, "aud": AUDIENCE, "iat": now, "exp": now + 3600,
+        });
+        for (name, value) in claims.as_object().unwrap() {
+            all[name] = value.clone();
+        }
+        let header = Header {
+            kid: Some(self.kid.clone()),
+            ..Header::new(self.alg)
+        };
+        encode(&header, &all, &self.encoding).unwrap()
+    }
+}
+
+fn write_jwks(path: &Path, keys: &[&SigningKey]) {
+    let keys: Vec<&Value> = keys.iter().map(|k| &k.jwk).collect();
+    std::fs::write(path, json!({ "keys": keys }).to_string()).unwrap();
+}
+
+async fn server_trusting(path: &Path) -> TestServer {
+    let jwks = path.to_path_buf();
+    TestServer::start_with_config(move |config| ServerConfig {
+        jwt: Some(JwtSettings {
+            jwks: JwksSource::File(jwks),
+            issuer: Some(ISSUER.into()),
+            audience: Some(AUDIENCE.into()),
+            name_claim: "name".into(),
+            refresh: Duration::from_secs(300),
+        }),
+        ..config
+    })
+    .await
+}
+
+/// A game White plays as the caller named by `token`, against an anonymous
+/// seat.
+fn game_for_caller() -> pb::CreateGameRequest {
+    pb::CreateGameRequest {
+        variant: pb::Variant::Chess as i32,
+        white: Some(pb::SeatRequest {
+            caller: true,
+            ..Default::default()
+        }),
+        black: Some(pb::SeatRequest {
+            display_name: "Guest".into(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn a_providers_jwt_names_a_player_who_plays_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let jwks = dir.path().join("jwks.json");
+    let (es, ed) = (SigningKey::es256("es-1"), SigningKey::ed25519("ed-1"));
+    write_jwks(&jwks, &[&es, &ed]);
+    let server = server_trusting(&jwks).await;
+    let mut games = server.games().await;
+    let mut players = PlayersClient::new(server.channel().await);
+
+    let token = es.token("auth0|42", json!({ "name": "Ann Example" }));
+    let created = games
+        .create_game(bearing(game_for_caller(), &token))
+        .await
+        .expect("created as the provider's player")
+        .into_inner();
+    let white = created.game.as_ref().unwrap().white.clone().unwrap();
+    assert_eq!(
+        (white.player_id.as_str(), white.display_name.as_str()),
+        ("auth0|42", "Ann Example")
+    );
+    let id = created.game.unwrap().id;
+    games
+        .make_move(bearing(
+            pb::MakeMoveRequest {
+                game_id: id.clone(),
+                r#move: "e4".into(),
+                ..Default::default()
+            },
+            &token,
+        ))
+        .await
+        .expect("moves with the JWT");
+    let found = players
+        .get_player(pb::GetPlayerRequest {
+            player: "auth0|42".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .player
+        .unwrap();
+    assert_eq!(found.display_name, "Ann Example");
+    // An EdDSA key of the set works as well, for another player.
+    let other = ed.token("user-7", json!({}));
+    games
+        .create_game(bearing(game_for_caller(), &other))
+        .await
+        .expect("an EdDSA token");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn jwts_that_do_not_check_out_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let jwks = dir.path().join("jwks.json");
+    let key = SigningKey::es256("k1");
+    write_jwks(&jwks, &[&key]);
+    let server = server_trusting(&jwks).await;
+    let mut games = server.games().await;
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let impostor = SigningKey::es256("k1");
+    let cases = [
+        (key.token("a", json!({ "exp": now - 120 })), "JWT_EXPIRED"),
+        (
+            key.token("a", json!({ "iss": "https://evil.test" })),
+            "JWT_INVALID",
+        ),
+        (
+            key.token("a", json!({ "aud": "someone-else" })),
+            "JWT_INVALID",
+        ),
+        (SigningKey::es256("k9").token("a", json!({})), "JWT_INVALID"),
+        (impostor.token("a", json!({})), "JWT_INVALID"),
+        (key.token("a b", json!({})), "JWT_INVALID"),
+    ];
+    for (token, reason) in cases {
+        let refused = games
+            .create_game(bearing(game_for_caller(), &token))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            code_and_reason(&refused),
+            (Code::Unauthenticated, reason.into())
+        );
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_rotated_key_is_picked_up_without_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let jwks = dir.path().join("jwks.json");
+    let old = SigningKey::es256("2026-11");
+    write_jwks(&jwks, &[&old]);
+    let server = server_trusting(&jwks).await;
+    let mut games = server.games().await;
+    games
+        .create_game(bearing(game_for_caller(), &old.token("p", json!({}))))
+        .await
+        .expect("the old key");
+    // The provider rotates: the new key is published, the old one dropped.
+    let new = SigningKey::es256("2026-12");
+    write_jwks(&jwks, &[&new]);
+    games
+        .create_game(bearing(game_for_caller(), &new.token("p", json!({}))))
+        .await
+        .expect("the new key, read again on its unknown key id");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_key_set_comes_from_a_url_too() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let key = SigningKey::es256("web-1");
+    let body = json!({ "keys": [&key.jwk] }).to_string();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let serving = tokio::spawn(async move {
+        loop {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            let mut request = [0; 4096];
+            let _ = stream.read(&mut request).await;
+            let response = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+                 connection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = stream.write_all(response.as_bytes()).await;
+        }
+    });
+    let url = format!("http://{addr}/.well-known/jwks.json");
+    let server = TestServer::start_with_config(move |config| ServerConfig {
+        jwt: Some(JwtSettings {
+            jwks: url.parse().unwrap(),
+            issuer: None,
+            audience: None,
+            name_claim: "name".into(),
+            refresh: Duration::from_secs(300),
+        }),
+        ..config
+    })
+    .await;
+    let mut games = server.games().await;
+    games
+        .create_game(bearing(game_for_caller(), &key.token("w", json!({}))))
+        .await
+        .expect("a key read from the URL");
+    server.stop().await;
+    serving.abort();
+}
