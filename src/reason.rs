@@ -253,9 +253,9 @@ reasons! {
     /// The server, or the caller's address, has as many requests in flight
     /// as it may (metadata `cap` = `server` or `peer`, and `limit`).
     ServerBusy = "SERVER_BUSY", ResourceExhausted;
-    /// A game, a connection or the caller's address has as many watchers
-    /// as it may (metadata `cap` = `game`, `connection`, `peer` or
-    /// `player_streams`, and `limit`).
+    /// A game, a connection, the caller's address or player has as many
+    /// watchers as it may (metadata `cap` = `game`, `connection`, `peer`,
+    /// `player_streams` or `player`, and `limit`).
     TooManyWatchers = "TOO_MANY_WATCHERS", ResourceExhausted;
     /// The caller's address holds as many connections as it may (metadata
     /// `cap` = `peer`, `limit`): close some, or retry later.

@@ -16,6 +16,7 @@ use crate::{
         Ending, EngineSeat, FIRST_MOVE_GRACE, GameClock, GameView, MoveView, OutcomeView, SeatSpec,
         Status as GameStatus, TimeControl,
     },
+    players::Challenge,
     reason::Reason,
     rules::{
         DrawClaim, GameEnd, IllegalReason, MoveDescription, RuleChoices, Side, Termination,
@@ -549,4 +550,43 @@ pub(super) fn setup(
 /// not a valid position.
 pub(super) fn record(position: Option<&pb::Position>) -> Result<Box<dyn Referee>, Status> {
     setup(position)?.map_err(|e| invalid_position("position.fen", "position.moves", &e))
+}
+
+/// A challenge as the API writes it.
+pub fn challenge(c: &Challenge) -> pb::Challenge {
+    use crate::players::ChallengeStatus;
+    let s = &c.stored;
+    let status = match c.status {
+        ChallengeStatus::Open => pb::ChallengeStatus::Open,
+        ChallengeStatus::Accepted => pb::ChallengeStatus::Accepted,
+        ChallengeStatus::Declined => pb::ChallengeStatus::Declined,
+        ChallengeStatus::Canceled => pb::ChallengeStatus::Canceled,
+        ChallengeStatus::Expired => pb::ChallengeStatus::Expired,
+    };
+    pb::Challenge {
+        id: s.id.clone(),
+        challenger_id: s.challenger.clone(),
+        destination_id: s.destination.clone().unwrap_or_default(),
+        open_to: s.open_to.clone(),
+        engine: c.engine().map(engine_player),
+        variant: variant_to_pb(s.variant),
+        fen: s.start_fen.clone().unwrap_or_default(),
+        xiangqi_rules: xiangqi_rules_to_pb(s.variant, c.choices()),
+        time_control: c.time_control().map(time_control_to_pb),
+        color: match s.color {
+            None => pb::ChallengeColor::Unspecified,
+            Some(Side::White) => pb::ChallengeColor::White,
+            Some(Side::Black) => pb::ChallengeColor::Black,
+        } as i32,
+        status: status as i32,
+        decline_reason: s
+            .decline_reason
+            .as_deref()
+            .and_then(pb::DeclineReason::from_str_name)
+            .unwrap_or(pb::DeclineReason::Unspecified) as i32,
+        game_id: s.game_id.clone().unwrap_or_default(),
+        created_at: timestamp(s.created_at),
+        expires_at: timestamp(s.expires_at),
+        rated: s.rated,
+    }
 }

@@ -17,7 +17,7 @@ use super::{
     watch::Watchers,
 };
 use crate::{
-    games::{Games, PgnNotation, RematchAnswer, SeatClaim, SeatSpec, Start, Terms},
+    games::{GameError, Games, PgnNotation, RematchAnswer, SeatClaim, SeatSpec, Start, Terms},
     players::Players,
     reason::Reason,
     store::GameFilter,
@@ -218,13 +218,22 @@ impl games_server::Games for GamesService {
                 "at most 100 characters",
             ));
         }
+        // A player named by id or username; one nobody is has no games.
+        let player_id = match r.player_id.trim() {
+            "" => None,
+            name => Some(match self.players.get(name).await {
+                Ok(found) => found.id,
+                Err(GameError::NotFound(_)) => name.to_owned(),
+                Err(other) => return Err(other.into()),
+            }),
+        };
         let page = self
             .games
             .list(GameFilter {
                 finished,
                 variant,
                 player: (!player.is_empty()).then(|| player.to_owned()),
-                player_id: (!r.player_id.is_empty()).then(|| r.player_id.to_ascii_lowercase()),
+                player_id,
                 termination: convert::termination_filter("termination", r.termination)?,
                 created_from: convert::millis("created_after", r.created_after.as_ref())?,
                 created_until: convert::millis("created_before", r.created_before.as_ref())?,

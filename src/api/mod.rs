@@ -11,6 +11,7 @@ mod frames;
 mod games;
 mod legal_moves;
 mod player;
+mod player_events;
 mod players;
 mod positions;
 pub mod proto;
@@ -18,6 +19,7 @@ mod request;
 mod request_errors;
 mod routes;
 mod rules;
+mod seat_events;
 mod streams;
 mod watch;
 
@@ -30,6 +32,7 @@ pub use legal_moves::LegalMovesAnswer;
 pub use player::{
     DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits, PlayerStreams,
 };
+pub use player_events::{DEFAULT_MAX_STREAMS_PER_PLAYER, LOOK_EVERY};
 pub use players::PlayersService;
 pub use positions::PositionsService;
 pub use request::REQUEST_COMPRESSION;

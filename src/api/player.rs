@@ -26,16 +26,17 @@ use tonic::{Request, Status};
 
 use super::{
     convert,
-    error::{invalid_argument, player_too_slow, shutting_down, too_many_watchers},
-    frames::unframed,
+    error::{invalid_argument, shutting_down, too_many_watchers},
+    player_events::{self, EventStream, Held, Opened, PerPlayer},
     proto as pb,
     request::trace_game,
+    seat_events::{Seat, Told, is_end, player_events, poll_seats},
     streams::{Place, Streams},
 };
 use crate::{
-    games::{FollowedSeat, Games, View, Watcher},
+    games::{FollowedSeat, Games, View},
+    players::Challenges,
     reason::Reason,
-    rules::Side,
 };
 
 /// Default [`PlayerLimits::max_seats`].
@@ -50,16 +51,20 @@ pub struct PlayerLimits {
     pub max_seats: usize,
     /// Player streams open at once on this server.
     pub max_streams: usize,
+    /// WatchEvents streams one player may have open at once.
+    pub max_per_player: usize,
 }
 
-/// Opens WatchPlayer streams, within their limits.
-#[derive(Debug)]
+/// Opens WatchPlayer and WatchEvents streams, within their limits.
+#[derive(Clone, Debug)]
 pub struct PlayerStreams {
     games: Games,
     streams: Arc<Streams>,
     limits: PlayerLimits,
     /// Player streams open now.
     open: Arc<AtomicUsize>,
+    /// WatchEvents streams open now, by player.
+    per_player: Arc<PerPlayer>,
 }
 
 impl PlayerStreams {
@@ -71,7 +76,35 @@ impl PlayerStreams {
             streams,
             limits,
             open: Arc::default(),
+            per_player: Arc::default(),
         }
+    }
+
+    /// The WatchEvents stream of `player`, who makes `request`.
+    pub(super) fn watch_events<T>(
+        &self,
+        request: &Request<T>,
+        player: String,
+        challenges: Challenges,
+    ) -> Result<EventStream, Status> {
+        let player_place = self.per_player.take(&player, self.limits.max_per_player)?;
+        let opened = self.take()?;
+        let place = request
+            .remote_addr()
+            .map(|addr| self.streams.take_place(addr))
+            .transpose()?;
+        Ok(player_events::watch(
+            self.games.clone(),
+            challenges,
+            player,
+            self.limits.max_seats,
+            self.streams.shutdown(),
+            Held {
+                _opened: opened,
+                _player_place: player_place,
+                _place: place,
+            },
+        ))
     }
 
     /// A place among the open streams.
@@ -84,85 +117,6 @@ impl PlayerStreams {
             .map_err(|_| too_many_watchers("player_streams", max))?;
         Ok(Opened(Arc::clone(&self.open)))
     }
-}
-
-/// A stream's place among the open player streams, given back on drop.
-#[derive(Debug)]
-struct Opened(Arc<AtomicUsize>);
-
-impl Drop for Opened {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-/// What a seat has been told of its game's state.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct Told {
-    /// The ply its turn was told at, while it is still its turn.
-    turn: Option<u32>,
-    /// The opponent's pending draw offer was told.
-    draw_offer: bool,
-    /// The opponent's pending takeback proposal was told.
-    takeback_offer: bool,
-}
-
-/// A seat followed.
-#[derive(Debug)]
-struct Seat {
-    game_id: String,
-    side: Side,
-    watcher: Watcher,
-    told: Told,
-}
-
-/// The player's events for the game `game` (after the move `played`, if
-/// one was), seen from `side`, given what was `told` before; updates
-/// `told`. The game is over if the last event is `GAME_ENDED`.
-fn player_events(
-    side: Side,
-    told: &mut Told,
-    game: &pb::Game,
-    played: Option<&pb::PlayedMove>,
-) -> Vec<pb::WatchPlayerResponse> {
-    let event =
-        |kind: pb::PlayerEventKind, played: Option<&pb::PlayedMove>| pb::WatchPlayerResponse {
-            kind: kind as i32,
-            game: Some(game.clone()),
-            side: convert::side(side),
-            r#move: played.cloned(),
-        };
-    let ongoing = game
-        .outcome
-        .as_ref()
-        .is_some_and(|o| o.status == pb::OutcomeStatus::Ongoing as i32);
-    if !ongoing {
-        return vec![event(pb::PlayerEventKind::GameEnded, None)];
-    }
-    let mine = convert::side(side);
-    let theirs = convert::side(side.other());
-    let mut events = Vec::new();
-    let draw_offer = game.draw_offer == theirs;
-    if draw_offer && !told.draw_offer {
-        events.push(event(pb::PlayerEventKind::DrawOffered, None));
-    }
-    told.draw_offer = draw_offer;
-    let takeback_offer = game.takeback_offer == theirs;
-    if takeback_offer && !told.takeback_offer {
-        events.push(event(pb::PlayerEventKind::TakebackProposed, None));
-    }
-    told.takeback_offer = takeback_offer;
-    if game.turn != mine {
-        told.turn = None;
-    } else if told.turn != Some(game.ply) {
-        told.turn = Some(game.ply);
-        events.push(event(pb::PlayerEventKind::YourTurn, played));
-    }
-    events
-}
-
-fn is_end(event: &pb::WatchPlayerResponse) -> bool {
-    event.kind == pb::PlayerEventKind::GameEnded as i32
 }
 
 impl PlayerStreams {
@@ -256,43 +210,6 @@ pub struct PlayerStream {
     _place: Option<Place>,
 }
 
-impl PlayerStream {
-    /// Reads the seats' watchers in turn until one has an event (its
-    /// player events queued, the seat dropped once its game ended).
-    fn poll_seats(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Status>> {
-        for _ in 0..self.seats.len() {
-            let index = self.next % self.seats.len();
-            self.next = index + 1;
-            let seat = &mut self.seats[index];
-            let event = match seat.watcher.poll_next(cx) {
-                Poll::Pending => continue,
-                Poll::Ready(None) => None,
-                Poll::Ready(Some(Err(behind))) => {
-                    return Poll::Ready(Err(player_too_slow(&seat.game_id, behind)));
-                }
-                Poll::Ready(Some(Ok(event))) => Some(event),
-            };
-            let mut ended = event.is_none();
-            for frame in event.iter().flat_map(|event| &event.messages) {
-                let message = unframed(frame)?;
-                let Some(game) = &message.game else { continue };
-                let events =
-                    player_events(seat.side, &mut seat.told, game, message.r#move.as_ref());
-                ended = events.iter().any(is_end);
-                self.queued.extend(events);
-                if ended {
-                    break;
-                }
-            }
-            if ended {
-                self.seats.swap_remove(index);
-            }
-            return Poll::Ready(Ok(()));
-        }
-        Poll::Pending
-    }
-}
-
 impl Stream for PlayerStream {
     type Item = Result<pb::WatchPlayerResponse, Status>;
 
@@ -315,64 +232,13 @@ impl Stream for PlayerStream {
                     "the server is shutting down; watch again",
                 ))));
             }
-            if let Err(status) = std::task::ready!(this.poll_seats(cx)) {
-                this.done = true;
-                return Poll::Ready(Some(Err(status)));
+            match std::task::ready!(poll_seats(&mut this.seats, &mut this.next, cx)) {
+                Ok(events) => this.queued.extend(events),
+                Err(status) => {
+                    this.done = true;
+                    return Poll::Ready(Some(Err(status)));
+                }
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn game(turn: pb::Side, ply: u32, draw_offer: pb::Side, status: pb::OutcomeStatus) -> pb::Game {
-        pb::Game {
-            turn: turn as i32,
-            ply,
-            draw_offer: draw_offer as i32,
-            outcome: Some(pb::Outcome {
-                status: status as i32,
-                ..Default::default()
-            }),
-            ..Default::default()
-        }
-    }
-
-    fn kinds(events: &[pb::WatchPlayerResponse]) -> Vec<pb::PlayerEventKind> {
-        events
-            .iter()
-            .map(|e| pb::PlayerEventKind::try_from(e.kind).unwrap())
-            .collect()
-    }
-
-    /// Each turn, offer and end is told once, as the game's state shows it.
-    #[test]
-    fn a_seat_is_told_its_turns_offers_and_end_once_each() {
-        use pb::{
-            OutcomeStatus::{Drawn, Ongoing},
-            PlayerEventKind::{DrawOffered, GameEnded, YourTurn},
-            Side::*,
-        };
-        let mut told = Told::default();
-        let black = Side::Black;
-        let mut step = |g: pb::Game| kinds(&player_events(black, &mut told, &g, None));
-        assert_eq!(step(game(White, 0, Unspecified, Ongoing)), []);
-        assert_eq!(step(game(Black, 1, Unspecified, Ongoing)), [YourTurn]);
-        assert_eq!(
-            step(game(Black, 1, White, Ongoing)),
-            [DrawOffered],
-            "no second turn"
-        );
-        assert_eq!(step(game(White, 2, Unspecified, Ongoing)), []);
-        assert_eq!(step(game(Black, 3, Unspecified, Ongoing)), [YourTurn]);
-        // A takeback to the same ply gives the turn back: told again.
-        assert_eq!(step(game(White, 2, Unspecified, Ongoing)), []);
-        assert_eq!(
-            step(game(Black, 3, White, Ongoing)),
-            [DrawOffered, YourTurn]
-        );
-        assert_eq!(step(game(Unspecified, 3, Unspecified, Drawn)), [GameEnded]);
     }
 }

@@ -4,13 +4,16 @@ use tonic::{Request, Response, Status};
 
 use super::{
     admission::{Creates, admit_create},
-    caller, convert,
+    caller,
+    convert::{self, challenge},
     error::invalid_argument,
+    player::PlayerStreams,
+    player_events::EventStream,
     proto::{self as pb, players_server},
 };
 use crate::{
     games::model::PROVISIONAL_DEVIATION,
-    players::{Challenge, ChallengeSpec, ChallengeStatus, Challenges, Players},
+    players::{ChallengeSpec, Challenges, Players},
     reason::Reason,
     rules::Side,
     store::{StoredPlayer, StoredRating},
@@ -19,46 +22,11 @@ use crate::{
 pub struct PlayersService {
     pub players: Players,
     pub challenges: Challenges,
+    /// WatchEvents' streams (sharing WatchPlayer's limits).
+    pub streams: PlayerStreams,
     /// The rate limit of creating calls, CreatePlayer's and
     /// CreateChallenge's too.
     pub creates: Creates,
-}
-
-fn challenge(c: &Challenge) -> pb::Challenge {
-    let s = &c.stored;
-    let status = match c.status {
-        ChallengeStatus::Open => pb::ChallengeStatus::Open,
-        ChallengeStatus::Accepted => pb::ChallengeStatus::Accepted,
-        ChallengeStatus::Declined => pb::ChallengeStatus::Declined,
-        ChallengeStatus::Canceled => pb::ChallengeStatus::Canceled,
-        ChallengeStatus::Expired => pb::ChallengeStatus::Expired,
-    };
-    pb::Challenge {
-        id: s.id.clone(),
-        challenger_id: s.challenger.clone(),
-        destination_id: s.destination.clone().unwrap_or_default(),
-        open_to: s.open_to.clone(),
-        engine: c.engine().map(convert::engine_player),
-        variant: convert::variant_to_pb(s.variant),
-        fen: s.start_fen.clone().unwrap_or_default(),
-        xiangqi_rules: convert::xiangqi_rules_to_pb(s.variant, c.choices()),
-        time_control: c.time_control().map(convert::time_control_to_pb),
-        color: match s.color {
-            None => pb::ChallengeColor::Unspecified,
-            Some(Side::White) => pb::ChallengeColor::White,
-            Some(Side::Black) => pb::ChallengeColor::Black,
-        } as i32,
-        status: status as i32,
-        decline_reason: s
-            .decline_reason
-            .as_deref()
-            .and_then(pb::DeclineReason::from_str_name)
-            .unwrap_or(pb::DeclineReason::Unspecified) as i32,
-        game_id: s.game_id.clone().unwrap_or_default(),
-        created_at: convert::timestamp(s.created_at),
-        expires_at: convert::timestamp(s.expires_at),
-        rated: s.rated,
-    }
 }
 
 /// CreateChallenge's request as the challenge it asks for.
@@ -262,6 +230,19 @@ impl players_server::Players for PlayersService {
             incoming: incoming.iter().map(challenge).collect(),
             outgoing: outgoing.iter().map(challenge).collect(),
         }))
+    }
+
+    type WatchEventsStream = EventStream;
+
+    async fn watch_events(
+        &self,
+        request: Request<pb::WatchEventsRequest>,
+    ) -> Result<Response<EventStream>, Status> {
+        let caller = caller::player(&self.players, &request).await?;
+        let stream = self
+            .streams
+            .watch_events(&request, caller.id, self.challenges.clone())?;
+        Ok(Response::new(stream))
     }
 
     async fn get_rating_history(

@@ -7,7 +7,10 @@ use http::{HeaderValue, Uri};
 
 use crate::{
     analysis::Analyst,
-    api::{DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits},
+    api::{
+        DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_MAX_STREAMS_PER_PLAYER,
+        DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits,
+    },
     games::{AdminToken, DEFAULT_LIVE_GAMES, LeaseTimes, PgnLimits},
     players::{
         DEFAULT_MAX_CHALLENGES_PER_PLAYER, DEFAULT_MAX_PLAYER_TOKENS, Enrolment, JwksSource,
@@ -154,6 +157,10 @@ pub struct ServeArgs {
     /// WatchPlayer streams open at once on this server.
     #[arg(long, env = "ARBITER_MAX_PLAYER_STREAMS", default_value_t = DEFAULT_MAX_PLAYER_STREAMS as u32, value_parser = clap::value_parser!(u32).range(1..))]
     max_player_streams: u32,
+    /// WatchEvents streams one player may have open at once (one a
+    /// device); past them TOO_MANY_WATCHERS (cap `player`).
+    #[arg(long, env = "ARBITER_MAX_STREAMS_PER_PLAYER", default_value_t = DEFAULT_MAX_STREAMS_PER_PLAYER as u32, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    max_streams_per_player: u32,
     /// Largest request message of every method but ImportGame, in bytes
     /// after decompression.
     #[arg(long, env = "ARBITER_MAX_REQUEST_BYTES", default_value_t = DEFAULT_MAX_REQUEST_BYTES, value_parser = bytes)]
@@ -298,6 +305,7 @@ impl ServeArgs {
             max_watchers_per_connection,
             player_stream_max_seats,
             max_player_streams,
+            max_streams_per_player,
             max_request_bytes,
             max_import_request_bytes,
             max_in_flight,
@@ -358,6 +366,7 @@ impl ServeArgs {
             player_streams: PlayerLimits {
                 max_seats: player_stream_max_seats as usize,
                 max_streams: max_player_streams as usize,
+                max_per_player: max_streams_per_player as usize,
             },
             max_request_bytes,
             max_import_request_bytes,

@@ -203,6 +203,7 @@ impl Games {
             Err(refused) => return Ok(Err(refused)),
         };
         let id = stored.id.clone();
+        self.ring_players(&stored);
         let game = self.live.keep(stored, record);
         self.arm_clock(&game);
         if white.engine.is_some() || black.engine.is_some() {

@@ -17,6 +17,7 @@
 //! persists); the rules are asked through [`crate::rules::referee`].
 
 mod actions;
+mod bells;
 mod change_lock;
 mod create;
 mod engine_seat;
@@ -42,6 +43,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
+pub use bells::PlayerBells;
 pub use create::Terms;
 pub use hub::{FellBehind, MAX_BACKLOG, Role, Watcher, Watching};
 pub use live::DEFAULT_LIVE_GAMES;
@@ -105,6 +107,8 @@ pub struct Games {
     ownership: Arc<ownership::Ownership>,
     /// How long an open seat waits for a player before its game expires.
     open_seat_timeout: std::time::Duration,
+    /// Players' event streams wait on these.
+    bells: Arc<PlayerBells>,
 }
 
 /// Who makes a move: a seat's holder (by token or as its player) or the
@@ -154,12 +158,28 @@ impl Games {
             live,
             ownership: Arc::new(ownership::Ownership::new(shared_store)),
             open_seat_timeout: DEFAULT_OPEN_SEAT_TIMEOUT,
+            bells: Arc::default(),
         };
         if let Some(changes) = changes {
             tokio::spawn(telling::follow(games.clone(), changes));
         }
         tokio::spawn(open_seat::sweep(games.clone()));
         games
+    }
+
+    /// The bells players' event streams wait on.
+    pub fn bells(&self) -> &PlayerBells {
+        &self.bells
+    }
+
+    /// Rings the bells of the players `game`'s seats are bound to.
+    fn ring_players(&self, game: &crate::store::StoredGame) {
+        for player in [&game.white_player, &game.black_player]
+            .into_iter()
+            .flatten()
+        {
+            self.bells.ring(player);
+        }
     }
 
     /// The service whose open seats wait `timeout` for a player.

@@ -27,11 +27,21 @@ impl Games {
     /// Unknown game, a token of neither seat, too many watchers of the
     /// game, or storage.
     pub async fn follow_seat(&self, id: &str, token: &str) -> Result<FollowedSeat, GameError> {
+        self.follow(id, SeatClaim::Token(token)).await
+    }
+
+    /// Follows the seat of game `id` that `claim` holds.
+    ///
+    /// # Errors
+    ///
+    /// Unknown game, a claim on neither seat, too many watchers of the
+    /// game, or storage.
+    pub async fn follow(&self, id: &str, claim: SeatClaim<'_>) -> Result<FollowedSeat, GameError> {
         // Subscribed before the game is read, as a watch is: nothing
         // between the two is missed.
         let mut watcher = self.hub.subscribe(id, View::Basic, Role::Player)?;
         let stored = self.load(id).await?;
-        let side = seat(&stored, SeatClaim::Token(token))?;
+        let side = seat(&stored, claim)?;
         let game = super::model::view_of(&stored)?;
         watcher.seen(game.version);
         self.hear_others(id, game.version).await;

@@ -141,6 +141,7 @@ impl Games {
             Some(new) => {
                 let engines = new.white_engine.is_some() || new.black_engine.is_some();
                 let record = replay(&new)?;
+                self.ring_players(&new);
                 let rematch = self.live.keep(new, record);
                 self.arm_clock(&rematch);
                 if engines {

@@ -177,11 +177,10 @@ impl Challenges {
                 format!("an open challenge is open to at most {MAX_OPEN_TO} players"),
             ));
         }
-        let open_to = spec
-            .open_to
-            .iter()
-            .map(|name| name.trim().to_ascii_lowercase())
-            .collect();
+        let mut open_to = Vec::with_capacity(spec.open_to.len());
+        for name in &spec.open_to {
+            open_to.push(self.players.get(name.trim()).await?.id);
+        }
         if spec.rated
             && (spec.engine.is_some() || spec.time_control.is_none() || spec.fen.is_some())
         {
@@ -239,6 +238,9 @@ impl Challenges {
             });
         }
         self.store.insert_challenge(&stored).await?;
+        for player in stored.destination.iter().chain(&stored.open_to) {
+            self.games.bells().ring(player);
+        }
         Ok((Challenge::at(stored, now), None))
     }
 

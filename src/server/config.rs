@@ -8,7 +8,10 @@ use http::HeaderValue;
 use super::{connections::ConnectionLimits, tls::TlsFiles};
 use crate::{
     analysis::Analyst,
-    api::{DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits},
+    api::{
+        DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_MAX_STREAMS_PER_PLAYER,
+        DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits,
+    },
     games::{
         AdminToken, DEFAULT_LIVE_GAMES, DEFAULT_OPEN_SEAT_TIMEOUT, LeaseTimes, PgnLimits,
         SystemTime, TimeSource,
@@ -187,6 +190,7 @@ impl ServerConfig {
             player_streams: PlayerLimits {
                 max_seats: DEFAULT_PLAYER_STREAM_MAX_SEATS,
                 max_streams: DEFAULT_MAX_PLAYER_STREAMS,
+                max_per_player: DEFAULT_MAX_STREAMS_PER_PLAYER,
             },
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             max_import_request_bytes: DEFAULT_MAX_IMPORT_REQUEST_BYTES,

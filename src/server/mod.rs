@@ -219,6 +219,8 @@ pub async fn serve(
         let _ = stop_watchers.send(true);
     };
     tracing::info!(%addr, metrics = ?metrics_addr, database = %store.url(), engine_slots = config.engine_slots, resumed_engine_games = resumed, running_clocks = clocks, leases = owner.leases_held(), "arbiter listening");
+    let player_streams =
+        PlayerStreams::new(games.clone(), Arc::clone(&streams), config.player_streams);
     let routes = Routes::new(requests!(health, MAX_SMALL_REQUEST_BYTES))
         .add_service(requests!(reflection_v1, MAX_SMALL_REQUEST_BYTES))
         .add_service(requests!(reflection_v1alpha, MAX_SMALL_REQUEST_BYTES))
@@ -237,6 +239,7 @@ pub async fn serve(
                     .with_limits(config.challenge_expiry, config.max_challenges_per_player),
                 players: players.clone(),
                 creates: creates.clone(),
+                streams: player_streams.clone(),
             }),
             MAX_SMALL_REQUEST_BYTES
         ))
@@ -249,7 +252,7 @@ pub async fn serve(
                     Arc::clone(&streams),
                     config.max_resumes_per_peer,
                 )),
-                player_streams: PlayerStreams::new(games, streams, config.player_streams),
+                player_streams,
                 players,
             },
             config.max_request_bytes,

@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod player_events;
 mod player_stream;
 mod watch_resume;
 mod watchers;

@@ -151,6 +151,7 @@ async fn player_streams_are_bounded_and_bad_seats_refused() {
         player_streams: PlayerLimits {
             max_seats: 2,
             max_streams: 1,
+            max_per_player: 1,
         },
         ..config
     })
