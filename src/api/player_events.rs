@@ -32,7 +32,7 @@ use super::{
 };
 use crate::{
     games::{GameError, Games, SeatClaim, View},
-    players::Challenges,
+    players::{Challenge, ChallengeStatus, Challenges},
     store::GameFilter,
 };
 
@@ -140,7 +140,8 @@ struct Task {
     /// The followed game read first next time, so that a busy game does
     /// not keep the others waiting.
     next: usize,
-    /// The waiting challenges told (those listed at the last look).
+    /// The challenges waiting at the last look, made to the player (told)
+    /// or by them.
     told_challenges: HashSet<String>,
 }
 
@@ -244,19 +245,41 @@ impl Task {
                 });
             }
         }
-        let (incoming, _) = self.challenges.list(&self.player).await?;
-        let listed: HashSet<String> = incoming.iter().map(|c| c.stored.id.clone()).collect();
+        let (incoming, outgoing) = self.challenges.list(&self.player).await?;
         for waiting in &incoming {
             if !self.told_challenges.contains(&waiting.stored.id) {
-                events.push(pb::WatchEventsResponse {
-                    kind: pb::PlayerEventKind::Challenge as i32,
-                    challenge: Some(challenge(waiting)),
-                    ..Default::default()
-                });
+                events.push(challenge_event(pb::PlayerEventKind::Challenge, waiting));
             }
         }
-        self.told_challenges = listed;
+        // Those no longer waiting were answered: withdrawn ones made to
+        // the player, declined ones the player made, are told.
+        let waiting: HashSet<String> = incoming
+            .iter()
+            .chain(&outgoing)
+            .map(|c| c.stored.id.clone())
+            .collect();
+        for gone in self.told_challenges.difference(&waiting) {
+            let Ok(answered) = self.challenges.challenge(gone).await else {
+                continue;
+            };
+            let mine = answered.stored.challenger == self.player;
+            let kind = match answered.status {
+                ChallengeStatus::Canceled if !mine => pb::PlayerEventKind::ChallengeCanceled,
+                ChallengeStatus::Declined if mine => pb::PlayerEventKind::ChallengeDeclined,
+                _ => continue,
+            };
+            events.push(challenge_event(kind, &answered));
+        }
+        self.told_challenges = waiting;
         Ok(events)
+    }
+}
+
+fn challenge_event(kind: pb::PlayerEventKind, about: &Challenge) -> pb::WatchEventsResponse {
+    pb::WatchEventsResponse {
+        kind: kind as i32,
+        challenge: Some(challenge(about)),
+        ..Default::default()
     }
 }
 

@@ -238,7 +238,8 @@ impl Challenges {
             });
         }
         self.store.insert_challenge(&stored).await?;
-        for player in stored.destination.iter().chain(&stored.open_to) {
+        let told = [&stored.challenger].into_iter().chain(&stored.destination);
+        for player in told.chain(&stored.open_to) {
             self.games.bells().ring(player);
         }
         Ok((Challenge::at(stored, now), None))
@@ -419,9 +420,29 @@ impl Challenges {
         answerable(&challenge)?;
         let id = &challenge.stored.id;
         match self.store.answer_challenge(id, state, reason, now).await? {
-            Ok(()) => self.get(id, now).await,
+            Ok(()) => {
+                // The other side's stream tells the answer.
+                let stored = &challenge.stored;
+                let told = match state {
+                    ChallengeState::Declined => Some(&stored.challenger),
+                    _ => stored.destination.as_ref(),
+                };
+                if let Some(player) = told {
+                    self.games.bells().ring(player);
+                }
+                self.get(id, now).await
+            }
             Err(ChallengeAnswered) => Err(answered(&self.get(id, now).await?)),
         }
+    }
+
+    /// The challenge `id` as it stands now.
+    ///
+    /// # Errors
+    ///
+    /// No such challenge, or storage.
+    pub async fn challenge(&self, id: &str) -> Result<Challenge, GameError> {
+        self.get(id, self.time.now()).await
     }
 
     async fn get(&self, id: &str, now: i64) -> Result<Challenge, GameError> {

@@ -202,3 +202,50 @@ async fn a_players_stream_hears_what_another_server_did() {
     there.stop().await;
     here.stop().await;
 }
+
+#[tokio::test]
+async fn withdrawn_and_declined_challenges_are_told_to_the_other_side() {
+    use pb::PlayerEventKind::{Challenge, ChallengeCanceled, ChallengeDeclined};
+    let server = TestServer::start().await;
+    let mut players = PlayersClient::new(server.channel().await);
+    let (_, alice) = create_player(&mut players, "alice").await;
+    let (_, bob) = create_player(&mut players, "bob").await;
+    let mut alices = open(&players, &alice).await.unwrap().into_inner();
+    let mut bobs = open(&players, &bob).await.unwrap().into_inner();
+    let mut challenge = async || {
+        players
+            .create_challenge(bearing(blitz_challenge("bob"), &alice))
+            .await
+            .unwrap()
+            .into_inner()
+            .challenge
+            .unwrap()
+            .id
+    };
+    let first = challenge().await;
+    let second = challenge().await;
+    assert_eq!(next(&mut bobs).await, (Challenge, first.clone()));
+    assert_eq!(next(&mut bobs).await, (Challenge, second.clone()));
+    players
+        .cancel_challenge(bearing(
+            pb::CancelChallengeRequest {
+                challenge_id: first.clone(),
+            },
+            &alice,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(next(&mut bobs).await, (ChallengeCanceled, first));
+    players
+        .decline_challenge(bearing(
+            pb::DeclineChallengeRequest {
+                challenge_id: second.clone(),
+                reason: pb::DeclineReason::Later as i32,
+            },
+            &bob,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(next(&mut alices).await, (ChallengeDeclined, second));
+    server.stop().await;
+}

@@ -1275,7 +1275,8 @@ export const Players: GenService<{
    * challenges, rematches, games created for them; then YOUR_TURN, the
    * opponent's offers and GAME_ENDED, as WatchPlayer tells them) and the
    * challenges made to them (CHALLENGE, for each waiting when the stream
-   * opens and each made later). A stream opened again tells the ongoing
+   * opens and each made later; CHALLENGE_CANCELED when one is withdrawn)
+   * and the answers to theirs (CHALLENGE_DECLINED). A stream opened again tells the ongoing
    * games and the waiting challenges again, as Lichess's event stream does;
    * a game that ended while no stream was open is found with ListGames.
    * What happens on another server of a shared database is told within
