@@ -246,7 +246,8 @@ impl Task {
             }
         }
         let (incoming, outgoing) = self.challenges.list(&self.player).await?;
-        for waiting in &incoming {
+        // Listed newest first; told in the order they were made.
+        for waiting in incoming.iter().rev() {
             if !self.told_challenges.contains(&waiting.stored.id) {
                 events.push(challenge_event(pb::PlayerEventKind::Challenge, waiting));
             }

@@ -236,6 +236,16 @@ async fn withdrawn_and_declined_challenges_are_told_to_the_other_side() {
         .await
         .unwrap();
     assert_eq!(next(&mut bobs).await, (ChallengeCanceled, first));
+    // Alice's stream, told Bob's challenge, has looked since hers were made.
+    let third = players
+        .create_challenge(bearing(blitz_challenge("alice"), &bob))
+        .await
+        .unwrap()
+        .into_inner()
+        .challenge
+        .unwrap()
+        .id;
+    assert_eq!(next(&mut alices).await, (Challenge, third));
     players
         .decline_challenge(bearing(
             pb::DeclineChallengeRequest {
