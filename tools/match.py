@@ -27,9 +27,10 @@ an illegal move, or dies, loses the game (the reason is recorded) and is
 restarted for the next game.
 
 Xiangqi notation: the referee works in Fairy-Stockfish's coordinates (ranks
-1-10, `h3e3`); engines that do not call themselves Fairy-Stockfish are spoken
-to in ICCS (ranks 0-9, `h2e2`). --engine-notation / --opponent-notation
-override the guess.
+1-10, `h3e3`); so are Fairy-Stockfish and engines with a XiangqiRanks option
+(Arbiter) spoken to, the others in ICCS (ranks 0-9, `h2e2`).
+--engine-notation / --opponent-notation override the guess (and set
+XiangqiRanks to match where the engine has it).
 
 Only the standard library, python-chess and pyffish are needed.
 """
@@ -266,11 +267,15 @@ class Engine:
                 advertised.append(line[len("option name "):].split(" type ")[0].strip().lower())
         if self.variant == "xiangqi":
             if self.notation_choice == "auto":
-                self.notation = "fsf" if "fairy" in self.name.lower() else "iccs"
+                fsf = "fairy" in self.name.lower() or "xiangqiranks" in advertised
+                self.notation = "fsf" if fsf else "iccs"
             else:
                 self.notation = self.notation_choice
         if self.variant != "chess" or "uci_variant" in advertised:
             self.send(f"setoption name UCI_Variant value {self.variant}")
+        if self.variant == "xiangqi" and "xiangqiranks" in advertised:
+            ranks = "1-10" if self.notation == "fsf" else "0-9"
+            self.send(f"setoption name XiangqiRanks value {ranks}")
         for name, value in self.options:
             self.send(f"setoption name {name} value {value}")
         self.ready()

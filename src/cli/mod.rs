@@ -26,8 +26,13 @@ pub enum Command {
     /// services, health, reflection, grpc-web and the web app.
     Serve(Box<ServeArgs>),
     /// Speak UCI on stdin/stdout (chess, or xiangqi via
-    /// `setoption name UCI_Variant value xiangqi`).
-    Uci,
+    /// `setoption name UCI_Variant value xiangqi` or `--variant xiangqi`).
+    Uci {
+        /// The game until `UCI_Variant` changes it: xiangqi for GUIs that
+        /// expect a xiangqi engine such as Pikafish (moves with ranks 0-9).
+        #[arg(long, default_value = "chess")]
+        variant: Variant,
+    },
     /// Count the leaf nodes of the legal move tree (move generator test).
     ///
     /// Prints the node count as the last line; with --divide, one
@@ -53,10 +58,10 @@ impl Cli {
     pub fn run(self) -> ExitCode {
         match self.command {
             Command::Serve(args) => serve::run(*args),
-            Command::Uci => {
+            Command::Uci { variant } => {
                 let output: uci::Output =
                     std::sync::Arc::new(std::sync::Mutex::new(std::io::stdout()));
-                uci::Session::new(output).run(std::io::stdin().lock());
+                uci::Session::new(output, variant).run(std::io::stdin().lock());
                 ExitCode::SUCCESS
             }
             Command::Perft {

@@ -1,7 +1,9 @@
 //! `arbiter uci`: the engine over the Universal Chess Interface, on stdin and
-//! stdout, for GUIs and match tools. Xiangqi moves are ICCS, as Pikafish
-//! writes them; select the game with `setoption name UCI_Variant value
-//! chess|xiangqi`.
+//! stdout, for GUIs and match tools. Select the game with `setoption name
+//! UCI_Variant value chess|xiangqi` (or `arbiter uci --variant`). Xiangqi
+//! moves number the ranks as the tools around the GUI do (option
+//! `XiangqiRanks`): 1-10 as Fairy-Stockfish (`h3e3`) once `UCI_Variant`
+//! chose xiangqi, 0-9 as ICCS and Pikafish (`h2e2`) otherwise.
 
 use std::{
     io::{BufRead, Write},
@@ -17,7 +19,7 @@ use crate::{
     engine::{
         Evaluate, Level, Limits, MATE, MAX_MULTIPV, SearchResult, TranspositionTable, search_with,
     },
-    rules::{Game, Record, Side, Variant},
+    rules::{Game, Quoted, Record, ReplayError, Side, Variant, xiangqi::Square},
     with_game,
 };
 
@@ -37,30 +39,143 @@ struct Search {
     infinite: bool,
 }
 
+/// How moves on the wire number the ranks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ranks {
+    /// As the rules write them: chess 1-8, xiangqi 0-9 (ICCS, as Pikafish).
+    AsRules,
+    /// Xiangqi ranks 1-10, as Fairy-Stockfish: ICCS `h2e2` is `h3e3`, `h9g7`
+    /// is `h10g8`.
+    FromOne,
+}
+
+impl Ranks {
+    /// A move from the GUI, in a notation the rules read.
+    fn read(self, text: &str) -> Result<String, String> {
+        let points = match (self, points(text)) {
+            (Ranks::FromOne, Some(points)) => points,
+            // Other notations (WXF, Chinese) have no ranks to renumber.
+            _ => return Ok(text.to_owned()),
+        };
+        let [from, to] = points.map(|(file, rank)| {
+            let file = file.to_ascii_lowercase().checked_sub(b'a')?;
+            Square::new(file, rank.checked_sub(1)?)
+        });
+        match (from, to) {
+            (Some(from), Some(to)) => Ok(format!("{from}{to}")),
+            _ => Err(format!(
+                "{}: files are a-i and ranks 1-10 (XiangqiRanks 0-9 reads ranks 0-9)",
+                Quoted(text)
+            )),
+        }
+    }
+
+    /// A move the rules wrote, for the GUI.
+    fn write(self, text: String) -> String {
+        match (self, points(&text)) {
+            (Ranks::FromOne, Some([(from_file, from_rank), (to_file, to_rank)])) => format!(
+                "{}{}{}{}",
+                char::from(from_file),
+                from_rank + 1,
+                char::from(to_file),
+                to_rank + 1
+            ),
+            _ => text,
+        }
+    }
+}
+
+/// Says which move of `given` (as the GUI wrote them) could not be played,
+/// and how the rules read it where that differs.
+fn rejected(given: &[&str], e: &ReplayError) -> String {
+    match given.get(e.ply) {
+        Some(&text) if text != e.text => format!(
+            "move {} ({}, read as {}): {}",
+            e.ply + 1,
+            Quoted(text),
+            Quoted(&e.text),
+            e.error
+        ),
+        _ => e.to_string(),
+    }
+}
+
+/// The file letter and rank number of each point of a coordinate move
+/// (`h3e3`, `h10g8`); None for other notations.
+fn points(text: &str) -> Option<[(u8, u8); 2]> {
+    let split = text
+        .char_indices()
+        .skip(1)
+        .find(|(_, c)| c.is_ascii_alphabetic())?
+        .0;
+    let (from, to) = text.split_at(split);
+    Some([point(from)?, point(to)?])
+}
+
+/// `h3`, `h10`: a letter and one or two digits.
+fn point(text: &str) -> Option<(u8, u8)> {
+    let (&file, rank) = text.as_bytes().split_first()?;
+    let is_rank = (1..=2).contains(&rank.len()) && rank.iter().all(u8::is_ascii_digit);
+    (file.is_ascii_alphabetic() && is_rank)
+        .then(|| (file, rank.iter().fold(0, |n, d| n * 10 + d - b'0')))
+}
+
+/// What `position` set: a FEN (None: the start position) and the moves after
+/// it, as the rules read them.
+#[derive(Default)]
+struct Setup {
+    fen: Option<String>,
+    moves: Vec<String>,
+}
+
+impl Setup {
+    /// The position before the moves.
+    fn start<G: Game>(&self) -> Result<G, String> {
+        match &self.fen {
+            None => Ok(G::start()),
+            Some(fen) => G::from_fen(fen).map_err(|e| e.to_string()),
+        }
+    }
+
+    fn record<G: Game>(&self) -> Result<Record<G>, String> {
+        Record::replay(self.start()?, &self.moves).map_err(|e| e.to_string())
+    }
+}
+
 /// A UCI session: the chosen game, options, position and running search.
 pub struct Session {
     output: Output,
     variant: Variant,
+    /// Option `XiangqiRanks`; None (`auto`) follows `auto_ranks`.
+    xiangqi_ranks: Option<Ranks>,
+    /// Xiangqi's ranks unless chosen: 1-10 once the GUI chose the game with
+    /// `UCI_Variant`, as GUIs do for Fairy-Stockfish; 0-9 in a session that
+    /// starts as xiangqi, as GUIs for Pikafish (which has no `UCI_Variant`)
+    /// expect.
+    auto_ranks: Ranks,
     /// Kept across the searches of a game; cleared by `ucinewgame`.
     table: Arc<Mutex<TranspositionTable>>,
     level: Level,
     /// Lines reported per depth (`MultiPV`).
     multipv: usize,
-    fen: Option<String>,
-    moves: Vec<String>,
+    /// What `go` searches, or why the last `position` was rejected: then
+    /// `go` answers no move rather than one for an earlier position.
+    setup: Result<Setup, String>,
     search: Option<Search>,
 }
 
 impl Session {
-    pub fn new(output: Output) -> Session {
+    /// A session that starts with `variant`, until `UCI_Variant` changes it.
+    pub fn new(output: Output, variant: Variant) -> Session {
         Session {
             output,
-            variant: Variant::Chess,
+            variant,
+            xiangqi_ranks: None,
+            auto_ranks: Ranks::AsRules,
             table: Arc::new(Mutex::new(TranspositionTable::new(16))),
             level: Level::MAX,
             multipv: 1,
-            fen: None,
-            moves: Vec::new(),
+            setup: Ok(Setup::default()),
             search: None,
         }
     }
@@ -100,7 +215,14 @@ impl Session {
                 say(&self.output, "id author the Arbiter developers");
                 say(
                     &self.output,
-                    "option name UCI_Variant type combo default chess var chess var xiangqi",
+                    &format!(
+                        "option name UCI_Variant type combo default {} var chess var xiangqi",
+                        self.variant
+                    ),
+                );
+                say(
+                    &self.output,
+                    "option name XiangqiRanks type combo default auto var auto var 0-9 var 1-10",
                 );
                 say(
                     &self.output,
@@ -120,8 +242,7 @@ impl Session {
             "ucinewgame" => {
                 self.stop();
                 self.table().clear();
-                self.fen = None;
-                self.moves.clear();
+                self.setup = Ok(Setup::default());
             }
             "setoption" => self.set_option(rest),
             "position" => self.position(rest),
@@ -144,10 +265,19 @@ impl Session {
                 Ok(variant) => {
                     self.stop();
                     self.variant = variant;
-                    self.fen = None;
-                    self.moves.clear();
+                    self.auto_ranks = Ranks::FromOne;
+                    self.setup = Ok(Setup::default());
                 }
                 Err(e) => say(&self.output, &format!("info string {e}")),
+            },
+            "xiangqiranks" => match value.trim() {
+                "auto" => self.xiangqi_ranks = None,
+                "0-9" => self.xiangqi_ranks = Some(Ranks::AsRules),
+                "1-10" => self.xiangqi_ranks = Some(Ranks::FromOne),
+                _ => say(
+                    &self.output,
+                    "info string XiangqiRanks must be auto, 0-9 or 1-10",
+                ),
             },
             "hash" => match value.trim().parse::<usize>() {
                 Ok(mb) if (1..=4096).contains(&mb) => {
@@ -181,29 +311,48 @@ impl Session {
     }
 
     fn position(&mut self, rest: &str) {
+        self.setup = self
+            .read_setup(rest)
+            .map_err(|e| format!("position rejected: {e}"));
+        if let Err(e) = &self.setup {
+            say(&self.output, &format!("info string {e}"));
+        }
+    }
+
+    fn read_setup(&self, rest: &str) -> Result<Setup, String> {
         let (setup, moves) = rest.split_once(" moves").unwrap_or((rest, ""));
         let fen = match setup.trim() {
             "startpos" => None,
-            s => match s.strip_prefix("fen ") {
-                Some(fen) => Some(fen.trim().to_owned()),
-                None => {
-                    say(
-                        &self.output,
-                        "info string position: expected startpos or fen <FEN>",
-                    );
-                    return;
-                }
-            },
+            s => Some(
+                s.strip_prefix("fen ")
+                    .ok_or("expected startpos or fen <FEN>")?
+                    .trim()
+                    .to_owned(),
+            ),
         };
-        let moves: Vec<String> = moves.split_whitespace().map(str::to_owned).collect();
-        let checked =
-            with_game!(self.variant, G => record::<G>(fen.as_deref(), &moves).map(|_| ()));
-        match checked {
-            Ok(()) => {
-                self.fen = fen;
-                self.moves = moves;
-            }
-            Err(e) => say(&self.output, &format!("info string position rejected: {e}")),
+        let given: Vec<&str> = moves.split_whitespace().collect();
+        let ranks = self.ranks();
+        let moves = given
+            .iter()
+            .enumerate()
+            .map(|(ply, text)| {
+                ranks
+                    .read(text)
+                    .map_err(|e| format!("move {}: {e}", ply + 1))
+            })
+            .collect::<Result<_, _>>()?;
+        let setup = Setup { fen, moves };
+        with_game!(self.variant, G => {
+            Record::replay(setup.start::<G>()?, &setup.moves).map_err(|e| rejected(&given, &e))?;
+        });
+        Ok(setup)
+    }
+
+    /// How xiangqi's ranks are numbered now.
+    fn ranks(&self) -> Ranks {
+        match self.variant {
+            Variant::Chess => Ranks::AsRules,
+            Variant::Xiangqi => self.xiangqi_ranks.unwrap_or(self.auto_ranks),
         }
     }
 
@@ -212,7 +361,8 @@ impl Session {
         let stop = Arc::new(AtomicBool::new(false));
         let go = Go::parse(rest);
         let thread = with_game!(self.variant, G => {
-            let record = match record::<G>(self.fen.as_deref(), &self.moves) {
+            let setup = self.setup.as_ref().map_err(String::clone);
+            let record = match setup.and_then(Setup::record::<G>) {
                 Ok(record) => record,
                 Err(e) => {
                     say(&self.output, &format!("info string {e}"));
@@ -223,9 +373,10 @@ impl Session {
             let mut limits = self.level.apply(go.limits(record.current().turn()), rand::random());
             limits.multipv = self.multipv;
             let (output, flag, table) = (self.output.clone(), stop.clone(), self.table.clone());
+            let ranks = self.ranks();
             std::thread::spawn(move || {
                 let mut table = table.lock().unwrap_or_else(|e| e.into_inner());
-                think(&record, &limits, &mut table, &flag, &output);
+                think(&record, &limits, ranks, &mut table, &flag, &output);
             })
         });
         self.search = Some(Search {
@@ -248,18 +399,11 @@ impl Session {
     }
 }
 
-fn record<G: Game>(fen: Option<&str>, moves: &[String]) -> Result<Record<G>, String> {
-    let start = match fen {
-        None => G::start(),
-        Some(fen) => G::from_fen(fen).map_err(|e| e.to_string())?,
-    };
-    Record::replay(start, moves).map_err(|e| e.to_string())
-}
-
 /// Runs one search, printing `info` per iteration and the `bestmove`.
 fn think<G: Evaluate>(
     record: &Record<G>,
     limits: &Limits,
+    ranks: Ranks,
     table: &mut TranspositionTable,
     stop: &AtomicBool,
     output: &Output,
@@ -284,23 +428,24 @@ fn think<G: Evaluate>(
                     r.nodes,
                     u128::from(r.nodes) * 1000 / elapsed,
                     elapsed,
-                    line(pos, &l.pv).join(" ")
+                    line(pos, &l.pv, ranks).join(" ")
                 ),
             );
         }
     });
-    let best = result
-        .best()
-        .map_or_else(|| "0000".to_owned(), |m| pos.coordinate_notation(m));
+    let best = result.best().map_or_else(
+        || "0000".to_owned(),
+        |m| ranks.write(pos.coordinate_notation(m)),
+    );
     say(output, &format!("bestmove {best}"));
 }
 
 /// A principal variation in coordinate notation.
-fn line<G: Game>(pos: &G, pv: &[G::Move]) -> Vec<String> {
+fn line<G: Game>(pos: &G, pv: &[G::Move], ranks: Ranks) -> Vec<String> {
     let mut pos = pos.clone();
     pv.iter()
         .map(|&m| {
-            let text = pos.coordinate_notation(m);
+            let text = ranks.write(pos.coordinate_notation(m));
             pos.play(m);
             text
         })
