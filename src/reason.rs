@@ -138,12 +138,18 @@ reasons! {
     /// CreateChallenge names itself, a destination with `open_to` or an
     /// engine, or more than 32 players in `open_to`.
     InvalidChallenge = "INVALID_CHALLENGE", InvalidArgument;
+    /// Seek without a time control, or with a rating range whose low end
+    /// is above its high end.
+    InvalidSeek = "INVALID_SEEK", InvalidArgument;
     /// No game has the id (or the id cannot be one).
     GameNotFound = "GAME_NOT_FOUND", NotFound;
     /// No player has the id or username (a seat's `player_id`, GetPlayer).
     PlayerNotFound = "PLAYER_NOT_FOUND", NotFound;
     /// No challenge has the id.
     ChallengeNotFound = "CHALLENGE_NOT_FOUND", NotFound;
+    /// No open seek of the caller's has the id (withdrawn, paired, or its
+    /// stream's server gone).
+    SeekNotFound = "SEEK_NOT_FOUND", NotFound;
     /// No saved position has the id (or the id cannot be one).
     PositionNotFound = "POSITION_NOT_FOUND", NotFound;
     /// Health.Check names a service the server does not have.
@@ -241,6 +247,9 @@ reasons! {
     /// The player has as many challenges waiting for an answer as they may
     /// (metadata `limit`): cancel one, or wait for answers.
     TooManyChallenges = "TOO_MANY_CHALLENGES", ResourceExhausted;
+    /// The player has as many open seeks as they may (metadata `limit`):
+    /// withdraw one first.
+    TooManySeeks = "TOO_MANY_SEEKS", ResourceExhausted;
     /// The player holds as many tokens as they may (metadata `limit`):
     /// revoke one first.
     TooManyPlayerTokens = "TOO_MANY_PLAYER_TOKENS", ResourceExhausted;

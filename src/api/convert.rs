@@ -24,6 +24,7 @@ use crate::{
         referee::{InvalidPosition, Referee, referee_under},
         xiangqi::XiangqiRules,
     },
+    store::StoredSeek,
 };
 
 /// The variant of a request; UNSPECIFIED or unknown is INVALID_ARGUMENT.
@@ -573,11 +574,7 @@ pub fn challenge(c: &Challenge) -> pb::Challenge {
         fen: s.start_fen.clone().unwrap_or_default(),
         xiangqi_rules: xiangqi_rules_to_pb(s.variant, c.choices()),
         time_control: c.time_control().map(time_control_to_pb),
-        color: match s.color {
-            None => pb::ChallengeColor::Unspecified,
-            Some(Side::White) => pb::ChallengeColor::White,
-            Some(Side::Black) => pb::ChallengeColor::Black,
-        } as i32,
+        color: color_to_pb(s.color),
         status: status as i32,
         decline_reason: s
             .decline_reason
@@ -588,5 +585,50 @@ pub fn challenge(c: &Challenge) -> pb::Challenge {
         created_at: timestamp(s.created_at),
         expires_at: timestamp(s.expires_at),
         rated: s.rated,
+    }
+}
+
+/// A colour asked for (a challenger's, a seeker's) as the API writes it.
+pub fn color_to_pb(color: Option<Side>) -> i32 {
+    let color = match color {
+        None => pb::ChallengeColor::Unspecified,
+        Some(Side::White) => pb::ChallengeColor::White,
+        Some(Side::Black) => pb::ChallengeColor::Black,
+    };
+    color as i32
+}
+
+/// The colour a request asks for, from its `field`.
+pub fn color(field: &str, value: i32) -> Result<Option<Side>, Status> {
+    match pb::ChallengeColor::try_from(value) {
+        Ok(pb::ChallengeColor::Unspecified) => Ok(None),
+        Ok(pb::ChallengeColor::White) => Ok(Some(Side::White)),
+        Ok(pb::ChallengeColor::Black) => Ok(Some(Side::Black)),
+        Err(_) => Err(invalid_argument(
+            field,
+            Reason::UnknownEnumValue,
+            format!("unknown colour {value}"),
+        )),
+    }
+}
+
+/// A seek as the API writes it.
+pub fn seek(s: &StoredSeek) -> pb::Seek {
+    let bound = |rating: Option<i64>| rating.map_or(0, clamp_i32);
+    pb::Seek {
+        id: s.id.clone(),
+        player_id: s.player.clone(),
+        rating: clamp_i32(s.rating),
+        variant: variant_to_pb(s.variant),
+        xiangqi_rules: xiangqi_rules_to_pb(
+            s.variant,
+            RuleChoices::named(s.xiangqi_rules.as_deref()),
+        ),
+        time_control: Some(time_control_to_pb(TimeControl::from_stored(&s.clock))),
+        rated: s.rated,
+        rating_min: bound(s.rating_min),
+        rating_max: bound(s.rating_max),
+        color: color_to_pb(s.color),
+        created_at: timestamp(s.created_at),
     }
 }

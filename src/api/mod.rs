@@ -20,6 +20,7 @@ mod request_errors;
 mod routes;
 mod rules;
 mod seat_events;
+mod seek_streams;
 mod streams;
 mod watch;
 

@@ -31,12 +31,15 @@ use super::{
     proto as pb,
     request::trace_game,
     seat_events::{Seat, Told, is_end, player_events, poll_seats},
+    seek_streams::{self, LobbyStream, SeekStream},
     streams::{Place, Streams},
 };
 use crate::{
     games::{FollowedSeat, Games, View},
-    players::Challenges,
+    players::{Challenges, Seeks},
     reason::Reason,
+    rules::Variant,
+    store::StoredSeek,
 };
 
 /// Default [`PlayerLimits::max_seats`].
@@ -104,6 +107,55 @@ impl PlayerStreams {
                 _player_place: player_place,
                 _place: place,
             },
+        ))
+    }
+
+    /// The places a Seek or WatchLobby stream holds: one among the open
+    /// player streams, one among its connection's and address's.
+    fn hold<T>(&self, request: &Request<T>) -> Result<(Opened, Option<Place>), Status> {
+        let opened = self.take()?;
+        let place = request
+            .remote_addr()
+            .map(|addr| self.streams.take_place(addr))
+            .transpose()?;
+        Ok((opened, place))
+    }
+
+    /// The stream of `seek`, just made by `request`'s caller (a
+    /// correspondence seek's holds no place: it ends at once).
+    pub(super) fn seek<T>(
+        &self,
+        request: &Request<T>,
+        seeks: Seeks,
+        seek: StoredSeek,
+    ) -> Result<SeekStream, Status> {
+        let held = if seek.holder.is_some() {
+            Some(self.hold(request)?)
+        } else {
+            None
+        };
+        Ok(seek_streams::seek(
+            seeks,
+            self.games.clone(),
+            seek,
+            self.streams.shutdown(),
+            held,
+        ))
+    }
+
+    /// The lobby's stream, of `variant`'s seeks only if given.
+    pub(super) fn lobby<T>(
+        &self,
+        request: &Request<T>,
+        seeks: &Seeks,
+        variant: Option<Variant>,
+    ) -> Result<LobbyStream, Status> {
+        let held = self.hold(request)?;
+        Ok(seek_streams::lobby(
+            seeks.watch_lobby(),
+            variant,
+            self.streams.shutdown(),
+            held,
         ))
     }
 

@@ -10,18 +10,20 @@ use super::{
     player::PlayerStreams,
     player_events::EventStream,
     proto::{self as pb, players_server},
+    seek_streams::{LobbyStream, SeekStream},
 };
 use crate::{
     games::model::PROVISIONAL_DEVIATION,
-    players::{ChallengeSpec, Challenges, Players},
+    players::{ChallengeSpec, Challenges, Players, SeekSpec, Seeks},
     reason::Reason,
-    rules::Side,
+    rules::Variant,
     store::{StoredPlayer, StoredRating},
 };
 
 pub struct PlayersService {
     pub players: Players,
     pub challenges: Challenges,
+    pub seeks: Seeks,
     /// WatchEvents' streams (sharing WatchPlayer's limits).
     pub streams: PlayerStreams,
     /// The rate limit of creating calls, CreatePlayer's and
@@ -42,18 +44,7 @@ fn challenge_spec(r: pb::CreateChallengeRequest) -> Result<ChallengeSpec, Status
             convert::seat("engine", Some(seat))?.engine
         }
     };
-    let color = match pb::ChallengeColor::try_from(r.color) {
-        Ok(pb::ChallengeColor::Unspecified) => None,
-        Ok(pb::ChallengeColor::White) => Some(Side::White),
-        Ok(pb::ChallengeColor::Black) => Some(Side::Black),
-        Err(_) => {
-            return Err(invalid_argument(
-                "color",
-                Reason::UnknownEnumValue,
-                "unknown challenge colour",
-            ));
-        }
-    };
+    let color = convert::color("color", r.color)?;
     let destination = r.destination_id.trim();
     Ok(ChallengeSpec {
         destination: (!destination.is_empty()).then(|| destination.to_owned()),
@@ -70,6 +61,42 @@ fn challenge_spec(r: pb::CreateChallengeRequest) -> Result<ChallengeSpec, Status
         color,
         rated: r.rated,
     })
+}
+
+/// Seek's request as the seek it asks for.
+fn seek_spec(r: &pb::SeekRequest) -> Result<SeekSpec, Status> {
+    let variant = convert::variant("variant", r.variant)?;
+    let time_control = r
+        .time_control
+        .as_ref()
+        .map(convert::time_control)
+        .transpose()?
+        .ok_or_else(|| {
+            invalid_argument(
+                "time_control",
+                Reason::InvalidSeek,
+                "a seek has a time control: a clock, or days per move",
+            )
+        })?;
+    let bound = |rating: i32| (rating != 0).then_some(i64::from(rating));
+    Ok(SeekSpec {
+        variant,
+        choices: convert::rule_choices("xiangqi_rules", variant, r.xiangqi_rules)?,
+        time_control,
+        rated: r.rated,
+        rating_min: bound(r.rating_min),
+        rating_max: bound(r.rating_max),
+        color: convert::color("color", r.color)?,
+    })
+}
+
+/// A lobby request's variant: `None` for every game.
+fn lobby_variant(value: i32) -> Result<Option<Variant>, Status> {
+    if value == pb::Variant::Unspecified as i32 {
+        Ok(None)
+    } else {
+        convert::variant("variant", value).map(Some)
+    }
 }
 
 fn player(p: StoredPlayer, ratings: &[(String, StoredRating)]) -> pb::Player {
@@ -242,6 +269,65 @@ impl players_server::Players for PlayersService {
         let stream = self
             .streams
             .watch_events(&request, caller.id, self.challenges.clone())?;
+        Ok(Response::new(stream))
+    }
+
+    type SeekStream = SeekStream;
+
+    async fn seek(
+        &self,
+        request: Request<pb::SeekRequest>,
+    ) -> Result<Response<SeekStream>, Status> {
+        let caller = caller::player(&self.players, &request).await?;
+        let spec = seek_spec(request.get_ref())?;
+        let made = self.seeks.seek(&caller.id, spec).await?;
+        tracing::info!(seek_id = %made.id, "seek made");
+        match self
+            .streams
+            .seek(&request, self.seeks.clone(), made.clone())
+        {
+            Ok(stream) => Ok(Response::new(stream)),
+            Err(refused) => {
+                self.seeks.end_stream(&made).await;
+                Err(refused)
+            }
+        }
+    }
+
+    async fn cancel_seek(
+        &self,
+        request: Request<pb::CancelSeekRequest>,
+    ) -> Result<Response<pb::CancelSeekResponse>, Status> {
+        let caller = caller::player(&self.players, &request).await?;
+        self.seeks
+            .withdraw(&caller.id, &request.get_ref().seek_id)
+            .await?;
+        Ok(Response::new(pb::CancelSeekResponse {}))
+    }
+
+    async fn list_seeks(
+        &self,
+        request: Request<pb::ListSeeksRequest>,
+    ) -> Result<Response<pb::ListSeeksResponse>, Status> {
+        let variant = lobby_variant(request.get_ref().variant)?;
+        let seeks = self.seeks.lobby().await?;
+        Ok(Response::new(pb::ListSeeksResponse {
+            seeks: seeks
+                .iter()
+                .filter(|s| variant.is_none_or(|v| s.variant == v))
+                .map(convert::seek)
+                .collect(),
+        }))
+    }
+
+    type WatchLobbyStream = LobbyStream;
+
+    async fn watch_lobby(
+        &self,
+        request: Request<pb::WatchLobbyRequest>,
+    ) -> Result<Response<LobbyStream>, Status> {
+        let variant = lobby_variant(request.get_ref().variant)?;
+        let stream = self.streams.lobby(&request, &self.seeks, variant)?;
         Ok(Response::new(stream))
     }
 

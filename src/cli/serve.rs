@@ -13,8 +13,8 @@ use crate::{
     },
     games::{AdminToken, DEFAULT_LIVE_GAMES, LeaseTimes, PgnLimits},
     players::{
-        DEFAULT_MAX_CHALLENGES_PER_PLAYER, DEFAULT_MAX_PLAYER_TOKENS, Enrolment, JwksSource,
-        JwtSettings,
+        DEFAULT_MAX_CHALLENGES_PER_PLAYER, DEFAULT_MAX_PLAYER_TOKENS, DEFAULT_MAX_SEEKS_PER_PLAYER,
+        Enrolment, JwksSource, JwtSettings,
     },
     server::{
         DEFAULT_ENGINE_QUEUE, DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BYTES,
@@ -102,6 +102,14 @@ pub struct ServeArgs {
     /// them CreateChallenge is refused with TOO_MANY_CHALLENGES.
     #[arg(long, env = "ARBITER_MAX_CHALLENGES_PER_PLAYER", default_value_t = DEFAULT_MAX_CHALLENGES_PER_PLAYER as u16, value_parser = clap::value_parser!(u16).range(1..))]
     max_challenges_per_player: u16,
+    /// Seeks a player may have open at once (real-time and
+    /// correspondence); past them Seek is refused with TOO_MANY_SEEKS.
+    #[arg(long, env = "ARBITER_MAX_SEEKS_PER_PLAYER", default_value_t = DEFAULT_MAX_SEEKS_PER_PLAYER as u16, value_parser = clap::value_parser!(u16).range(1..))]
+    max_seeks_per_player: u16,
+    /// How often the pairing pool pairs open seeks (and the lobby's
+    /// streams are brought up to date); a seek also wakes it at once.
+    #[arg(long, env = "ARBITER_PAIRING_INTERVAL", default_value = "1s", value_parser = duration)]
+    pairing_interval: Duration,
     /// Most moves ImportGame reads: a longer game is refused as soon
     /// as the reader gets past it.
     #[arg(long, env = "ARBITER_IMPORT_MAX_MOVES", default_value_t = PgnLimits::DEFAULT.moves as u32, value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -287,6 +295,8 @@ impl ServeArgs {
             max_player_tokens,
             challenge_expiry,
             max_challenges_per_player,
+            max_seeks_per_player,
+            pairing_interval,
             auth_jwks,
             auth_issuer,
             auth_audience,
@@ -352,6 +362,8 @@ impl ServeArgs {
             }),
             challenge_expiry,
             max_challenges_per_player: usize::from(max_challenges_per_player),
+            max_seeks_per_player: usize::from(max_seeks_per_player),
+            pairing_interval,
             import_max_moves: import_max_moves as usize,
             import_max_tokens: import_max_tokens as usize,
             open_seat_timeout,

@@ -119,9 +119,14 @@ impl Games {
         .await
     }
 
-    /// Starts a game, stored by `insert` (which may refuse it, `E`).
+    /// Starts a game, stored by `insert` (which may refuse it, `E`): in
+    /// the transaction that answers a challenge or pairs seeks, say.
+    ///
+    /// # Errors
+    ///
+    /// Bad names, an invalid FEN, or storage.
     #[allow(clippy::too_many_arguments)]
-    async fn create_inserting<E>(
+    pub async fn create_inserting<E>(
         &self,
         variant: Variant,
         choices: RuleChoices,

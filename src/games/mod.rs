@@ -167,6 +167,17 @@ impl Games {
         games
     }
 
+    /// This server's name among the servers sharing the store.
+    pub fn server_name(&self) -> &str {
+        self.ownership.server_name()
+    }
+
+    /// Whether this server runs what one server alone runs (see
+    /// `ownership`).
+    pub fn leads(&self) -> bool {
+        self.ownership.leads()
+    }
+
     /// The bells players' event streams wait on.
     pub fn bells(&self) -> &PlayerBells {
         &self.bells

@@ -75,8 +75,9 @@ impl LeaseTimes {
 /// What this server owns.
 #[derive(Debug)]
 pub(super) enum Ownership {
-    /// Every game: no other server writes the store.
-    Everything,
+    /// Every game: no other server writes the store (named as
+    /// [`Ownership::server_name`] says).
+    Everything(String),
     Leased(Leased),
 }
 
@@ -116,7 +117,7 @@ impl Ownership {
                 given_up: tokio::sync::Mutex::new(false),
             })
         } else {
-            Ownership::Everything
+            Ownership::Everything(format!("{}-{}", std::process::id(), new_id()))
         }
     }
 
@@ -145,10 +146,33 @@ impl Ownership {
         }
     }
 
+    /// This server's name among the replicas (`replicas.owner`); on
+    /// SQLite, where there are none, a name of its own, new at every start.
+    pub(super) fn server_name(&self) -> &str {
+        match self {
+            Ownership::Everything(name) => name,
+            Ownership::Leased(leased) => &leased.owner,
+        }
+    }
+
+    /// Whether this server runs what one server alone runs (the pairing
+    /// pool): every server on SQLite; the holder of the first shard's live
+    /// lease on PostgreSQL.
+    pub(super) fn leads(&self) -> bool {
+        match self {
+            Ownership::Everything(_) => true,
+            Ownership::Leased(leased) => {
+                let held = leased.held();
+                held.until.is_some_and(|until| Instant::now() < until)
+                    && held.leases.contains_key(&0)
+            }
+        }
+    }
+
     /// Leases held (0 on SQLite, where none is needed).
     pub(super) fn leases_held(&self) -> usize {
         match self {
-            Ownership::Everything => 0,
+            Ownership::Everything(_) => 0,
             Ownership::Leased(leased) => leased.held().leases.len(),
         }
     }

@@ -92,13 +92,7 @@ impl Challenge {
 
     /// The rules the game is to be played under.
     pub fn choices(&self) -> RuleChoices {
-        let xiangqi = self
-            .stored
-            .xiangqi_rules
-            .as_deref()
-            .and_then(crate::rules::xiangqi::XiangqiRules::from_name)
-            .unwrap_or_default();
-        RuleChoices { xiangqi }
+        RuleChoices::named(self.stored.xiangqi_rules.as_deref())
     }
 }
 

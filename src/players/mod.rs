@@ -10,6 +10,8 @@
 mod challenges;
 mod checked;
 mod identity;
+mod pairing;
+mod seeks;
 mod username;
 
 use std::{str::FromStr, sync::Arc};
@@ -19,6 +21,10 @@ pub use challenges::{
     DEFAULT_MAX_CHALLENGES_PER_PLAYER, MAX_OPEN_TO,
 };
 pub use identity::{DEFAULT_JWKS_REFRESH, JwksSource, Jwt, JwtPlayer, JwtSettings};
+pub use pairing::{FIRST_REACH, REACH_PER_SECOND};
+pub use seeks::{
+    DEFAULT_MAX_SEEKS_PER_PLAYER, DEFAULT_PAIRING_INTERVAL, LOBBY_SIZE, Lobby, SeekSpec, Seeks,
+};
 pub use username::Username;
 
 use self::checked::Checked;

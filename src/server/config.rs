@@ -18,7 +18,7 @@ use crate::{
     },
     players::{
         DEFAULT_CHALLENGE_EXPIRY, DEFAULT_MAX_CHALLENGES_PER_PLAYER, DEFAULT_MAX_PLAYER_TOKENS,
-        Enrolment, JwtSettings,
+        DEFAULT_MAX_SEEKS_PER_PLAYER, DEFAULT_PAIRING_INTERVAL, Enrolment, JwtSettings,
     },
     store::DEFAULT_BATCH_MAX,
 };
@@ -75,6 +75,10 @@ pub struct ServerConfig {
     pub challenge_expiry: Duration,
     /// Challenges a player may have waiting at once.
     pub max_challenges_per_player: usize,
+    /// Seeks a player may have open at once.
+    pub max_seeks_per_player: usize,
+    /// How often the pairing pool pairs.
+    pub pairing_interval: Duration,
     /// Most moves ImportGame reads.
     pub import_max_moves: usize,
     /// Most tokens (tags, move numbers, moves, comments, ...) ImportGame
@@ -176,6 +180,8 @@ impl ServerConfig {
             jwt: None,
             challenge_expiry: DEFAULT_CHALLENGE_EXPIRY,
             max_challenges_per_player: DEFAULT_MAX_CHALLENGES_PER_PLAYER,
+            max_seeks_per_player: DEFAULT_MAX_SEEKS_PER_PLAYER,
+            pairing_interval: DEFAULT_PAIRING_INTERVAL,
             import_max_moves: PgnLimits::DEFAULT.moves,
             import_max_tokens: PgnLimits::DEFAULT.tokens,
             open_seat_timeout: DEFAULT_OPEN_SEAT_TIMEOUT,

@@ -67,7 +67,7 @@ use crate::{
     },
     games::{Games, PgnLimits, Watching, positions::Positions},
     peers::PeerRate,
-    players::{Challenges, Jwt, Players},
+    players::{Challenges, Jwt, Players, Seeks},
     rules::Clipped,
     store::Store,
 };
@@ -208,6 +208,9 @@ pub async fn serve(
     let tls_stop = shutdown_watch.clone();
     let purging = tokio::spawn(memory::purge_after_releases(shutdown_watch.clone()));
     let refreshing = jwt.map(|jwt| jwt.keep_fresh(shutdown_watch.clone()));
+    let seeks = Seeks::new(players.clone(), games.clone(), config.time.clone())
+        .with_limits(config.max_seeks_per_player, config.pairing_interval);
+    let pairing = seeks.clone().keep_pairing(shutdown_watch.clone());
     let streams = Arc::new(Streams::new(
         shutdown_watch,
         config.max_watchers_per_connection,
@@ -237,6 +240,7 @@ pub async fn serve(
             PlayersServer::new(PlayersService {
                 challenges: Challenges::new(players.clone(), games.clone(), config.time.clone())
                     .with_limits(config.challenge_expiry, config.max_challenges_per_player),
+                seeks,
                 players: players.clone(),
                 creates: creates.clone(),
                 streams: player_streams.clone(),
@@ -304,6 +308,7 @@ pub async fn serve(
         }
     }
     let _ = purging.await;
+    let _ = pairing.await;
     if let Some(refreshing) = refreshing {
         let _ = refreshing.await;
     }

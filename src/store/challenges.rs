@@ -7,7 +7,7 @@ use sqlx::{Row, any::AnyRow};
 
 use super::{
     Store, StoreError, StoredClock, StoredEngine, StoredGame,
-    rows::{decoded, decoded_option},
+    rows::{decoded, decoded_option, time_control_columns},
     write::insert_game_in,
 };
 use crate::rules::{Side, Variant};
@@ -116,19 +116,7 @@ fn challenge_from_row(row: &AnyRow) -> Result<StoredChallenge, sqlx::Error> {
         (Some(level), Some(movetime_ms)) => Some(StoredEngine { level, movetime_ms }),
         _ => None,
     };
-    let clock = (row.get::<i64, _>(14) != 0).then(|| StoredClock {
-        initial_ms: row.get::<Option<i64>, _>(9).unwrap_or(0),
-        increment_ms: row.get::<Option<i64>, _>(10).unwrap_or(0),
-        delay_ms: row.get::<Option<i64>, _>(11).unwrap_or(0),
-        grace_ms: row.get(12),
-        days_per_move: row.get(13),
-        white_ms: 0,
-        black_ms: 0,
-        turn_started_at: 0,
-        engine_waiting_ply: None,
-        flag_at: None,
-        held: false,
-    });
+    let clock = (row.get::<i64, _>(14) != 0).then(|| time_control_columns(row, 9));
     Ok(StoredChallenge {
         id: row.get(0),
         challenger: row.get(1),

@@ -19,6 +19,7 @@ mod players;
 mod positions;
 mod ratings;
 mod rows;
+mod seeks;
 mod sql;
 mod write;
 mod writer;
@@ -43,6 +44,7 @@ pub use rows::{
     GameFilter, GameHead, GameNotFound, OpenSeat, StoredClock, StoredEngine, StoredGame,
     StoredMove, StoredRematch, Update,
 };
+pub use seeks::{Pairing, SeekGone, StoredSeek, TooManySeeks};
 pub use write::{Base, GameWrite, Written};
 
 /// The settings of every SQLite connection: WAL, a commit flushed before it

@@ -242,6 +242,25 @@ pub(super) fn game_from_row(row: &AnyRow) -> Result<StoredGame, sqlx::Error> {
     })
 }
 
+/// A time control's columns (`clock_initial_ms`, `clock_increment_ms`,
+/// `clock_delay_ms`, `clock_grace_ms`, `clock_days_per_move`, from column
+/// `first` on) as a clock whose times are left unused.
+pub(super) fn time_control_columns(row: &AnyRow, first: usize) -> StoredClock {
+    StoredClock {
+        initial_ms: row.get::<Option<i64>, _>(first).unwrap_or(0),
+        increment_ms: row.get::<Option<i64>, _>(first + 1).unwrap_or(0),
+        delay_ms: row.get::<Option<i64>, _>(first + 2).unwrap_or(0),
+        grace_ms: row.get(first + 3),
+        days_per_move: row.get(first + 4),
+        white_ms: 0,
+        black_ms: 0,
+        turn_started_at: 0,
+        engine_waiting_ply: None,
+        flag_at: None,
+        held: false,
+    }
+}
+
 /// The value named in text column `column`.
 pub(super) fn decoded<T>(row: &AnyRow, column: usize) -> Result<T, sqlx::Error>
 where

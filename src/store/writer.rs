@@ -179,6 +179,15 @@ impl WriteTx<'_> {
         self.commit_batch(1).await
     }
 
+    /// Rolls back what the transaction did (a write it decided against),
+    /// keeping its connection for the pool.
+    pub(super) async fn rollback(mut self) -> Result<(), StoreError> {
+        sqlx::raw_sql("ROLLBACK").execute(self.conn()).await?;
+        // Outside any transaction now: fit for the pool.
+        drop(self.conn.take());
+        Ok(())
+    }
+
     /// Commits a transaction holding `changes` changes (a group commit).
     pub(super) async fn commit_batch(self, changes: usize) -> Result<(), StoreError> {
         self.commit_holding(changes).await.map(drop)

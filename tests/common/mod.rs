@@ -78,6 +78,18 @@ pub async fn create_player(
     (created.player.unwrap(), created.token)
 }
 
+/// Creates players by these usernames; their tokens.
+pub async fn create_players<const N: usize>(
+    players: &mut PlayersClient<Channel>,
+    names: [&str; N],
+) -> [String; N] {
+    let mut tokens = Vec::new();
+    for name in names {
+        tokens.push(create_player(players, name).await.1);
+    }
+    tokens.try_into().expect("one token each")
+}
+
 /// How often [`wait_until!`] asks again.
 pub const POLL: std::time::Duration = std::time::Duration::from_millis(20);
 

@@ -13,18 +13,6 @@ use arbiter::{
 };
 use tonic::{Code, transport::Channel};
 
-/// Players by these usernames, with their tokens.
-async fn players_named<const N: usize>(
-    players: &mut PlayersClient<Channel>,
-    names: [&str; N],
-) -> [String; N] {
-    let mut tokens = Vec::new();
-    for name in names {
-        tokens.push(common::create_player(players, name).await.1);
-    }
-    tokens.try_into().expect("one token each")
-}
-
 fn chess_challenge(destination: &str) -> pb::CreateChallengeRequest {
     pb::CreateChallengeRequest {
         destination_id: destination.into(),
@@ -79,7 +67,7 @@ async fn an_accepted_challenge_starts_one_game_between_its_players() {
     let server = TestServer::start().await;
     let mut players = PlayersClient::new(server.channel().await);
     let mut games = server.games().await;
-    let [alice, bob, carol] = players_named(&mut players, ["alice", "bob", "carol"]).await;
+    let [alice, bob, carol] = common::create_players(&mut players, ["alice", "bob", "carol"]).await;
     let made = challenge(&mut players, &alice, chess_challenge("Bob"))
         .await
         .unwrap();
@@ -145,7 +133,7 @@ async fn racing_acceptances_of_an_open_challenge_start_one_game() {
     let server = TestServer::start().await;
     let mut players = PlayersClient::new(server.channel().await);
     let names = ["host", "p1", "p2", "p3", "p4", "p5", "p6"];
-    let tokens = players_named(&mut players, names).await;
+    let tokens = common::create_players(&mut players, names).await;
     let made = challenge(&mut players, &tokens[0], chess_challenge(""))
         .await
         .unwrap();
@@ -211,7 +199,7 @@ async fn challenges_are_declined_withdrawn_limited_and_checked() {
     })
     .await;
     let mut players = PlayersClient::new(server.channel().await);
-    let [alice, bob, carol] = players_named(&mut players, ["alice", "bob", "carol"]).await;
+    let [alice, bob, carol] = common::create_players(&mut players, ["alice", "bob", "carol"]).await;
     let first = challenge(&mut players, &alice, chess_challenge("bob"))
         .await
         .unwrap();
@@ -336,7 +324,7 @@ async fn challenges_expire_and_open_ones_go_to_their_list() {
     })
     .await;
     let mut players = PlayersClient::new(server.channel().await);
-    let [alice, bob, carol] = players_named(&mut players, ["alice", "bob", "carol"]).await;
+    let [alice, bob, carol] = common::create_players(&mut players, ["alice", "bob", "carol"]).await;
     let made = challenge(&mut players, &alice, chess_challenge("bob"))
         .await
         .unwrap();
@@ -385,7 +373,7 @@ async fn challenges_expire_and_open_ones_go_to_their_list() {
 async fn a_challenge_to_the_engine_starts_at_once() {
     let server = TestServer::start().await;
     let mut players = PlayersClient::new(server.channel().await);
-    let [alice] = players_named(&mut players, ["alice"]).await;
+    let [alice] = common::create_players(&mut players, ["alice"]).await;
     let answer = players
         .create_challenge(bearing(
             pb::CreateChallengeRequest {

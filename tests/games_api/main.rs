@@ -19,6 +19,7 @@ mod rematch;
 mod rules;
 mod screening;
 mod seats;
+mod seeks;
 mod service;
 mod takeback_clocks;
 mod takebacks;

@@ -53,7 +53,7 @@ pub(crate) struct Args {
     #[arg(long, required_if_eq("rpc", "raw-commit"))]
     pub(crate) raw_database: Option<String>,
     /// The RPC to measure.
-    #[arg(long, value_enum, required_unless_present = "all")]
+    #[arg(long, value_enum, required_unless_present_any = ["all", "pairing"])]
     pub(crate) rpc: Option<Rpc>,
     /// The game for legal-moves and make-move.
     #[arg(long, value_enum, default_value_t = GameVariant::Chess)]
@@ -81,6 +81,18 @@ pub(crate) struct Args {
     /// Run every RPC at 1, 16 and 64 in flight and print a Markdown table.
     #[arg(long, conflicts_with = "rpc")]
     pub(crate) all: bool,
+    /// Instead of an RPC: how fast the pairing pool pairs --pairs pairs of
+    /// players seeking at once while --open-seeks other seeks wait, and
+    /// each seeker's wait from Seek to game (on the first --addr, over
+    /// --connections connections).
+    #[arg(long, conflicts_with_all = ["rpc", "all"])]
+    pub(crate) pairing: bool,
+    /// --pairing: seeks waiting in the pool, unpairable.
+    #[arg(long, default_value_t = 1000, requires = "pairing")]
+    pub(crate) open_seeks: usize,
+    /// --pairing: pairs of players seeking at once.
+    #[arg(long, default_value_t = 100, requires = "pairing", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub(crate) pairs: u32,
     /// With --all: measure the matrix this many times, each RPC right after
     /// the health baseline at the same concurrency, and add a table of
     /// medians (one run is at the mercy of whatever else the machine does).

@@ -103,6 +103,7 @@ use std::{
 
 mod args;
 mod long_game;
+mod pairing;
 mod raw_commit;
 mod report;
 mod wire;
@@ -430,6 +431,13 @@ async fn main_inner(args: Args) -> Result<(), Fatal> {
         .iter()
         .map(|addr| endpoint(addr))
         .collect::<Result<Vec<_>, _>>()?;
+    if args.pairing {
+        let connections = args
+            .connections
+            .map_or(DEFAULT_MAX_CONNECTIONS, |c| c as usize);
+        let pairs = args.pairs as usize;
+        return pairing::measure(&endpoints[0], connections, args.open_seeks, pairs).await;
+    }
     let (rpcs, levels) = plan(&args);
     let raw = match &args.raw_database {
         Some(url) if rpcs.contains(&Rpc::RawCommit) => Some(ScratchDatabase::create(url).await?),

@@ -55,12 +55,16 @@ export const Reason = {
   INVALID_RATED_GAME: "INVALID_RATED_GAME",
   /** INVALID_ARGUMENT: CreateChallenge names itself, a destination with `open_to` or an engine, or more than 32 players in `open_to`. */
   INVALID_CHALLENGE: "INVALID_CHALLENGE",
+  /** INVALID_ARGUMENT: Seek without a time control, or with a rating range whose low end is above its high end. */
+  INVALID_SEEK: "INVALID_SEEK",
   /** NOT_FOUND: No game has the id (or the id cannot be one). */
   GAME_NOT_FOUND: "GAME_NOT_FOUND",
   /** NOT_FOUND: No player has the id or username (a seat's `player_id`, GetPlayer). */
   PLAYER_NOT_FOUND: "PLAYER_NOT_FOUND",
   /** NOT_FOUND: No challenge has the id. */
   CHALLENGE_NOT_FOUND: "CHALLENGE_NOT_FOUND",
+  /** NOT_FOUND: No open seek of the caller's has the id (withdrawn, paired, or its stream's server gone). */
+  SEEK_NOT_FOUND: "SEEK_NOT_FOUND",
   /** NOT_FOUND: No saved position has the id (or the id cannot be one). */
   POSITION_NOT_FOUND: "POSITION_NOT_FOUND",
   /** NOT_FOUND: Health.Check names a service the server does not have. */
@@ -137,6 +141,8 @@ export const Reason = {
   RESUME_LIMIT: "RESUME_LIMIT",
   /** RESOURCE_EXHAUSTED: The player has as many challenges waiting for an answer as they may (metadata `limit`): cancel one, or wait for answers. */
   TOO_MANY_CHALLENGES: "TOO_MANY_CHALLENGES",
+  /** RESOURCE_EXHAUSTED: The player has as many open seeks as they may (metadata `limit`): withdraw one first. */
+  TOO_MANY_SEEKS: "TOO_MANY_SEEKS",
   /** RESOURCE_EXHAUSTED: The player holds as many tokens as they may (metadata `limit`): revoke one first. */
   TOO_MANY_PLAYER_TOKENS: "TOO_MANY_PLAYER_TOKENS",
   /** RESOURCE_EXHAUSTED: The caller's address creates games, positions or players too fast, rematches and joins included (metadata `limit`, `retry_after_ms`, and a `google.rpc.RetryInfo`). */

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file arbiter/v1/players.proto.
  */
 export const file_arbiter_v1_players: GenFile = /*@__PURE__*/
-  fileDesc("ChhhcmJpdGVyL3YxL3BsYXllcnMucHJvdG8SCmFyYml0ZXIudjEinwQKCUNoYWxsZW5nZRIKCgJpZBgBIAEoCRIVCg1jaGFsbGVuZ2VyX2lkGAIgASgJEhYKDmRlc3RpbmF0aW9uX2lkGAMgASgJEg8KB29wZW5fdG8YBCADKAkSKAoGZW5naW5lGAUgASgLMhguYXJiaXRlci52MS5FbmdpbmVQbGF5ZXISJAoHdmFyaWFudBgGIAEoDjITLmFyYml0ZXIudjEuVmFyaWFudBILCgNmZW4YByABKAkSLwoNeGlhbmdxaV9ydWxlcxgIIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzEi0KDHRpbWVfY29udHJvbBgJIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSKQoFY29sb3IYCiABKA4yGi5hcmJpdGVyLnYxLkNoYWxsZW5nZUNvbG9yEisKBnN0YXR1cxgLIAEoDjIbLmFyYml0ZXIudjEuQ2hhbGxlbmdlU3RhdHVzEjEKDmRlY2xpbmVfcmVhc29uGAwgASgOMhkuYXJiaXRlci52MS5EZWNsaW5lUmVhc29uEg8KB2dhbWVfaWQYDSABKAkSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFcmF0ZWQYECABKAgiuAIKFkNyZWF0ZUNoYWxsZW5nZVJlcXVlc3QSFgoOZGVzdGluYXRpb25faWQYASABKAkSDwoHb3Blbl90bxgCIAMoCRIoCgZlbmdpbmUYAyABKAsyGC5hcmJpdGVyLnYxLkVuZ2luZVBsYXllchIkCgd2YXJpYW50GAQgASgOMhMuYXJiaXRlci52MS5WYXJpYW50EgsKA2ZlbhgFIAEoCRIvCg14aWFuZ3FpX3J1bGVzGAYgASgOMhguYXJiaXRlci52MS5YaWFuZ3FpUnVsZXMSLQoMdGltZV9jb250cm9sGAcgASgLMhcuYXJiaXRlci52MS5UaW1lQ29udHJvbBIpCgVjb2xvchgIIAEoDjIaLmFyYml0ZXIudjEuQ2hhbGxlbmdlQ29sb3ISDQoFcmF0ZWQYCSABKAgiYwoXQ3JlYXRlQ2hhbGxlbmdlUmVzcG9uc2USKAoJY2hhbGxlbmdlGAEgASgLMhUuYXJiaXRlci52MS5DaGFsbGVuZ2USHgoEZ2FtZRgCIAEoCzIQLmFyYml0ZXIudjEuR2FtZSIuChZBY2NlcHRDaGFsbGVuZ2VSZXF1ZXN0EhQKDGNoYWxsZW5nZV9pZBgBIAEoCSJjChdBY2NlcHRDaGFsbGVuZ2VSZXNwb25zZRIoCgljaGFsbGVuZ2UYASABKAsyFS5hcmJpdGVyLnYxLkNoYWxsZW5nZRIeCgRnYW1lGAIgASgLMhAuYXJiaXRlci52MS5HYW1lIloKF0RlY2xpbmVDaGFsbGVuZ2VSZXF1ZXN0EhQKDGNoYWxsZW5nZV9pZBgBIAEoCRIpCgZyZWFzb24YAiABKA4yGS5hcmJpdGVyLnYxLkRlY2xpbmVSZWFzb24iRAoYRGVjbGluZUNoYWxsZW5nZVJlc3BvbnNlEigKCWNoYWxsZW5nZRgBIAEoCzIVLmFyYml0ZXIudjEuQ2hhbGxlbmdlIi4KFkNhbmNlbENoYWxsZW5nZVJlcXVlc3QSFAoMY2hhbGxlbmdlX2lkGAEgASgJIkMKF0NhbmNlbENoYWxsZW5nZVJlc3BvbnNlEigKCWNoYWxsZW5nZRgBIAEoCzIVLmFyYml0ZXIudjEuQ2hhbGxlbmdlIhcKFUxpc3RDaGFsbGVuZ2VzUmVxdWVzdCJqChZMaXN0Q2hhbGxlbmdlc1Jlc3BvbnNlEicKCGluY29taW5nGAEgAygLMhUuYXJiaXRlci52MS5DaGFsbGVuZ2USJwoIb3V0Z29pbmcYAiADKAsyFS5hcmJpdGVyLnYxLkNoYWxsZW5nZSKVAQoGUGxheWVyEgoKAmlkGAEgASgJEhAKCHVzZXJuYW1lGAIgASgJEhQKDGRpc3BsYXlfbmFtZRgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBInCgdyYXRpbmdzGAUgAygLMhYuYXJiaXRlci52MS5QZXJmUmF0aW5nImEKClBlcmZSYXRpbmcSDAoEcGVyZhgBIAEoCRIOCgZyYXRpbmcYAiABKAUSEQoJZGV2aWF0aW9uGAMgASgFEhMKC3Byb3Zpc2lvbmFsGAQgASgIEg0KBWdhbWVzGAUgASgNIlIKE0NyZWF0ZVBsYXllclJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhMKC2FkbWluX3Rva2VuGAMgASgJIkkKFENyZWF0ZVBsYXllclJlc3BvbnNlEiIKBnBsYXllchgBIAEoCzISLmFyYml0ZXIudjEuUGxheWVyEg0KBXRva2VuGAIgASgJIiIKEEdldFBsYXllclJlcXVlc3QSDgoGcGxheWVyGAEgASgJIjcKEUdldFBsYXllclJlc3BvbnNlEiIKBnBsYXllchgBIAEoCzISLmFyYml0ZXIudjEuUGxheWVyIhoKGENyZWF0ZVBsYXllclRva2VuUmVxdWVzdCIqChlDcmVhdGVQbGF5ZXJUb2tlblJlc3BvbnNlEg0KBXRva2VuGAEgASgJIicKGFJldm9rZVBsYXllclRva2VuUmVxdWVzdBILCgNhbGwYASABKAgiLAoZUmV2b2tlUGxheWVyVG9rZW5SZXNwb25zZRIPCgdyZXZva2VkGAEgASgNIkYKF0dldFJhdGluZ0hpc3RvcnlSZXF1ZXN0Eg4KBnBsYXllchgBIAEoCRIMCgRwZXJmGAIgASgJEg0KBWxpbWl0GAMgASgFIncKC1JhdGluZ1BvaW50Eg8KB2dhbWVfaWQYASABKAkSDgoGcmF0aW5nGAIgASgFEhEKCWRldmlhdGlvbhgDIAEoBRIMCgRkaWZmGAQgASgFEiYKAmF0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJDChhHZXRSYXRpbmdIaXN0b3J5UmVzcG9uc2USJwoGcG9pbnRzGAEgAygLMhcuYXJiaXRlci52MS5SYXRpbmdQb2ludCI0ChVHZXRMZWFkZXJib2FyZFJlcXVlc3QSDAoEcGVyZhgBIAEoCRINCgVsaW1pdBgCIAEoBSJNChBMZWFkZXJib2FyZEVudHJ5EhEKCXBsYXllcl9pZBgBIAEoCRImCgZyYXRpbmcYAiABKAsyFi5hcmJpdGVyLnYxLlBlcmZSYXRpbmciRwoWR2V0TGVhZGVyYm9hcmRSZXNwb25zZRItCgdlbnRyaWVzGAEgAygLMhwuYXJiaXRlci52MS5MZWFkZXJib2FyZEVudHJ5IhQKEldhdGNoRXZlbnRzUmVxdWVzdCLQAQoTV2F0Y2hFdmVudHNSZXNwb25zZRIpCgRraW5kGAEgASgOMhsuYXJiaXRlci52MS5QbGF5ZXJFdmVudEtpbmQSHgoEZ2FtZRgCIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIeCgRzaWRlGAMgASgOMhAuYXJiaXRlci52MS5TaWRlEiQKBG1vdmUYBCABKAsyFi5hcmJpdGVyLnYxLlBsYXllZE1vdmUSKAoJY2hhbGxlbmdlGAUgASgLMhUuYXJiaXRlci52MS5DaGFsbGVuZ2UqyQEKD0NoYWxsZW5nZVN0YXR1cxIgChxDSEFMTEVOR0VfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGQoVQ0hBTExFTkdFX1NUQVRVU19PUEVOEAESHQoZQ0hBTExFTkdFX1NUQVRVU19BQ0NFUFRFRBACEh0KGUNIQUxMRU5HRV9TVEFUVVNfREVDTElORUQQAxIdChlDSEFMTEVOR0VfU1RBVFVTX0NBTkNFTEVEEAQSHAoYQ0hBTExFTkdFX1NUQVRVU19FWFBJUkVEEAUqZwoOQ2hhbGxlbmdlQ29sb3ISHwobQ0hBTExFTkdFX0NPTE9SX1VOU1BFQ0lGSUVEEAASGQoVQ0hBTExFTkdFX0NPTE9SX1dISVRFEAESGQoVQ0hBTExFTkdFX0NPTE9SX0JMQUNLEAIqwAEKDURlY2xpbmVSZWFzb24SHgoaREVDTElORV9SRUFTT05fVU5TUEVDSUZJRUQQABIYChRERUNMSU5FX1JFQVNPTl9MQVRFUhABEhsKF0RFQ0xJTkVfUkVBU09OX1RPT19GQVNUEAISGwoXREVDTElORV9SRUFTT05fVE9PX1NMT1cQAxIfChtERUNMSU5FX1JFQVNPTl9USU1FX0NPTlRST0wQBBIaChZERUNMSU5FX1JFQVNPTl9WQVJJQU5UEAUywAgKB1BsYXllcnMSUQoMQ3JlYXRlUGxheWVyEh8uYXJiaXRlci52MS5DcmVhdGVQbGF5ZXJSZXF1ZXN0GiAuYXJiaXRlci52MS5DcmVhdGVQbGF5ZXJSZXNwb25zZRJICglHZXRQbGF5ZXISHC5hcmJpdGVyLnYxLkdldFBsYXllclJlcXVlc3QaHS5hcmJpdGVyLnYxLkdldFBsYXllclJlc3BvbnNlEmAKEUNyZWF0ZVBsYXllclRva2VuEiQuYXJiaXRlci52MS5DcmVhdGVQbGF5ZXJUb2tlblJlcXVlc3QaJS5hcmJpdGVyLnYxLkNyZWF0ZVBsYXllclRva2VuUmVzcG9uc2USYAoRUmV2b2tlUGxheWVyVG9rZW4SJC5hcmJpdGVyLnYxLlJldm9rZVBsYXllclRva2VuUmVxdWVzdBolLmFyYml0ZXIudjEuUmV2b2tlUGxheWVyVG9rZW5SZXNwb25zZRJaCg9DcmVhdGVDaGFsbGVuZ2USIi5hcmJpdGVyLnYxLkNyZWF0ZUNoYWxsZW5nZVJlcXVlc3QaIy5hcmJpdGVyLnYxLkNyZWF0ZUNoYWxsZW5nZVJlc3BvbnNlEloKD0FjY2VwdENoYWxsZW5nZRIiLmFyYml0ZXIudjEuQWNjZXB0Q2hhbGxlbmdlUmVxdWVzdBojLmFyYml0ZXIudjEuQWNjZXB0Q2hhbGxlbmdlUmVzcG9uc2USXQoQRGVjbGluZUNoYWxsZW5nZRIjLmFyYml0ZXIudjEuRGVjbGluZUNoYWxsZW5nZVJlcXVlc3QaJC5hcmJpdGVyLnYxLkRlY2xpbmVDaGFsbGVuZ2VSZXNwb25zZRJaCg9DYW5jZWxDaGFsbGVuZ2USIi5hcmJpdGVyLnYxLkNhbmNlbENoYWxsZW5nZVJlcXVlc3QaIy5hcmJpdGVyLnYxLkNhbmNlbENoYWxsZW5nZVJlc3BvbnNlElcKDkxpc3RDaGFsbGVuZ2VzEiEuYXJiaXRlci52MS5MaXN0Q2hhbGxlbmdlc1JlcXVlc3QaIi5hcmJpdGVyLnYxLkxpc3RDaGFsbGVuZ2VzUmVzcG9uc2USXQoQR2V0UmF0aW5nSGlzdG9yeRIjLmFyYml0ZXIudjEuR2V0UmF0aW5nSGlzdG9yeVJlcXVlc3QaJC5hcmJpdGVyLnYxLkdldFJhdGluZ0hpc3RvcnlSZXNwb25zZRJXCg5HZXRMZWFkZXJib2FyZBIhLmFyYml0ZXIudjEuR2V0TGVhZGVyYm9hcmRSZXF1ZXN0GiIuYXJiaXRlci52MS5HZXRMZWFkZXJib2FyZFJlc3BvbnNlElAKC1dhdGNoRXZlbnRzEh4uYXJiaXRlci52MS5XYXRjaEV2ZW50c1JlcXVlc3QaHy5hcmJpdGVyLnYxLldhdGNoRXZlbnRzUmVzcG9uc2UwAWIGcHJvdG8z", [file_arbiter_v1_common, file_arbiter_v1_games, file_google_protobuf_timestamp]);
+  fileDesc("ChhhcmJpdGVyL3YxL3BsYXllcnMucHJvdG8SCmFyYml0ZXIudjEinwQKCUNoYWxsZW5nZRIKCgJpZBgBIAEoCRIVCg1jaGFsbGVuZ2VyX2lkGAIgASgJEhYKDmRlc3RpbmF0aW9uX2lkGAMgASgJEg8KB29wZW5fdG8YBCADKAkSKAoGZW5naW5lGAUgASgLMhguYXJiaXRlci52MS5FbmdpbmVQbGF5ZXISJAoHdmFyaWFudBgGIAEoDjITLmFyYml0ZXIudjEuVmFyaWFudBILCgNmZW4YByABKAkSLwoNeGlhbmdxaV9ydWxlcxgIIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzEi0KDHRpbWVfY29udHJvbBgJIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSKQoFY29sb3IYCiABKA4yGi5hcmJpdGVyLnYxLkNoYWxsZW5nZUNvbG9yEisKBnN0YXR1cxgLIAEoDjIbLmFyYml0ZXIudjEuQ2hhbGxlbmdlU3RhdHVzEjEKDmRlY2xpbmVfcmVhc29uGAwgASgOMhkuYXJiaXRlci52MS5EZWNsaW5lUmVhc29uEg8KB2dhbWVfaWQYDSABKAkSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFcmF0ZWQYECABKAgiuAIKFkNyZWF0ZUNoYWxsZW5nZVJlcXVlc3QSFgoOZGVzdGluYXRpb25faWQYASABKAkSDwoHb3Blbl90bxgCIAMoCRIoCgZlbmdpbmUYAyABKAsyGC5hcmJpdGVyLnYxLkVuZ2luZVBsYXllchIkCgd2YXJpYW50GAQgASgOMhMuYXJiaXRlci52MS5WYXJpYW50EgsKA2ZlbhgFIAEoCRIvCg14aWFuZ3FpX3J1bGVzGAYgASgOMhguYXJiaXRlci52MS5YaWFuZ3FpUnVsZXMSLQoMdGltZV9jb250cm9sGAcgASgLMhcuYXJiaXRlci52MS5UaW1lQ29udHJvbBIpCgVjb2xvchgIIAEoDjIaLmFyYml0ZXIudjEuQ2hhbGxlbmdlQ29sb3ISDQoFcmF0ZWQYCSABKAgiYwoXQ3JlYXRlQ2hhbGxlbmdlUmVzcG9uc2USKAoJY2hhbGxlbmdlGAEgASgLMhUuYXJiaXRlci52MS5DaGFsbGVuZ2USHgoEZ2FtZRgCIAEoCzIQLmFyYml0ZXIudjEuR2FtZSIuChZBY2NlcHRDaGFsbGVuZ2VSZXF1ZXN0EhQKDGNoYWxsZW5nZV9pZBgBIAEoCSJjChdBY2NlcHRDaGFsbGVuZ2VSZXNwb25zZRIoCgljaGFsbGVuZ2UYASABKAsyFS5hcmJpdGVyLnYxLkNoYWxsZW5nZRIeCgRnYW1lGAIgASgLMhAuYXJiaXRlci52MS5HYW1lIloKF0RlY2xpbmVDaGFsbGVuZ2VSZXF1ZXN0EhQKDGNoYWxsZW5nZV9pZBgBIAEoCRIpCgZyZWFzb24YAiABKA4yGS5hcmJpdGVyLnYxLkRlY2xpbmVSZWFzb24iRAoYRGVjbGluZUNoYWxsZW5nZVJlc3BvbnNlEigKCWNoYWxsZW5nZRgBIAEoCzIVLmFyYml0ZXIudjEuQ2hhbGxlbmdlIi4KFkNhbmNlbENoYWxsZW5nZVJlcXVlc3QSFAoMY2hhbGxlbmdlX2lkGAEgASgJIkMKF0NhbmNlbENoYWxsZW5nZVJlc3BvbnNlEigKCWNoYWxsZW5nZRgBIAEoCzIVLmFyYml0ZXIudjEuQ2hhbGxlbmdlIhcKFUxpc3RDaGFsbGVuZ2VzUmVxdWVzdCJqChZMaXN0Q2hhbGxlbmdlc1Jlc3BvbnNlEicKCGluY29taW5nGAEgAygLMhUuYXJiaXRlci52MS5DaGFsbGVuZ2USJwoIb3V0Z29pbmcYAiADKAsyFS5hcmJpdGVyLnYxLkNoYWxsZW5nZSKVAQoGUGxheWVyEgoKAmlkGAEgASgJEhAKCHVzZXJuYW1lGAIgASgJEhQKDGRpc3BsYXlfbmFtZRgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBInCgdyYXRpbmdzGAUgAygLMhYuYXJiaXRlci52MS5QZXJmUmF0aW5nImEKClBlcmZSYXRpbmcSDAoEcGVyZhgBIAEoCRIOCgZyYXRpbmcYAiABKAUSEQoJZGV2aWF0aW9uGAMgASgFEhMKC3Byb3Zpc2lvbmFsGAQgASgIEg0KBWdhbWVzGAUgASgNIlIKE0NyZWF0ZVBsYXllclJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhMKC2FkbWluX3Rva2VuGAMgASgJIkkKFENyZWF0ZVBsYXllclJlc3BvbnNlEiIKBnBsYXllchgBIAEoCzISLmFyYml0ZXIudjEuUGxheWVyEg0KBXRva2VuGAIgASgJIiIKEEdldFBsYXllclJlcXVlc3QSDgoGcGxheWVyGAEgASgJIjcKEUdldFBsYXllclJlc3BvbnNlEiIKBnBsYXllchgBIAEoCzISLmFyYml0ZXIudjEuUGxheWVyIhoKGENyZWF0ZVBsYXllclRva2VuUmVxdWVzdCIqChlDcmVhdGVQbGF5ZXJUb2tlblJlc3BvbnNlEg0KBXRva2VuGAEgASgJIicKGFJldm9rZVBsYXllclRva2VuUmVxdWVzdBILCgNhbGwYASABKAgiLAoZUmV2b2tlUGxheWVyVG9rZW5SZXNwb25zZRIPCgdyZXZva2VkGAEgASgNIkYKF0dldFJhdGluZ0hpc3RvcnlSZXF1ZXN0Eg4KBnBsYXllchgBIAEoCRIMCgRwZXJmGAIgASgJEg0KBWxpbWl0GAMgASgFIncKC1JhdGluZ1BvaW50Eg8KB2dhbWVfaWQYASABKAkSDgoGcmF0aW5nGAIgASgFEhEKCWRldmlhdGlvbhgDIAEoBRIMCgRkaWZmGAQgASgFEiYKAmF0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJDChhHZXRSYXRpbmdIaXN0b3J5UmVzcG9uc2USJwoGcG9pbnRzGAEgAygLMhcuYXJiaXRlci52MS5SYXRpbmdQb2ludCI0ChVHZXRMZWFkZXJib2FyZFJlcXVlc3QSDAoEcGVyZhgBIAEoCRINCgVsaW1pdBgCIAEoBSJNChBMZWFkZXJib2FyZEVudHJ5EhEKCXBsYXllcl9pZBgBIAEoCRImCgZyYXRpbmcYAiABKAsyFi5hcmJpdGVyLnYxLlBlcmZSYXRpbmciRwoWR2V0TGVhZGVyYm9hcmRSZXNwb25zZRItCgdlbnRyaWVzGAEgAygLMhwuYXJiaXRlci52MS5MZWFkZXJib2FyZEVudHJ5IhQKEldhdGNoRXZlbnRzUmVxdWVzdCLQAQoTV2F0Y2hFdmVudHNSZXNwb25zZRIpCgRraW5kGAEgASgOMhsuYXJiaXRlci52MS5QbGF5ZXJFdmVudEtpbmQSHgoEZ2FtZRgCIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIeCgRzaWRlGAMgASgOMhAuYXJiaXRlci52MS5TaWRlEiQKBG1vdmUYBCABKAsyFi5hcmJpdGVyLnYxLlBsYXllZE1vdmUSKAoJY2hhbGxlbmdlGAUgASgLMhUuYXJiaXRlci52MS5DaGFsbGVuZ2UizQIKBFNlZWsSCgoCaWQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJEg4KBnJhdGluZxgDIAEoBRIkCgd2YXJpYW50GAQgASgOMhMuYXJiaXRlci52MS5WYXJpYW50Ei8KDXhpYW5ncWlfcnVsZXMYBSABKA4yGC5hcmJpdGVyLnYxLlhpYW5ncWlSdWxlcxItCgx0aW1lX2NvbnRyb2wYBiABKAsyFy5hcmJpdGVyLnYxLlRpbWVDb250cm9sEg0KBXJhdGVkGAcgASgIEhIKCnJhdGluZ19taW4YCCABKAUSEgoKcmF0aW5nX21heBgJIAEoBRIpCgVjb2xvchgKIAEoDjIaLmFyYml0ZXIudjEuQ2hhbGxlbmdlQ29sb3ISLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi9QEKC1NlZWtSZXF1ZXN0EiQKB3ZhcmlhbnQYASABKA4yEy5hcmJpdGVyLnYxLlZhcmlhbnQSLwoNeGlhbmdxaV9ydWxlcxgCIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzEi0KDHRpbWVfY29udHJvbBgDIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSDQoFcmF0ZWQYBCABKAgSEgoKcmF0aW5nX21pbhgFIAEoBRISCgpyYXRpbmdfbWF4GAYgASgFEikKBWNvbG9yGAcgASgOMhouYXJiaXRlci52MS5DaGFsbGVuZ2VDb2xvciJOCgxTZWVrUmVzcG9uc2USHgoEc2VlaxgBIAEoCzIQLmFyYml0ZXIudjEuU2VlaxIeCgRnYW1lGAIgASgLMhAuYXJiaXRlci52MS5HYW1lIiQKEUNhbmNlbFNlZWtSZXF1ZXN0Eg8KB3NlZWtfaWQYASABKAkiFAoSQ2FuY2VsU2Vla1Jlc3BvbnNlIjgKEExpc3RTZWVrc1JlcXVlc3QSJAoHdmFyaWFudBgBIAEoDjITLmFyYml0ZXIudjEuVmFyaWFudCI0ChFMaXN0U2Vla3NSZXNwb25zZRIfCgVzZWVrcxgBIAMoCzIQLmFyYml0ZXIudjEuU2VlayI5ChFXYXRjaExvYmJ5UmVxdWVzdBIkCgd2YXJpYW50GAEgASgOMhMuYXJiaXRlci52MS5WYXJpYW50IkYKEldhdGNoTG9iYnlSZXNwb25zZRIfCgVhZGRlZBgBIAEoCzIQLmFyYml0ZXIudjEuU2VlaxIPCgdyZW1vdmVkGAIgASgJKskBCg9DaGFsbGVuZ2VTdGF0dXMSIAocQ0hBTExFTkdFX1NUQVRVU19VTlNQRUNJRklFRBAAEhkKFUNIQUxMRU5HRV9TVEFUVVNfT1BFThABEh0KGUNIQUxMRU5HRV9TVEFUVVNfQUNDRVBURUQQAhIdChlDSEFMTEVOR0VfU1RBVFVTX0RFQ0xJTkVEEAMSHQoZQ0hBTExFTkdFX1NUQVRVU19DQU5DRUxFRBAEEhwKGENIQUxMRU5HRV9TVEFUVVNfRVhQSVJFRBAFKmcKDkNoYWxsZW5nZUNvbG9yEh8KG0NIQUxMRU5HRV9DT0xPUl9VTlNQRUNJRklFRBAAEhkKFUNIQUxMRU5HRV9DT0xPUl9XSElURRABEhkKFUNIQUxMRU5HRV9DT0xPUl9CTEFDSxACKsABCg1EZWNsaW5lUmVhc29uEh4KGkRFQ0xJTkVfUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoUREVDTElORV9SRUFTT05fTEFURVIQARIbChdERUNMSU5FX1JFQVNPTl9UT09fRkFTVBACEhsKF0RFQ0xJTkVfUkVBU09OX1RPT19TTE9XEAMSHwobREVDTElORV9SRUFTT05fVElNRV9DT05UUk9MEAQSGgoWREVDTElORV9SRUFTT05fVkFSSUFOVBAFMuMKCgdQbGF5ZXJzElEKDENyZWF0ZVBsYXllchIfLmFyYml0ZXIudjEuQ3JlYXRlUGxheWVyUmVxdWVzdBogLmFyYml0ZXIudjEuQ3JlYXRlUGxheWVyUmVzcG9uc2USSAoJR2V0UGxheWVyEhwuYXJiaXRlci52MS5HZXRQbGF5ZXJSZXF1ZXN0Gh0uYXJiaXRlci52MS5HZXRQbGF5ZXJSZXNwb25zZRJgChFDcmVhdGVQbGF5ZXJUb2tlbhIkLmFyYml0ZXIudjEuQ3JlYXRlUGxheWVyVG9rZW5SZXF1ZXN0GiUuYXJiaXRlci52MS5DcmVhdGVQbGF5ZXJUb2tlblJlc3BvbnNlEmAKEVJldm9rZVBsYXllclRva2VuEiQuYXJiaXRlci52MS5SZXZva2VQbGF5ZXJUb2tlblJlcXVlc3QaJS5hcmJpdGVyLnYxLlJldm9rZVBsYXllclRva2VuUmVzcG9uc2USWgoPQ3JlYXRlQ2hhbGxlbmdlEiIuYXJiaXRlci52MS5DcmVhdGVDaGFsbGVuZ2VSZXF1ZXN0GiMuYXJiaXRlci52MS5DcmVhdGVDaGFsbGVuZ2VSZXNwb25zZRJaCg9BY2NlcHRDaGFsbGVuZ2USIi5hcmJpdGVyLnYxLkFjY2VwdENoYWxsZW5nZVJlcXVlc3QaIy5hcmJpdGVyLnYxLkFjY2VwdENoYWxsZW5nZVJlc3BvbnNlEl0KEERlY2xpbmVDaGFsbGVuZ2USIy5hcmJpdGVyLnYxLkRlY2xpbmVDaGFsbGVuZ2VSZXF1ZXN0GiQuYXJiaXRlci52MS5EZWNsaW5lQ2hhbGxlbmdlUmVzcG9uc2USWgoPQ2FuY2VsQ2hhbGxlbmdlEiIuYXJiaXRlci52MS5DYW5jZWxDaGFsbGVuZ2VSZXF1ZXN0GiMuYXJiaXRlci52MS5DYW5jZWxDaGFsbGVuZ2VSZXNwb25zZRJXCg5MaXN0Q2hhbGxlbmdlcxIhLmFyYml0ZXIudjEuTGlzdENoYWxsZW5nZXNSZXF1ZXN0GiIuYXJiaXRlci52MS5MaXN0Q2hhbGxlbmdlc1Jlc3BvbnNlEl0KEEdldFJhdGluZ0hpc3RvcnkSIy5hcmJpdGVyLnYxLkdldFJhdGluZ0hpc3RvcnlSZXF1ZXN0GiQuYXJiaXRlci52MS5HZXRSYXRpbmdIaXN0b3J5UmVzcG9uc2USVwoOR2V0TGVhZGVyYm9hcmQSIS5hcmJpdGVyLnYxLkdldExlYWRlcmJvYXJkUmVxdWVzdBoiLmFyYml0ZXIudjEuR2V0TGVhZGVyYm9hcmRSZXNwb25zZRJQCgtXYXRjaEV2ZW50cxIeLmFyYml0ZXIudjEuV2F0Y2hFdmVudHNSZXF1ZXN0Gh8uYXJiaXRlci52MS5XYXRjaEV2ZW50c1Jlc3BvbnNlMAESOwoEU2VlaxIXLmFyYml0ZXIudjEuU2Vla1JlcXVlc3QaGC5hcmJpdGVyLnYxLlNlZWtSZXNwb25zZTABEksKCkNhbmNlbFNlZWsSHS5hcmJpdGVyLnYxLkNhbmNlbFNlZWtSZXF1ZXN0Gh4uYXJiaXRlci52MS5DYW5jZWxTZWVrUmVzcG9uc2USSAoJTGlzdFNlZWtzEhwuYXJiaXRlci52MS5MaXN0U2Vla3NSZXF1ZXN0Gh0uYXJiaXRlci52MS5MaXN0U2Vla3NSZXNwb25zZRJNCgpXYXRjaExvYmJ5Eh0uYXJiaXRlci52MS5XYXRjaExvYmJ5UmVxdWVzdBoeLmFyYml0ZXIudjEuV2F0Y2hMb2JieVJlc3BvbnNlMAFiBnByb3RvMw", [file_arbiter_v1_common, file_arbiter_v1_games, file_google_protobuf_timestamp]);
 
 /**
  * A challenge.
@@ -977,6 +977,316 @@ export const WatchEventsResponseSchema: GenMessage<WatchEventsResponse> = /*@__P
   messageDesc(file_arbiter_v1_players, 28);
 
 /**
+ * A seek in the pairing pool.
+ *
+ * @generated from message arbiter.v1.Seek
+ */
+export type Seek = Message<"arbiter.v1.Seek"> & {
+  /**
+   * Server-assigned id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The seeking player's id.
+   *
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * The seeker's rating in the seek's perf when they sought (1500 before
+   * their first rated game in it).
+   *
+   * @generated from field: int32 rating = 3;
+   */
+  rating: number;
+
+  /**
+   * The game.
+   *
+   * @generated from field: arbiter.v1.Variant variant = 4;
+   */
+  variant: Variant;
+
+  /**
+   * The xiangqi rule set.
+   *
+   * @generated from field: arbiter.v1.XiangqiRules xiangqi_rules = 5;
+   */
+  xiangqiRules: XiangqiRules;
+
+  /**
+   * The time control.
+   *
+   * @generated from field: arbiter.v1.TimeControl time_control = 6;
+   */
+  timeControl?: TimeControl | undefined;
+
+  /**
+   * A rated game.
+   *
+   * @generated from field: bool rated = 7;
+   */
+  rated: boolean;
+
+  /**
+   * The opponents' ratings accepted, both ends included (0: no bound).
+   *
+   * @generated from field: int32 rating_min = 8;
+   */
+  ratingMin: number;
+
+  /**
+   * @generated from field: int32 rating_max = 9;
+   */
+  ratingMax: number;
+
+  /**
+   * The seeker's colour (UNSPECIFIED: either).
+   *
+   * @generated from field: arbiter.v1.ChallengeColor color = 10;
+   */
+  color: ChallengeColor;
+
+  /**
+   * When the seek was made.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 11;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message arbiter.v1.Seek.
+ * Use `create(SeekSchema)` to create a new message.
+ */
+export const SeekSchema: GenMessage<Seek> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 29);
+
+/**
+ * Request for Players.Seek.
+ *
+ * @generated from message arbiter.v1.SeekRequest
+ */
+export type SeekRequest = Message<"arbiter.v1.SeekRequest"> & {
+  /**
+   * The game. Required.
+   *
+   * @generated from field: arbiter.v1.Variant variant = 1;
+   */
+  variant: Variant;
+
+  /**
+   * The xiangqi rule set (xiangqi only).
+   *
+   * @generated from field: arbiter.v1.XiangqiRules xiangqi_rules = 2;
+   */
+  xiangqiRules: XiangqiRules;
+
+  /**
+   * The time control, as CreateGame's: a clock for a real-time seek, days
+   * per move for a correspondence one. Required (INVALID_ARGUMENT
+   * INVALID_SEEK without).
+   *
+   * @generated from field: arbiter.v1.TimeControl time_control = 3;
+   */
+  timeControl?: TimeControl | undefined;
+
+  /**
+   * A rated game.
+   *
+   * @generated from field: bool rated = 4;
+   */
+  rated: boolean;
+
+  /**
+   * The opponents' ratings accepted, both ends included (0: no bound); a
+   * low end above the high end is INVALID_ARGUMENT INVALID_SEEK.
+   *
+   * @generated from field: int32 rating_min = 5;
+   */
+  ratingMin: number;
+
+  /**
+   * @generated from field: int32 rating_max = 6;
+   */
+  ratingMax: number;
+
+  /**
+   * The seeker's colour (UNSPECIFIED: either).
+   *
+   * @generated from field: arbiter.v1.ChallengeColor color = 7;
+   */
+  color: ChallengeColor;
+};
+
+/**
+ * Describes the message arbiter.v1.SeekRequest.
+ * Use `create(SeekRequestSchema)` to create a new message.
+ */
+export const SeekRequestSchema: GenMessage<SeekRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 30);
+
+/**
+ * One message of Players.Seek: the seek first, then its game.
+ *
+ * @generated from message arbiter.v1.SeekResponse
+ */
+export type SeekResponse = Message<"arbiter.v1.SeekResponse"> & {
+  /**
+   * The seek, in the first message.
+   *
+   * @generated from field: arbiter.v1.Seek seek = 1;
+   */
+  seek?: Seek | undefined;
+
+  /**
+   * The game the seek was paired into, in the last message of a real-time
+   * seek's stream.
+   *
+   * @generated from field: arbiter.v1.Game game = 2;
+   */
+  game?: Game | undefined;
+};
+
+/**
+ * Describes the message arbiter.v1.SeekResponse.
+ * Use `create(SeekResponseSchema)` to create a new message.
+ */
+export const SeekResponseSchema: GenMessage<SeekResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 31);
+
+/**
+ * Request for Players.CancelSeek.
+ *
+ * @generated from message arbiter.v1.CancelSeekRequest
+ */
+export type CancelSeekRequest = Message<"arbiter.v1.CancelSeekRequest"> & {
+  /**
+   * The seek.
+   *
+   * @generated from field: string seek_id = 1;
+   */
+  seekId: string;
+};
+
+/**
+ * Describes the message arbiter.v1.CancelSeekRequest.
+ * Use `create(CancelSeekRequestSchema)` to create a new message.
+ */
+export const CancelSeekRequestSchema: GenMessage<CancelSeekRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 32);
+
+/**
+ * Response for Players.CancelSeek.
+ *
+ * @generated from message arbiter.v1.CancelSeekResponse
+ */
+export type CancelSeekResponse = Message<"arbiter.v1.CancelSeekResponse"> & {
+};
+
+/**
+ * Describes the message arbiter.v1.CancelSeekResponse.
+ * Use `create(CancelSeekResponseSchema)` to create a new message.
+ */
+export const CancelSeekResponseSchema: GenMessage<CancelSeekResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 33);
+
+/**
+ * Request for Players.ListSeeks.
+ *
+ * @generated from message arbiter.v1.ListSeeksRequest
+ */
+export type ListSeeksRequest = Message<"arbiter.v1.ListSeeksRequest"> & {
+  /**
+   * Only seeks of this game (UNSPECIFIED: every game).
+   *
+   * @generated from field: arbiter.v1.Variant variant = 1;
+   */
+  variant: Variant;
+};
+
+/**
+ * Describes the message arbiter.v1.ListSeeksRequest.
+ * Use `create(ListSeeksRequestSchema)` to create a new message.
+ */
+export const ListSeeksRequestSchema: GenMessage<ListSeeksRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 34);
+
+/**
+ * Response for Players.ListSeeks.
+ *
+ * @generated from message arbiter.v1.ListSeeksResponse
+ */
+export type ListSeeksResponse = Message<"arbiter.v1.ListSeeksResponse"> & {
+  /**
+   * The open seeks, oldest first.
+   *
+   * @generated from field: repeated arbiter.v1.Seek seeks = 1;
+   */
+  seeks: Seek[];
+};
+
+/**
+ * Describes the message arbiter.v1.ListSeeksResponse.
+ * Use `create(ListSeeksResponseSchema)` to create a new message.
+ */
+export const ListSeeksResponseSchema: GenMessage<ListSeeksResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 35);
+
+/**
+ * Request for Players.WatchLobby.
+ *
+ * @generated from message arbiter.v1.WatchLobbyRequest
+ */
+export type WatchLobbyRequest = Message<"arbiter.v1.WatchLobbyRequest"> & {
+  /**
+   * Only seeks of this game (UNSPECIFIED: every game).
+   *
+   * @generated from field: arbiter.v1.Variant variant = 1;
+   */
+  variant: Variant;
+};
+
+/**
+ * Describes the message arbiter.v1.WatchLobbyRequest.
+ * Use `create(WatchLobbyRequestSchema)` to create a new message.
+ */
+export const WatchLobbyRequestSchema: GenMessage<WatchLobbyRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 36);
+
+/**
+ * One message of Players.WatchLobby: a seek added or removed.
+ *
+ * @generated from message arbiter.v1.WatchLobbyResponse
+ */
+export type WatchLobbyResponse = Message<"arbiter.v1.WatchLobbyResponse"> & {
+  /**
+   * A seek open now that was not before (every open seek first).
+   *
+   * @generated from field: arbiter.v1.Seek added = 1;
+   */
+  added?: Seek | undefined;
+
+  /**
+   * The id of a seek no longer open (paired or withdrawn).
+   *
+   * @generated from field: string removed = 2;
+   */
+  removed: string;
+};
+
+/**
+ * Describes the message arbiter.v1.WatchLobbyResponse.
+ * Use `create(WatchLobbyResponseSchema)` to create a new message.
+ */
+export const WatchLobbyResponseSchema: GenMessage<WatchLobbyResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 37);
+
+/**
  * Where a challenge stands.
  *
  * @generated from enum arbiter.v1.ChallengeStatus
@@ -1292,6 +1602,66 @@ export const Players: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchEventsRequestSchema;
     output: typeof WatchEventsResponseSchema;
+  },
+  /**
+   * Seeks a game in the pairing pool, made with a player token: the first
+   * message is the seek. The pool pairs compatible seeks (the same variant,
+   * rules, time control and rated or casual; each accepting the other's
+   * rating) every --pairing-interval (default 1 s), closest ratings first;
+   * a seeker accepts a gap of 100 at once, widening by 20 each second they
+   * wait, always within their own `rating_min`/`rating_max`. Colours: the
+   * one asked for, else the other colour than each player's latest game.
+   * A real-time seek (a clock) lives while this stream is open: the
+   * stream's last message is the game once paired (also told as
+   * GAME_STARTED on WatchEvents), and closing the stream withdraws the
+   * seek; a real-time pairing withdraws the players' other real-time
+   * seeks. A correspondence seek (days per move) persists: the stream ends
+   * after the seek, and the game is told on WatchEvents. A seek is paired
+   * once, whichever servers of a shared database pair. At most
+   * --max-seeks-per-player open per player (RESOURCE_EXHAUSTED
+   * TOO_MANY_SEEKS); each real-time seek's stream is one of the server's
+   * player streams and of its connection's watch streams.
+   *
+   * @generated from rpc arbiter.v1.Players.Seek
+   */
+  seek: {
+    methodKind: "server_streaming";
+    input: typeof SeekRequestSchema;
+    output: typeof SeekResponseSchema;
+  },
+  /**
+   * Withdraws an open seek of the caller's (NOT_FOUND SEEK_NOT_FOUND if
+   * there is none: withdrawn, or paired already).
+   *
+   * @generated from rpc arbiter.v1.Players.CancelSeek
+   */
+  cancelSeek: {
+    methodKind: "unary";
+    input: typeof CancelSeekRequestSchema;
+    output: typeof CancelSeekResponseSchema;
+  },
+  /**
+   * The open seeks, oldest first (at most 500), for a lobby.
+   *
+   * @generated from rpc arbiter.v1.Players.ListSeeks
+   */
+  listSeeks: {
+    methodKind: "unary";
+    input: typeof ListSeeksRequestSchema;
+    output: typeof ListSeeksResponseSchema;
+  },
+  /**
+   * The lobby as it changes: every open seek first, then each seek as it
+   * is added or removed (paired or withdrawn), as read every
+   * --pairing-interval. Each stream is one of the server's player streams
+   * and of its connection's watch streams.
+   *
+   * @generated from rpc arbiter.v1.Players.WatchLobby
+   */
+  watchLobby: {
+    methodKind: "server_streaming";
+    input: typeof WatchLobbyRequestSchema;
+    output: typeof WatchLobbyResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_arbiter_v1_players, 0);
