@@ -171,6 +171,8 @@ reasons! {
     /// The `authorization` metadata's token is no player's (or was
     /// revoked).
     PlayerTokenUnknown = "PLAYER_TOKEN_UNKNOWN", Unauthenticated;
+    /// The identity provider's JWT names a player who was deleted.
+    PlayerDeleted = "PLAYER_DELETED", Unauthenticated;
     /// The JWT's time is past (`exp`): get a new one from the identity
     /// provider.
     JwtExpired = "JWT_EXPIRED", Unauthenticated;
@@ -186,7 +188,8 @@ reasons! {
     /// caller), or withdrawing another player's.
     NotYourChallenge = "NOT_YOUR_CHALLENGE", PermissionDenied;
     /// CreatePlayer on a server that lets only the operator create players
-    /// (`--players operator`), without the operator credential.
+    /// (`--players operator`), or DeletePlayer of another player, without
+    /// the operator credential.
     OperatorOnly = "OPERATOR_ONLY", PermissionDenied;
     /// CreatePlayer's username is another player's, in some case.
     UsernameTaken = "USERNAME_TAKEN", AlreadyExists;

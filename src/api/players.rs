@@ -14,6 +14,7 @@ use super::{
 };
 use crate::{
     games::model::PROVISIONAL_DEVIATION,
+    games::{GameError, Games, Refusal},
     players::{ChallengeSpec, Challenges, Players, SeekSpec, Seeks},
     reason::Reason,
     rules::Variant,
@@ -22,6 +23,8 @@ use crate::{
 
 pub struct PlayersService {
     pub players: Players,
+    /// The games a deleted player's games in play are ended in.
+    pub games: Games,
     pub challenges: Challenges,
     pub seeks: Seeks,
     /// WatchEvents' streams (sharing WatchPlayer's limits).
@@ -186,6 +189,38 @@ impl players_server::Players for PlayersService {
         let revoked = self.players.revoke(&caller.id, &token, all).await?;
         Ok(Response::new(pb::RevokePlayerTokenResponse {
             revoked: u32::try_from(revoked).unwrap_or(u32::MAX),
+        }))
+    }
+
+    async fn delete_player(
+        &self,
+        request: Request<pb::DeletePlayerRequest>,
+    ) -> Result<Response<pb::DeletePlayerResponse>, Status> {
+        let r = request.get_ref();
+        let id = if r.admin_token.is_empty() {
+            let caller = caller::player(&self.players, &request).await?;
+            let named = r.player.trim();
+            if !named.is_empty() && self.players.get(named).await?.id != caller.id {
+                return Err(GameError::PermissionDenied(Refusal::new(
+                    Reason::OperatorOnly,
+                    "a player deletes themselves; deleting another is the operator's",
+                ))
+                .into());
+            }
+            caller.id
+        } else if self.players.is_operator(&r.admin_token) {
+            self.players.get(r.player.trim()).await?.id
+        } else {
+            return Err(GameError::PermissionDenied(Refusal::new(
+                Reason::OperatorOnly,
+                "admin_token is not the operator credential",
+            ))
+            .into());
+        };
+        let ended = self.players.delete(&self.games, &id).await?;
+        tracing::info!(player_id = %id, games_ended = ended, "player deleted");
+        Ok(Response::new(pb::DeletePlayerResponse {
+            games_ended: u32::try_from(ended).unwrap_or(u32::MAX),
         }))
     }
 

@@ -10,6 +10,7 @@
 mod challenges;
 mod checked;
 mod identity;
+mod leaving;
 mod pairing;
 mod seeks;
 mod username;
@@ -21,6 +22,7 @@ pub use challenges::{
     DEFAULT_MAX_CHALLENGES_PER_PLAYER, MAX_OPEN_TO,
 };
 pub use identity::{DEFAULT_JWKS_REFRESH, JwksSource, Jwt, JwtPlayer, JwtSettings};
+pub use leaving::DELETED_NAME;
 pub use pairing::{FIRST_REACH, REACH_PER_SECOND};
 pub use seeks::{
     DEFAULT_MAX_SEEKS_PER_PLAYER, DEFAULT_PAIRING_INTERVAL, LOBBY_SIZE, Lobby, SeekSpec, Seeks,
@@ -295,7 +297,15 @@ impl Players {
         };
         // No player token is issued: the provider's JWTs name them. Created
         // by this call or a racing one, the player exists either way.
-        let (Ok(_) | Err(UsernameTaken)) = self.store.insert_player(player, None).await?;
+        if let Err(UsernameTaken) = self.store.insert_player(player, None).await?
+            && self.store.player(&named.id).await?.is_none()
+        {
+            // Taken, and no player now: one deleted, whose id stays theirs.
+            return Err(GameError::Unauthenticated(Refusal::new(
+                Reason::PlayerDeleted,
+                "the token names a player who was deleted",
+            )));
+        }
         Ok(named.id)
     }
 

@@ -241,6 +241,7 @@ pub async fn serve(
                 challenges: Challenges::new(players.clone(), games.clone(), config.time.clone())
                     .with_limits(config.challenge_expiry, config.max_challenges_per_player),
                 seeks,
+                games: games.clone(),
                 players: players.clone(),
                 creates: creates.clone(),
                 streams: player_streams.clone(),

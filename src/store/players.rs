@@ -2,7 +2,7 @@
 
 use sqlx::Row;
 
-use super::{Store, StoreError, now_millis};
+use super::{Store, StoreError, names::reindex_players, now_millis};
 
 /// A player as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,17 +64,92 @@ impl Store {
     ///
     /// Database failure.
     pub async fn player(&self, id: &str) -> Result<Option<StoredPlayer>, StoreError> {
-        let row =
-            sqlx::query("SELECT id, username, display_name, created_at FROM players WHERE id = $1")
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?;
+        let row = sqlx::query(
+            "SELECT id, username, display_name, created_at FROM players \
+                 WHERE id = $1 AND deleted_at IS NULL",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
         Ok(row.map(|row| StoredPlayer {
             id: row.get(0),
             username: row.get(1),
             display_name: row.get(2),
             created_at: row.get(3),
         }))
+    }
+
+    /// Deletes player `id` at `now`, in one transaction: their tokens,
+    /// ratings, rating history, open seeks and waiting challenges go, and
+    /// their stored games name them `neutral` and are bound to nobody on
+    /// their side. The player's row stays, marked, so their id is never
+    /// another player's. Whether there was such a player.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn delete_player(
+        &self,
+        id: &str,
+        neutral: &str,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.writer.begin().await?;
+        let marked = sqlx::query(
+            "UPDATE players SET deleted_at = $2, display_name = $3 \
+             WHERE id = $1 AND deleted_at IS NULL",
+        )
+        .bind(id)
+        .bind(now)
+        .bind(neutral)
+        .execute(tx.conn())
+        .await?;
+        if marked.rows_affected() == 0 {
+            tx.commit().await?;
+            return Ok(false);
+        }
+        for sql in [
+            "DELETE FROM player_tokens WHERE player_id = $1",
+            "DELETE FROM player_ratings WHERE player_id = $1",
+            "DELETE FROM rating_history WHERE player_id = $1",
+            "DELETE FROM seeks WHERE player = $1",
+            "UPDATE challenges SET status = 'canceled' \
+             WHERE status = 'open' AND (challenger = $1 OR destination = $1)",
+        ] {
+            sqlx::query(sql).bind(id).execute(tx.conn()).await?;
+        }
+        let games = sqlx::query(
+            "SELECT seq, white_name, black_name, CASE WHEN white_player = $1 THEN 1 ELSE 0 END \
+             FROM games \
+             WHERE white_player = $1 OR black_player = $1",
+        )
+        .bind(id)
+        .fetch_all(tx.conn())
+        .await?;
+        for game in &games {
+            let (seq, white, black): (i64, String, String) =
+                (game.get(0), game.get(1), game.get(2));
+            let now_named = if game.get::<i64, _>(3) == 1 {
+                (neutral, black.as_str())
+            } else {
+                (white.as_str(), neutral)
+            };
+            sqlx::query(
+                "UPDATE games SET white_name = $2, black_name = $3, \
+                 white_player = CASE WHEN white_player = $4 THEN NULL ELSE white_player END, \
+                 black_player = CASE WHEN black_player = $4 THEN NULL ELSE black_player END \
+                 WHERE seq = $1",
+            )
+            .bind(seq)
+            .bind(now_named.0)
+            .bind(now_named.1)
+            .bind(id)
+            .execute(tx.conn())
+            .await?;
+            reindex_players(tx.conn(), self.backend, seq, (&white, &black), now_named).await?;
+        }
+        tx.commit().await?;
+        Ok(true)
     }
 
     /// The id of the player holding the token hashed `token_hash`.

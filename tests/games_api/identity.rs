@@ -168,6 +168,19 @@ async fn a_providers_jwt_names_a_player_who_plays_with_it() {
         .create_game(bearing(game_for_caller(), &other))
         .await
         .expect("an EdDSA token");
+    // A player deleted stays so: the provider's JWTs no longer name them.
+    players
+        .delete_player(bearing(pb::DeletePlayerRequest::default(), &other))
+        .await
+        .expect("deleted");
+    let refused = games
+        .create_game(bearing(game_for_caller(), &other))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        code_and_reason(&refused),
+        (tonic::Code::Unauthenticated, "PLAYER_DELETED".into())
+    );
     server.stop().await;
 }
 

@@ -13,6 +13,7 @@ mod flag_timers;
 mod games;
 mod history;
 mod identity;
+mod leaving;
 mod players;
 mod ratings;
 mod rematch;

@@ -12,7 +12,7 @@ async fn player(players: &mut PlayersClient<Channel>, username: &str) -> String 
     common::create_player(players, username).await.1
 }
 
-fn blitz() -> Option<pb::TimeControl> {
+pub(crate) fn blitz() -> Option<pb::TimeControl> {
     Some(pb::TimeControl {
         initial_ms: 180_000,
         increment_ms: 2_000,
@@ -21,7 +21,7 @@ fn blitz() -> Option<pb::TimeControl> {
 }
 
 /// A rated blitz game, White alice, Black bob.
-fn rated_game() -> pb::CreateGameRequest {
+pub(crate) fn rated_game() -> pb::CreateGameRequest {
     let bound = |id: &str| {
         Some(pb::SeatRequest {
             player_id: id.into(),
@@ -38,7 +38,10 @@ fn rated_game() -> pb::CreateGameRequest {
     }
 }
 
-async fn create(games: &mut GamesClient<Channel>, request: pb::CreateGameRequest) -> String {
+pub(crate) async fn create(
+    games: &mut GamesClient<Channel>,
+    request: pb::CreateGameRequest,
+) -> String {
     games
         .create_game(request)
         .await
@@ -49,7 +52,7 @@ async fn create(games: &mut GamesClient<Channel>, request: pb::CreateGameRequest
         .id
 }
 
-async fn play(games: &mut GamesClient<Channel>, id: &str, token: &str, text: &str) {
+pub(crate) async fn play(games: &mut GamesClient<Channel>, id: &str, token: &str, text: &str) {
     games
         .make_move(bearing(
             pb::MakeMoveRequest {
@@ -63,7 +66,7 @@ async fn play(games: &mut GamesClient<Channel>, id: &str, token: &str, text: &st
         .unwrap_or_else(|e| panic!("{text}: {e:?}"));
 }
 
-async fn resign(games: &mut GamesClient<Channel>, id: &str, token: &str) -> pb::Game {
+pub(crate) async fn resign(games: &mut GamesClient<Channel>, id: &str, token: &str) -> pb::Game {
     games
         .resign(bearing(pb::ResignRequest::by_seat(id, ""), token))
         .await

@@ -83,6 +83,8 @@ export const Reason = {
   PLAYER_TOKEN_MISSING: "PLAYER_TOKEN_MISSING",
   /** UNAUTHENTICATED: The `authorization` metadata's token is no player's (or was revoked). */
   PLAYER_TOKEN_UNKNOWN: "PLAYER_TOKEN_UNKNOWN",
+  /** UNAUTHENTICATED: The identity provider's JWT names a player who was deleted. */
+  PLAYER_DELETED: "PLAYER_DELETED",
   /** UNAUTHENTICATED: The JWT's time is past (`exp`): get a new one from the identity provider. */
   JWT_EXPIRED: "JWT_EXPIRED",
   /** UNAUTHENTICATED: The JWT does not verify: its signature, key id, algorithm, issuer, audience or subject (the message says which). */
@@ -93,7 +95,7 @@ export const Reason = {
   NOT_YOUR_SEAT: "NOT_YOUR_SEAT",
   /** PERMISSION_DENIED: Answering a challenge made to someone else (or not open to the caller), or withdrawing another player's. */
   NOT_YOUR_CHALLENGE: "NOT_YOUR_CHALLENGE",
-  /** PERMISSION_DENIED: CreatePlayer on a server that lets only the operator create players (`--players operator`), without the operator credential. */
+  /** PERMISSION_DENIED: CreatePlayer on a server that lets only the operator create players (`--players operator`), or DeletePlayer of another player, without the operator credential. */
   OPERATOR_ONLY: "OPERATOR_ONLY",
   /** ALREADY_EXISTS: CreatePlayer's username is another player's, in some case. */
   USERNAME_TAKEN: "USERNAME_TAKEN",

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file arbiter/v1/players.proto.
  */
 export const file_arbiter_v1_players: GenFile = /*@__PURE__*/
-  fileDesc("ChhhcmJpdGVyL3YxL3BsYXllcnMucHJvdG8SCmFyYml0ZXIudjEinwQKCUNoYWxsZW5nZRIKCgJpZBgBIAEoCRIVCg1jaGFsbGVuZ2VyX2lkGAIgASgJEhYKDmRlc3RpbmF0aW9uX2lkGAMgASgJEg8KB29wZW5fdG8YBCADKAkSKAoGZW5naW5lGAUgASgLMhguYXJiaXRlci52MS5FbmdpbmVQbGF5ZXISJAoHdmFyaWFudBgGIAEoDjITLmFyYml0ZXIudjEuVmFyaWFudBILCgNmZW4YByABKAkSLwoNeGlhbmdxaV9ydWxlcxgIIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzEi0KDHRpbWVfY29udHJvbBgJIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSKQoFY29sb3IYCiABKA4yGi5hcmJpdGVyLnYxLkNoYWxsZW5nZUNvbG9yEisKBnN0YXR1cxgLIAEoDjIbLmFyYml0ZXIudjEuQ2hhbGxlbmdlU3RhdHVzEjEKDmRlY2xpbmVfcmVhc29uGAwgASgOMhkuYXJiaXRlci52MS5EZWNsaW5lUmVhc29uEg8KB2dhbWVfaWQYDSABKAkSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFcmF0ZWQYECABKAgiuAIKFkNyZWF0ZUNoYWxsZW5nZVJlcXVlc3QSFgoOZGVzdGluYXRpb25faWQYASABKAkSDwoHb3Blbl90bxgCIAMoCRIoCgZlbmdpbmUYAyABKAsyGC5hcmJpdGVyLnYxLkVuZ2luZVBsYXllchIkCgd2YXJpYW50GAQgASgOMhMuYXJiaXRlci52MS5WYXJpYW50EgsKA2ZlbhgFIAEoCRIvCg14aWFuZ3FpX3J1bGVzGAYgASgOMhguYXJiaXRlci52MS5YaWFuZ3FpUnVsZXMSLQoMdGltZV9jb250cm9sGAcgASgLMhcuYXJiaXRlci52MS5UaW1lQ29udHJvbBIpCgVjb2xvchgIIAEoDjIaLmFyYml0ZXIudjEuQ2hhbGxlbmdlQ29sb3ISDQoFcmF0ZWQYCSABKAgiYwoXQ3JlYXRlQ2hhbGxlbmdlUmVzcG9uc2USKAoJY2hhbGxlbmdlGAEgASgLMhUuYXJiaXRlci52MS5DaGFsbGVuZ2USHgoEZ2FtZRgCIAEoCzIQLmFyYml0ZXIudjEuR2FtZSIuChZBY2NlcHRDaGFsbGVuZ2VSZXF1ZXN0EhQKDGNoYWxsZW5nZV9pZBgBIAEoCSJjChdBY2NlcHRDaGFsbGVuZ2VSZXNwb25zZRIoCgljaGFsbGVuZ2UYASABKAsyFS5hcmJpdGVyLnYxLkNoYWxsZW5nZRIeCgRnYW1lGAIgASgLMhAuYXJiaXRlci52MS5HYW1lIloKF0RlY2xpbmVDaGFsbGVuZ2VSZXF1ZXN0EhQKDGNoYWxsZW5nZV9pZBgBIAEoCRIpCgZyZWFzb24YAiABKA4yGS5hcmJpdGVyLnYxLkRlY2xpbmVSZWFzb24iRAoYRGVjbGluZUNoYWxsZW5nZVJlc3BvbnNlEigKCWNoYWxsZW5nZRgBIAEoCzIVLmFyYml0ZXIudjEuQ2hhbGxlbmdlIi4KFkNhbmNlbENoYWxsZW5nZVJlcXVlc3QSFAoMY2hhbGxlbmdlX2lkGAEgASgJIkMKF0NhbmNlbENoYWxsZW5nZVJlc3BvbnNlEigKCWNoYWxsZW5nZRgBIAEoCzIVLmFyYml0ZXIudjEuQ2hhbGxlbmdlIhcKFUxpc3RDaGFsbGVuZ2VzUmVxdWVzdCJqChZMaXN0Q2hhbGxlbmdlc1Jlc3BvbnNlEicKCGluY29taW5nGAEgAygLMhUuYXJiaXRlci52MS5DaGFsbGVuZ2USJwoIb3V0Z29pbmcYAiADKAsyFS5hcmJpdGVyLnYxLkNoYWxsZW5nZSKVAQoGUGxheWVyEgoKAmlkGAEgASgJEhAKCHVzZXJuYW1lGAIgASgJEhQKDGRpc3BsYXlfbmFtZRgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBInCgdyYXRpbmdzGAUgAygLMhYuYXJiaXRlci52MS5QZXJmUmF0aW5nImEKClBlcmZSYXRpbmcSDAoEcGVyZhgBIAEoCRIOCgZyYXRpbmcYAiABKAUSEQoJZGV2aWF0aW9uGAMgASgFEhMKC3Byb3Zpc2lvbmFsGAQgASgIEg0KBWdhbWVzGAUgASgNIlIKE0NyZWF0ZVBsYXllclJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhMKC2FkbWluX3Rva2VuGAMgASgJIkkKFENyZWF0ZVBsYXllclJlc3BvbnNlEiIKBnBsYXllchgBIAEoCzISLmFyYml0ZXIudjEuUGxheWVyEg0KBXRva2VuGAIgASgJIiIKEEdldFBsYXllclJlcXVlc3QSDgoGcGxheWVyGAEgASgJIjcKEUdldFBsYXllclJlc3BvbnNlEiIKBnBsYXllchgBIAEoCzISLmFyYml0ZXIudjEuUGxheWVyIhoKGENyZWF0ZVBsYXllclRva2VuUmVxdWVzdCIqChlDcmVhdGVQbGF5ZXJUb2tlblJlc3BvbnNlEg0KBXRva2VuGAEgASgJIicKGFJldm9rZVBsYXllclRva2VuUmVxdWVzdBILCgNhbGwYASABKAgiLAoZUmV2b2tlUGxheWVyVG9rZW5SZXNwb25zZRIPCgdyZXZva2VkGAEgASgNIkYKF0dldFJhdGluZ0hpc3RvcnlSZXF1ZXN0Eg4KBnBsYXllchgBIAEoCRIMCgRwZXJmGAIgASgJEg0KBWxpbWl0GAMgASgFIncKC1JhdGluZ1BvaW50Eg8KB2dhbWVfaWQYASABKAkSDgoGcmF0aW5nGAIgASgFEhEKCWRldmlhdGlvbhgDIAEoBRIMCgRkaWZmGAQgASgFEiYKAmF0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJDChhHZXRSYXRpbmdIaXN0b3J5UmVzcG9uc2USJwoGcG9pbnRzGAEgAygLMhcuYXJiaXRlci52MS5SYXRpbmdQb2ludCI0ChVHZXRMZWFkZXJib2FyZFJlcXVlc3QSDAoEcGVyZhgBIAEoCRINCgVsaW1pdBgCIAEoBSJNChBMZWFkZXJib2FyZEVudHJ5EhEKCXBsYXllcl9pZBgBIAEoCRImCgZyYXRpbmcYAiABKAsyFi5hcmJpdGVyLnYxLlBlcmZSYXRpbmciRwoWR2V0TGVhZGVyYm9hcmRSZXNwb25zZRItCgdlbnRyaWVzGAEgAygLMhwuYXJiaXRlci52MS5MZWFkZXJib2FyZEVudHJ5IhQKEldhdGNoRXZlbnRzUmVxdWVzdCLQAQoTV2F0Y2hFdmVudHNSZXNwb25zZRIpCgRraW5kGAEgASgOMhsuYXJiaXRlci52MS5QbGF5ZXJFdmVudEtpbmQSHgoEZ2FtZRgCIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIeCgRzaWRlGAMgASgOMhAuYXJiaXRlci52MS5TaWRlEiQKBG1vdmUYBCABKAsyFi5hcmJpdGVyLnYxLlBsYXllZE1vdmUSKAoJY2hhbGxlbmdlGAUgASgLMhUuYXJiaXRlci52MS5DaGFsbGVuZ2UizQIKBFNlZWsSCgoCaWQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJEg4KBnJhdGluZxgDIAEoBRIkCgd2YXJpYW50GAQgASgOMhMuYXJiaXRlci52MS5WYXJpYW50Ei8KDXhpYW5ncWlfcnVsZXMYBSABKA4yGC5hcmJpdGVyLnYxLlhpYW5ncWlSdWxlcxItCgx0aW1lX2NvbnRyb2wYBiABKAsyFy5hcmJpdGVyLnYxLlRpbWVDb250cm9sEg0KBXJhdGVkGAcgASgIEhIKCnJhdGluZ19taW4YCCABKAUSEgoKcmF0aW5nX21heBgJIAEoBRIpCgVjb2xvchgKIAEoDjIaLmFyYml0ZXIudjEuQ2hhbGxlbmdlQ29sb3ISLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi9QEKC1NlZWtSZXF1ZXN0EiQKB3ZhcmlhbnQYASABKA4yEy5hcmJpdGVyLnYxLlZhcmlhbnQSLwoNeGlhbmdxaV9ydWxlcxgCIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzEi0KDHRpbWVfY29udHJvbBgDIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSDQoFcmF0ZWQYBCABKAgSEgoKcmF0aW5nX21pbhgFIAEoBRISCgpyYXRpbmdfbWF4GAYgASgFEikKBWNvbG9yGAcgASgOMhouYXJiaXRlci52MS5DaGFsbGVuZ2VDb2xvciJOCgxTZWVrUmVzcG9uc2USHgoEc2VlaxgBIAEoCzIQLmFyYml0ZXIudjEuU2VlaxIeCgRnYW1lGAIgASgLMhAuYXJiaXRlci52MS5HYW1lIiQKEUNhbmNlbFNlZWtSZXF1ZXN0Eg8KB3NlZWtfaWQYASABKAkiFAoSQ2FuY2VsU2Vla1Jlc3BvbnNlIjgKEExpc3RTZWVrc1JlcXVlc3QSJAoHdmFyaWFudBgBIAEoDjITLmFyYml0ZXIudjEuVmFyaWFudCI0ChFMaXN0U2Vla3NSZXNwb25zZRIfCgVzZWVrcxgBIAMoCzIQLmFyYml0ZXIudjEuU2VlayI5ChFXYXRjaExvYmJ5UmVxdWVzdBIkCgd2YXJpYW50GAEgASgOMhMuYXJiaXRlci52MS5WYXJpYW50IkYKEldhdGNoTG9iYnlSZXNwb25zZRIfCgVhZGRlZBgBIAEoCzIQLmFyYml0ZXIudjEuU2VlaxIPCgdyZW1vdmVkGAIgASgJKskBCg9DaGFsbGVuZ2VTdGF0dXMSIAocQ0hBTExFTkdFX1NUQVRVU19VTlNQRUNJRklFRBAAEhkKFUNIQUxMRU5HRV9TVEFUVVNfT1BFThABEh0KGUNIQUxMRU5HRV9TVEFUVVNfQUNDRVBURUQQAhIdChlDSEFMTEVOR0VfU1RBVFVTX0RFQ0xJTkVEEAMSHQoZQ0hBTExFTkdFX1NUQVRVU19DQU5DRUxFRBAEEhwKGENIQUxMRU5HRV9TVEFUVVNfRVhQSVJFRBAFKmcKDkNoYWxsZW5nZUNvbG9yEh8KG0NIQUxMRU5HRV9DT0xPUl9VTlNQRUNJRklFRBAAEhkKFUNIQUxMRU5HRV9DT0xPUl9XSElURRABEhkKFUNIQUxMRU5HRV9DT0xPUl9CTEFDSxACKsABCg1EZWNsaW5lUmVhc29uEh4KGkRFQ0xJTkVfUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoUREVDTElORV9SRUFTT05fTEFURVIQARIbChdERUNMSU5FX1JFQVNPTl9UT09fRkFTVBACEhsKF0RFQ0xJTkVfUkVBU09OX1RPT19TTE9XEAMSHwobREVDTElORV9SRUFTT05fVElNRV9DT05UUk9MEAQSGgoWREVDTElORV9SRUFTT05fVkFSSUFOVBAFMuMKCgdQbGF5ZXJzElEKDENyZWF0ZVBsYXllchIfLmFyYml0ZXIudjEuQ3JlYXRlUGxheWVyUmVxdWVzdBogLmFyYml0ZXIudjEuQ3JlYXRlUGxheWVyUmVzcG9uc2USSAoJR2V0UGxheWVyEhwuYXJiaXRlci52MS5HZXRQbGF5ZXJSZXF1ZXN0Gh0uYXJiaXRlci52MS5HZXRQbGF5ZXJSZXNwb25zZRJgChFDcmVhdGVQbGF5ZXJUb2tlbhIkLmFyYml0ZXIudjEuQ3JlYXRlUGxheWVyVG9rZW5SZXF1ZXN0GiUuYXJiaXRlci52MS5DcmVhdGVQbGF5ZXJUb2tlblJlc3BvbnNlEmAKEVJldm9rZVBsYXllclRva2VuEiQuYXJiaXRlci52MS5SZXZva2VQbGF5ZXJUb2tlblJlcXVlc3QaJS5hcmJpdGVyLnYxLlJldm9rZVBsYXllclRva2VuUmVzcG9uc2USWgoPQ3JlYXRlQ2hhbGxlbmdlEiIuYXJiaXRlci52MS5DcmVhdGVDaGFsbGVuZ2VSZXF1ZXN0GiMuYXJiaXRlci52MS5DcmVhdGVDaGFsbGVuZ2VSZXNwb25zZRJaCg9BY2NlcHRDaGFsbGVuZ2USIi5hcmJpdGVyLnYxLkFjY2VwdENoYWxsZW5nZVJlcXVlc3QaIy5hcmJpdGVyLnYxLkFjY2VwdENoYWxsZW5nZVJlc3BvbnNlEl0KEERlY2xpbmVDaGFsbGVuZ2USIy5hcmJpdGVyLnYxLkRlY2xpbmVDaGFsbGVuZ2VSZXF1ZXN0GiQuYXJiaXRlci52MS5EZWNsaW5lQ2hhbGxlbmdlUmVzcG9uc2USWgoPQ2FuY2VsQ2hhbGxlbmdlEiIuYXJiaXRlci52MS5DYW5jZWxDaGFsbGVuZ2VSZXF1ZXN0GiMuYXJiaXRlci52MS5DYW5jZWxDaGFsbGVuZ2VSZXNwb25zZRJXCg5MaXN0Q2hhbGxlbmdlcxIhLmFyYml0ZXIudjEuTGlzdENoYWxsZW5nZXNSZXF1ZXN0GiIuYXJiaXRlci52MS5MaXN0Q2hhbGxlbmdlc1Jlc3BvbnNlEl0KEEdldFJhdGluZ0hpc3RvcnkSIy5hcmJpdGVyLnYxLkdldFJhdGluZ0hpc3RvcnlSZXF1ZXN0GiQuYXJiaXRlci52MS5HZXRSYXRpbmdIaXN0b3J5UmVzcG9uc2USVwoOR2V0TGVhZGVyYm9hcmQSIS5hcmJpdGVyLnYxLkdldExlYWRlcmJvYXJkUmVxdWVzdBoiLmFyYml0ZXIudjEuR2V0TGVhZGVyYm9hcmRSZXNwb25zZRJQCgtXYXRjaEV2ZW50cxIeLmFyYml0ZXIudjEuV2F0Y2hFdmVudHNSZXF1ZXN0Gh8uYXJiaXRlci52MS5XYXRjaEV2ZW50c1Jlc3BvbnNlMAESOwoEU2VlaxIXLmFyYml0ZXIudjEuU2Vla1JlcXVlc3QaGC5hcmJpdGVyLnYxLlNlZWtSZXNwb25zZTABEksKCkNhbmNlbFNlZWsSHS5hcmJpdGVyLnYxLkNhbmNlbFNlZWtSZXF1ZXN0Gh4uYXJiaXRlci52MS5DYW5jZWxTZWVrUmVzcG9uc2USSAoJTGlzdFNlZWtzEhwuYXJiaXRlci52MS5MaXN0U2Vla3NSZXF1ZXN0Gh0uYXJiaXRlci52MS5MaXN0U2Vla3NSZXNwb25zZRJNCgpXYXRjaExvYmJ5Eh0uYXJiaXRlci52MS5XYXRjaExvYmJ5UmVxdWVzdBoeLmFyYml0ZXIudjEuV2F0Y2hMb2JieVJlc3BvbnNlMAFiBnByb3RvMw", [file_arbiter_v1_common, file_arbiter_v1_games, file_google_protobuf_timestamp]);
+  fileDesc("ChhhcmJpdGVyL3YxL3BsYXllcnMucHJvdG8SCmFyYml0ZXIudjEinwQKCUNoYWxsZW5nZRIKCgJpZBgBIAEoCRIVCg1jaGFsbGVuZ2VyX2lkGAIgASgJEhYKDmRlc3RpbmF0aW9uX2lkGAMgASgJEg8KB29wZW5fdG8YBCADKAkSKAoGZW5naW5lGAUgASgLMhguYXJiaXRlci52MS5FbmdpbmVQbGF5ZXISJAoHdmFyaWFudBgGIAEoDjITLmFyYml0ZXIudjEuVmFyaWFudBILCgNmZW4YByABKAkSLwoNeGlhbmdxaV9ydWxlcxgIIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzEi0KDHRpbWVfY29udHJvbBgJIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSKQoFY29sb3IYCiABKA4yGi5hcmJpdGVyLnYxLkNoYWxsZW5nZUNvbG9yEisKBnN0YXR1cxgLIAEoDjIbLmFyYml0ZXIudjEuQ2hhbGxlbmdlU3RhdHVzEjEKDmRlY2xpbmVfcmVhc29uGAwgASgOMhkuYXJiaXRlci52MS5EZWNsaW5lUmVhc29uEg8KB2dhbWVfaWQYDSABKAkSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFcmF0ZWQYECABKAgiuAIKFkNyZWF0ZUNoYWxsZW5nZVJlcXVlc3QSFgoOZGVzdGluYXRpb25faWQYASABKAkSDwoHb3Blbl90bxgCIAMoCRIoCgZlbmdpbmUYAyABKAsyGC5hcmJpdGVyLnYxLkVuZ2luZVBsYXllchIkCgd2YXJpYW50GAQgASgOMhMuYXJiaXRlci52MS5WYXJpYW50EgsKA2ZlbhgFIAEoCRIvCg14aWFuZ3FpX3J1bGVzGAYgASgOMhguYXJiaXRlci52MS5YaWFuZ3FpUnVsZXMSLQoMdGltZV9jb250cm9sGAcgASgLMhcuYXJiaXRlci52MS5UaW1lQ29udHJvbBIpCgVjb2xvchgIIAEoDjIaLmFyYml0ZXIudjEuQ2hhbGxlbmdlQ29sb3ISDQoFcmF0ZWQYCSABKAgiYwoXQ3JlYXRlQ2hhbGxlbmdlUmVzcG9uc2USKAoJY2hhbGxlbmdlGAEgASgLMhUuYXJiaXRlci52MS5DaGFsbGVuZ2USHgoEZ2FtZRgCIAEoCzIQLmFyYml0ZXIudjEuR2FtZSIuChZBY2NlcHRDaGFsbGVuZ2VSZXF1ZXN0EhQKDGNoYWxsZW5nZV9pZBgBIAEoCSJjChdBY2NlcHRDaGFsbGVuZ2VSZXNwb25zZRIoCgljaGFsbGVuZ2UYASABKAsyFS5hcmJpdGVyLnYxLkNoYWxsZW5nZRIeCgRnYW1lGAIgASgLMhAuYXJiaXRlci52MS5HYW1lIloKF0RlY2xpbmVDaGFsbGVuZ2VSZXF1ZXN0EhQKDGNoYWxsZW5nZV9pZBgBIAEoCRIpCgZyZWFzb24YAiABKA4yGS5hcmJpdGVyLnYxLkRlY2xpbmVSZWFzb24iRAoYRGVjbGluZUNoYWxsZW5nZVJlc3BvbnNlEigKCWNoYWxsZW5nZRgBIAEoCzIVLmFyYml0ZXIudjEuQ2hhbGxlbmdlIi4KFkNhbmNlbENoYWxsZW5nZVJlcXVlc3QSFAoMY2hhbGxlbmdlX2lkGAEgASgJIkMKF0NhbmNlbENoYWxsZW5nZVJlc3BvbnNlEigKCWNoYWxsZW5nZRgBIAEoCzIVLmFyYml0ZXIudjEuQ2hhbGxlbmdlIhcKFUxpc3RDaGFsbGVuZ2VzUmVxdWVzdCJqChZMaXN0Q2hhbGxlbmdlc1Jlc3BvbnNlEicKCGluY29taW5nGAEgAygLMhUuYXJiaXRlci52MS5DaGFsbGVuZ2USJwoIb3V0Z29pbmcYAiADKAsyFS5hcmJpdGVyLnYxLkNoYWxsZW5nZSKVAQoGUGxheWVyEgoKAmlkGAEgASgJEhAKCHVzZXJuYW1lGAIgASgJEhQKDGRpc3BsYXlfbmFtZRgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBInCgdyYXRpbmdzGAUgAygLMhYuYXJiaXRlci52MS5QZXJmUmF0aW5nImEKClBlcmZSYXRpbmcSDAoEcGVyZhgBIAEoCRIOCgZyYXRpbmcYAiABKAUSEQoJZGV2aWF0aW9uGAMgASgFEhMKC3Byb3Zpc2lvbmFsGAQgASgIEg0KBWdhbWVzGAUgASgNIlIKE0NyZWF0ZVBsYXllclJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhMKC2FkbWluX3Rva2VuGAMgASgJIkkKFENyZWF0ZVBsYXllclJlc3BvbnNlEiIKBnBsYXllchgBIAEoCzISLmFyYml0ZXIudjEuUGxheWVyEg0KBXRva2VuGAIgASgJIiIKEEdldFBsYXllclJlcXVlc3QSDgoGcGxheWVyGAEgASgJIjcKEUdldFBsYXllclJlc3BvbnNlEiIKBnBsYXllchgBIAEoCzISLmFyYml0ZXIudjEuUGxheWVyIhoKGENyZWF0ZVBsYXllclRva2VuUmVxdWVzdCIqChlDcmVhdGVQbGF5ZXJUb2tlblJlc3BvbnNlEg0KBXRva2VuGAEgASgJIicKGFJldm9rZVBsYXllclRva2VuUmVxdWVzdBILCgNhbGwYASABKAgiLAoZUmV2b2tlUGxheWVyVG9rZW5SZXNwb25zZRIPCgdyZXZva2VkGAEgASgNIjoKE0RlbGV0ZVBsYXllclJlcXVlc3QSDgoGcGxheWVyGAEgASgJEhMKC2FkbWluX3Rva2VuGAIgASgJIisKFERlbGV0ZVBsYXllclJlc3BvbnNlEhMKC2dhbWVzX2VuZGVkGAEgASgNIkYKF0dldFJhdGluZ0hpc3RvcnlSZXF1ZXN0Eg4KBnBsYXllchgBIAEoCRIMCgRwZXJmGAIgASgJEg0KBWxpbWl0GAMgASgFIncKC1JhdGluZ1BvaW50Eg8KB2dhbWVfaWQYASABKAkSDgoGcmF0aW5nGAIgASgFEhEKCWRldmlhdGlvbhgDIAEoBRIMCgRkaWZmGAQgASgFEiYKAmF0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJDChhHZXRSYXRpbmdIaXN0b3J5UmVzcG9uc2USJwoGcG9pbnRzGAEgAygLMhcuYXJiaXRlci52MS5SYXRpbmdQb2ludCI0ChVHZXRMZWFkZXJib2FyZFJlcXVlc3QSDAoEcGVyZhgBIAEoCRINCgVsaW1pdBgCIAEoBSJNChBMZWFkZXJib2FyZEVudHJ5EhEKCXBsYXllcl9pZBgBIAEoCRImCgZyYXRpbmcYAiABKAsyFi5hcmJpdGVyLnYxLlBlcmZSYXRpbmciRwoWR2V0TGVhZGVyYm9hcmRSZXNwb25zZRItCgdlbnRyaWVzGAEgAygLMhwuYXJiaXRlci52MS5MZWFkZXJib2FyZEVudHJ5IhQKEldhdGNoRXZlbnRzUmVxdWVzdCLQAQoTV2F0Y2hFdmVudHNSZXNwb25zZRIpCgRraW5kGAEgASgOMhsuYXJiaXRlci52MS5QbGF5ZXJFdmVudEtpbmQSHgoEZ2FtZRgCIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIeCgRzaWRlGAMgASgOMhAuYXJiaXRlci52MS5TaWRlEiQKBG1vdmUYBCABKAsyFi5hcmJpdGVyLnYxLlBsYXllZE1vdmUSKAoJY2hhbGxlbmdlGAUgASgLMhUuYXJiaXRlci52MS5DaGFsbGVuZ2UizQIKBFNlZWsSCgoCaWQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJEg4KBnJhdGluZxgDIAEoBRIkCgd2YXJpYW50GAQgASgOMhMuYXJiaXRlci52MS5WYXJpYW50Ei8KDXhpYW5ncWlfcnVsZXMYBSABKA4yGC5hcmJpdGVyLnYxLlhpYW5ncWlSdWxlcxItCgx0aW1lX2NvbnRyb2wYBiABKAsyFy5hcmJpdGVyLnYxLlRpbWVDb250cm9sEg0KBXJhdGVkGAcgASgIEhIKCnJhdGluZ19taW4YCCABKAUSEgoKcmF0aW5nX21heBgJIAEoBRIpCgVjb2xvchgKIAEoDjIaLmFyYml0ZXIudjEuQ2hhbGxlbmdlQ29sb3ISLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi9QEKC1NlZWtSZXF1ZXN0EiQKB3ZhcmlhbnQYASABKA4yEy5hcmJpdGVyLnYxLlZhcmlhbnQSLwoNeGlhbmdxaV9ydWxlcxgCIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzEi0KDHRpbWVfY29udHJvbBgDIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSDQoFcmF0ZWQYBCABKAgSEgoKcmF0aW5nX21pbhgFIAEoBRISCgpyYXRpbmdfbWF4GAYgASgFEikKBWNvbG9yGAcgASgOMhouYXJiaXRlci52MS5DaGFsbGVuZ2VDb2xvciJOCgxTZWVrUmVzcG9uc2USHgoEc2VlaxgBIAEoCzIQLmFyYml0ZXIudjEuU2VlaxIeCgRnYW1lGAIgASgLMhAuYXJiaXRlci52MS5HYW1lIiQKEUNhbmNlbFNlZWtSZXF1ZXN0Eg8KB3NlZWtfaWQYASABKAkiFAoSQ2FuY2VsU2Vla1Jlc3BvbnNlIjgKEExpc3RTZWVrc1JlcXVlc3QSJAoHdmFyaWFudBgBIAEoDjITLmFyYml0ZXIudjEuVmFyaWFudCI0ChFMaXN0U2Vla3NSZXNwb25zZRIfCgVzZWVrcxgBIAMoCzIQLmFyYml0ZXIudjEuU2VlayI5ChFXYXRjaExvYmJ5UmVxdWVzdBIkCgd2YXJpYW50GAEgASgOMhMuYXJiaXRlci52MS5WYXJpYW50IkYKEldhdGNoTG9iYnlSZXNwb25zZRIfCgVhZGRlZBgBIAEoCzIQLmFyYml0ZXIudjEuU2VlaxIPCgdyZW1vdmVkGAIgASgJKskBCg9DaGFsbGVuZ2VTdGF0dXMSIAocQ0hBTExFTkdFX1NUQVRVU19VTlNQRUNJRklFRBAAEhkKFUNIQUxMRU5HRV9TVEFUVVNfT1BFThABEh0KGUNIQUxMRU5HRV9TVEFUVVNfQUNDRVBURUQQAhIdChlDSEFMTEVOR0VfU1RBVFVTX0RFQ0xJTkVEEAMSHQoZQ0hBTExFTkdFX1NUQVRVU19DQU5DRUxFRBAEEhwKGENIQUxMRU5HRV9TVEFUVVNfRVhQSVJFRBAFKmcKDkNoYWxsZW5nZUNvbG9yEh8KG0NIQUxMRU5HRV9DT0xPUl9VTlNQRUNJRklFRBAAEhkKFUNIQUxMRU5HRV9DT0xPUl9XSElURRABEhkKFUNIQUxMRU5HRV9DT0xPUl9CTEFDSxACKsABCg1EZWNsaW5lUmVhc29uEh4KGkRFQ0xJTkVfUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoUREVDTElORV9SRUFTT05fTEFURVIQARIbChdERUNMSU5FX1JFQVNPTl9UT09fRkFTVBACEhsKF0RFQ0xJTkVfUkVBU09OX1RPT19TTE9XEAMSHwobREVDTElORV9SRUFTT05fVElNRV9DT05UUk9MEAQSGgoWREVDTElORV9SRUFTT05fVkFSSUFOVBAFMrYLCgdQbGF5ZXJzElEKDENyZWF0ZVBsYXllchIfLmFyYml0ZXIudjEuQ3JlYXRlUGxheWVyUmVxdWVzdBogLmFyYml0ZXIudjEuQ3JlYXRlUGxheWVyUmVzcG9uc2USSAoJR2V0UGxheWVyEhwuYXJiaXRlci52MS5HZXRQbGF5ZXJSZXF1ZXN0Gh0uYXJiaXRlci52MS5HZXRQbGF5ZXJSZXNwb25zZRJgChFDcmVhdGVQbGF5ZXJUb2tlbhIkLmFyYml0ZXIudjEuQ3JlYXRlUGxheWVyVG9rZW5SZXF1ZXN0GiUuYXJiaXRlci52MS5DcmVhdGVQbGF5ZXJUb2tlblJlc3BvbnNlEmAKEVJldm9rZVBsYXllclRva2VuEiQuYXJiaXRlci52MS5SZXZva2VQbGF5ZXJUb2tlblJlcXVlc3QaJS5hcmJpdGVyLnYxLlJldm9rZVBsYXllclRva2VuUmVzcG9uc2USUQoMRGVsZXRlUGxheWVyEh8uYXJiaXRlci52MS5EZWxldGVQbGF5ZXJSZXF1ZXN0GiAuYXJiaXRlci52MS5EZWxldGVQbGF5ZXJSZXNwb25zZRJaCg9DcmVhdGVDaGFsbGVuZ2USIi5hcmJpdGVyLnYxLkNyZWF0ZUNoYWxsZW5nZVJlcXVlc3QaIy5hcmJpdGVyLnYxLkNyZWF0ZUNoYWxsZW5nZVJlc3BvbnNlEloKD0FjY2VwdENoYWxsZW5nZRIiLmFyYml0ZXIudjEuQWNjZXB0Q2hhbGxlbmdlUmVxdWVzdBojLmFyYml0ZXIudjEuQWNjZXB0Q2hhbGxlbmdlUmVzcG9uc2USXQoQRGVjbGluZUNoYWxsZW5nZRIjLmFyYml0ZXIudjEuRGVjbGluZUNoYWxsZW5nZVJlcXVlc3QaJC5hcmJpdGVyLnYxLkRlY2xpbmVDaGFsbGVuZ2VSZXNwb25zZRJaCg9DYW5jZWxDaGFsbGVuZ2USIi5hcmJpdGVyLnYxLkNhbmNlbENoYWxsZW5nZVJlcXVlc3QaIy5hcmJpdGVyLnYxLkNhbmNlbENoYWxsZW5nZVJlc3BvbnNlElcKDkxpc3RDaGFsbGVuZ2VzEiEuYXJiaXRlci52MS5MaXN0Q2hhbGxlbmdlc1JlcXVlc3QaIi5hcmJpdGVyLnYxLkxpc3RDaGFsbGVuZ2VzUmVzcG9uc2USXQoQR2V0UmF0aW5nSGlzdG9yeRIjLmFyYml0ZXIudjEuR2V0UmF0aW5nSGlzdG9yeVJlcXVlc3QaJC5hcmJpdGVyLnYxLkdldFJhdGluZ0hpc3RvcnlSZXNwb25zZRJXCg5HZXRMZWFkZXJib2FyZBIhLmFyYml0ZXIudjEuR2V0TGVhZGVyYm9hcmRSZXF1ZXN0GiIuYXJiaXRlci52MS5HZXRMZWFkZXJib2FyZFJlc3BvbnNlElAKC1dhdGNoRXZlbnRzEh4uYXJiaXRlci52MS5XYXRjaEV2ZW50c1JlcXVlc3QaHy5hcmJpdGVyLnYxLldhdGNoRXZlbnRzUmVzcG9uc2UwARI7CgRTZWVrEhcuYXJiaXRlci52MS5TZWVrUmVxdWVzdBoYLmFyYml0ZXIudjEuU2Vla1Jlc3BvbnNlMAESSwoKQ2FuY2VsU2VlaxIdLmFyYml0ZXIudjEuQ2FuY2VsU2Vla1JlcXVlc3QaHi5hcmJpdGVyLnYxLkNhbmNlbFNlZWtSZXNwb25zZRJICglMaXN0U2Vla3MSHC5hcmJpdGVyLnYxLkxpc3RTZWVrc1JlcXVlc3QaHS5hcmJpdGVyLnYxLkxpc3RTZWVrc1Jlc3BvbnNlEk0KCldhdGNoTG9iYnkSHS5hcmJpdGVyLnYxLldhdGNoTG9iYnlSZXF1ZXN0Gh4uYXJiaXRlci52MS5XYXRjaExvYmJ5UmVzcG9uc2UwAWIGcHJvdG8z", [file_arbiter_v1_common, file_arbiter_v1_games, file_google_protobuf_timestamp]);
 
 /**
  * A challenge.
@@ -730,6 +730,55 @@ export const RevokePlayerTokenResponseSchema: GenMessage<RevokePlayerTokenRespon
   messageDesc(file_arbiter_v1_players, 20);
 
 /**
+ * Request for Players.DeletePlayer.
+ *
+ * @generated from message arbiter.v1.DeletePlayerRequest
+ */
+export type DeletePlayerRequest = Message<"arbiter.v1.DeletePlayerRequest"> & {
+  /**
+   * The player (id or username); empty: the caller.
+   *
+   * @generated from field: string player = 1;
+   */
+  player: string;
+
+  /**
+   * The operator credential, to delete any player.
+   *
+   * @generated from field: string admin_token = 2;
+   */
+  adminToken: string;
+};
+
+/**
+ * Describes the message arbiter.v1.DeletePlayerRequest.
+ * Use `create(DeletePlayerRequestSchema)` to create a new message.
+ */
+export const DeletePlayerRequestSchema: GenMessage<DeletePlayerRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 21);
+
+/**
+ * Response for Players.DeletePlayer.
+ *
+ * @generated from message arbiter.v1.DeletePlayerResponse
+ */
+export type DeletePlayerResponse = Message<"arbiter.v1.DeletePlayerResponse"> & {
+  /**
+   * The player's games that were in play, ended.
+   *
+   * @generated from field: uint32 games_ended = 1;
+   */
+  gamesEnded: number;
+};
+
+/**
+ * Describes the message arbiter.v1.DeletePlayerResponse.
+ * Use `create(DeletePlayerResponseSchema)` to create a new message.
+ */
+export const DeletePlayerResponseSchema: GenMessage<DeletePlayerResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_players, 22);
+
+/**
  * Request for Players.GetRatingHistory.
  *
  * @generated from message arbiter.v1.GetRatingHistoryRequest
@@ -762,7 +811,7 @@ export type GetRatingHistoryRequest = Message<"arbiter.v1.GetRatingHistoryReques
  * Use `create(GetRatingHistoryRequestSchema)` to create a new message.
  */
 export const GetRatingHistoryRequestSchema: GenMessage<GetRatingHistoryRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 21);
+  messageDesc(file_arbiter_v1_players, 23);
 
 /**
  * A player's rating after a rated game.
@@ -811,7 +860,7 @@ export type RatingPoint = Message<"arbiter.v1.RatingPoint"> & {
  * Use `create(RatingPointSchema)` to create a new message.
  */
 export const RatingPointSchema: GenMessage<RatingPoint> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 22);
+  messageDesc(file_arbiter_v1_players, 24);
 
 /**
  * Response for Players.GetRatingHistory.
@@ -832,7 +881,7 @@ export type GetRatingHistoryResponse = Message<"arbiter.v1.GetRatingHistoryRespo
  * Use `create(GetRatingHistoryResponseSchema)` to create a new message.
  */
 export const GetRatingHistoryResponseSchema: GenMessage<GetRatingHistoryResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 23);
+  messageDesc(file_arbiter_v1_players, 25);
 
 /**
  * Request for Players.GetLeaderboard.
@@ -860,7 +909,7 @@ export type GetLeaderboardRequest = Message<"arbiter.v1.GetLeaderboardRequest"> 
  * Use `create(GetLeaderboardRequestSchema)` to create a new message.
  */
 export const GetLeaderboardRequestSchema: GenMessage<GetLeaderboardRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 24);
+  messageDesc(file_arbiter_v1_players, 26);
 
 /**
  * A leaderboard's line.
@@ -888,7 +937,7 @@ export type LeaderboardEntry = Message<"arbiter.v1.LeaderboardEntry"> & {
  * Use `create(LeaderboardEntrySchema)` to create a new message.
  */
 export const LeaderboardEntrySchema: GenMessage<LeaderboardEntry> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 25);
+  messageDesc(file_arbiter_v1_players, 27);
 
 /**
  * Response for Players.GetLeaderboard.
@@ -909,7 +958,7 @@ export type GetLeaderboardResponse = Message<"arbiter.v1.GetLeaderboardResponse"
  * Use `create(GetLeaderboardResponseSchema)` to create a new message.
  */
 export const GetLeaderboardResponseSchema: GenMessage<GetLeaderboardResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 26);
+  messageDesc(file_arbiter_v1_players, 28);
 
 /**
  * Request for Players.WatchEvents: made with a player token.
@@ -924,7 +973,7 @@ export type WatchEventsRequest = Message<"arbiter.v1.WatchEventsRequest"> & {
  * Use `create(WatchEventsRequestSchema)` to create a new message.
  */
 export const WatchEventsRequestSchema: GenMessage<WatchEventsRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 27);
+  messageDesc(file_arbiter_v1_players, 29);
 
 /**
  * One message of Players.WatchEvents.
@@ -974,7 +1023,7 @@ export type WatchEventsResponse = Message<"arbiter.v1.WatchEventsResponse"> & {
  * Use `create(WatchEventsResponseSchema)` to create a new message.
  */
 export const WatchEventsResponseSchema: GenMessage<WatchEventsResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 28);
+  messageDesc(file_arbiter_v1_players, 30);
 
 /**
  * A seek in the pairing pool.
@@ -1064,7 +1113,7 @@ export type Seek = Message<"arbiter.v1.Seek"> & {
  * Use `create(SeekSchema)` to create a new message.
  */
 export const SeekSchema: GenMessage<Seek> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 29);
+  messageDesc(file_arbiter_v1_players, 31);
 
 /**
  * Request for Players.Seek.
@@ -1128,7 +1177,7 @@ export type SeekRequest = Message<"arbiter.v1.SeekRequest"> & {
  * Use `create(SeekRequestSchema)` to create a new message.
  */
 export const SeekRequestSchema: GenMessage<SeekRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 30);
+  messageDesc(file_arbiter_v1_players, 32);
 
 /**
  * One message of Players.Seek: the seek first, then its game.
@@ -1157,7 +1206,7 @@ export type SeekResponse = Message<"arbiter.v1.SeekResponse"> & {
  * Use `create(SeekResponseSchema)` to create a new message.
  */
 export const SeekResponseSchema: GenMessage<SeekResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 31);
+  messageDesc(file_arbiter_v1_players, 33);
 
 /**
  * Request for Players.CancelSeek.
@@ -1178,7 +1227,7 @@ export type CancelSeekRequest = Message<"arbiter.v1.CancelSeekRequest"> & {
  * Use `create(CancelSeekRequestSchema)` to create a new message.
  */
 export const CancelSeekRequestSchema: GenMessage<CancelSeekRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 32);
+  messageDesc(file_arbiter_v1_players, 34);
 
 /**
  * Response for Players.CancelSeek.
@@ -1193,7 +1242,7 @@ export type CancelSeekResponse = Message<"arbiter.v1.CancelSeekResponse"> & {
  * Use `create(CancelSeekResponseSchema)` to create a new message.
  */
 export const CancelSeekResponseSchema: GenMessage<CancelSeekResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 33);
+  messageDesc(file_arbiter_v1_players, 35);
 
 /**
  * Request for Players.ListSeeks.
@@ -1214,7 +1263,7 @@ export type ListSeeksRequest = Message<"arbiter.v1.ListSeeksRequest"> & {
  * Use `create(ListSeeksRequestSchema)` to create a new message.
  */
 export const ListSeeksRequestSchema: GenMessage<ListSeeksRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 34);
+  messageDesc(file_arbiter_v1_players, 36);
 
 /**
  * Response for Players.ListSeeks.
@@ -1235,7 +1284,7 @@ export type ListSeeksResponse = Message<"arbiter.v1.ListSeeksResponse"> & {
  * Use `create(ListSeeksResponseSchema)` to create a new message.
  */
 export const ListSeeksResponseSchema: GenMessage<ListSeeksResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 35);
+  messageDesc(file_arbiter_v1_players, 37);
 
 /**
  * Request for Players.WatchLobby.
@@ -1256,7 +1305,7 @@ export type WatchLobbyRequest = Message<"arbiter.v1.WatchLobbyRequest"> & {
  * Use `create(WatchLobbyRequestSchema)` to create a new message.
  */
 export const WatchLobbyRequestSchema: GenMessage<WatchLobbyRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 36);
+  messageDesc(file_arbiter_v1_players, 38);
 
 /**
  * One message of Players.WatchLobby: a seek added or removed.
@@ -1284,7 +1333,7 @@ export type WatchLobbyResponse = Message<"arbiter.v1.WatchLobbyResponse"> & {
  * Use `create(WatchLobbyResponseSchema)` to create a new message.
  */
 export const WatchLobbyResponseSchema: GenMessage<WatchLobbyResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_players, 37);
+  messageDesc(file_arbiter_v1_players, 39);
 
 /**
  * Where a challenge stands.
@@ -1496,6 +1545,26 @@ export const Players: GenService<{
     methodKind: "unary";
     input: typeof RevokePlayerTokenRequestSchema;
     output: typeof RevokePlayerTokenResponseSchema;
+  },
+  /**
+   * Deletes a player: the caller themselves (with their credential,
+   * `player` left empty or naming them), or any player for the operator
+   * (`admin_token`; another player without it is PERMISSION_DENIED
+   * OPERATOR_ONLY). Their games in play end first (aborted before both
+   * sides moved, resigned after); then, in one transaction, their tokens,
+   * ratings (and so their places on leaderboards), rating history, seeks
+   * and waiting challenges go, and their stored games (and PGN exports)
+   * name them "Deleted player" and are bound to nobody on their side, whole
+   * for their opponents. Their username stays taken; their JWTs are
+   * refused (UNAUTHENTICATED PLAYER_DELETED). NOT_FOUND PLAYER_NOT_FOUND if
+   * there is no such player.
+   *
+   * @generated from rpc arbiter.v1.Players.DeletePlayer
+   */
+  deletePlayer: {
+    methodKind: "unary";
+    input: typeof DeletePlayerRequestSchema;
+    output: typeof DeletePlayerResponseSchema;
   },
   /**
    * Challenges another player (`destination_id`), anyone (an open
