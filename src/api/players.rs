@@ -313,6 +313,7 @@ impl players_server::Players for PlayersService {
         &self,
         request: Request<pb::SeekRequest>,
     ) -> Result<Response<SeekStream>, Status> {
+        admit_create(&self.creates, &request)?;
         let caller = caller::player(&self.players, &request).await?;
         let spec = seek_spec(request.get_ref())?;
         let made = self.seeks.seek(&caller.id, spec).await?;

@@ -1688,8 +1688,10 @@ export const Players: GenService<{
    * after the seek, and the game is told on WatchEvents. A seek is paired
    * once, whichever servers of a shared database pair. At most
    * --max-seeks-per-player open per player (RESOURCE_EXHAUSTED
-   * TOO_MANY_SEEKS); each real-time seek's stream is one of the server's
-   * player streams and of its connection's watch streams.
+   * TOO_MANY_SEEKS), and each Seek counts against the address's
+   * --create-rate, as CreateChallenge does; each real-time seek's stream
+   * is one of the server's player streams and of its connection's watch
+   * streams.
    *
    * @generated from rpc arbiter.v1.Players.Seek
    */
