@@ -6,24 +6,35 @@ import { createArbiter, watchGame as watchEvents, type WatchGameResponse } from 
 import type { VariantName } from "./board/variant";
 
 export {
+  ChallengeColor,
+  Code,
+  ConnectError,
+  DeclineReason,
   errorMessage as errorText,
   errorReason,
   GameEventKind,
+  GameStatusFilter,
   GameView,
   OutcomeStatus,
+  PlayerEventKind,
   Reason,
   Side,
   Termination,
   Variant,
   XiangqiRules,
+  type Challenge,
   type Clock,
   type Game,
   type Move,
+  type PerfRating,
   type PlayedMove,
+  type Seat,
   type TimeControl,
+  type WatchEventsResponse,
   type WatchGameResponse,
 } from "@arbiter/client";
 export { timestampMs } from "@bufbuild/protobuf/wkt";
+export type { CallOptions } from "@connectrpc/connect";
 import { Side, Variant } from "@arbiter/client";
 
 const baseUrl = (import.meta.env.VITE_ARBITER_URL as string | undefined) || location.origin;

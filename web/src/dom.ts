@@ -52,3 +52,10 @@ export function button(label: string, action: () => void, attrs: Attrs = {}): HT
   b.addEventListener("click", action);
   return b;
 }
+
+/** Radio buttons `name`, one a [value, label], `checked` checked. */
+export function radios(name: string, options: [string, string][], checked: string): HTMLElement[] {
+  return options.map(([value, label]) =>
+    h("label", { class: "choice" }, h("input", { type: "radio", name, value, checked: value === checked }), " ", label),
+  );
+}

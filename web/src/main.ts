@@ -2,14 +2,19 @@
 // link (and a seat's link carries its token, which never reaches a server).
 
 import "./style.css";
+import { h } from "./dom";
+import { SESSION_CHANGED, signedIn } from "./player/session";
 import { editorScreen } from "./screens/editor";
 import { gameScreen } from "./screens/game";
 import { joinScreen } from "./screens/join";
 import { newGameScreen } from "./screens/new-game";
+import { playerScreen } from "./screens/player";
+import { signInScreen } from "./screens/sign-in";
 import type { Screen } from "./screens/screen";
 import type { SideName } from "./seats";
 
 const app = document.getElementById("app") as HTMLElement;
+const sessionBar = document.getElementById("session") as HTMLElement;
 let current: Screen | undefined;
 
 function route(hash: string): Screen {
@@ -22,6 +27,10 @@ function route(hash: string): Screen {
     return gameScreen(parts[1], seat);
   }
   if (parts[0] === "join" && parts[1]) return joinScreen(parts[1]);
+  if (parts[0] === "player") {
+    const session = signedIn();
+    return session ? playerScreen(session) : signInScreen();
+  }
   if (parts[0] === "editor") return editorScreen(parts[1] === "xiangqi" ? "xiangqi" : "chess");
   const variant = params.get("variant");
   return newGameScreen({
@@ -36,5 +45,19 @@ function show(): void {
   app.replaceChildren(current.element);
 }
 
+/** Who is signed in, in the header. */
+function showSession(): void {
+  const session = signedIn();
+  sessionBar.replaceChildren(
+    session ? h("span", {}, "Signed in as ", h("a", { href: "#/player" }, session.username)) : h("a", { href: "#/player" }, "Sign in"),
+  );
+}
+
 window.addEventListener("hashchange", show);
+// Signing in or out shows the screen again as the new player (or none).
+window.addEventListener(SESSION_CHANGED, () => {
+  showSession();
+  show();
+});
+showSession();
 show();

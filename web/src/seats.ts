@@ -3,12 +3,34 @@
 // (`#/join/CODE`): the fragment never leaves the browser, so neither is in
 // any server's or proxy's log. Tokens this
 // browser holds are kept in localStorage, so a reload keeps the seat.
+// A seat bound to the signed-in player has no token of its own: the
+// player's credential acts on it.
+
+import type { CallOptions, Game } from "./api";
+import { asPlayer, signedIn } from "./player/session";
 
 export type SideName = "white" | "black";
 
 export interface SeatToken {
   side: SideName;
+  /** Empty for a seat bound to the signed-in player. */
   token: string;
+}
+
+/** The seat of `game` bound to the signed-in player, if there is one. */
+export function playerSeat(game: Game): SeatToken | undefined {
+  const me = signedIn();
+  if (!me) return undefined;
+  if (game.white?.playerId === me.id) return { side: "white", token: "" };
+  if (game.black?.playerId === me.id) return { side: "black", token: "" };
+  return undefined;
+}
+
+/** What a seat's calls carry: the request's game and seat token, and the
+ * call options (the player's credential for a seat bound to them). */
+export function seatCall(gameId: string, seat: SeatToken): [{ gameId: string; seatToken: string }, CallOptions] {
+  const me = signedIn();
+  return [{ gameId, seatToken: seat.token }, !seat.token && me ? asPlayer(me) : {}];
 }
 
 const key = (gameId: string) => `arbiter.seat.${gameId}`;

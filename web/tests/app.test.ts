@@ -3,8 +3,10 @@
 // first), live updates between two players, a game page that rides out a
 // server restart, rematches, the server's reasons, clocks, resigning and
 // aborting only once confirmed, the position editor (decided positions,
-// deleting saved ones), the PGN download, and the Content-Security-Policy
-// the pages run under.
+// deleting saved ones), the PGN download, players (a challenge by name
+// between two browsers, a pairing in the pool, ratings, signing in with a
+// token on another browser), and the Content-Security-Policy the pages run
+// under.
 
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -89,6 +91,17 @@ async function friendGame(choice: { hostName?: string; friendName?: string; minu
   await waitForText(friend.page, "[data-testid=status]", "to move");
   assert.equal(await host.page.locator("[data-testid=join-link]").count(), 0);
   return { host, friend, gameId };
+}
+
+/** A browser signed in as a new player `username`, on their page. */
+async function signedInPlayer(username: string): Promise<Player> {
+  const player = await stack.newPlayer();
+  await player.page.goto(`${stack.appUrl}/#/player`);
+  const form = player.page.getByRole("form", { name: "New player" });
+  await form.getByLabel("Username").fill(username);
+  await form.getByRole("button", { name: "Create player" }).click();
+  await player.page.waitForSelector(`[data-testid=player][data-player-id="${username}"]`);
+  return player;
 }
 
 /** Waits until the page moved on from game `gameId` to its rematch. */
@@ -483,6 +496,120 @@ describe("web app", () => {
     const gone = await stack.api.positions.getPosition({ id }).catch((err: unknown) => err);
     assert.equal(errorReason(gone), Reason.POSITION_NOT_FOUND);
     await context.close();
+  });
+
+  test("a player challenges another by name; the other accepts, both open the game and play it as players; the rated result shows in their ratings and games", async () => {
+    const alice = await signedInPlayer("alice");
+    const bob = await signedInPlayer("bob");
+    assert.equal(await alice.page.textContent("[data-testid=session]"), "Signed in as alice");
+    await alice.page.waitForSelector("[data-testid=ratings] >> text=No rated games yet.");
+
+    const form = alice.page.getByRole("form", { name: "Challenge a player" });
+    await form.getByLabel("Opponent's username").fill("bob");
+    await form.getByLabel("Clock").selectOption("5+0");
+    await form.getByLabel("White / Red").check();
+    await form.getByLabel("Rated").check();
+    await form.getByRole("button", { name: "Send challenge" }).click();
+    await alice.page.getByRole("listitem", { name: "Challenge to bob" }).waitFor();
+    // Bob's page hears of it on his events stream, without a reload.
+    const challenge = bob.page.getByRole("listitem", { name: "Challenge from alice" });
+    await challenge.waitFor();
+    assert.match((await challenge.textContent()) ?? "", /Chess, 5 min, rated, you play Black/);
+    await screenshot(bob.page, "player-challenge");
+    await challenge.getByRole("button", { name: "Accept" }).click();
+    await bob.page.waitForSelector("[data-game-id]");
+    const gameId = await shownGameId(bob.page);
+    // Alice's page opens the game when it starts.
+    await alice.page.waitForSelector(`[data-game-id="${gameId}"]`);
+    const { game } = await stack.api.games.getGame({ gameId });
+    assert.equal(game?.white?.playerId, "alice");
+    assert.equal(game?.black?.playerId, "bob");
+    assert.equal(game?.rated, true);
+
+    // Both seats are played with the players' own tokens.
+    await waitForText(alice.page, "[data-testid=status]", "Your move");
+    assert.match((await alice.page.textContent("[data-testid=player-bottom]")) ?? "", /alice.*\(you\)/);
+    await clickSquare(alice.page, "e2");
+    await clickSquare(alice.page, "e4");
+    assert.deepEqual(await waitForMoves(bob.page, 1), ["e4"]);
+    await dragPiece(bob.page, "e7", "e5");
+    assert.deepEqual(await waitForMoves(alice.page, 2), ["e4", "e5"]);
+    await screenshot(alice.page, "player-game");
+    bob.page.once("dialog", (dialog) => void dialog.accept());
+    await bob.page.click("[data-testid=resign]");
+    await waitForText(alice.page, "[data-testid=outcome]", "resign");
+    // The ended rated game shows the seats' ratings and what they changed.
+    assert.match(await waitForText(alice.page, "[data-testid=player-bottom]", "+"), /alice \(1500 \+\d+\) \(you\)/);
+    assert.match((await alice.page.textContent("[data-testid=player-top]")) ?? "", /bob \(1500 -\d+\)/);
+
+    // Alice's page: her new rating, and the game among hers.
+    await alice.page.goto(`${stack.appUrl}/#/player`);
+    const rating = alice.page.locator('[data-testid=ratings] tr[data-perf="chess_blitz"]');
+    await rating.waitFor();
+    const [perf, value, games] = await rating.locator("th, td").allTextContents();
+    assert.equal(perf, "Chess blitz");
+    assert.ok(Number.parseInt(value, 10) > 1500, value);
+    assert.equal(games, "1");
+    const listed = alice.page.locator(`[data-testid=my-games] a[href="#/game/${gameId}"]`);
+    assert.match((await listed.textContent()) ?? "", /chess, you \(White\) against bob: white won by resignation/i);
+    await screenshot(alice.page, "player-page");
+
+    // Another browser signs in as Alice with her token, finds her game and
+    // signs out.
+    const token = await alice.page.getByLabel("Player token").inputValue();
+    const elsewhere = await stack.newPlayer();
+    await elsewhere.page.goto(`${stack.appUrl}/#/player`);
+    const signIn = elsewhere.page.getByRole("form", { name: "Sign in with a player token" });
+    await signIn.getByLabel("Username").fill("Alice");
+    await signIn.getByLabel("Player token").fill("not-a-token");
+    await signIn.getByRole("button", { name: "Sign in" }).click();
+    await waitForText(elsewhere.page, "form[aria-label='Sign in with a player token'] [role=alert]", "token");
+    await signIn.getByLabel("Player token").fill(token);
+    await signIn.getByRole("button", { name: "Sign in" }).click();
+    await elsewhere.page.locator(`[data-testid=my-games] a[href="#/game/${gameId}"]`).click();
+    await elsewhere.page.waitForSelector(`[data-game-id="${gameId}"]`);
+    await elsewhere.page.getByRole("link", { name: "alice", exact: true }).click();
+    await elsewhere.page.getByRole("button", { name: "Sign out" }).click();
+    await elsewhere.page.getByRole("form", { name: "New player" }).waitFor();
+    assert.equal(await elsewhere.page.textContent("[data-testid=session]"), "Sign in");
+    for (const player of [alice, bob, elsewhere]) await player.context.close();
+  });
+
+  test("two players seeking the same time control are paired into one game; a seek cancelled leaves the pool", async () => {
+    const carol = await signedInPlayer("carol");
+    const dave = await signedInPlayer("dave");
+    const seek = async (player: Player, clock: string) => {
+      const form = player.page.getByRole("form", { name: "Find an opponent" });
+      await form.getByLabel("Clock").selectOption(clock);
+      await form.getByRole("button", { name: "Find an opponent" }).click();
+    };
+    // Closing the seek's stream withdraws it.
+    await seek(carol, "1+0");
+    await waitForText(carol.page, "[data-testid=seeking]", "Waiting for an opponent");
+    assert.equal((await stack.api.players.listSeeks({})).seeks.length, 1);
+    await carol.page.getByRole("button", { name: "Cancel" }).click();
+    await carol.page.getByRole("form", { name: "Find an opponent" }).waitFor();
+    for (let i = 0; i < 50 && (await stack.api.players.listSeeks({})).seeks.length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal((await stack.api.players.listSeeks({})).seeks.length, 0);
+
+    await seek(carol, "3+2");
+    await waitForText(carol.page, "[data-testid=seeking]", "Waiting for an opponent");
+    await screenshot(carol.page, "player-seeking");
+    await seek(dave, "3+2");
+    await carol.page.waitForSelector("[data-game-id]");
+    await dave.page.waitForSelector("[data-game-id]");
+    const gameId = await shownGameId(carol.page);
+    assert.equal(await shownGameId(dave.page), gameId);
+    const { game } = await stack.api.games.getGame({ gameId });
+    assert.deepEqual([game?.white?.playerId, game?.black?.playerId].sort(), ["carol", "dave"]);
+    assert.equal(game?.clock?.control?.initialMs, 180_000n);
+    const [white, black] = game?.white?.playerId === "carol" ? [carol, dave] : [dave, carol];
+    await waitForText(white.page, "[data-testid=status]", "Your move");
+    await clickSquare(white.page, "d2");
+    await clickSquare(white.page, "d4");
+    assert.deepEqual(await waitForMoves(black.page, 1), ["d4"]);
+    await carol.context.close();
+    await dave.context.close();
   });
 
   test("the pages carry a strict Content-Security-Policy, which no page of these tests broke", async (t) => {

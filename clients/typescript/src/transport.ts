@@ -5,15 +5,18 @@ import { type Client, createClient, type Interceptor } from "@connectrpc/connect
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { Engine } from "./gen/arbiter/v1/engine_pb.js";
 import { Games } from "./gen/arbiter/v1/games_pb.js";
+import { Players } from "./gen/arbiter/v1/players_pb.js";
 import { Positions } from "./gen/arbiter/v1/positions_pb.js";
 import { Rules } from "./gen/arbiter/v1/rules_pb.js";
 
-/** The four services of an Arbiter server. */
+/** The five services of an Arbiter server. */
 export interface Arbiter {
   rules: Client<typeof Rules>;
   positions: Client<typeof Positions>;
   games: Client<typeof Games>;
   engine: Client<typeof Engine>;
+  /** Calls made as a player carry `authorization: Bearer <token>` in their `headers`. */
+  players: Client<typeof Players>;
 }
 
 export interface ArbiterOptions {
@@ -40,5 +43,6 @@ export function createArbiter(baseUrl: string, options: ArbiterOptions = {}): Ar
     positions: createClient(Positions, transport),
     games: createClient(Games, transport),
     engine: createClient(Engine, transport),
+    players: createClient(Players, transport),
   };
 }

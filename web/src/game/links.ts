@@ -1,5 +1,6 @@
 // The links of a game: the open seat's join link (for the player who
-// created it, until the friend joins), the player's own seat, and a link
+// created it, until the friend joins), the player's own seat (unless it is
+// bound to their player, whose credential plays it anywhere), and a link
 // that only watches.
 
 import { button, h } from "../dom";
@@ -21,7 +22,7 @@ export function linksPanel(gameId: string, seat: SeatToken | undefined, seatOpen
     "div",
     { class: "panel links" },
     code ? field("Send your friend this link to join", joinLink(code), "join-link") : null,
-    seat ? field("Your seat: keep this link to play on from elsewhere", seatLink(gameId, seat), "seat-link") : null,
+    seat?.token ? field("Your seat: keep this link to play on from elsewhere", seatLink(gameId, seat), "seat-link") : null,
     field("Watch this game", watchLink(gameId), "watch-link"),
   );
 }

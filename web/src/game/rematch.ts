@@ -1,8 +1,9 @@
 // Moving on to a game's rematch: the seat's token in it is kept like any
-// other and the game screen opens it, with the colours swapped.
+// other (a player's seat has none: the rematch binds the same players) and
+// the game screen opens it, with the colours swapped.
 
 import { api, Side, type Game } from "../api";
-import { rememberSeat, type SeatToken } from "../seats";
+import { rememberSeat, seatCall, type SeatToken } from "../seats";
 
 /** What OfferRematch and RespondToRematch answer a seat. */
 interface RematchAnswer {
@@ -14,7 +15,7 @@ interface RematchAnswer {
 /** Opens the rematch once it exists; false while the offer waits. */
 export function enterRematch(answer: RematchAnswer): boolean {
   if (!answer.rematch) return false;
-  rememberSeat(answer.rematch.id, { side: answer.side === Side.WHITE ? "white" : "black", token: answer.seatToken });
+  if (answer.seatToken) rememberSeat(answer.rematch.id, { side: answer.side === Side.WHITE ? "white" : "black", token: answer.seatToken });
   location.hash = `#/game/${encodeURIComponent(answer.rematch.id)}`;
   return true;
 }
@@ -23,6 +24,6 @@ export function enterRematch(answer: RematchAnswer): boolean {
  * for its token in it (OfferRematch answers it as often as asked), a
  * spectator watches it. */
 export async function followRematch(gameId: string, rematchId: string, seat: SeatToken | undefined): Promise<void> {
-  if (seat) enterRematch(await api.games.offerRematch({ gameId, seatToken: seat.token }));
+  if (seat) enterRematch(await api.games.offerRematch(...seatCall(gameId, seat)));
   else location.hash = `#/game/${encodeURIComponent(rematchId)}`;
 }

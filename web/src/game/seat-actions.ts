@@ -3,8 +3,9 @@
 // the game is over, offer or answer a rematch. The opponent's pending offers
 // are shown with their answers.
 
-import { api, OutcomeStatus, Side, sideName, type Game } from "../api";
+import { api, OutcomeStatus, Side, sideName, type CallOptions, type Game } from "../api";
 import { button, h } from "../dom";
+import { seatCall, type SeatToken } from "../seats";
 import { enterRematch } from "./rematch";
 
 /** The ids every seat action names. */
@@ -20,7 +21,7 @@ export class SeatActions {
   constructor(
     private readonly gameId: string,
     private readonly side: Side | undefined,
-    private readonly seatToken: string | undefined,
+    private readonly seat: SeatToken | undefined,
     /** Shows the server's refusal of an action (or clears it with ""). */
     private readonly report: (message: unknown) => void,
   ) {}
@@ -35,13 +36,13 @@ export class SeatActions {
     );
     const buttons: HTMLButtonElement[] = [];
     const abort = () =>
-      button("Abort", this.act((call) => api.games.abort(call), "Abort this game? It ends without a result."), {
+      button("Abort", this.act((call, options) => api.games.abort(call, options), "Abort this game? It ends without a result."), {
         "data-testid": "abort",
       });
     if (this.side !== undefined && !over && waiting) buttons.push(abort());
     if (this.side !== undefined && over && !waiting && !game.rematch && game.rematchOffer === Side.UNSPECIFIED) {
       buttons.push(
-        button("Rematch", this.act((call) => api.games.offerRematch(call).then(enterRematch)), {
+        button("Rematch", this.act((call, options) => api.games.offerRematch(call, options).then(enterRematch)), {
           "data-testid": "rematch",
           class: "primary",
         }),
@@ -49,14 +50,14 @@ export class SeatActions {
     }
     if (playing) {
       buttons.push(
-        button("Resign", this.act((call) => api.games.resign(call), "Resign this game? Your opponent wins."), {
+        button("Resign", this.act((call, options) => api.games.resign(call, options), "Resign this game? Your opponent wins."), {
           "data-testid": "resign",
         }),
-        button("Offer draw", this.act((call) => api.games.offerDraw(call)), {
+        button("Offer draw", this.act((call, options) => api.games.offerDraw(call, options)), {
           "data-testid": "offer-draw",
           disabled: game.drawOffer !== Side.UNSPECIFIED,
         }),
-        button("Take back", this.act((call) => api.games.proposeTakeback(call)), {
+        button("Take back", this.act((call, options) => api.games.proposeTakeback(call, options)), {
           "data-testid": "takeback",
           disabled: game.ply === 0 || game.takebackOffer !== Side.UNSPECIFIED,
         }),
@@ -65,7 +66,7 @@ export class SeatActions {
       if (game.ply < 2) buttons.push(abort());
       if (game.turn === this.side && (game.outcome?.claimableDraws.length ?? 0) > 0) {
         buttons.push(
-          button("Claim draw", this.act((call) => api.games.claimDraw(call)), { "data-testid": "claim-draw", class: "primary" }),
+          button("Claim draw", this.act((call, options) => api.games.claimDraw(call, options)), { "data-testid": "claim-draw", class: "primary" }),
         );
       }
     }
@@ -74,25 +75,29 @@ export class SeatActions {
 
   /** A click handler that runs a seat action; one that cannot be undone
    * asks `question` first. */
-  private act(run: (call: SeatCall) => Promise<unknown>, question?: string): () => void {
+  private act(run: (call: SeatCall, options: CallOptions) => Promise<unknown>, question?: string): () => void {
     return () => {
-      if (!this.seatToken) return;
+      if (!this.seat) return;
       if (question !== undefined && !window.confirm(question)) return;
       this.report("");
-      run({ gameId: this.gameId, seatToken: this.seatToken }).catch((err: unknown) => this.report(err));
+      run(...seatCall(this.gameId, this.seat)).catch((err: unknown) => this.report(err));
     };
   }
 
   /** The opponent's offer `what` with its two answers. */
-  private answer(what: string, testid: string, respond: (call: SeatCall, accept: boolean) => Promise<unknown>): HTMLElement {
+  private answer(
+    what: string,
+    testid: string,
+    respond: (call: SeatCall, accept: boolean, options: CallOptions) => Promise<unknown>,
+  ): HTMLElement {
     return h(
       "div",
       { class: "offer", "data-testid": `${testid}-offer` },
       what,
       " ",
-      button(`Accept ${testid}`, this.act((call) => respond(call, true)), { "data-testid": `accept-${testid}` }),
+      button(`Accept ${testid}`, this.act((call, options) => respond(call, true, options)), { "data-testid": `accept-${testid}` }),
       " ",
-      button("Decline", this.act((call) => respond(call, false)), { "data-testid": `decline-${testid}` }),
+      button("Decline", this.act((call, options) => respond(call, false, options)), { "data-testid": `decline-${testid}` }),
     );
   }
 
@@ -105,8 +110,8 @@ export class SeatActions {
     if (game.rematchOffer === this.side) return [h("div", { class: "offer", "data-testid": "rematch-offered" }, "You offered a rematch.")];
     if (game.rematchOffer !== this.theirs()) return [];
     return [
-      this.answer("Your opponent offers a rematch.", "rematch", (call, accept) =>
-        api.games.respondToRematch({ ...call, accept }).then(enterRematch),
+      this.answer("Your opponent offers a rematch.", "rematch", (call, accept, options) =>
+        api.games.respondToRematch({ ...call, accept }, options).then(enterRematch),
       ),
     ];
   }
@@ -115,14 +120,18 @@ export class SeatActions {
     const theirs = this.theirs();
     const items: HTMLElement[] = [];
     if (game.drawOffer === theirs) {
-      items.push(this.answer("Your opponent offers a draw.", "draw", (call, accept) => api.games.respondToDraw({ ...call, accept })));
+      items.push(
+        this.answer("Your opponent offers a draw.", "draw", (call, accept, options) =>
+          api.games.respondToDraw({ ...call, accept }, options),
+        ),
+      );
     } else if (game.drawOffer === this.side) {
       items.push(h("div", { class: "offer" }, "You offered a draw."));
     }
     if (game.takebackOffer === theirs) {
       items.push(
-        this.answer("Your opponent asks to take back their last move.", "takeback", (call, accept) =>
-          api.games.respondToTakeback({ ...call, accept }),
+        this.answer("Your opponent asks to take back their last move.", "takeback", (call, accept, options) =>
+          api.games.respondToTakeback({ ...call, accept }, options),
         ),
       );
     } else if (game.takebackOffer === this.side) {

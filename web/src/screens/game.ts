@@ -1,5 +1,6 @@
 // The game screen: the board, both players with their clocks, the moves,
-// the outcome, and the actions of the seat this browser plays. Everything
+// the outcome, and the actions of the seat this browser plays (by its token,
+// or as the signed-in player the seat is bound to). Everything
 // the other side does arrives through WatchGame, whose events after the
 // snapshot carry only the move played: the screen keeps the move list. Once
 // the game ends the stream goes on until its rematch starts, and the screen
@@ -18,6 +19,7 @@ import {
   type Game,
   type Move,
   type PlayedMove,
+  type Seat,
   type WatchGameResponse,
 } from "../api";
 import { BoardView } from "../board/board-view";
@@ -30,7 +32,7 @@ import { SeatActions } from "../game/seat-actions";
 import { linksPanel } from "../game/links";
 import { downloadPgn } from "../game/pgn";
 import { followRematch } from "../game/rematch";
-import { rememberedSeat, rememberSeat, type SeatToken } from "../seats";
+import { playerSeat, rememberedSeat, rememberSeat, seatCall, type SeatToken } from "../seats";
 import type { Screen } from "./screen";
 
 export function gameScreen(gameId: string, seatInUrl: SeatToken | undefined): Screen {
@@ -40,7 +42,8 @@ export function gameScreen(gameId: string, seatInUrl: SeatToken | undefined): Sc
     // (nor in its history, nor in a screenshot of it).
     history.replaceState(null, "", `#/game/${encodeURIComponent(gameId)}`);
   }
-  const seat = seatInUrl ?? rememberedSeat(gameId);
+  const tokenSeat = seatInUrl ?? rememberedSeat(gameId);
+  let seat = tokenSeat;
   // Whether the game's stream is down, beside the game (never in the
   // board's grid, which it would push aside).
   const connection = h("p", { class: "connection", "data-testid": "connection", role: "status", hidden: true });
@@ -51,13 +54,14 @@ export function gameScreen(gameId: string, seatInUrl: SeatToken | undefined): Sc
 
   watchGame(
     gameId,
-    seat?.token,
+    tokenSeat?.token,
     (event) => {
       const game = event.game;
       if (!game) return;
       moves = movesAfter(moves, event);
       game.moves = moves;
       if (!view) {
+        seat ??= playerSeat(game);
         view = new GameView(game, seat, connection);
         root.replaceChildren(view.element);
       }
@@ -94,6 +98,14 @@ function movesAfter(moves: PlayedMove[], event: WatchGameResponse): PlayedMove[]
   if (event.kind === GameEventKind.MOVE && event.move) return [...moves, event.move];
   if (event.kind === GameEventKind.TAKEBACK_ACCEPTED) return moves.slice(0, game.ply);
   return moves;
+}
+
+/** A seat's rating, when its player has one in the game's perf, and once
+ * a rated game ended what it changed: " (1500)", " (1500 +12)". */
+function ratingText(seat: Seat | undefined): string {
+  if (!seat?.rating) return "";
+  const diff = seat.ratingDiff > 0 ? ` +${seat.ratingDiff}` : seat.ratingDiff < 0 ? ` ${seat.ratingDiff}` : "";
+  return ` (${seat.rating}${diff})`;
 }
 
 /** The screen of one game once its first state is known. */
@@ -138,7 +150,7 @@ class GameView {
       destinations: (from) => [...new Set((this.legal.get(from) ?? []).map((m) => m.to))],
       onMove: (from, to) => void this.attempt(from, to),
     });
-    this.actions = new SeatActions(game.id, this.mySide, seat?.token, (message) => {
+    this.actions = new SeatActions(game.id, this.mySide, seat, (message) => {
       this.notice.textContent = message === "" ? "" : errorText(message);
     });
     this.moveList = new MoveList(this.geo.variant === "xiangqi", (move) => this.showMove(move));
@@ -185,7 +197,7 @@ class GameView {
     const topSide = this.board.flipped ? Side.WHITE : Side.BLACK;
     const seatOf = (side: Side) => (side === Side.WHITE ? game.white : game.black);
     const label = (side: Side) =>
-      `${seatOf(side)?.displayName ?? sideName(side, game.variant)}${side === this.mySide ? " (you)" : ""}`;
+      `${seatOf(side)?.displayName ?? sideName(side, game.variant)}${ratingText(seatOf(side))}${side === this.mySide ? " (you)" : ""}`;
     this.names.top.textContent = label(topSide);
     this.names.bottom.textContent = label(topSide === Side.WHITE ? Side.BLACK : Side.WHITE);
     const flagged = this.flaggedSide();
@@ -304,12 +316,8 @@ class GameView {
       move = candidates[0].uci;
     }
     try {
-      const answer = await api.games.makeMove({
-        gameId: this.game.id,
-        seatToken: this.seat.token,
-        move,
-        expectedPly: this.game.ply,
-      });
+      const [call, options] = seatCall(this.game.id, this.seat);
+      const answer = await api.games.makeMove({ ...call, move, expectedPly: this.game.ply }, options);
       this.notice.textContent = "";
       // Show the move at once; the watch stream brings the rest.
       if (answer.game && answer.game.version > this.game.version) {

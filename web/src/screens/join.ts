@@ -4,9 +4,10 @@
 // then the friend gives a name and takes the open seat. The seat's token
 // is kept like any other and the game screen follows.
 
-import { api, errorReason, errorText, Reason, Side, sideName, variantName, type Game, type TimeControl } from "../api";
+import { api, errorReason, errorText, Reason, Side, sideName, variantName, type Game } from "../api";
 import { h } from "../dom";
 import { rememberSeat } from "../seats";
+import { clockText } from "../time-controls";
 import { NAME_KEY } from "./new-game";
 import type { Screen } from "./screen";
 
@@ -88,18 +89,6 @@ function describe(game: Game, side: Side): HTMLElement {
       row("You play", sideName(side, game.variant), "invitation-side"),
     ),
   );
-}
-
-/** A time control in words: "5 min + 2 s a move", "no clock". */
-function clockText(control: TimeControl | undefined): string {
-  if (!control) return "No clock";
-  if (control.daysPerMove > 0) return `${control.daysPerMove} ${control.daysPerMove === 1 ? "day" : "days"} a move`;
-  const seconds = (ms: bigint) => Number(ms) / 1000;
-  const initial = seconds(control.initialMs);
-  const base = initial >= 60 ? `${initial / 60} min` : `${initial} s`;
-  if (control.incrementMs > 0n) return `${base} + ${seconds(control.incrementMs)} s a move`;
-  if (control.delayMs > 0n) return `${base}, ${seconds(control.delayMs)} s delay a move`;
-  return base;
 }
 
 /** Why the code cannot be used, in words. */

@@ -2,22 +2,12 @@
 // against a friend (an open seat the friend joins by a link), from the
 // standard start or a saved position.
 
-import { api, errorText, GameView, Side, sideName, Variant, XiangqiRules } from "../api";
-import { h } from "../dom";
+import { api, errorText, GameView, Side, Variant, XiangqiRules } from "../api";
+import { h, radios } from "../dom";
+import { gameSummary } from "../game/summary";
 import { rememberedGames, rememberJoinCode, rememberSeat, type SeatToken, type SideName } from "../seats";
+import { presetTimeControl, timeControl, timeControlSelect } from "../time-controls";
 import type { Screen } from "./screen";
-
-/** Time controls offered: minutes + increment seconds; "none" is untimed. */
-const TIME_CONTROLS: { label: string; value: string }[] = [
-  { label: "No clock", value: "none" },
-  { label: "1 minute", value: "1+0" },
-  { label: "3 min + 2 s", value: "3+2" },
-  { label: "5 minutes", value: "5+0" },
-  { label: "10 minutes", value: "10+0" },
-  { label: "15 min + 10 s", value: "15+10" },
-  { label: "30 minutes", value: "30+0" },
-  { label: "Custom…", value: "custom" },
-];
 
 /** The name this browser's player gave last (the join screen reads it too). */
 export const NAME_KEY = "arbiter.displayName";
@@ -27,39 +17,12 @@ export interface NewGameOptions {
   positionId?: string;
 }
 
-function radios(name: string, options: [string, string][], checked: string): HTMLElement[] {
-  return options.map(([value, label]) =>
-    h(
-      "label",
-      { class: "choice" },
-      h("input", { type: "radio", name, value, checked: value === checked }),
-      " ",
-      label,
-    ),
-  );
-}
-
-/** A clock of `minutes` (fractions allowed) plus `increment` seconds a move. */
-function timeControl(minutes: number, increment: number): { initialMs: bigint; incrementMs: bigint } {
-  return { initialMs: BigInt(Math.round(minutes * 60_000)), incrementMs: BigInt(Math.round(increment * 1000)) };
-}
-
-/** The time control of a "M+S" option; undefined for "none". */
-function presetTimeControl(value: string): { initialMs: bigint; incrementMs: bigint } | undefined {
-  const m = /^(\d+)\+(\d+)$/.exec(value);
-  return m ? timeControl(Number(m[1]), Number(m[2])) : undefined;
-}
-
 export function newGameScreen(options: NewGameOptions): Screen {
   const notice = h("p", { class: "notice", "data-testid": "notice", role: "alert" });
   const levelInput = h("input", { type: "range", name: "level", min: 1, max: 10, value: 3, "data-testid": "level" });
   const levelLabel = h("span", {}, "3");
   levelInput.addEventListener("input", () => (levelLabel.textContent = levelInput.value));
-  const timeSelect = h(
-    "select",
-    { name: "time", "data-testid": "time" },
-    ...TIME_CONTROLS.map((tc) => h("option", { value: tc.value }, tc.label)),
-  );
+  const timeSelect = timeControlSelect("time", "all");
   const nameInput = h("input", { type: "text", name: "name", maxlength: 100, "data-testid": "name", value: localStorage.getItem(NAME_KEY) ?? "" });
   const customMinutes = h("input", { type: "number", min: 0.05, step: "any", value: 3, name: "custom-minutes", "data-testid": "custom-minutes", style: "width: 6rem" });
   const customIncrement = h("input", { type: "number", min: 0, step: 1, value: 2, name: "custom-increment", "data-testid": "custom-increment", style: "width: 5rem" });
@@ -159,12 +122,7 @@ function yourGames(): HTMLElement | null {
     api.games
       .getGame({ gameId, view: GameView.BASIC })
       .then(({ game }) => {
-        if (!game) return;
-        const white = seat.side === "white";
-        const other = white ? game.black : game.white;
-        const variant = game.variant === Variant.XIANGQI ? "xiangqi" : "chess";
-        const mine = sideName(white ? Side.WHITE : Side.BLACK, game.variant);
-        state.textContent = `${variant}, you (${mine}) against ${other?.displayName ?? ""}: ${game.outcome?.description ?? ""}`;
+        if (game) state.textContent = gameSummary(game, seat.side === "white" ? Side.WHITE : Side.BLACK);
       })
       .catch((err: unknown) => (state.textContent = errorText(err)));
   }
