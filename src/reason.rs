@@ -292,6 +292,10 @@ reasons! {
     /// The server is shutting down: call again (another replica, or this
     /// one once it is back).
     ShuttingDown = "SHUTTING_DOWN", Unavailable;
+    /// The game's external engine (Stockfish, Fairy-Stockfish, ...) failed
+    /// the search: it exited, hung or answered an illegal move (the message
+    /// says which); it is restarted for the next call: retry.
+    EngineFailed = "ENGINE_FAILED", Unavailable;
     /// A fault of the server (stored data that does not read back, a bug);
     /// it has been logged.
     InternalError = "INTERNAL_ERROR", Internal;

@@ -14,6 +14,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use super::{
     Analysis, AnalysisError, Job, SearchOrder,
+    external::{self, EngineFailure, EngineStartError, Pools, UciEngines},
     turns::{Place, Recall, SLICE, Turns},
 };
 use crate::{
@@ -77,7 +78,14 @@ pub struct Analyst {
     /// Seats waiting for a slot.
     seats_queued: Arc<AtomicUsize>,
     callers: Arc<PeerSlots>,
+    /// The games' external engines, which the RPCs' searches of those
+    /// games run on.
+    engines: Arc<Pools>,
 }
+
+/// What an Engine RPC's search sends: each completed depth (`false`), then
+/// the final analysis (`true`) or why there is none.
+pub type Answers = mpsc::Receiver<Result<(Analysis, bool), AnalysisError>>;
 
 /// Counts a seat waiting for its slot while alive (the wait may be
 /// cancelled).
@@ -100,6 +108,17 @@ impl Drop for Queued {
 struct Admission {
     place: Place,
     _caller: Option<PeerSlot>,
+}
+
+/// An external engine's search steps aside between its engine's searches.
+impl external::Turn for Admission {
+    fn others_wait(&self) -> bool {
+        self.place.others_wait()
+    }
+
+    async fn step_aside(&self, until: Instant) -> bool {
+        self.place.step_aside(until).await
+    }
 }
 
 /// What an RPC's search holds while it runs, and how it takes turns: after
@@ -173,7 +192,27 @@ impl Analyst {
             seat_slots,
             seats_queued: Arc::default(),
             callers: PeerSlots::new(capacity.per_peer),
+            engines: Arc::default(),
         }
+    }
+
+    /// This analyst with external engines for the Engine RPCs of their
+    /// games (engine seats keep Arbiter's own).
+    pub fn with_uci_engines(self, engines: &UciEngines) -> Analyst {
+        Analyst {
+            engines: Arc::new(Pools::new(engines)),
+            ..self
+        }
+    }
+
+    /// Starts a process of each external engine, so that one that cannot
+    /// run is known at once.
+    ///
+    /// # Errors
+    ///
+    /// The first engine that could not be started.
+    pub async fn start_uci_engines(&self) -> Result<(), EngineStartError> {
+        self.engines.start().await
     }
 
     /// The slots in use now.
@@ -232,7 +271,9 @@ impl Analyst {
     ///
     /// [`AnalysisError::PeerLimit`] when the caller runs its most searches,
     /// [`AnalysisError::Busy`] when the slots and the queue are full,
-    /// [`AnalysisError::NoTurn`] when no slot came in time.
+    /// [`AnalysisError::NoTurn`] when no slot came in time (or no process
+    /// of the game's external engine), [`AnalysisError::Engine`] when that
+    /// engine failed.
     pub async fn best_move(
         &self,
         caller: Option<Peer>,
@@ -240,7 +281,20 @@ impl Analyst {
         order: SearchOrder,
     ) -> Result<Analysis, AnalysisError> {
         let admission = self.admit(caller, &order).await?;
-        Ok(search(admission, job, order, |_| {}).await)
+        let variant = job.position.variant();
+        let Some(pool) = self.engines.get(variant) else {
+            return Ok(search(admission, job, order, |_| {}).await);
+        };
+        let mut answers = external::spawn(Arc::clone(pool), job.position, order, false, admission);
+        while let Some(answer) = answers.recv().await {
+            if let (analysis, true) = answer? {
+                return Ok(analysis);
+            }
+        }
+        Err(AnalysisError::Engine {
+            variant,
+            failure: EngineFailure::Exited("its search ended without an answer".to_owned()),
+        })
     }
 
     /// A free seat slot now, if there is one.
@@ -272,17 +326,21 @@ impl Analyst {
         caller: Option<Peer>,
         job: Job,
         order: SearchOrder,
-    ) -> Result<mpsc::Receiver<(Analysis, bool)>, AnalysisError> {
+    ) -> Result<Answers, AnalysisError> {
         let admission = self.admit(caller, &order).await?;
+        if let Some(pool) = self.engines.get(job.position.variant()) {
+            let pool = Arc::clone(pool);
+            return Ok(external::spawn(pool, job.position, order, true, admission));
+        }
         // Completed depths are few (at most MAX_DEPTH) plus the final one.
         let (sender, receiver) = mpsc::channel(MAX_DEPTH as usize + 2);
         tokio::spawn(async move {
             let progress = sender.clone();
             let finished = search(admission, job, order, move |analysis| {
-                let _ = progress.try_send((analysis.clone(), false));
+                let _ = progress.try_send(Ok((analysis.clone(), false)));
             });
             tokio::select! {
-                analysis = finished => { let _ = sender.send((analysis, true)).await; }
+                analysis = finished => { let _ = sender.send(Ok((analysis, true))).await; }
                 // The client left: dropping `finished` stops the search.
                 () = sender.closed() => {}
             }
@@ -521,7 +579,7 @@ mod tests {
             .analyze(peer(1), start(Variant::Xiangqi), long)
             .await
             .unwrap();
-        let (first, _) = stream.recv().await.unwrap();
+        let (first, _) = stream.recv().await.unwrap().unwrap();
         // Another caller's searches each get their turn, and their time.
         let mut quick = SearchOrder::best_move(Duration::from_millis(100), Level::MAX);
         for _ in 0..3 {
@@ -546,7 +604,7 @@ mod tests {
         ));
         // The analysis went on where it was and ends as it would have.
         let mut last = first.clone();
-        while let Some((analysis, done)) = stream.recv().await {
+        while let Some(Ok((analysis, done))) = stream.recv().await {
             last = analysis;
             if done {
                 break;

@@ -1,9 +1,12 @@
 //! A position checked and ready to search, and how long and how well to
 //! search it.
 
-use std::time::{Duration, Instant};
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
-use super::{Analysis, AnalysisError, Score, Variation};
+use super::{Analysis, AnalysisError, Score, Variation, external::UciPosition};
 use crate::{
     engine::{
         Evaluate, Interrupt, Level, Limits, MAX_DEPTH, MAX_MULTIPV, SearchResult,
@@ -66,6 +69,8 @@ pub(super) type Run =
 /// A position checked and ready to search.
 pub struct Job {
     pub(super) run: Run,
+    /// The same position, for an external engine.
+    pub(super) position: Arc<dyn UciPosition>,
 }
 
 impl Job {
@@ -83,12 +88,13 @@ impl Job {
         moves: &[S],
     ) -> Result<Job, AnalysisError> {
         with_game!(variant, G => {
-            let record = record_under::<G, S>(G::options(choices), fen, moves)?;
+            let record = Arc::new(record_under::<G, S>(G::options(choices), fen, moves)?);
             if let Some(end) = record.verdict().end {
                 return Err(AnalysisError::GameOver(end.describe(G::VARIANT)));
             }
-            let run: Run = Box::new(move |limits, stop, report| think(&record, limits, stop, report));
-            Ok(Job { run })
+            let searched = Arc::clone(&record);
+            let run: Run = Box::new(move |limits, stop, report| think(&searched, limits, stop, report));
+            Ok(Job { run, position: record })
         })
     }
 }

@@ -27,14 +27,21 @@
 //! once ([`AnalysisError::PeerLimit`]), and its calls do not take turns
 //! among themselves: many calls from one caller get no more engine time
 //! than a single one from another.
+//!
+//! A game may have an external UCI engine instead (`external`): its
+//! searches take their turns at the same slots and queue, then a process
+//! of the engine's pool; as an engine cannot be paused, such a search
+//! lends its slot by stopping its engine, and searches on (a new `go`)
+//! when its turn comes again.
 
 mod analyst;
+pub mod external;
 mod job;
 mod results;
 mod turns;
 
 pub use self::{
-    analyst::{Analyst, Capacity, Load, SeatSlot},
+    analyst::{Analyst, Answers, Capacity, Load, SeatSlot},
     job::{Job, MAX_MOVETIME, SearchOrder},
     results::{Analysis, AnalysisError, Score, Variation},
     turns::SLICE,

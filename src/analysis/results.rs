@@ -2,7 +2,11 @@
 
 use std::time::Duration;
 
-use crate::{engine::MATE, rules::MoveDescription, rules::referee::InvalidPosition};
+use super::external::EngineFailure;
+use crate::{
+    engine::MATE,
+    rules::{MoveDescription, Variant, referee::InvalidPosition},
+};
 
 /// An evaluation from the point of view of the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,4 +98,13 @@ pub enum AnalysisError {
     /// The rules have already ended the game.
     #[error("the game is already over: {0}")]
     GameOver(String),
+    /// The game's external engine failed; the next search starts it again.
+    #[error(
+        "the external {variant} engine failed: {failure}; it is restarted for the next call: \
+         retry"
+    )]
+    Engine {
+        variant: Variant,
+        failure: EngineFailure,
+    },
 }

@@ -243,20 +243,8 @@ impl Place {
     /// search was stopped (`stop` set, then the wait [`Recall`]ed).
     pub fn lend(&self, until: Instant, stop: &AtomicBool) -> bool {
         let (sender, receiver) = mpsc::sync_channel(1);
-        let lent = self.turns.with(|state| {
-            // A search stopped before it lent its slot keeps it to end.
-            if stop.load(Ordering::Relaxed) || !state.running.remove(&self.id) {
-                return false;
-            }
-            let waiter = Waiter {
-                id: self.id,
-                wake: Wake::Search(sender),
-            };
-            state.enqueue(self.caller, waiter, true);
-            state.grant(self.turns.slots);
-            true
-        });
-        if !lent {
+        // A search stopped before it lent its slot keeps it to end.
+        if !self.give_way(Wake::Search(sender), || stop.load(Ordering::Relaxed)) {
             return false;
         }
         let wait = until.saturating_duration_since(Instant::now());
@@ -264,6 +252,34 @@ impl Place {
             Ok(()) => true,
             Err(_) => self.leave_line(),
         }
+    }
+
+    /// Lends the slot as [`Place::lend`] does, for a search that has
+    /// stopped to wait on the runtime (an external engine's, which cannot
+    /// be paused). False if no turn came by `until`.
+    pub async fn step_aside(&self, until: Instant) -> bool {
+        let (sender, receiver) = oneshot::channel();
+        if !self.give_way(Wake::Call(sender), || false) {
+            return false;
+        }
+        match tokio::time::timeout_at(until.into(), receiver).await {
+            Ok(Ok(())) => true,
+            _ => self.leave_line(),
+        }
+    }
+
+    /// Gives the slot to the next waiter and waits at the back of the line
+    /// (woken by `wake`), unless `stopped` says the search has ended.
+    fn give_way(&self, wake: Wake, stopped: impl FnOnce() -> bool) -> bool {
+        self.turns.with(|state| {
+            if stopped() || !state.running.remove(&self.id) {
+                return false;
+            }
+            let waiter = Waiter { id: self.id, wake };
+            state.enqueue(self.caller, waiter, true);
+            state.grant(self.turns.slots);
+            true
+        })
     }
 
     /// Leaves the line after a wait that ended without a turn: false,

@@ -203,8 +203,10 @@ impl engine_server::Engine for EngineService {
         )?;
         let caller = request.remote_addr().map(Peer::of);
         let receiver = self.analyst.analyze(caller, job, order).await?;
-        let stream = ReceiverStream::new(receiver)
-            .map(|(analysis, last)| Ok(analyze_response(analysis, last)));
+        let stream = ReceiverStream::new(receiver).map(|answer| {
+            let (analysis, last) = answer?;
+            Ok(analyze_response(analysis, last))
+        });
         Ok(Response::new(Box::pin(stream)))
     }
 }

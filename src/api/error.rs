@@ -290,6 +290,9 @@ impl From<AnalysisError> for Status {
                 format!("the game is already over ({m}): there is no move to search"),
             )
             .into(),
+            AnalysisError::Engine { .. } => {
+                ErrorStatus::new(Reason::EngineFailed, err.to_string()).into()
+            }
         }
     }
 }

@@ -6,7 +6,10 @@ use std::{path::PathBuf, process::ExitCode, time::Duration};
 use http::{HeaderValue, Uri};
 
 use crate::{
-    analysis::Analyst,
+    analysis::{
+        Analyst,
+        external::{UciEngine, UciEngines},
+    },
     api::{
         DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_MAX_STREAMS_PER_PLAYER,
         DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits,
@@ -16,11 +19,12 @@ use crate::{
         DEFAULT_MAX_CHALLENGES_PER_PLAYER, DEFAULT_MAX_PLAYER_TOKENS, DEFAULT_MAX_SEEKS_PER_PLAYER,
         Enrolment, JwksSource, JwtSettings,
     },
+    rules::{Ranks, Variant},
     server::{
         DEFAULT_ENGINE_QUEUE, DEFAULT_MAX_IMPORT_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BYTES,
         DEFAULT_MAX_RESUMES_PER_PEER, DEFAULT_MAX_WATCHERS_PER_CONNECTION,
-        DEFAULT_MAX_WATCHERS_PER_GAME, DEFAULT_WATCHER_BUFFER_BYTES, ServerConfig, TlsFiles,
-        memory, serve,
+        DEFAULT_MAX_WATCHERS_PER_GAME, DEFAULT_UCI_ENGINE_PROCESSES, DEFAULT_WATCHER_BUFFER_BYTES,
+        ServerConfig, TlsFiles, memory, serve,
         telemetry::{self, LogFormat},
     },
     store::DEFAULT_BATCH_MAX,
@@ -62,6 +66,31 @@ pub struct ServeArgs {
     /// deadline too bounds the wait); then ENGINE_BUSY.
     #[arg(long, env = "ARBITER_ENGINE_QUEUE_WAIT", default_value = "10s", value_parser = duration)]
     engine_queue_wait: Duration,
+    /// An external UCI engine that answers BestMove and Analyze for a
+    /// game, as GAME=PATH (`chess=/usr/games/stockfish`,
+    /// `xiangqi=/usr/games/fairy-stockfish`); repeat for the other game.
+    /// Default: Arbiter's own engine for both.
+    #[arg(long = "uci-engine", env = "ARBITER_UCI_ENGINE", value_delimiter = ',', value_parser = game_engine)]
+    uci_engines: Vec<(Variant, PathBuf)>,
+    /// An option of a game's external engine, as GAME:NAME=VALUE
+    /// (`xiangqi:Threads=1`, `chess:Hash=64`), set after its handshake;
+    /// repeatable.
+    #[arg(long = "uci-engine-option", env = "ARBITER_UCI_ENGINE_OPTION", value_delimiter = ',', value_parser = engine_option, requires = "uci_engines")]
+    uci_engine_options: Vec<(Variant, String, String)>,
+    /// How the xiangqi engine's moves number the ranks: `auto` (1-10 for
+    /// Fairy-Stockfish, known by its `id name`; 0-9 for any other), `0-9`
+    /// (Pikafish, ICCS) or `1-10`.
+    #[arg(
+        long,
+        env = "ARBITER_UCI_XIANGQI_RANKS",
+        value_enum,
+        default_value = "auto"
+    )]
+    uci_xiangqi_ranks: XiangqiRanks,
+    /// Processes of each game's external engine at once: as many searches
+    /// of that game at once.
+    #[arg(long, env = "ARBITER_UCI_ENGINE_PROCESSES", default_value_t = DEFAULT_UCI_ENGINE_PROCESSES as u16, value_parser = clap::value_parser!(u16).range(1..=64))]
+    uci_engine_processes: u16,
     /// The operator credential (at least 16 characters): as a seat
     /// token, Abort ends any ongoing game; as an owner token,
     /// DeletePosition deletes any position. Default: none.
@@ -282,9 +311,48 @@ pub struct ServeArgs {
     lease_renew_interval: Duration,
 }
 
+/// `--uci-xiangqi-ranks`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum XiangqiRanks {
+    Auto,
+    #[value(name = "0-9")]
+    FromZero,
+    #[value(name = "1-10")]
+    FromOne,
+}
+
 impl ServeArgs {
+    /// The external engines these options name.
+    fn external_engines(&self) -> UciEngines {
+        let ranks = match self.uci_xiangqi_ranks {
+            XiangqiRanks::Auto => None,
+            XiangqiRanks::FromZero => Some(Ranks::AsRules),
+            XiangqiRanks::FromOne => Some(Ranks::FromOne),
+        };
+        // The last one named for a game.
+        let engine = |variant| {
+            let (_, path) = self.uci_engines.iter().rev().find(|(v, _)| *v == variant)?;
+            Some(UciEngine {
+                path: path.clone(),
+                options: self
+                    .uci_engine_options
+                    .iter()
+                    .filter(|(v, _, _)| *v == variant)
+                    .map(|(_, name, value)| (name.clone(), value.clone()))
+                    .collect(),
+                ranks: (variant == Variant::Xiangqi).then_some(ranks).flatten(),
+            })
+        };
+        UciEngines {
+            chess: engine(Variant::Chess),
+            xiangqi: engine(Variant::Xiangqi),
+            processes: usize::from(self.uci_engine_processes),
+        }
+    }
+
     /// The server's configuration from these options.
     fn config(self) -> ServerConfig {
+        let uci_engines = self.external_engines();
         let ServeArgs {
             database_url,
             engine_slots,
@@ -342,6 +410,10 @@ impl ServeArgs {
             cors_allow_origins,
             lease_duration,
             lease_renew_interval,
+            uci_engines: _,
+            uci_engine_options: _,
+            uci_xiangqi_ranks: _,
+            uci_engine_processes: _,
             listen: _,
             log_format: _,
             log_buffer_lines: _,
@@ -350,6 +422,7 @@ impl ServeArgs {
             engine_slots: engine_slots.map_or_else(Analyst::default_slots, usize::from),
             engine_queue: usize::from(engine_queue),
             engine_queue_wait,
+            uci_engines,
             admin_token,
             enrolment,
             max_player_tokens: usize::from(max_player_tokens),
@@ -445,6 +518,35 @@ fn duration(text: &str) -> Result<Duration, String> {
         Some(ms) => Ok(Duration::from_millis(ms)),
         None => Err(format!("{text:?} is too long")),
     }
+}
+
+/// `--uci-engine`: GAME=PATH.
+fn game_engine(text: &str) -> Result<(Variant, PathBuf), String> {
+    let (game, path) = text
+        .split_once('=')
+        .filter(|(_, path)| !path.is_empty())
+        .ok_or_else(|| format!("{text:?}: expected GAME=PATH (e.g. chess=/usr/games/stockfish)"))?;
+    Ok((
+        game.parse().map_err(|e| format!("{text:?}: {e}"))?,
+        path.into(),
+    ))
+}
+
+/// `--uci-engine-option`: GAME:NAME=VALUE, a name and value that cannot
+/// end the `setoption` line early or read as part of the other.
+fn engine_option(text: &str) -> Result<(Variant, String, String), String> {
+    let bad = || format!("{text:?}: expected GAME:NAME=VALUE (e.g. xiangqi:Threads=1)");
+    let (game, option) = text.split_once(':').ok_or_else(bad)?;
+    let (name, value) = option.split_once('=').ok_or_else(bad)?;
+    let (name, value) = (name.trim(), value.trim());
+    if name.is_empty() || name.contains(" value ") {
+        return Err(bad());
+    }
+    if text.chars().any(char::is_control) {
+        return Err(format!("{text:?}: an option holds no control characters"));
+    }
+    let variant = game.parse().map_err(|e| format!("{text:?}: {e}"))?;
+    Ok((variant, name.to_owned(), value.to_owned()))
 }
 
 /// A web origin on the command line, as browsers send it in `Origin`:
@@ -616,6 +718,64 @@ mod tests {
             metrics_listen(&["arbiter", "serve", "--metrics-listen", "0.0.0.0:9464"]).as_deref(),
             Some("0.0.0.0:9464")
         );
+    }
+
+    #[test]
+    fn reads_external_engines() {
+        let engines = |args: &[&str]| match Cli::try_parse_from(args) {
+            Ok(cli) => match cli.command {
+                Command::Serve(args) => Ok(args.config().uci_engines),
+                _ => unreachable!("serve"),
+            },
+            Err(e) => Err(e.kind()),
+        };
+        let none = engines(&["arbiter", "serve"]).unwrap();
+        assert_eq!((none.chess, none.xiangqi, none.processes), (None, None, 1));
+        let both = engines(&[
+            "arbiter",
+            "serve",
+            "--uci-engine",
+            "chess=/usr/games/stockfish",
+            "--uci-engine",
+            "xiangqi=/opt/pikafish",
+            "--uci-engine-option",
+            "xiangqi:Threads=1",
+            "--uci-engine-option",
+            "xiangqi: Hash = 64",
+            "--uci-xiangqi-ranks",
+            "0-9",
+            "--uci-engine-processes",
+            "2",
+        ])
+        .unwrap();
+        let chess = both.chess.unwrap();
+        assert_eq!(chess.path, PathBuf::from("/usr/games/stockfish"));
+        assert_eq!((chess.options.len(), chess.ranks), (0, None));
+        let xiangqi = both.xiangqi.unwrap();
+        assert_eq!(
+            xiangqi.options,
+            [
+                ("Threads".to_owned(), "1".to_owned()),
+                ("Hash".to_owned(), "64".to_owned())
+            ]
+        );
+        assert_eq!((xiangqi.ranks, both.processes), (Some(Ranks::AsRules), 2));
+        for bad in [
+            ["--uci-engine", "shogi=/x"],
+            ["--uci-engine", "chess"],
+            ["--uci-engine", "chess="],
+            ["--uci-engine-processes", "0"],
+        ] {
+            assert!(
+                engines(&["arbiter", "serve", bad[0], bad[1]]).is_err(),
+                "{bad:?}"
+            );
+        }
+        for bad in ["chess=x", "chess:=1", "chess:Hash\nquit=1", "go:Hash=1"] {
+            assert!(engine_option(bad).is_err(), "{bad:?}");
+        }
+        // Options need an engine.
+        assert!(engines(&["arbiter", "serve", "--uci-engine-option", "chess:Hash=1"]).is_err());
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::{
     engine::{
         Evaluate, Level, Limits, MATE, MAX_MULTIPV, SearchResult, TranspositionTable, search_with,
     },
-    rules::{Game, Quoted, Record, ReplayError, Side, Variant, xiangqi::Square},
+    rules::{Game, Quoted, Ranks, Record, ReplayError, Side, Variant},
     with_game,
 };
 
@@ -39,52 +39,6 @@ struct Search {
     infinite: bool,
 }
 
-/// How moves on the wire number the ranks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ranks {
-    /// As the rules write them: chess 1-8, xiangqi 0-9 (ICCS, as Pikafish).
-    AsRules,
-    /// Xiangqi ranks 1-10, as Fairy-Stockfish: ICCS `h2e2` is `h3e3`, `h9g7`
-    /// is `h10g8`.
-    FromOne,
-}
-
-impl Ranks {
-    /// A move from the GUI, in a notation the rules read.
-    fn read(self, text: &str) -> Result<String, String> {
-        let points = match (self, points(text)) {
-            (Ranks::FromOne, Some(points)) => points,
-            // Other notations (WXF, Chinese) have no ranks to renumber.
-            _ => return Ok(text.to_owned()),
-        };
-        let [from, to] = points.map(|(file, rank)| {
-            let file = file.to_ascii_lowercase().checked_sub(b'a')?;
-            Square::new(file, rank.checked_sub(1)?)
-        });
-        match (from, to) {
-            (Some(from), Some(to)) => Ok(format!("{from}{to}")),
-            _ => Err(format!(
-                "{}: files are a-i and ranks 1-10 (XiangqiRanks 0-9 reads ranks 0-9)",
-                Quoted(text)
-            )),
-        }
-    }
-
-    /// A move the rules wrote, for the GUI.
-    fn write(self, text: String) -> String {
-        match (self, points(&text)) {
-            (Ranks::FromOne, Some([(from_file, from_rank), (to_file, to_rank)])) => format!(
-                "{}{}{}{}",
-                char::from(from_file),
-                from_rank + 1,
-                char::from(to_file),
-                to_rank + 1
-            ),
-            _ => text,
-        }
-    }
-}
-
 /// Says which move of `given` (as the GUI wrote them) could not be played,
 /// and how the rules read it where that differs.
 fn rejected(given: &[&str], e: &ReplayError) -> String {
@@ -98,26 +52,6 @@ fn rejected(given: &[&str], e: &ReplayError) -> String {
         ),
         _ => e.to_string(),
     }
-}
-
-/// The file letter and rank number of each point of a coordinate move
-/// (`h3e3`, `h10g8`); None for other notations.
-fn points(text: &str) -> Option<[(u8, u8); 2]> {
-    let split = text
-        .char_indices()
-        .skip(1)
-        .find(|(_, c)| c.is_ascii_alphabetic())?
-        .0;
-    let (from, to) = text.split_at(split);
-    Some([point(from)?, point(to)?])
-}
-
-/// `h3`, `h10`: a letter and one or two digits.
-fn point(text: &str) -> Option<(u8, u8)> {
-    let (&file, rank) = text.as_bytes().split_first()?;
-    let is_rank = (1..=2).contains(&rank.len()) && rank.iter().all(u8::is_ascii_digit);
-    (file.is_ascii_alphabetic() && is_rank)
-        .then(|| (file, rank.iter().fold(0, |n, d| n * 10 + d - b'0')))
 }
 
 /// What `position` set: a FEN (None: the start position) and the moves after
@@ -336,9 +270,14 @@ impl Session {
             .iter()
             .enumerate()
             .map(|(ply, text)| {
-                ranks
-                    .read(text)
-                    .map_err(|e| format!("move {}: {e}", ply + 1))
+                ranks.read(text).ok_or_else(|| {
+                    format!(
+                        "move {}: {}: files are a-i and ranks 1-10 (XiangqiRanks 0-9 reads \
+                         ranks 0-9)",
+                        ply + 1,
+                        Quoted(text)
+                    )
+                })
             })
             .collect::<Result<_, _>>()?;
         let setup = Setup { fen, moves };

@@ -7,7 +7,7 @@ use http::HeaderValue;
 
 use super::{connections::ConnectionLimits, tls::TlsFiles};
 use crate::{
-    analysis::Analyst,
+    analysis::{Analyst, external::UciEngines},
     api::{
         DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_MAX_STREAMS_PER_PLAYER,
         DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits,
@@ -42,6 +42,9 @@ pub const DEFAULT_MAX_WATCHERS_PER_GAME: usize = 1000;
 pub const DEFAULT_ENGINE_QUEUE: usize = 8;
 /// Default [`ServerConfig::engine_queue_wait`].
 pub const DEFAULT_ENGINE_QUEUE_WAIT: Duration = Duration::from_secs(10);
+/// Default [`ServerConfig::uci_engines`]' processes per game: one search
+/// at a time per game's external engine, beside Arbiter's own.
+pub const DEFAULT_UCI_ENGINE_PROCESSES: usize = 1;
 /// Default [`ServerConfig::max_watchers_per_connection`].
 pub const DEFAULT_MAX_WATCHERS_PER_CONNECTION: usize = 100;
 /// Default [`ServerConfig::max_resumes_per_peer`]: a few pages of one
@@ -59,6 +62,9 @@ pub struct ServerConfig {
     pub engine_queue: usize,
     /// The longest an Engine RPC waits for its first turn.
     pub engine_queue_wait: Duration,
+    /// External UCI engines that answer the Engine RPCs for their games
+    /// (none: Arbiter's own engine for both).
+    pub uci_engines: UciEngines,
     /// The time clocks run on (tests inject a manual one).
     pub time: Arc<dyn TimeSource>,
     /// The operator credential: aborts any game, deletes any saved position
@@ -173,6 +179,10 @@ impl ServerConfig {
             engine_slots: Analyst::default_slots(),
             engine_queue: DEFAULT_ENGINE_QUEUE,
             engine_queue_wait: DEFAULT_ENGINE_QUEUE_WAIT,
+            uci_engines: UciEngines {
+                processes: DEFAULT_UCI_ENGINE_PROCESSES,
+                ..UciEngines::default()
+            },
             time: Arc::new(SystemTime),
             admin_token: None,
             enrolment: Enrolment::Open,

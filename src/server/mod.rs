@@ -36,7 +36,8 @@ pub use self::{
         DEFAULT_ENGINE_QUEUE, DEFAULT_ENGINE_QUEUE_WAIT, DEFAULT_MAX_IMPORT_REQUEST_BYTES,
         DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_RESUMES_PER_PEER,
         DEFAULT_MAX_WATCHERS_PER_CONNECTION, DEFAULT_MAX_WATCHERS_PER_GAME,
-        DEFAULT_WATCHER_BUFFER_BYTES, MAX_SMALL_REQUEST_BYTES, ServerConfig,
+        DEFAULT_UCI_ENGINE_PROCESSES, DEFAULT_WATCHER_BUFFER_BYTES, MAX_SMALL_REQUEST_BYTES,
+        ServerConfig,
     },
     metrics::{
         CONNECTION_TIME as METRICS_CONNECTION_TIME, MAX_CONNECTIONS as METRICS_MAX_CONNECTIONS,
@@ -88,7 +89,8 @@ macro_rules! requests {
 /// # Errors
 ///
 /// The TLS files are not usable, the metrics address cannot be listened
-/// on, the database cannot be opened, or the transport fails.
+/// on, the database cannot be opened, an external engine cannot be
+/// started, or the transport fails.
 pub async fn serve(
     config: ServerConfig,
     listener: TcpListener,
@@ -166,7 +168,9 @@ pub async fn serve(
         max_wait: config.engine_queue_wait,
         seat_slots: config.engine_seat_slots,
         per_peer: config.max_analyses_per_peer,
-    });
+    })
+    .with_uci_engines(&config.uci_engines);
+    analyst.start_uci_engines().await?;
     let creates = PeerRate::new(config.create_rate, config.create_burst).map(Arc::new);
     let watching = Watching {
         buffer_bytes: config.watcher_buffer_bytes,

@@ -560,3 +560,59 @@ async fn engines_play_each_other_to_the_end_and_resume_after_a_restart() {
     server.stop().await;
     drop(dir);
 }
+
+/// A game's external engine that fails answers `UNAVAILABLE`
+/// `ENGINE_FAILED`; the other game keeps Arbiter's own engine.
+#[tokio::test]
+async fn an_external_engine_that_hangs_fails_with_engine_failed() {
+    use std::os::unix::fs::PermissionsExt;
+
+    use arbiter::analysis::external::{UciEngine, UciEngines};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("engine.sh");
+    // Answers the handshake, never a search.
+    let script = "#!/bin/sh\nwhile read -r line; do\n  case \"$line\" in\n    uci) echo uciok \
+                  ;;\n    isready) echo readyok ;;\n  esac\ndone\n";
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let server = TestServer::start_with_config(|config| ServerConfig {
+        uci_engines: UciEngines {
+            chess: Some(UciEngine {
+                path,
+                options: Vec::new(),
+                ranks: None,
+            }),
+            ..config.uci_engines
+        },
+        ..config
+    })
+    .await;
+    let mut engine = server.engine().await;
+    let status = engine
+        .best_move(best_move(
+            position(pb::Variant::Chess, "", &["e4"]),
+            limits(0, 100, 0),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        common::code_and_reason(&status),
+        (Code::Unavailable, "ENGINE_FAILED".to_owned())
+    );
+    assert!(
+        status.message().contains("bestmove"),
+        "{}",
+        status.message()
+    );
+    let xiangqi = engine
+        .best_move(best_move(
+            position(pb::Variant::Xiangqi, "", &[]),
+            limits(2, 0, 0),
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(xiangqi.r#move.is_some());
+    server.stop().await;
+}

@@ -171,6 +171,8 @@ export const Reason = {
   STORE_UNAVAILABLE: "STORE_UNAVAILABLE",
   /** UNAVAILABLE: The server is shutting down: call again (another replica, or this one once it is back). */
   SHUTTING_DOWN: "SHUTTING_DOWN",
+  /** UNAVAILABLE: The game's external engine (Stockfish, Fairy-Stockfish, ...) failed the search: it exited, hung or answered an illegal move (the message says which); it is restarted for the next call: retry. */
+  ENGINE_FAILED: "ENGINE_FAILED",
   /** INTERNAL: A fault of the server (stored data that does not read back, a bug); it has been logged. */
   INTERNAL_ERROR: "INTERNAL_ERROR",
   /** FAILED_PRECONDITION: The move is illegal: There is no piece on the origin square. */
