@@ -161,7 +161,13 @@ impl players_server::Players for PlayersService {
         &self,
         request: Request<pb::GetPlayerRequest>,
     ) -> Result<Response<pb::GetPlayerResponse>, Status> {
-        let found = self.players.get(&request.get_ref().player).await?;
+        let named = request.get_ref().player.trim();
+        let found = if named.is_empty() {
+            let caller = caller::player(&self.players, &request).await?;
+            self.players.get(&caller.id).await?
+        } else {
+            self.players.get(named).await?
+        };
         let ratings = self.players.ratings(&found.id).await?;
         Ok(Response::new(pb::GetPlayerResponse {
             player: Some(player(found, &ratings)),

@@ -84,6 +84,18 @@ async fn players_are_created_found_and_unique_in_any_case() {
             .unwrap();
         assert_eq!(found, alice);
     }
+    // Named by nobody, the player is the caller: "who am I".
+    let me = players
+        .get_player(bearing(pb::GetPlayerRequest::default(), &token))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(me.player.unwrap(), alice);
+    let anonymous = players
+        .get_player(pb::GetPlayerRequest::default())
+        .await
+        .unwrap_err();
+    assert_eq!(anonymous.code(), Code::Unauthenticated);
     let taken = players
         .create_player(pb::CreatePlayerRequest {
             username: "ALICE_1".into(),

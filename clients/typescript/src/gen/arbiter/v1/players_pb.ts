@@ -615,7 +615,7 @@ export const CreatePlayerResponseSchema: GenMessage<CreatePlayerResponse> = /*@_
  */
 export type GetPlayerRequest = Message<"arbiter.v1.GetPlayerRequest"> & {
   /**
-   * The player's id or username, in any case.
+   * The player's id or username, in any case; empty: the caller.
    *
    * @generated from field: string player = 1;
    */
@@ -1512,7 +1512,8 @@ export const Players: GenService<{
   },
   /**
    * Reads a player by id or username (in any case); NOT_FOUND
-   * (PLAYER_NOT_FOUND) if there is none.
+   * (PLAYER_NOT_FOUND) if there is none. With `player` empty, the caller
+   * (who the call's credential names: "who am I").
    *
    * @generated from rpc arbiter.v1.Players.GetPlayer
    */
