@@ -3,29 +3,39 @@
 //! challenge made to them), so that the stream looks at once instead of at
 //! its next periodic look. Only players with a stream open have a bell; a
 //! bell nobody listens to any more is dropped when it is next rung, or
-//! when the map grows.
+//! when the map has doubled since it was last swept (so that a sweep's
+//! cost is shared by the bells made since, however many streams listen).
 
 use std::{collections::HashMap, sync::Mutex};
 
 use tokio::sync::watch;
 
-/// Bells kept before those nobody listens to are swept.
+/// Bells kept before those nobody listens to are first swept.
 const SWEEP_PAST: usize = 1024;
 
 /// The players' bells (see the module docs).
 #[derive(Debug, Default)]
 pub struct PlayerBells {
-    bells: Mutex<HashMap<String, watch::Sender<u64>>>,
+    bells: Mutex<Bells>,
+}
+
+#[derive(Debug, Default)]
+struct Bells {
+    by_player: HashMap<String, watch::Sender<u64>>,
+    /// Bells held after the last sweep.
+    swept_to: usize,
 }
 
 impl PlayerBells {
     /// Player `id`'s bell, to wait on.
     pub fn listen(&self, id: &str) -> watch::Receiver<u64> {
         let mut bells = self.bells.lock().unwrap_or_else(|e| e.into_inner());
-        if bells.len() >= SWEEP_PAST {
-            bells.retain(|_, bell| bell.receiver_count() > 0);
+        if bells.by_player.len() >= SWEEP_PAST.max(2 * bells.swept_to) {
+            bells.by_player.retain(|_, bell| bell.receiver_count() > 0);
+            bells.swept_to = bells.by_player.len();
         }
         bells
+            .by_player
             .entry(id.to_owned())
             .or_insert_with(|| watch::Sender::new(0))
             .subscribe()
@@ -34,9 +44,9 @@ impl PlayerBells {
     /// Rings player `id`'s bell, if anyone listens to it.
     pub fn ring(&self, id: &str) {
         let mut bells = self.bells.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(bell) = bells.get(id) {
+        if let Some(bell) = bells.by_player.get(id) {
             if bell.receiver_count() == 0 {
-                bells.remove(id);
+                bells.by_player.remove(id);
             } else {
                 bell.send_modify(|rung| *rung += 1);
             }
@@ -45,7 +55,8 @@ impl PlayerBells {
 
     /// Bells held now.
     pub fn len(&self) -> usize {
-        self.bells.lock().unwrap_or_else(|e| e.into_inner()).len()
+        let bells = self.bells.lock().unwrap_or_else(|e| e.into_inner());
+        bells.by_player.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -69,5 +80,24 @@ mod tests {
         drop(alice);
         bells.ring("alice");
         assert!(bells.is_empty(), "a bell nobody listens to is dropped");
+    }
+
+    #[test]
+    fn bells_nobody_listens_to_are_swept_once_the_map_doubles() {
+        let bells = PlayerBells::default();
+        // Many listeners held: no sweep finds anything to drop.
+        let held: Vec<_> = (0..3000).map(|n| bells.listen(&format!("p{n}"))).collect();
+        assert_eq!(bells.len(), 3000);
+        drop(held);
+        // The next sweep comes when the map has doubled since the last.
+        let more: Vec<_> = (0..1000).map(|n| bells.listen(&format!("q{n}"))).collect();
+        assert!(bells.len() <= 4000);
+        let still: Vec<_> = (0..1000).map(|n| bells.listen(&format!("r{n}"))).collect();
+        assert!(
+            bells.len() <= 2000 + 1,
+            "the 3000 bells nobody listens to went: {}",
+            bells.len()
+        );
+        drop((more, still));
     }
 }
