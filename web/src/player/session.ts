@@ -35,6 +35,6 @@ export function signOut(): void {
 }
 
 /** A call made as the player: their token as the bearer credential. */
-export function asPlayer(session: Session, signal?: AbortSignal): CallOptions {
+export function asPlayer(session: Pick<Session, "token">, signal?: AbortSignal): CallOptions {
   return { headers: { authorization: `Bearer ${session.token}` }, signal };
 }

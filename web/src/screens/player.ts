@@ -38,7 +38,7 @@ export function playerScreen(session: Session): Screen {
       "details",
       { class: "panel" },
       h("summary", {}, "Play from another device"),
-      h("p", {}, "Sign in there with your username and this token. Keep it secret: it acts as you."),
+      h("p", {}, "Sign in there with this token. Keep it secret: it acts as you."),
       h("div", { class: "row links" }, token),
     ),
   );

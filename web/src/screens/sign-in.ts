@@ -1,63 +1,70 @@
 // Signing in as a player: a new one (CreatePlayer, whose token the server
-// shows once and this browser keeps), or one made before, by their
-// username and a token of theirs (from another device, say). The token is
-// checked before it is kept; the server has no call that names the
-// player a token belongs to, so the username comes with it.
+// shows once and this browser keeps), or one made before, by a token of
+// theirs alone (from another device, say): the server says whose it is.
 
-import { api, errorText } from "../api";
+import { api, errorReason, errorText, Reason } from "../api";
 import { h } from "../dom";
-import { asPlayer, signIn, type Session } from "../player/session";
+import { asPlayer, signIn } from "../player/session";
 import type { Screen } from "./screen";
 
-/** A form of labelled fields whose submit runs `submit` with their values. */
+/**
+ * A form of one labelled field whose submit runs `submit` with its value;
+ * `explain` puts a failure in words.
+ */
 function signInForm(
   title: string,
-  fields: { label: string; name: string; type?: string }[],
+  field: { label: string; name: string; type?: string },
   action: string,
-  submit: (values: Record<string, string>) => Promise<void>,
+  submit: (value: string) => Promise<void>,
+  explain: (err: unknown) => string = errorText,
 ): HTMLElement {
   const notice = h("p", { class: "notice", role: "alert" });
-  const inputs = fields.map(({ name, type }) =>
-    h("input", { type: type ?? "text", name, required: true, autocomplete: "off", spellcheck: "false" }),
-  );
+  const input = h("input", { type: field.type ?? "text", name: field.name, required: true, autocomplete: "off", spellcheck: "false" });
   const form = h(
     "form",
     { class: "new-game panel", "aria-label": title },
     h("h2", {}, title),
-    ...fields.map((field, i) => h("label", {}, `${field.label} `, inputs[i])),
+    h("label", {}, `${field.label} `, input),
     h("div", {}, h("button", { type: "submit", class: "primary" }, action)),
     notice,
   );
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     notice.textContent = "";
-    const values = Object.fromEntries(inputs.map((input) => [input.name, input.value.trim()]));
-    submit(values).catch((err: unknown) => (notice.textContent = errorText(err)));
+    submit(input.value.trim()).catch((err: unknown) => (notice.textContent = explain(err)));
   });
   return form;
 }
 
+/** Why a token cannot sign in, in words. */
+function refusal(err: unknown): string {
+  switch (errorReason(err)) {
+    case Reason.PLAYER_TOKEN_UNKNOWN:
+    case Reason.AUTHORIZATION_MALFORMED:
+      return "This is no player's token, or it was revoked: check that the whole token was copied.";
+    default:
+      return errorText(err);
+  }
+}
+
 export function signInScreen(): Screen {
-  const create = signInForm("New player", [{ label: "Username", name: "username" }], "Create player", async ({ username }) => {
+  const create = signInForm("New player", { label: "Username", name: "username" }, "Create player", async (username) => {
     const { player, token } = await api.players.createPlayer({ username });
     if (!player) throw new Error("the server sent no player");
     signIn({ id: player.id, username: player.username, token });
   });
   const existing = signInForm(
     "Sign in with a player token",
-    [
-      { label: "Username", name: "username" },
-      { label: "Player token", name: "token", type: "password" },
-    ],
+    { label: "Player token", name: "token", type: "password" },
     "Sign in",
-    async ({ username, token }) => {
-      const { player } = await api.players.getPlayer({ player: username });
+    async (token) => {
+      // Naming nobody, GetPlayer answers the player the token is (or
+      // refuses it): the token is kept with them only then.
+      const { player } = await api.players.getPlayer({}, asPlayer({ token }));
       if (!player) throw new Error("the server sent no player");
-      const session: Session = { id: player.id, username: player.username, token };
-      // Any call made as the player refuses a token that is no player's.
-      await api.players.listChallenges({}, asPlayer(session));
-      signIn(session);
+      signIn({ id: player.id, username: player.username, token });
     },
+    refusal,
   );
   return {
     element: h(
