@@ -1,5 +1,6 @@
 //! Players named by a platform's identity provider: JWTs signed at test
-//! time with keys generated here (ES256, EdDSA), checked against the
+//! time with keys generated here (ES256, EdDSA) and a fixed RSA test key
+//! (RS256, `tests/fixtures/jwt`), checked against the
 //! provider's JWKS for their signature, expiry, issuer, audience and key
 //! id, and a rotated key picked up without a restart.
 
@@ -58,6 +59,20 @@ impl SigningKey {
                 "kty": "OKP", "crv": "Ed25519", "kid": kid, "alg": "EdDSA", "use": "sig",
                 "x": URL_SAFE_NO_PAD.encode(pair.public_key_raw()),
             }),
+        }
+    }
+
+    /// The fixed RSA test key (see `tests/fixtures/jwt/README.md`).
+    fn rs256() -> SigningKey {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jwt");
+        let pem = std::fs::read(dir.join("rs256-test-key.pem")).unwrap();
+        let jwk = std::fs::read_to_string(dir.join("rs256-test-key.jwk.json")).unwrap();
+        let jwk: Value = serde_json::from_str(&jwk).unwrap();
+        SigningKey {
+            kid: jwk["kid"].as_str().unwrap().into(),
+            alg: Algorithm::RS256,
+            encoding: EncodingKey::from_rsa_pem(&pem).unwrap(),
+            jwk,
         }
     }
 
@@ -124,7 +139,8 @@ async fn a_providers_jwt_names_a_player_who_plays_with_it() {
     let dir = tempfile::tempdir().unwrap();
     let jwks = dir.path().join("jwks.json");
     let (es, ed) = (SigningKey::es256("es-1"), SigningKey::ed25519("ed-1"));
-    write_jwks(&jwks, &[&es, &ed]);
+    let rs = SigningKey::rs256();
+    write_jwks(&jwks, &[&es, &ed, &rs]);
     let server = server_trusting(&jwks).await;
     let mut games = server.games().await;
     let mut players = PlayersClient::new(server.channel().await);
@@ -162,6 +178,12 @@ async fn a_providers_jwt_names_a_player_who_plays_with_it() {
         .player
         .unwrap();
     assert_eq!(found.display_name, "Ann Example");
+    // RS256 works as well.
+    let rsa = rs.token("user-rsa", json!({}));
+    games
+        .create_game(bearing(game_for_caller(), &rsa))
+        .await
+        .expect("an RS256 token");
     // An EdDSA key of the set works as well, for another player.
     let other = ed.token("user-7", json!({}));
     games
