@@ -56,6 +56,35 @@ fn blitz_challenge(to: &str) -> pb::CreateChallengeRequest {
     }
 }
 
+/// `challenger`'s blitz challenge to `to`, made through `players`.
+async fn challenge(
+    players: &mut PlayersClient<Channel>,
+    challenger: &str,
+    to: &str,
+) -> pb::Challenge {
+    players
+        .create_challenge(bearing(blitz_challenge(to), challenger))
+        .await
+        .unwrap()
+        .into_inner()
+        .challenge
+        .unwrap()
+}
+
+/// The game `acceptor` starts by accepting challenge `id`.
+async fn accept(players: &mut PlayersClient<Channel>, acceptor: &str, id: String) -> pb::Game {
+    players
+        .accept_challenge(bearing(
+            pb::AcceptChallengeRequest { challenge_id: id },
+            acceptor,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap()
+}
+
 #[tokio::test]
 async fn a_players_stream_tells_their_challenges_and_games_as_they_come() {
     use pb::PlayerEventKind::{Challenge, GameEnded, GameStarted, YourTurn};
@@ -70,26 +99,9 @@ async fn a_players_stream_tells_their_challenges_and_games_as_they_come() {
         .expect("bob watches")
         .into_inner();
 
-    let made = players
-        .create_challenge(bearing(blitz_challenge("bob"), &alice))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap();
+    let made = challenge(&mut players, &alice, "bob").await;
     assert_eq!(next(&mut bobs).await, (Challenge, made.id.clone()));
-    let game = players
-        .accept_challenge(bearing(
-            pb::AcceptChallengeRequest {
-                challenge_id: made.id,
-            },
-            &bob,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .game
-        .unwrap();
+    let game = accept(&mut players, &bob, made.id).await;
     assert_eq!(next(&mut bobs).await, (GameStarted, game.id.clone()));
     games
         .make_move(bearing(
@@ -178,26 +190,9 @@ async fn a_players_stream_hears_what_another_server_did() {
     // Another server on the same database, migrated by now.
     let there = TestServer::start_on(&here.db).await;
     let mut elsewhere = PlayersClient::new(there.channel().await);
-    let made = elsewhere
-        .create_challenge(bearing(blitz_challenge("bob"), &alice))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap();
+    let made = challenge(&mut elsewhere, &alice, "bob").await;
     assert_eq!(next(&mut bobs).await, (Challenge, made.id.clone()));
-    let game = elsewhere
-        .accept_challenge(bearing(
-            pb::AcceptChallengeRequest {
-                challenge_id: made.id,
-            },
-            &bob,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .game
-        .unwrap();
+    let game = accept(&mut elsewhere, &bob, made.id).await;
     assert_eq!(next(&mut bobs).await, (GameStarted, game.id));
     there.stop().await;
     here.stop().await;
@@ -212,18 +207,8 @@ async fn withdrawn_and_declined_challenges_are_told_to_the_other_side() {
     let (_, bob) = create_player(&mut players, "bob").await;
     let mut alices = open(&players, &alice).await.unwrap().into_inner();
     let mut bobs = open(&players, &bob).await.unwrap().into_inner();
-    let mut challenge = async || {
-        players
-            .create_challenge(bearing(blitz_challenge("bob"), &alice))
-            .await
-            .unwrap()
-            .into_inner()
-            .challenge
-            .unwrap()
-            .id
-    };
-    let first = challenge().await;
-    let second = challenge().await;
+    let first = challenge(&mut players, &alice, "bob").await.id;
+    let second = challenge(&mut players, &alice, "bob").await.id;
     assert_eq!(next(&mut bobs).await, (Challenge, first.clone()));
     assert_eq!(next(&mut bobs).await, (Challenge, second.clone()));
     players
@@ -237,14 +222,7 @@ async fn withdrawn_and_declined_challenges_are_told_to_the_other_side() {
         .unwrap();
     assert_eq!(next(&mut bobs).await, (ChallengeCanceled, first));
     // Alice's stream, told Bob's challenge, has looked since hers were made.
-    let third = players
-        .create_challenge(bearing(blitz_challenge("alice"), &bob))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap()
-        .id;
+    let third = challenge(&mut players, &bob, "alice").await.id;
     assert_eq!(next(&mut alices).await, (Challenge, third));
     players
         .decline_challenge(bearing(
