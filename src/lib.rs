@@ -14,7 +14,8 @@
 //! | [`games`] | game management: the model (`games::model`) under the services (create, moves and actions, offers, seats, rematches, engine seats, watching) | `store`, `analysis`, `engine`, `reason`, `rules` |
 //! | [`players`] | accounts that own seats across games: usernames, player tokens, who may create players | `games` and everything below it |
 //! | [`api`] | the gRPC API: requests into domain calls, domain errors into statuses; who calls (`authorization` metadata) | `players` and everything below it |
-//! | [`server`] | the process that serves the API: the composition root, the accept loop, limits per connection and address, TLS, request layers, web app, metrics, memory and logs | `api` and everything below |
+//! | [`lichess`] | the Lichess Bot and Board API: HTTP and NDJSON translated into calls of the gRPC services | `api` and everything below it |
+//! | [`server`] | the process that serves the API: the composition root, the accept loop, limits per connection and address, TLS, request layers, web app, metrics, memory and logs | `lichess` and everything below |
 //! | [`cli`] | the `arbiter` commands: `serve`, `uci`, `perft` | `server` and everything below |
 //!
 //! `docs/architecture.md` draws the layers and follows a MakeMove and a
@@ -25,6 +26,7 @@ pub mod api;
 pub mod cli;
 pub mod engine;
 pub mod games;
+pub mod lichess;
 pub mod peers;
 pub mod players;
 pub mod reason;

@@ -25,7 +25,8 @@ ALLOWED = {
 }
 ALLOWED["players"] = {"games"} | ALLOWED["games"]
 ALLOWED["api"] = {"players"} | ALLOWED["players"] | {"peers"}
-ALLOWED["server"] = {"api"} | ALLOWED["api"]
+ALLOWED["lichess"] = {"api"} | ALLOWED["api"]
+ALLOWED["server"] = {"lichess"} | ALLOWED["lichess"]
 ALLOWED["cli"] = {"server"} | ALLOWED["server"]
 # `with_game!` is the rules' macro, exported at the crate root.
 MACROS = {"with_game": "rules"}

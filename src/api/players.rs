@@ -108,6 +108,7 @@ fn player(p: StoredPlayer, ratings: &[(String, StoredRating)]) -> pb::Player {
         username: p.username,
         display_name: p.display_name,
         created_at: convert::timestamp(p.created_at),
+        bot: p.bot,
         ratings: ratings
             .iter()
             .map(|(perf, rating)| perf_rating(perf, rating))

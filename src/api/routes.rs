@@ -121,12 +121,12 @@ impl GamesRoutes {
     /// Requests larger than `max_decoding_message_size` bytes are refused,
     /// ImportGame's over `max_import_message_size`.
     pub fn new(
-        service: GamesService,
+        service: Arc<GamesService>,
         max_decoding_message_size: usize,
         max_import_message_size: usize,
     ) -> GamesRoutes {
         let watchers = Arc::clone(&service.watchers);
-        let service = GamesServer::new(service).accept_compressed(REQUEST_COMPRESSION);
+        let service = GamesServer::from_arc(service).accept_compressed(REQUEST_COMPRESSION);
         GamesRoutes {
             generated: service
                 .clone()

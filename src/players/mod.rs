@@ -168,6 +168,7 @@ impl Players {
             username: username.to_string(),
             display_name: display_name.to_owned(),
             created_at: 0,
+            bot: false,
         };
         match self
             .store
@@ -204,6 +205,22 @@ impl Players {
         }
         let id = Username::parse(name).map_err(|_| not_found())?.id();
         self.store.player(&id).await?.ok_or_else(not_found)
+    }
+
+    /// Makes player `id` a bot account (for good: Lichess has no way back).
+    ///
+    /// # Errors
+    ///
+    /// No such player, or storage.
+    pub async fn make_bot(&self, id: &str) -> Result<(), GameError> {
+        if self.store.make_bot(id).await? {
+            Ok(())
+        } else {
+            Err(GameError::NotFound(Refusal::new(
+                Reason::PlayerNotFound,
+                format!("player {} not found", Quoted(id)),
+            )))
+        }
     }
 
     /// Player `id`'s ratings, by perf.
@@ -294,6 +311,7 @@ impl Players {
             username: named.id.clone(),
             display_name: display_name.trim().to_owned(),
             created_at: 0,
+            bot: false,
         };
         // No player token is issued: the provider's JWTs name them. Created
         // by this call or a racing one, the player exists either way.

@@ -2,11 +2,12 @@
 //! guess seat, owner, player or operator tokens at the server's speed.
 //!
 //! A call answered UNAUTHENTICATED (a missing or unknown token, the
-//! operator's included) is a failed check of its address. An address may
+//! operator's included), or a Lichess API call that refused a token, is a
+//! failed check of its address. An address may
 //! fail `rate` checks a second after a first `burst` ([`PeerRate`]); the
 //! failure that empties its bucket bars it until its next check is due,
-//! and meanwhile every `Games`, `Positions` and `Players` call from it (the
-//! services that take credentials) is refused with RESOURCE_EXHAUSTED
+//! and meanwhile every `Games`, `Positions` and `Players` call and every
+//! Lichess API call from it (the services that take credentials) is refused with RESOURCE_EXHAUSTED
 //! `CREDENTIAL_CHECKS_LIMITED` before any token is looked at. Other
 //! services (rules, engine, health) still answer.
 
@@ -27,6 +28,7 @@ use tower_service::Service;
 use super::request_limits::peer_of;
 use crate::{
     api::ErrorStatus,
+    lichess::CredentialRefused,
     peers::{Peer, PeerRate},
     reason::Reason,
 };
@@ -36,10 +38,12 @@ const MAX_BARRED: usize = 65_536;
 
 /// The services whose calls take credentials: refused from a barred
 /// address.
-const GUARDED: [&str; 3] = [
+const GUARDED: [&str; 4] = [
     "/arbiter.v1.Games/",
     "/arbiter.v1.Positions/",
     "/arbiter.v1.Players/",
+    // The Lichess API, whose calls take player tokens.
+    "/api/",
 ];
 
 /// The failed checks of every address.
@@ -182,7 +186,8 @@ where
                 let unauthenticated = response
                     .headers()
                     .get("grpc-status")
-                    .is_some_and(|code| code.as_bytes() == b"16");
+                    .is_some_and(|code| code.as_bytes() == b"16")
+                    || response.extensions().get::<CredentialRefused>().is_some();
                 if unauthenticated && let Some((checks, peer)) = watched.take() {
                     checks.failed(peer);
                 }

@@ -21,11 +21,12 @@ pub mod telemetry;
 mod tls;
 mod web;
 
-use std::{sync::Arc, time::Duration};
+use std::{convert::Infallible, sync::Arc, time::Duration};
 
-use http::{HeaderName, Method, Request};
+use http::{HeaderName, Method, Request, Response};
+use pin_project_lite::pin_project;
 use tokio::net::TcpListener;
-use tonic::service::Routes;
+use tonic::{body::Body, service::Routes};
 use tower::{ServiceBuilder, util::MapResponseLayer};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_service::Service;
@@ -67,6 +68,7 @@ use crate::{
         rewrite_errors,
     },
     games::{Games, PgnLimits, Watching, positions::Positions},
+    lichess::{self, LichessApi},
     peers::PeerRate,
     players::{Challenges, Jwt, Players, Seeks},
     rules::Clipped,
@@ -228,6 +230,27 @@ pub async fn serve(
     tracing::info!(%addr, metrics = ?metrics_addr, database = %store.url(), engine_slots = config.engine_slots, resumed_engine_games = resumed, running_clocks = clocks, leases = owner.leases_held(), "arbiter listening");
     let player_streams =
         PlayerStreams::new(games.clone(), Arc::clone(&streams), config.player_streams);
+    let players_service = Arc::new(PlayersService {
+        challenges: Challenges::new(players.clone(), games.clone(), config.time.clone())
+            .with_limits(config.challenge_expiry, config.max_challenges_per_player),
+        seeks,
+        games: games.clone(),
+        players: players.clone(),
+        creates: creates.clone(),
+        streams: player_streams.clone(),
+    });
+    let games_service = Arc::new(GamesService {
+        games: games.clone(),
+        creates: creates.clone(),
+        watchers: Arc::new(Watchers::new(
+            games.clone(),
+            Arc::clone(&streams),
+            config.max_resumes_per_peer,
+        )),
+        player_streams,
+        players,
+    });
+    let lichess_api = LichessApi::new(Arc::clone(&players_service), Arc::clone(&games_service));
     let routes = Routes::new(requests!(health, MAX_SMALL_REQUEST_BYTES))
         .add_service(requests!(reflection_v1, MAX_SMALL_REQUEST_BYTES))
         .add_service(requests!(reflection_v1alpha, MAX_SMALL_REQUEST_BYTES))
@@ -236,34 +259,16 @@ pub async fn serve(
             PositionsServer::new(PositionsService {
                 positions: Positions::new(store.clone())
                     .with_admin_token(config.admin_token.clone()),
-                creates: creates.clone(),
+                creates,
             }),
             config.max_request_bytes
         ))
         .add_service(requests!(
-            PlayersServer::new(PlayersService {
-                challenges: Challenges::new(players.clone(), games.clone(), config.time.clone())
-                    .with_limits(config.challenge_expiry, config.max_challenges_per_player),
-                seeks,
-                games: games.clone(),
-                players: players.clone(),
-                creates: creates.clone(),
-                streams: player_streams.clone(),
-            }),
+            PlayersServer::from_arc(Arc::clone(&players_service)),
             MAX_SMALL_REQUEST_BYTES
         ))
         .add_service(GamesRoutes::new(
-            GamesService {
-                games: games.clone(),
-                creates,
-                watchers: Arc::new(Watchers::new(
-                    games.clone(),
-                    Arc::clone(&streams),
-                    config.max_resumes_per_peer,
-                )),
-                player_streams,
-                players,
-            },
+            Arc::clone(&games_service),
             config.max_request_bytes,
             config.max_import_request_bytes,
         ))
@@ -272,8 +277,30 @@ pub async fn serve(
             config.max_request_bytes
         ))
         .prepare();
+    let request_limits = RequestLimitsLayer::new(
+        config.max_in_flight,
+        config.max_in_flight_per_peer,
+        config.request_timeout,
+    );
+    let credential_checks = CredentialChecksLayer(CredentialChecks::new(
+        config.auth_failure_rate,
+        config.auth_failure_burst,
+    ));
+    // The Lichess API shares the calls' limits; its refusals come in its
+    // own shape.
+    let lichess = ServiceBuilder::new()
+        .layer_fn(Traced)
+        .layer(MapResponseLayer::new(lichess::from_refusal))
+        .layer(request_limits.clone())
+        .layer(credential_checks.clone())
+        .service(lichess_api);
     let service = ServiceBuilder::new()
-        // Outermost: a page is no RPC, for the spans, the metrics and the
+        // Outermost: the Lichess API's paths are neither pages nor gRPC.
+        .layer_fn(|inner| Divert {
+            lichess: lichess.clone(),
+            inner,
+        })
+        // Then a page is no RPC, for the spans, the metrics and the
         // request limits alike.
         .layer_fn(|inner| WebApp::new(inner, config.web))
         .layer_fn(Traced)
@@ -283,15 +310,8 @@ pub async fn serve(
         // statuses it sees are the final ones.
         .layer_fn(|inner| RpcOutcomes::new(inner, metrics_endpoint.is_some()))
         .layer(MapResponseLayer::new(rewrite_errors))
-        .layer(RequestLimitsLayer::new(
-            config.max_in_flight,
-            config.max_in_flight_per_peer,
-            config.request_timeout,
-        ))
-        .layer(CredentialChecksLayer(CredentialChecks::new(
-            config.auth_failure_rate,
-            config.auth_failure_burst,
-        )))
+        .layer(request_limits)
+        .layer(credential_checks)
         .service(routes);
     let limits = config.connection_limits();
     match tls {
@@ -324,6 +344,70 @@ pub async fn serve(
     owner.give_up_ownership().await;
     store.close().await;
     Ok(())
+}
+
+/// The Lichess API's calls to `lichess`, every other request to `inner`.
+#[derive(Clone, Debug)]
+struct Divert<L, S> {
+    lichess: L,
+    inner: S,
+}
+
+impl<L, S> Service<Request<Body>> for Divert<L, S>
+where
+    L: Service<Request<Body>, Response = Response<Body>, Error = Infallible>,
+    S: Service<Request<Body>, Response = Response<Body>, Error = Infallible>,
+{
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = Diverted<L::Future, S::Future>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        std::task::ready!(self.lichess.poll_ready(cx))?;
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        if lichess::serves(request.uri().path()) {
+            Diverted::Lichess {
+                answer: self.lichess.call(request),
+            }
+        } else {
+            Diverted::Other {
+                answer: self.inner.call(request),
+            }
+        }
+    }
+}
+
+pin_project! {
+    /// The answer of whichever service a request went to.
+    #[project = DivertedProjection]
+    pub enum Diverted<L, S> {
+        Lichess { #[pin] answer: L },
+        Other { #[pin] answer: S },
+    }
+}
+
+impl<L, S> Future for Diverted<L, S>
+where
+    L: Future<Output = Result<Response<Body>, Infallible>>,
+    S: Future<Output = Result<Response<Body>, Infallible>>,
+{
+    type Output = Result<Response<Body>, Infallible>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        match self.project() {
+            DivertedProjection::Lichess { answer } => answer.poll(cx),
+            DivertedProjection::Other { answer } => answer.poll(cx),
+        }
+    }
 }
 
 /// One span per RPC; handlers fill in the game (or position) and variant,

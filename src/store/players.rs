@@ -13,6 +13,8 @@ pub struct StoredPlayer {
     pub display_name: String,
     /// Unix milliseconds (set by the store on insert).
     pub created_at: i64,
+    /// A bot account (Lichess's BOT title).
+    pub bot: bool,
 }
 
 /// The player's id (their username in any case) is another player's.
@@ -65,7 +67,7 @@ impl Store {
     /// Database failure.
     pub async fn player(&self, id: &str) -> Result<Option<StoredPlayer>, StoreError> {
         let row = sqlx::query(
-            "SELECT id, username, display_name, created_at FROM players \
+            "SELECT id, username, display_name, created_at, bot FROM players \
                  WHERE id = $1 AND deleted_at IS NULL",
         )
         .bind(id)
@@ -76,7 +78,23 @@ impl Store {
             username: row.get(1),
             display_name: row.get(2),
             created_at: row.get(3),
+            bot: row.get::<i64, _>(4) != 0,
         }))
+    }
+
+    /// Makes player `id` a bot account; whether there is such a player.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn make_bot(&self, id: &str) -> Result<bool, StoreError> {
+        let mut tx = self.writer.begin().await?;
+        let marked = sqlx::query("UPDATE players SET bot = 1 WHERE id = $1 AND deleted_at IS NULL")
+            .bind(id)
+            .execute(tx.conn())
+            .await?;
+        tx.commit().await?;
+        Ok(marked.rows_affected() > 0)
     }
 
     /// Deletes player `id` at `now`, in one transaction: their tokens,

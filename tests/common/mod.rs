@@ -5,6 +5,7 @@
 
 pub mod binary;
 pub mod database;
+pub mod lichess;
 pub mod long_game;
 pub mod raw;
 

@@ -14,6 +14,7 @@ mod games;
 mod history;
 mod identity;
 mod leaving;
+mod lichess;
 mod players;
 mod ratings;
 mod rematch;

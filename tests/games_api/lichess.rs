@@ -1,0 +1,354 @@
+//! The Lichess Bot and Board API: accounts, the event stream, challenges,
+//! game streams and actions, through HTTP against a real server.
+
+use arbiter::api::proto::players_client::PlayersClient;
+use hyper::StatusCode;
+use serde_json::Value;
+
+use crate::common::{TestServer, create_players, lichess::Lichess};
+
+async fn two_players(server: &TestServer) -> (Lichess, Lichess) {
+    let mut players = PlayersClient::new(server.channel().await);
+    let [alice, bob] = create_players(&mut players, ["Alice", "bob"]).await;
+    (
+        Lichess::new(server.addr, &alice),
+        Lichess::new(server.addr, &bob),
+    )
+}
+
+/// `challenger` challenges `to` with `form`, who accepts through their
+/// event stream; the game's id.
+async fn play_by_challenge(
+    challenger: &Lichess,
+    to: &Lichess,
+    username: &str,
+    form: &str,
+) -> String {
+    let mut events = to.stream("/api/stream/event").await;
+    let (status, made) = challenger
+        .post(&format!("/api/challenge/{username}"), form)
+        .await;
+    assert_eq!(status, StatusCode::OK, "{made}");
+    let told = events.next_of("challenge").await;
+    let id = told["challenge"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(id, made["id"]);
+    let (status, accepted) = to.post(&format!("/api/challenge/{id}/accept"), "").await;
+    assert_eq!(
+        (status, &accepted["ok"]),
+        (StatusCode::OK, &Value::Bool(true))
+    );
+    let started = events.next_of("gameStart").await;
+    started["game"]["gameId"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn tokens_accounts_and_bot_upgrades_read_as_on_lichess() {
+    let server = TestServer::start().await;
+    let (alice, _) = two_players(&server).await;
+    let token = alice.token.clone().unwrap();
+    let anonymous = Lichess::anonymous(server.addr);
+
+    let (status, tested) = anonymous
+        .post("/api/token/test", &format!("{token},not-a-token"))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(tested[&token]["userId"], "alice");
+    assert!(
+        tested[&token]["scopes"]
+            .as_str()
+            .unwrap()
+            .contains("bot:play")
+    );
+    assert!(tested["not-a-token"].is_null());
+
+    let (status, account) = alice.get("/api/account").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        (&account["id"], &account["username"]),
+        (&"alice".into(), &"Alice".into())
+    );
+    assert!(account.get("title").is_none());
+    let (status, upgraded) = alice.post("/api/bot/account/upgrade", "").await;
+    assert_eq!(
+        (status, &upgraded["ok"]),
+        (StatusCode::OK, &Value::Bool(true))
+    );
+    let (_, account) = alice.get("/api/account").await;
+    assert_eq!(account["title"], "BOT");
+
+    let (status, user) = anonymous.get("/api/user/ALICE").await;
+    assert_eq!(
+        (status, &user["username"]),
+        (StatusCode::OK, &"Alice".into())
+    );
+    let (status, missing) = anonymous.get("/api/user/nobody").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(missing["error"].is_string());
+
+    let (status, refused) = anonymous.get("/api/account").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(refused["error"].is_string());
+    let (status, _) = Lichess::new(server.addr, "wrong").get("/api/account").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) = alice.get("/api/no/such/endpoint").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_challenge_is_played_to_mate_through_the_bot_api() {
+    let server = TestServer::start().await;
+    let (alice, bob) = two_players(&server).await;
+    let mut alice_events = alice.stream("/api/stream/event").await;
+    let id = play_by_challenge(
+        &alice,
+        &bob,
+        "bob",
+        "rated=false&clock.limit=300&clock.increment=2&color=white",
+    )
+    .await;
+    let started = alice_events.next_of("gameStart").await;
+    assert_eq!(started["game"]["color"], "white");
+    assert_eq!(started["game"]["isMyTurn"], true);
+    assert_eq!(started["game"]["opponent"]["username"], "bob");
+
+    let mut stream = bob.stream(&format!("/api/bot/game/stream/{id}")).await;
+    let full = stream.next().await.unwrap();
+    assert_eq!(full["type"], "gameFull");
+    assert_eq!(full["white"]["name"], "Alice");
+    assert_eq!(full["black"]["name"], "bob");
+    assert_eq!(full["variant"]["key"], "standard");
+    assert_eq!(full["initialFen"], "startpos");
+    assert_eq!(full["clock"]["initial"], 300_000);
+    assert_eq!(full["clock"]["increment"], 2_000);
+    assert_eq!(full["speed"], "blitz");
+    assert_eq!(full["state"]["moves"], "");
+
+    let (status, refused) = bob.post(&format!("/api/bot/game/{id}/move/e7e5"), "").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "not bob's turn: {refused}");
+    assert!(refused["error"].is_string());
+    for (player, uci) in [
+        (&alice, "f2f3"),
+        (&bob, "e7e5"),
+        (&alice, "g2g4"),
+        (&bob, "d8h4"),
+    ] {
+        let (status, moved) = player
+            .post(&format!("/api/bot/game/{id}/move/{uci}"), "")
+            .await;
+        assert_eq!(status, StatusCode::OK, "{uci}: {moved}");
+    }
+    let mut last = Value::Null;
+    while let Some(line) = stream.next().await {
+        assert_eq!(line["type"], "gameState");
+        last = line;
+    }
+    assert_eq!(last["moves"], "f2f3 e7e5 g2g4 d8h4");
+    assert_eq!(last["status"], "mate");
+    assert_eq!(last["winner"], "black");
+    assert!(last["wtime"].as_i64().unwrap() <= 302_000);
+    assert_eq!(last["winc"], 2_000);
+    let finished = alice_events.next_of("gameFinish").await;
+    assert_eq!(finished["game"]["gameId"], id.as_str());
+    assert_eq!(finished["game"]["winner"], "black");
+}
+
+#[tokio::test]
+async fn draws_takebacks_and_resignations_through_the_board_api() {
+    let server = TestServer::start().await;
+    let (alice, bob) = two_players(&server).await;
+    let id = play_by_challenge(&alice, &bob, "bob", "days=3&color=black").await;
+    let mut stream = alice.stream(&format!("/api/board/game/stream/{id}")).await;
+    let full = stream.next().await.unwrap();
+    assert_eq!(full["speed"], "correspondence");
+    assert_eq!(full["daysPerTurn"], 3);
+    assert_eq!(full["state"]["wtime"], 2_147_483_647_i64);
+
+    let game = |action: &str| format!("/api/board/game/{id}/{action}");
+    assert_eq!(bob.post(&game("move/e2e4"), "").await.0, StatusCode::OK);
+    assert_eq!(bob.post(&game("takeback/yes"), "").await.0, StatusCode::OK);
+    assert_eq!(stream.next_of("gameState").await["moves"], "e2e4");
+    let proposed = stream.next_of("gameState").await;
+    assert_eq!(proposed["wtakeback"], true);
+    assert_eq!(
+        alice.post(&game("takeback/yes"), "").await.0,
+        StatusCode::OK
+    );
+    let taken = stream.next_of("gameState").await;
+    assert_eq!(
+        (&taken["moves"], &taken["wtakeback"]),
+        (&"".into(), &false.into())
+    );
+
+    assert_eq!(
+        bob.post(&game("move/d2d4"), "offeringDraw=true").await.0,
+        StatusCode::OK
+    );
+    let offered = stream.next_of("gameState").await;
+    let offered = if offered["wdraw"] == true {
+        offered
+    } else {
+        stream.next_of("gameState").await
+    };
+    assert_eq!(
+        (&offered["moves"], &offered["wdraw"]),
+        (&"d2d4".into(), &true.into())
+    );
+    assert_eq!(alice.post(&game("draw/no"), "").await.0, StatusCode::OK);
+    assert_eq!(stream.next_of("gameState").await["wdraw"], false);
+    assert_eq!(alice.post(&game("draw/yes"), "").await.0, StatusCode::OK);
+    assert_eq!(stream.next_of("gameState").await["bdraw"], true);
+    assert_eq!(bob.post(&game("draw/yes"), "").await.0, StatusCode::OK);
+    let drawn = stream.next_of("gameState").await;
+    assert_eq!(drawn["status"], "draw");
+    assert!(drawn.get("winner").is_none());
+    assert!(
+        stream.next().await.is_none(),
+        "the stream closes when the game ends"
+    );
+
+    let (status, over) = bob.post(&game("resign"), "").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{over}");
+    let (status, _) = bob
+        .post(&game("chat"), "room=player&text=good%20game")
+        .await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn challenges_are_listed_declined_and_canceled() {
+    let server = TestServer::start().await;
+    let (alice, bob) = two_players(&server).await;
+    let mut alice_events = alice.stream("/api/stream/event").await;
+    let mut bob_events = bob.stream("/api/stream/event").await;
+    let (_, first) = alice
+        .post("/api/challenge/bob", "clock.limit=60&clock.increment=0")
+        .await;
+    let (_, second) = alice
+        .post("/api/challenge/BOB", "variant=xiangqi&days=1")
+        .await;
+    assert_eq!(first["speed"], "bullet");
+    assert_eq!(first["timeControl"]["show"], "1+0");
+    assert_eq!(second["variant"]["key"], "xiangqi");
+    assert_eq!(first["challenger"]["name"], "Alice");
+    assert_eq!(first["destUser"]["name"], "bob");
+
+    let (_, listed) = bob.get("/api/challenge").await;
+    assert_eq!(listed["in"].as_array().unwrap().len(), 2);
+    assert_eq!(listed["in"][0]["direction"], "in");
+    let (_, listed) = alice.get("/api/challenge").await;
+    assert_eq!(listed["out"].as_array().unwrap().len(), 2);
+
+    let first_id = first["id"].as_str().unwrap();
+    let second_id = second["id"].as_str().unwrap();
+    bob_events.next_of("challenge").await;
+    let (status, _) = bob
+        .post(
+            &format!("/api/challenge/{first_id}/decline"),
+            "reason=tooFast",
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let declined = alice_events.next_of("challengeDeclined").await;
+    assert_eq!(declined["challenge"]["declineReasonKey"], "tooFast");
+    let (status, _) = alice
+        .post(&format!("/api/challenge/{second_id}/cancel"), "")
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let canceled = bob_events.next_of("challengeCanceled").await;
+    assert_eq!(canceled["challenge"]["id"], second_id);
+
+    let (status, refused) = alice.post("/api/challenge/bob", "variant=atomic").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(refused["error"].as_str().unwrap().contains("atomic"));
+    let (status, _) = alice.post("/api/challenge/nobody", "").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn xiangqi_moves_use_ranks_from_one() {
+    let server = TestServer::start().await;
+    let (alice, bob) = two_players(&server).await;
+    let id = play_by_challenge(&alice, &bob, "bob", "variant=xiangqi&color=white").await;
+    let mut stream = alice.stream(&format!("/api/bot/game/stream/{id}")).await;
+    let full = stream.next().await.unwrap();
+    assert_eq!(full["variant"]["key"], "xiangqi");
+    let (status, moved) = alice
+        .post(&format!("/api/bot/game/{id}/move/h3e3"), "")
+        .await;
+    assert_eq!(status, StatusCode::OK, "{moved}");
+    assert_eq!(stream.next_of("gameState").await["moves"], "h3e3");
+    let (status, _) = bob.post(&format!("/api/bot/game/{id}/move/h0g2"), "").await;
+    assert_eq!(
+        status,
+        StatusCode::BAD_REQUEST,
+        "rank 0 is off a 1-10 board"
+    );
+}
+
+#[tokio::test]
+async fn the_engine_plays_a_challenge_to_it_and_a_second_event_stream_replaces_the_first() {
+    let server = TestServer::start().await;
+    let (alice, _) = two_players(&server).await;
+    let (status, game) = alice
+        .post(
+            "/api/challenge/ai",
+            "level=1&color=black&clock.limit=600&clock.increment=0",
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{game}");
+    assert_eq!(game["player"], "black");
+    assert_eq!(game["source"], "ai");
+    let id = game["id"].as_str().unwrap();
+    let mut stream = alice.stream(&format!("/api/bot/game/stream/{id}")).await;
+    let full = stream.next().await.unwrap();
+    assert!(full["white"]["aiLevel"].is_number(), "{full}");
+    let moves = if full["state"]["moves"] == "" {
+        stream.next_of("gameState").await["moves"].clone()
+    } else {
+        full["state"]["moves"].clone()
+    };
+    assert_eq!(
+        moves.as_str().unwrap().split(' ').count(),
+        1,
+        "the engine moved first"
+    );
+    let (status, _) = alice.post("/api/challenge/ai", "level=9").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    let mut first = alice.stream("/api/stream/event").await;
+    let started = first.next_of("gameStart").await;
+    assert_eq!(started["game"]["source"], "ai");
+    let mut second = alice.stream("/api/stream/event").await;
+    assert_eq!(second.next_of("gameStart").await["game"]["gameId"], id);
+    assert!(first.next().await.is_none(), "the first stream ends");
+}
+
+#[tokio::test]
+async fn seeks_are_held_open_until_the_pool_pairs_them() {
+    let server = TestServer::start().await;
+    let (alice, bob) = two_players(&server).await;
+    let mut alice_events = alice.stream("/api/stream/event").await;
+    let mut alice_seek = alice
+        .stream_post("/api/board/seek", "time=3&increment=2")
+        .await;
+    let mut bob_seek = bob
+        .stream_post(
+            "/api/board/seek",
+            "time=3&increment=2&ratingRange=1000-2000",
+        )
+        .await;
+    assert!(
+        alice_seek.next().await.is_none(),
+        "a paired seek's answer ends"
+    );
+    assert!(bob_seek.next().await.is_none());
+    let started = alice_events.next_of("gameStart").await;
+    assert_eq!(started["game"]["opponent"]["username"], "bob");
+    assert_eq!(started["game"]["speed"], "blitz");
+
+    let (status, sought) = alice.post("/api/board/seek", "days=2").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(sought["id"].is_string(), "{sought}");
+    let (status, _) = alice.post("/api/board/seek", "ratingRange=1500").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}
