@@ -104,6 +104,7 @@ impl Services {
             }
             (Method::GET, ["api", "user", username]) => account::user(self, &call, username).await,
             (Method::GET, ["api", "stream", "event"]) => events::stream(self, &call).await,
+            (Method::GET, ["api", "stream", "game", id]) => play::spectate(self, &call, id).await,
             (Method::GET, ["api", "bot" | "board", "game", "stream", id]) => {
                 play::stream(self, &call, id).await
             }

@@ -109,6 +109,55 @@ async fn follow(
     }
 }
 
+/// `GET /api/stream/game/{id}`: anyone may watch. The game first, then a
+/// line per move, then the game again when it ends.
+pub(super) async fn spectate(services: &Services, call: &Call, id: &str) -> Answer {
+    let watched = services
+        .games
+        .watch_game(call.request(pb::WatchGameRequest {
+            game_id: id.to_owned(),
+            view: pb::GameView::Basic as i32,
+            ..Default::default()
+        }))
+        .await;
+    let mut events = match watched {
+        Ok(events) => events.into_inner(),
+        Err(status) => return status.into(),
+    };
+    let game = match events.next().await {
+        Some(Ok(first)) => first.game.unwrap_or_default(),
+        Some(Err(status)) => return status.into(),
+        None => return no_such_game(),
+    };
+    let (tx, rx) = mpsc::channel(QUEUED);
+    let _ = tx.try_send(shapes::spectated(&game));
+    if !is_over(&game) {
+        tokio::spawn(async move {
+            loop {
+                let next = tokio::select! {
+                    () = tx.closed() => return,
+                    next = events.next() => next,
+                };
+                let Some(Ok(event)) = next else { return };
+                let Some(game) = event.game else { continue };
+                if let Some(played) = event.r#move.as_ref()
+                    && tx
+                        .send(shapes::spectated_move(&game, played))
+                        .await
+                        .is_err()
+                {
+                    return;
+                }
+                if is_over(&game) {
+                    let _ = tx.send(shapes::spectated(&game)).await;
+                    return;
+                }
+            }
+        });
+    }
+    Answer::Stream(Box::pin(ReceiverStream::new(rx)))
+}
+
 /// `POST /api/{bot,board}/game/{id}/…`.
 pub(super) async fn act(services: &Services, call: &Call, id: &str, action: &[&str]) -> Answer {
     let acted = match action {

@@ -404,6 +404,50 @@ pub(super) fn game_event(game: &pb::Game, side: i32, opponent: Option<&Profile>)
     event
 }
 
+/// A game as a spectator's stream starts with it (and ends with it, when
+/// the game ends): its terms, position, players and status.
+pub(super) fn spectated(game: &pb::Game) -> Value {
+    let control = game.clock.as_ref().and_then(|c| c.control.as_ref());
+    let speed = speed(control);
+    let (status_name, status_id) = status(game);
+    let player = |seat: Option<&pb::Seat>| {
+        let seat = seat.cloned().unwrap_or_default();
+        json!({
+            "user": { "id": seat.player_id, "name": seat.display_name },
+            "rating": seat.rating,
+        })
+    };
+    let mut value = json!({
+        "id": game.id,
+        "variant": variant(game.variant, &game.start_fen),
+        "speed": speed_key(speed),
+        "perf": speed_key(speed),
+        "rated": game.rated,
+        "fen": game.fen,
+        "turns": game.ply,
+        "player": color(game.turn),
+        "status": { "id": status_id, "name": status_name },
+        "createdAt": millis(game.created_at.as_ref()),
+        "lastMove": game.moves.last().map(|played| coordinates(game.variant, played)).unwrap_or_default(),
+        "players": { "white": player(game.white.as_ref()), "black": player(game.black.as_ref()) },
+    });
+    if let Some(winner) = winner(game) {
+        value["winner"] = json!(winner);
+    }
+    value
+}
+
+/// A move as a spectator's stream tells it: the position after it, the
+/// move, both clocks in seconds.
+pub(super) fn spectated_move(game: &pb::Game, played: &pb::PlayedMove) -> Value {
+    json!({
+        "fen": game.fen,
+        "lm": coordinates(game.variant, played),
+        "wc": clock_ms(game, pb::Side::White) / 1000,
+        "bc": clock_ms(game, pb::Side::Black) / 1000,
+    })
+}
+
 /// A challenge; `direction` `in` or `out` as seen by the caller.
 pub(super) fn challenge(
     challenge: &pb::Challenge,

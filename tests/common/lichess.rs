@@ -68,6 +68,19 @@ impl Lichess {
         (status, value)
     }
 
+    /// A GET answered with text (a PGN).
+    pub async fn get_text(&self, path: &str) -> (StatusCode, String) {
+        let response = self.send("GET", path, "").await;
+        let status = response.status();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes();
+        (status, String::from_utf8(body.to_vec()).expect("UTF-8"))
+    }
+
     pub async fn get(&self, path: &str) -> (StatusCode, Value) {
         self.call("GET", path, "").await
     }

@@ -112,6 +112,14 @@ async fn a_challenge_is_played_to_mate_through_the_bot_api() {
     assert_eq!(started["game"]["opponent"]["username"], "bob");
 
     let mut stream = bob.stream(&format!("/api/bot/game/stream/{id}")).await;
+    let mut spectator = Lichess::anonymous(server.addr)
+        .stream(&format!("/api/stream/game/{id}"))
+        .await;
+    let watched = spectator.next().await.unwrap();
+    assert_eq!(
+        (&watched["id"], &watched["player"]),
+        (&id.as_str().into(), &"white".into())
+    );
     let full = stream.next().await.unwrap();
     assert_eq!(full["type"], "gameFull");
     assert_eq!(full["white"]["name"], "Alice");
@@ -150,6 +158,33 @@ async fn a_challenge_is_played_to_mate_through_the_bot_api() {
     let finished = alice_events.next_of("gameFinish").await;
     assert_eq!(finished["game"]["gameId"], id.as_str());
     assert_eq!(finished["game"]["winner"], "black");
+    let mut seen = Vec::new();
+    while let Some(line) = spectator.next().await {
+        seen.push(line);
+    }
+    let moves: Vec<&Value> = seen
+        .iter()
+        .map(|line| &line["lm"])
+        .filter(|m| m.is_string())
+        .collect();
+    assert_eq!(moves, ["f2f3", "e7e5", "g2g4", "d8h4"]);
+    assert_eq!(seen[1]["wc"], 300, "clocks in seconds: {}", seen[1]);
+    let end = seen.last().unwrap();
+    assert_eq!(
+        (&end["status"]["name"], &end["winner"]),
+        (&"mate".into(), &"black".into())
+    );
+
+    let (status, pgn) = Lichess::anonymous(server.addr)
+        .get_text(&format!("/game/export/{id}"))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        pgn.contains("[Result \"0-1\"]") && pgn.contains("Qh4#"),
+        "{pgn}"
+    );
+    let (status, _) = bob.get("/api/stream/game/nosuchgame1").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]
