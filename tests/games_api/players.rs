@@ -430,14 +430,23 @@ async fn player_tokens_are_issued_up_to_a_limit_and_revoked() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn only_the_operator_creates_players_when_the_server_says_so() {
-    let server = TestServer::start_with_config(|config| ServerConfig {
+const SERVICE: &str = "5e8b1d4a7c0f2e6b9d3a8c1f4e7b0d2a";
+
+/// A server whose players only the operator creates, with the operator
+/// credential `ADMIN` and the service credential `SERVICE`.
+async fn operator_server() -> TestServer {
+    TestServer::start_with_config(|config| ServerConfig {
         admin_token: Some(AdminToken::new(ADMIN).unwrap()),
+        service_credential: Some(AdminToken::new(SERVICE).unwrap()),
         enrolment: Enrolment::Operator,
         ..config
     })
-    .await;
+    .await
+}
+
+#[tokio::test]
+async fn only_the_operator_creates_players_when_the_server_says_so() {
+    let server = operator_server().await;
     let mut players = PlayersClient::new(server.channel().await);
     let mut games = server.games().await;
     let refused = players
@@ -491,19 +500,11 @@ fn move_request(id: &str, text: &str) -> pb::MakeMoveRequest {
     }
 }
 
-const SERVICE: &str = "5e8b1d4a7c0f2e6b9d3a8c1f4e7b0d2a";
-
 /// The service credential acts for players, as the operator's does, and
 /// for nothing else: what only the operator may do is refused to it.
 #[tokio::test]
 async fn the_service_credential_acts_for_players_only() {
-    let server = TestServer::start_with_config(|config| ServerConfig {
-        admin_token: Some(AdminToken::new(ADMIN).unwrap()),
-        service_credential: Some(AdminToken::new(SERVICE).unwrap()),
-        enrolment: Enrolment::Operator,
-        ..config
-    })
-    .await;
+    let server = operator_server().await;
     let mut players = PlayersClient::new(server.channel().await);
     let mut games = server.games().await;
     let operator_only = (Code::PermissionDenied, "OPERATOR_ONLY".to_owned());

@@ -2,7 +2,7 @@
 //! with the games that start after it opened, the challenges made to the
 //! player, its bounds, and a second stream told what is going on.
 
-use crate::common::{self, TestServer, bearing, code_and_reason, create_player};
+use crate::common::{self, TestServer, bearing, code_and_reason, create_players};
 
 use std::time::Duration;
 
@@ -17,18 +17,7 @@ use tonic::{Code, Streaming, transport::Channel};
 
 /// The next event of `stream`: its kind, and the game's or challenge's id.
 async fn next(stream: &mut Streaming<pb::WatchEventsResponse>) -> (pb::PlayerEventKind, String) {
-    let message = tokio::time::timeout(Duration::from_secs(10), stream.message())
-        .await
-        .expect("an event in time")
-        .expect("no error")
-        .expect("the stream goes on");
-    let kind = pb::PlayerEventKind::try_from(message.kind).expect("a known kind");
-    let id = match (message.game, message.challenge) {
-        (Some(game), _) => game.id,
-        (None, Some(challenge)) => challenge.id,
-        (None, None) => panic!("an event about nothing"),
-    };
-    (kind, id)
+    about(&message(stream).await)
 }
 
 /// Opens a WatchEvents stream as `token`'s player.
@@ -91,8 +80,7 @@ async fn a_players_stream_tells_their_challenges_and_games_as_they_come() {
     let server = TestServer::start().await;
     let mut players = PlayersClient::new(server.channel().await);
     let mut games = server.games().await;
-    let (_, alice) = create_player(&mut players, "alice").await;
-    let (_, bob) = create_player(&mut players, "bob").await;
+    let [alice, bob] = create_players(&mut players, ["alice", "bob"]).await;
     let mut bobs = players
         .watch_events(bearing(pb::WatchEventsRequest::default(), &bob))
         .await
@@ -151,8 +139,7 @@ async fn a_players_streams_are_bounded_and_need_a_player() {
     })
     .await;
     let mut players = PlayersClient::new(server.channel().await);
-    let (_, alice) = create_player(&mut players, "alice").await;
-    let (_, bob) = create_player(&mut players, "bob").await;
+    let [alice, bob] = create_players(&mut players, ["alice", "bob"]).await;
     let _first = open(&players, &alice).await.expect("one");
     let _second = open(&players, &alice).await.expect("two");
     let third = open(&players, &alice).await.unwrap_err();
@@ -192,8 +179,7 @@ async fn a_players_stream_hears_what_another_server_did() {
     };
     let here = TestServer::start_on(&db).await;
     let mut players = PlayersClient::new(here.channel().await);
-    let (_, alice) = create_player(&mut players, "alice").await;
-    let (_, bob) = create_player(&mut players, "bob").await;
+    let [alice, bob] = create_players(&mut players, ["alice", "bob"]).await;
     let mut bobs = open(&players, &bob).await.unwrap().into_inner();
     // Another server on the same database, migrated by now.
     let there = TestServer::start_on(&here.db).await;
@@ -226,8 +212,7 @@ async fn withdrawn_and_declined_challenges_are_told_to_the_other_side() {
     use pb::PlayerEventKind::{Challenge, ChallengeCanceled, ChallengeDeclined};
     let server = TestServer::start().await;
     let mut players = PlayersClient::new(server.channel().await);
-    let (_, alice) = create_player(&mut players, "alice").await;
-    let (_, bob) = create_player(&mut players, "bob").await;
+    let [alice, bob] = create_players(&mut players, ["alice", "bob"]).await;
     let mut alices = open(&players, &alice).await.unwrap().into_inner();
     let mut bobs = open(&players, &bob).await.unwrap().into_inner();
     let first = challenge(&mut players, &alice, "bob").await.id;
@@ -270,7 +255,7 @@ async fn message(stream: &mut Streaming<pb::WatchEventsResponse>) -> pb::WatchEv
         .expect("the stream goes on")
 }
 
-/// The kind and subject of `message`, as [`next`] gives them.
+/// The kind of `message`, and the game's or challenge's id.
 fn about(message: &pb::WatchEventsResponse) -> (pb::PlayerEventKind, String) {
     let kind = pb::PlayerEventKind::try_from(message.kind).expect("a known kind");
     let id = match (&message.game, &message.challenge) {
@@ -320,8 +305,7 @@ async fn a_resumed_stream_tells_what_happened_meanwhile_once() {
     let server = TestServer::start().await;
     let mut players = PlayersClient::new(server.channel().await);
     let mut games = server.games().await;
-    let (_, alice) = create_player(&mut players, "alice").await;
-    let (_, bob) = create_player(&mut players, "bob").await;
+    let [alice, bob] = create_players(&mut players, ["alice", "bob"]).await;
     let mut bobs = open(&players, &bob).await.unwrap().into_inner();
     let first = challenge(&mut players, &alice, "bob").await.id;
     let told = message(&mut bobs).await;
@@ -400,8 +384,7 @@ async fn a_resumed_stream_tells_the_ongoing_games_as_they_stand() {
     let server = TestServer::start().await;
     let mut players = PlayersClient::new(server.channel().await);
     let mut games = server.games().await;
-    let (_, alice) = create_player(&mut players, "alice").await;
-    let (_, bob) = create_player(&mut players, "bob").await;
+    let [alice, bob] = create_players(&mut players, ["alice", "bob"]).await;
     let mut bobs = open(&players, &bob).await.unwrap().into_inner();
     let made = challenge(&mut players, &alice, "bob").await;
     assert_eq!(next(&mut bobs).await, (Challenge, made.id.clone()));
@@ -446,8 +429,7 @@ async fn a_cursor_whose_events_are_gone_is_refused() {
     use sqlx::Connection;
     let server = TestServer::start().await;
     let mut players = PlayersClient::new(server.channel().await);
-    let (_, alice) = create_player(&mut players, "alice").await;
-    let (_, bob) = create_player(&mut players, "bob").await;
+    let [alice, bob] = create_players(&mut players, ["alice", "bob"]).await;
     let mut bobs = open(&players, &bob).await.unwrap().into_inner();
     challenge(&mut players, &alice, "bob").await;
     let first = message(&mut bobs).await;
