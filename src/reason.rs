@@ -237,6 +237,10 @@ reasons! {
     /// (metadata `current_version`): resume from the version of the last
     /// message received.
     VersionAhead = "VERSION_AHEAD", OutOfRange;
+    /// WatchEvents' `after` is not a cursor of the player's kept events:
+    /// older than `--player-events-retention`, or not one of theirs. Open
+    /// the stream without `after` and load the state again.
+    EventsExpired = "EVENTS_EXPIRED", OutOfRange;
     /// Every engine slot is busy and their queue is full, or no slot came
     /// free in time: retry with backoff.
     EngineBusy = "ENGINE_BUSY", ResourceExhausted;

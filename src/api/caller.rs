@@ -1,7 +1,8 @@
 //! Who a call is made by: anonymous, or a player named by the call's
-//! `authorization: Bearer <token>` metadata, either a player token or the
-//! operator credential acting for the player named in `arbiter-player`
-//! metadata (a trusted backend).
+//! `authorization: Bearer <token>` metadata, either a player token or a
+//! trusted backend's credential (the operator's, or the service credential,
+//! which can do nothing else) acting for the player named in
+//! `arbiter-player` metadata.
 
 use tonic::{Request, Status, metadata::MetadataMap};
 
@@ -16,8 +17,8 @@ const ACTING_FOR: &str = "arbiter-player";
 pub(super) struct Caller {
     /// The player's id.
     pub id: String,
-    /// The player token the call was made with (`None`: the operator
-    /// acting for the player).
+    /// The player token the call was made with (`None`: a backend acting
+    /// for the player).
     pub token: Option<String>,
 }
 
@@ -29,12 +30,12 @@ pub(super) async fn caller<T>(
     let Some(token) = bearer(request.metadata())? else {
         return Ok(None);
     };
-    if players.is_operator(token) {
+    if players.is_backend(token) {
         let Some(id) = request.metadata().get(ACTING_FOR) else {
             return Err(ErrorStatus::new(
                 Reason::PlayerTokenMissing,
                 format!(
-                    "the operator credential acts for the player named in `{ACTING_FOR}` \
+                    "a backend's credential acts for the player named in `{ACTING_FOR}` \
                      metadata, and none is"
                 ),
             )

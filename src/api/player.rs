@@ -27,7 +27,7 @@ use tonic::{Request, Status};
 use super::{
     convert,
     error::{invalid_argument, shutting_down, too_many_watchers},
-    player_events::{self, EventStream, Held, Opened, PerPlayer},
+    player_events::{self, EventStream, Held, Opened, PerPlayer, Sources, Start},
     proto as pb,
     request::trace_game,
     seat_events::{Seat, Told, is_end, player_events, poll_seats},
@@ -36,7 +36,7 @@ use super::{
 };
 use crate::{
     games::{FollowedSeat, Games, View},
-    players::{Challenges, Seeks},
+    players::{Challenges, Players, Seeks},
     reason::Reason,
     rules::Variant,
     store::StoredSeek,
@@ -83,12 +83,14 @@ impl PlayerStreams {
         }
     }
 
-    /// The WatchEvents stream of `player`, who makes `request`.
+    /// The WatchEvents stream of `player`, who makes `request`, from
+    /// `start`.
     pub(super) fn watch_events<T>(
         &self,
         request: &Request<T>,
         player: String,
-        challenges: Challenges,
+        start: Start,
+        (challenges, players): (Challenges, Players),
     ) -> Result<EventStream, Status> {
         let player_place = self.per_player.take(&player, self.limits.max_per_player)?;
         let opened = self.take()?;
@@ -97,9 +99,13 @@ impl PlayerStreams {
             .map(|addr| self.streams.take_place(addr))
             .transpose()?;
         Ok(player_events::watch(
-            self.games.clone(),
-            challenges,
+            Sources {
+                games: self.games.clone(),
+                challenges,
+                players,
+            },
             player,
+            start,
             self.limits.max_seats,
             self.streams.shutdown(),
             Held {

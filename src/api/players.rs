@@ -8,7 +8,7 @@ use super::{
     convert::{self, challenge},
     error::invalid_argument,
     player::PlayerStreams,
-    player_events::EventStream,
+    player_events::{self, EventStream},
     proto::{self as pb, players_server},
     seek_streams::{LobbyStream, SeekStream},
 };
@@ -308,9 +308,14 @@ impl players_server::Players for PlayersService {
         request: Request<pb::WatchEventsRequest>,
     ) -> Result<Response<EventStream>, Status> {
         let caller = caller::player(&self.players, &request).await?;
-        let stream = self
-            .streams
-            .watch_events(&request, caller.id, self.challenges.clone())?;
+        let start =
+            player_events::start(&self.players, &caller.id, &request.get_ref().after).await?;
+        let stream = self.streams.watch_events(
+            &request,
+            caller.id,
+            start,
+            (self.challenges.clone(), self.players.clone()),
+        )?;
         Ok(Response::new(stream))
     }
 

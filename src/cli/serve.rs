@@ -96,6 +96,12 @@ pub struct ServeArgs {
     /// DeletePosition deletes any position. Default: none.
     #[arg(long, env = "ARBITER_ADMIN_TOKEN", hide_env_values = true, value_parser = AdminToken::new)]
     admin_token: Option<AdminToken>,
+    /// A file holding the service credential (at least 16 characters, hard
+    /// to guess): a trusted backend's bearer token that acts for the
+    /// player named in `arbiter-player` metadata and for nothing else (not
+    /// the operator's). Default: none.
+    #[arg(long, env = "ARBITER_SERVICE_CREDENTIAL_FILE", value_parser = credential_file)]
+    service_credential_file: Option<AdminToken>,
     /// Who may create players (Players.CreatePlayer): `open` (anyone,
     /// within --create-rate) or `operator` (only with the operator
     /// credential, for a platform that creates its users' players).
@@ -139,6 +145,11 @@ pub struct ServeArgs {
     /// streams are brought up to date); a seek also wakes it at once.
     #[arg(long, env = "ARBITER_PAIRING_INTERVAL", default_value = "1s", value_parser = duration)]
     pairing_interval: Duration,
+    /// How long a player's events (games started and ended, challenges)
+    /// are kept for a WatchEvents stream to resume from; an older cursor
+    /// is refused with EVENTS_EXPIRED.
+    #[arg(long, env = "ARBITER_PLAYER_EVENTS_RETENTION", default_value = "168h", value_parser = duration)]
+    player_events_retention: Duration,
     /// Most moves ImportGame reads: a longer game is refused as soon
     /// as the reader gets past it.
     #[arg(long, env = "ARBITER_IMPORT_MAX_MOVES", default_value_t = PgnLimits::DEFAULT.moves as u32, value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -359,12 +370,14 @@ impl ServeArgs {
             engine_queue,
             engine_queue_wait,
             admin_token,
+            service_credential_file,
             enrolment,
             max_player_tokens,
             challenge_expiry,
             max_challenges_per_player,
             max_seeks_per_player,
             pairing_interval,
+            player_events_retention,
             auth_jwks,
             auth_issuer,
             auth_audience,
@@ -424,6 +437,7 @@ impl ServeArgs {
             engine_queue_wait,
             uci_engines,
             admin_token,
+            service_credential: service_credential_file,
             enrolment,
             max_player_tokens: usize::from(max_player_tokens),
             jwt: auth_jwks.map(|jwks| JwtSettings {
@@ -437,6 +451,7 @@ impl ServeArgs {
             max_challenges_per_player: usize::from(max_challenges_per_player),
             max_seeks_per_player: usize::from(max_seeks_per_player),
             pairing_interval,
+            player_events_retention,
             import_max_moves: import_max_moves as usize,
             import_max_tokens: import_max_tokens as usize,
             open_seat_timeout,
@@ -518,6 +533,13 @@ fn duration(text: &str) -> Result<Duration, String> {
         Some(ms) => Ok(Duration::from_millis(ms)),
         None => Err(format!("{text:?} is too long")),
     }
+}
+
+/// `--service-credential-file`: the credential the file holds (its
+/// surrounding whitespace, a final newline say, left out).
+fn credential_file(text: &str) -> Result<AdminToken, String> {
+    let held = std::fs::read_to_string(text).map_err(|e| format!("{text}: {e}"))?;
+    AdminToken::new(held.trim()).map_err(|e| format!("{text}: {e}"))
 }
 
 /// `--uci-engine`: GAME=PATH.
@@ -705,6 +727,24 @@ mod tests {
                 HeaderValue::from_static("http://b.example:8080")
             ])
         );
+    }
+
+    #[test]
+    fn reads_the_service_credential_from_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = |name: &str, held: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, held).unwrap();
+            path.display().to_string()
+        };
+        let strong = "9d41c7e2a6b80f35e1c4a7d29b6f03e8";
+        let held = credential_file(&path("strong", &format!("{strong}\n"))).unwrap();
+        assert!(held.is(strong), "read without its newline");
+        assert!(!held.is("9d41c7e2a6b80f35e1c4a7d29b6f03e9"));
+        let weak = credential_file(&path("weak", "passwordpassword")).unwrap_err();
+        assert!(weak.contains("too easy to guess"), "{weak}");
+        let missing = dir.path().join("missing").display().to_string();
+        assert!(credential_file(&missing).is_err());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Bells that players' event streams wait on: rung when something may
-//! concern the player (a game with a seat of theirs created here, a
-//! challenge made to them), so that the stream looks at once instead of at
+//! concern the player (a game with a seat of theirs created or ended here,
+//! a challenge made to them, an event logged for them by another server),
+//! so that the stream looks at once instead of at
 //! its next periodic look. Only players with a stream open have a bell; a
 //! bell nobody listens to any more is dropped when it is next rung, or
 //! when the map has doubled since it was last swept (so that a sweep's
@@ -50,6 +51,14 @@ impl PlayerBells {
             } else {
                 bell.send_modify(|rung| *rung += 1);
             }
+        }
+    }
+
+    /// Rings every bell listened to.
+    pub fn ring_all(&self) {
+        let bells = self.bells.lock().unwrap_or_else(|e| e.into_inner());
+        for bell in bells.by_player.values() {
+            bell.send_modify(|rung| *rung += 1);
         }
     }
 

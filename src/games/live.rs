@@ -358,6 +358,9 @@ impl super::Games {
                 .map_err(GameError::from)?;
             match written {
                 Written::Committed { game, created } => {
+                    if was_ongoing && game.status != Status::Ongoing {
+                        self.ring_players(&game);
+                    }
                     let live = Live {
                         game,
                         record,

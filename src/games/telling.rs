@@ -90,7 +90,9 @@ pub(super) async fn catch_up(hub: &Hub, store: &Store, id: &str, mut after: i64)
 
 /// Follows the store's change feed until it ends (the store closes): tells
 /// this server's watchers the events other servers' writes made, drops the
-/// live games they made stale, and arms the games this server owns again.
+/// live games they made stale, arms the games this server owns again, and
+/// rings the bells of players whose events were logged (every bell after
+/// the feed missed some).
 pub(super) async fn follow(games: Games, mut changes: mpsc::Receiver<Change>) {
     let (hub, store) = (&games.hub, &games.store);
     while let Some(change) = changes.recv().await {
@@ -104,7 +106,9 @@ pub(super) async fn follow(games: Games, mut changes: mpsc::Receiver<Change>) {
                 }
                 games.follow_owned(&id).await;
             }
+            Change::Player { id } => games.bells.ring(&id),
             Change::Missed => {
+                games.bells.ring_all();
                 games.live.clear();
                 for (id, last) in hub.watched() {
                     if let Some(last) = last {

@@ -9,6 +9,7 @@
 
 mod challenges;
 mod checked;
+mod events;
 mod identity;
 mod leaving;
 mod pairing;
@@ -21,6 +22,7 @@ pub use challenges::{
     Accepted, Challenge, ChallengeSpec, ChallengeStatus, Challenges, DEFAULT_CHALLENGE_EXPIRY,
     DEFAULT_MAX_CHALLENGES_PER_PLAYER, MAX_OPEN_TO,
 };
+pub use events::DEFAULT_EVENT_RETENTION;
 pub use identity::{DEFAULT_JWKS_REFRESH, JwksSource, Jwt, JwtPlayer, JwtSettings};
 pub use leaving::DELETED_NAME;
 pub use pairing::{FIRST_REACH, REACH_PER_SECOND};
@@ -83,12 +85,16 @@ pub struct CreatedPlayer {
 pub struct Players {
     store: Store,
     admin: Option<AdminToken>,
+    /// A trusted backend's credential, which acts for players only.
+    service: Option<AdminToken>,
     enrolment: Enrolment,
     max_tokens: usize,
     /// The platform's identity provider, if players come from one too.
     jwt: Option<Arc<Jwt>>,
     /// Credentials checked a moment ago.
     checked: Arc<Checked>,
+    /// How long player events are logged (see `events`).
+    event_retention: std::time::Duration,
 }
 
 impl Players {
@@ -96,10 +102,12 @@ impl Players {
         Players {
             store,
             admin: None,
+            service: None,
             enrolment: Enrolment::Open,
             max_tokens: DEFAULT_MAX_PLAYER_TOKENS,
             jwt: None,
             checked: Arc::default(),
+            event_retention: DEFAULT_EVENT_RETENTION,
         }
     }
 
@@ -113,6 +121,13 @@ impl Players {
     #[must_use]
     pub fn with_admin_token(self, admin: Option<AdminToken>) -> Players {
         Players { admin, ..self }
+    }
+
+    /// The service credential, which acts for players and for nothing
+    /// else.
+    #[must_use]
+    pub fn with_service_credential(self, service: Option<AdminToken>) -> Players {
+        Players { service, ..self }
     }
 
     #[must_use]
@@ -263,6 +278,12 @@ impl Players {
     /// Whether `token` is the operator credential.
     pub fn is_operator(&self, token: &str) -> bool {
         is_admin(self.admin.as_ref(), token)
+    }
+
+    /// Whether `token` is a trusted backend's: the operator credential or
+    /// the service credential, either of which acts for a player.
+    pub fn is_backend(&self, token: &str) -> bool {
+        self.is_operator(token) || is_admin(self.service.as_ref(), token)
     }
 
     /// The id of the player holding `token`.

@@ -17,8 +17,9 @@ use crate::{
         SystemTime, TimeSource,
     },
     players::{
-        DEFAULT_CHALLENGE_EXPIRY, DEFAULT_MAX_CHALLENGES_PER_PLAYER, DEFAULT_MAX_PLAYER_TOKENS,
-        DEFAULT_MAX_SEEKS_PER_PLAYER, DEFAULT_PAIRING_INTERVAL, Enrolment, JwtSettings,
+        DEFAULT_CHALLENGE_EXPIRY, DEFAULT_EVENT_RETENTION, DEFAULT_MAX_CHALLENGES_PER_PLAYER,
+        DEFAULT_MAX_PLAYER_TOKENS, DEFAULT_MAX_SEEKS_PER_PLAYER, DEFAULT_PAIRING_INTERVAL,
+        Enrolment, JwtSettings,
     },
     store::DEFAULT_BATCH_MAX,
 };
@@ -70,6 +71,9 @@ pub struct ServerConfig {
     /// The operator credential: aborts any game, deletes any saved position
     /// (`None`: there is none).
     pub admin_token: Option<AdminToken>,
+    /// The service credential: acts for players, and for nothing else
+    /// (`None`: there is none).
+    pub service_credential: Option<AdminToken>,
     /// Who may create players.
     pub enrolment: Enrolment,
     /// Tokens a player may hold at once.
@@ -85,6 +89,8 @@ pub struct ServerConfig {
     pub max_seeks_per_player: usize,
     /// How often the pairing pool pairs.
     pub pairing_interval: Duration,
+    /// How long players' events are kept for WatchEvents to resume from.
+    pub player_events_retention: Duration,
     /// Most moves ImportGame reads.
     pub import_max_moves: usize,
     /// Most tokens (tags, move numbers, moves, comments, ...) ImportGame
@@ -185,6 +191,7 @@ impl ServerConfig {
             },
             time: Arc::new(SystemTime),
             admin_token: None,
+            service_credential: None,
             enrolment: Enrolment::Open,
             max_player_tokens: DEFAULT_MAX_PLAYER_TOKENS,
             jwt: None,
@@ -192,6 +199,7 @@ impl ServerConfig {
             max_challenges_per_player: DEFAULT_MAX_CHALLENGES_PER_PLAYER,
             max_seeks_per_player: DEFAULT_MAX_SEEKS_PER_PLAYER,
             pairing_interval: DEFAULT_PAIRING_INTERVAL,
+            player_events_retention: DEFAULT_EVENT_RETENTION,
             import_max_moves: PgnLimits::DEFAULT.moves,
             import_max_tokens: PgnLimits::DEFAULT.tokens,
             open_seat_timeout: DEFAULT_OPEN_SEAT_TIMEOUT,

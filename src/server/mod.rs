@@ -195,8 +195,10 @@ pub async fn serve(
     let players = Players::new(store.clone())
         .with_jwt(jwt.clone())
         .with_admin_token(config.admin_token.clone())
+        .with_service_credential(config.service_credential.clone())
         .with_enrolment(config.enrolment)
-        .with_max_tokens(config.max_player_tokens);
+        .with_max_tokens(config.max_player_tokens)
+        .with_event_retention(config.player_events_retention);
     let (resumed, clocks) = games.take_ownership(lease_times).await?;
     let owner = games.clone();
     let metrics_addr = metrics_endpoint
@@ -217,6 +219,7 @@ pub async fn serve(
     let seeks = Seeks::new(players.clone(), games.clone(), config.time.clone())
         .with_limits(config.max_seeks_per_player, config.pairing_interval);
     let pairing = seeks.clone().keep_pairing(shutdown_watch.clone());
+    let pruning = players.clone().keep_pruning_events(shutdown_watch.clone());
     let streams = Arc::new(Streams::new(
         shutdown_watch,
         config.max_watchers_per_connection,
@@ -334,6 +337,7 @@ pub async fn serve(
     }
     let _ = purging.await;
     let _ = pairing.await;
+    let _ = pruning.await;
     if let Some(refreshing) = refreshing {
         let _ = refreshing.await;
     }

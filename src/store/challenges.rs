@@ -7,6 +7,7 @@ use sqlx::{Row, any::AnyRow};
 
 use super::{
     Store, StoreError, StoredClock, StoredEngine, StoredGame,
+    player_log::{Log, Logged},
     rows::{decoded, decoded_option, time_control_columns},
     write::insert_game_in,
 };
@@ -140,6 +141,18 @@ fn challenge_from_row(row: &AnyRow) -> Result<StoredChallenge, sqlx::Error> {
     })
 }
 
+/// Logs the withdrawal of challenge `id` for the players it was made to:
+/// its destination and open-to columns are `row`'s `column` and the next.
+pub(super) fn log_withdrawn(log: &mut Log, id: &str, row: &AnyRow, column: usize) {
+    let destination: Option<String> = row.get(column);
+    let open_to: Option<String> = row.get(column + 1);
+    let to = destination
+        .as_deref()
+        .into_iter()
+        .chain(open_to.iter().flat_map(|ids| ids.split(',')));
+    log.add(Logged::ChallengeCanceled, id, to);
+}
+
 impl Store {
     /// Saves `challenge`.
     ///
@@ -182,6 +195,12 @@ impl Store {
         .bind(i64::from(c.rated))
         .execute(tx.conn())
         .await?;
+        if c.state == ChallengeState::Open {
+            let mut log = Log::default();
+            let to = c.destination.iter().chain(&c.open_to);
+            log.add(Logged::Challenge, &c.id, to.map(String::as_str));
+            log.append(tx.conn(), self.backend).await?;
+        }
         tx.commit().await
     }
 
@@ -272,21 +291,34 @@ impl Store {
         now: i64,
     ) -> Result<Result<(), ChallengeAnswered>, StoreError> {
         let mut tx = self.writer.begin().await?;
-        let done = sqlx::query(
+        let answered = sqlx::query(
             "UPDATE challenges SET status = $2, decline_reason = $3 \
-             WHERE id = $4 AND status = 'open' AND expires_at > $1",
+             WHERE id = $4 AND status = 'open' AND expires_at > $1 \
+             RETURNING challenger, destination, open_to",
         )
         .bind(now)
         .bind(state.name())
         .bind(decline_reason)
         .bind(id)
-        .execute(tx.conn())
+        .fetch_optional(tx.conn())
         .await?;
+        if let Some(row) = &answered {
+            // The other side is told: the challenger of a decline, those
+            // it was made to of a withdrawal.
+            let mut log = Log::default();
+            match state {
+                ChallengeState::Declined => {
+                    let challenger: String = row.get(0);
+                    log.add(Logged::ChallengeDeclined, id, [challenger.as_str()]);
+                }
+                _ => log_withdrawn(&mut log, id, row, 1),
+            }
+            log.append(tx.conn(), self.backend).await?;
+        }
         tx.commit().await?;
-        Ok(if done.rows_affected() == 1 {
-            Ok(())
-        } else {
-            Err(ChallengeAnswered)
+        Ok(match answered {
+            Some(_) => Ok(()),
+            None => Err(ChallengeAnswered),
         })
     }
 
@@ -319,6 +351,7 @@ impl Store {
             return Ok(Err(ChallengeAnswered));
         }
         let game = insert_game_in(tx.conn(), self.backend, new).await??;
+        Log::started(&game).append(tx.conn(), self.backend).await?;
         tx.commit().await?;
         Ok(Ok(game))
     }

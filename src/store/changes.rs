@@ -1,6 +1,7 @@
 //! Changes made by any process on a PostgreSQL database, heard through
 //! LISTEN/NOTIFY: every game write announces `version:id` on one channel in
-//! its transaction (PostgreSQL delivers it at commit, never for a rolled
+//! its transaction, and every write that logs a player's event (see
+//! `player_log`) `player:id` (PostgreSQL delivers it at commit, never for a rolled
 //! back one), and each process listens on a connection of its own.
 //!
 //! Notifications sent while a listener is disconnected are lost, so after
@@ -30,6 +31,8 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 pub enum Change {
     /// Game `id` was written; `version` is its version after the write.
     Game { id: String, version: i64 },
+    /// An event was logged for player `id`.
+    Player { id: String },
     /// The listener was disconnected and listens again: changes may have
     /// been missed meanwhile.
     Missed,
@@ -62,13 +65,26 @@ pub(super) async fn announce(
     id: &str,
     version: i64,
 ) -> Result<(), sqlx::Error> {
+    notify(conn, payload(id, version)).await
+}
+
+/// Announces that an event was logged for player `id` (in the logging
+/// transaction).
+pub(super) async fn announce_player(conn: &mut AnyConnection, id: &str) -> Result<(), sqlx::Error> {
+    notify(conn, format!("{PLAYER}{id}")).await
+}
+
+async fn notify(conn: &mut AnyConnection, payload: String) -> Result<(), sqlx::Error> {
     sqlx::query("SELECT pg_notify($1, $2)::text")
         .bind(CHANNEL)
-        .bind(payload(id, version))
+        .bind(payload)
         .execute(conn)
         .await
         .map(drop)
 }
+
+/// What a player's announcement starts with (never a version's digits).
+const PLAYER: &str = "player:";
 
 /// What is announced of game `id` at `version`: `version:id`.
 pub(super) fn payload(id: &str, version: i64) -> String {
@@ -132,8 +148,11 @@ async fn run(url: String, mut listener: PgListener, sender: mpsc::Sender<Change>
     }
 }
 
-/// `version:id`, as [`payload`] writes it.
+/// `version:id`, as [`payload`] writes it, or `player:id`.
 fn parse(payload: &str) -> Option<Change> {
+    if let Some(id) = payload.strip_prefix(PLAYER) {
+        return Some(Change::Player { id: id.to_owned() });
+    }
     let (version, id) = payload.split_once(':')?;
     Some(Change::Game {
         id: id.to_owned(),
@@ -152,6 +171,12 @@ mod tests {
             Some(Change::Game {
                 id: "abc:d".into(),
                 version: 12
+            })
+        );
+        assert_eq!(
+            parse("player:al:ice"),
+            Some(Change::Player {
+                id: "al:ice".into()
             })
         );
         assert_eq!(parse("x:abc"), None);

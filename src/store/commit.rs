@@ -30,6 +30,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::{
     Backend, StoreError, StoredGame, now_millis,
+    player_log::{Log, Logged},
     write::{self, Applied, GameWrite, Written},
     writer::Writer,
 };
@@ -194,6 +195,9 @@ async fn commit(
             .map(|((write, _), _)| write)
             .collect();
         write::write_records(tx.conn(), backend, &written, now).await?;
+        logged_for_players(&created, &changes, &applied)
+            .append(tx.conn(), backend)
+            .await?;
         let conn = tx.commit_holding(size).await?;
         Ok::<_, StoreError>((created, applied, conn))
     }
@@ -224,6 +228,31 @@ async fn commit(
             None
         }
     }
+}
+
+/// What a batch logs for players: the games it created (those created
+/// with a change too) started, and the games its changes ended.
+fn logged_for_players(
+    created: &[Result<StoredGame, StoreError>],
+    changes: &[(GameWrite, oneshot::Sender<Result<Written, StoreError>>)],
+    applied: &[Applied],
+) -> Log {
+    let mut log = Log::default();
+    for game in created.iter().flatten() {
+        log.game(Logged::GameStarted, game);
+    }
+    for ((write, _), applied) in changes.iter().zip(applied) {
+        let Applied::Written { created } = applied else {
+            continue;
+        };
+        if write.ends() {
+            log.game(Logged::GameEnded, &write.game);
+        }
+        if let Some(game) = created {
+            log.game(Logged::GameStarted, game);
+        }
+    }
+    log
 }
 
 impl StoreError {

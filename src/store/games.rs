@@ -5,6 +5,7 @@ use sqlx::{AnyConnection, Row};
 
 use super::{
     Store, StoreError,
+    player_log::Log,
     rows::{GAME_COLUMNS, GameHead, StoredGame, StoredMove, game_from_row},
     write::{GameWrite, Written, insert_game_in},
 };
@@ -26,6 +27,7 @@ impl Store {
         }
         let mut tx = self.writer.begin().await?;
         let game = insert_game_in(tx.conn(), self.backend, new).await??;
+        Log::started(&game).append(tx.conn(), self.backend).await?;
         tx.commit().await?;
         Ok(game)
     }

@@ -2,7 +2,10 @@
 
 use sqlx::Row;
 
-use super::{Store, StoreError, names::reindex_players, now_millis};
+use super::{
+    Store, StoreError, challenges::log_withdrawn, names::reindex_players, now_millis,
+    player_log::Log,
+};
 
 /// A player as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,11 +134,28 @@ impl Store {
             "DELETE FROM player_ratings WHERE player_id = $1",
             "DELETE FROM rating_history WHERE player_id = $1",
             "DELETE FROM seeks WHERE player = $1",
-            "UPDATE challenges SET status = 'canceled' \
-             WHERE status = 'open' AND (challenger = $1 OR destination = $1)",
+            "DELETE FROM player_events WHERE player_id = $1",
         ] {
             sqlx::query(sql).bind(id).execute(tx.conn()).await?;
         }
+        let withdrawn = sqlx::query(
+            "UPDATE challenges SET status = 'canceled' \
+             WHERE status = 'open' AND (challenger = $1 OR destination = $1) \
+             RETURNING id, destination, open_to, challenger, expires_at",
+        )
+        .bind(id)
+        .fetch_all(tx.conn())
+        .await?;
+        // Those the player's waiting challenges were made to are told they
+        // were withdrawn.
+        let mut log = Log::default();
+        for row in &withdrawn {
+            let (challenge, challenger): (String, String) = (row.get(0), row.get(3));
+            if challenger == id && row.get::<i64, _>(4) > now {
+                log_withdrawn(&mut log, &challenge, row, 1);
+            }
+        }
+        log.append(tx.conn(), self.backend).await?;
         let games = sqlx::query(
             "SELECT seq, white_name, black_name, CASE WHEN white_player = $1 THEN 1 ELSE 0 END \
              FROM games \

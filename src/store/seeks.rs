@@ -5,6 +5,7 @@ use sqlx::{Row, any::AnyRow};
 
 use super::{
     Store, StoreError, StoredClock, StoredGame,
+    player_log::Log,
     rows::{decoded, decoded_option, time_control_columns},
     write::insert_game_in,
 };
@@ -269,6 +270,7 @@ impl Store {
             .await?;
         }
         let game = insert_game_in(tx.conn(), self.backend, new).await??;
+        Log::started(&game).append(tx.conn(), self.backend).await?;
         tx.commit().await?;
         Ok(Ok(game))
     }

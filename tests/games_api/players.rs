@@ -50,14 +50,7 @@ async fn move_as(
     text: &str,
 ) -> Result<pb::MakeMoveResponse, tonic::Status> {
     games
-        .make_move(bearing(
-            pb::MakeMoveRequest {
-                game_id: id.into(),
-                r#move: text.into(),
-                ..Default::default()
-            },
-            token,
-        ))
+        .make_move(bearing(move_request(id, text), token))
         .await
         .map(tonic::Response::into_inner)
 }
@@ -437,14 +430,23 @@ async fn player_tokens_are_issued_up_to_a_limit_and_revoked() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn only_the_operator_creates_players_when_the_server_says_so() {
-    let server = TestServer::start_with_config(|config| ServerConfig {
+const SERVICE: &str = "5e8b1d4a7c0f2e6b9d3a8c1f4e7b0d2a";
+
+/// A server whose players only the operator creates, with the operator
+/// credential `ADMIN` and the service credential `SERVICE`.
+async fn operator_server() -> TestServer {
+    TestServer::start_with_config(|config| ServerConfig {
         admin_token: Some(AdminToken::new(ADMIN).unwrap()),
+        service_credential: Some(AdminToken::new(SERVICE).unwrap()),
         enrolment: Enrolment::Operator,
         ..config
     })
-    .await;
+    .await
+}
+
+#[tokio::test]
+async fn only_the_operator_creates_players_when_the_server_says_so() {
+    let server = operator_server().await;
     let mut players = PlayersClient::new(server.channel().await);
     let mut games = server.games().await;
     let refused = players
@@ -473,22 +475,101 @@ async fn only_the_operator_creates_players_when_the_server_says_so() {
     let id = created.game.unwrap().id;
     move_as(&mut games, &id, &alice.token, "e4").await.unwrap();
     // A backend acts for Bob with the operator credential.
-    let mut request = bearing(
-        pb::MakeMoveRequest {
-            game_id: id.clone(),
-            r#move: "e5".into(),
-            ..Default::default()
-        },
-        ADMIN,
-    );
-    request
-        .metadata_mut()
-        .insert("arbiter-player", "bob".parse().unwrap());
     let played = games
-        .make_move(request)
+        .make_move(acting_for(move_request(&id, "e5"), ADMIN, "bob"))
         .await
         .expect("the backend moves for bob");
     assert_eq!(played.into_inner().game.unwrap().ply, 2);
+    server.stop().await;
+}
+
+/// `message` sent by a backend holding `credential`, acting for `player`.
+fn acting_for<T>(message: T, credential: &str, player: &str) -> Request<T> {
+    let mut request = bearing(message, credential);
+    request
+        .metadata_mut()
+        .insert("arbiter-player", player.parse().unwrap());
+    request
+}
+
+fn move_request(id: &str, text: &str) -> pb::MakeMoveRequest {
+    pb::MakeMoveRequest {
+        game_id: id.into(),
+        r#move: text.into(),
+        ..Default::default()
+    }
+}
+
+/// The service credential acts for players, as the operator's does, and
+/// for nothing else: what only the operator may do is refused to it.
+#[tokio::test]
+async fn the_service_credential_acts_for_players_only() {
+    let server = operator_server().await;
+    let mut players = PlayersClient::new(server.channel().await);
+    let mut games = server.games().await;
+    let operator_only = (Code::PermissionDenied, "OPERATOR_ONLY".to_owned());
+    let create = |username: &str, admin_token: &str| pb::CreatePlayerRequest {
+        username: username.into(),
+        admin_token: admin_token.into(),
+        ..Default::default()
+    };
+    let refused = players
+        .create_player(create("alice", SERVICE))
+        .await
+        .unwrap_err();
+    assert_eq!(code_and_reason(&refused), operator_only);
+    let alice = players
+        .create_player(create("alice", ADMIN))
+        .await
+        .unwrap()
+        .into_inner();
+    players.create_player(create("bob", ADMIN)).await.unwrap();
+    let id = players_game(&mut games, &alice.token, "bob")
+        .await
+        .game
+        .unwrap()
+        .id;
+    move_as(&mut games, &id, &alice.token, "e4").await.unwrap();
+
+    // A wrong credential is no one's; the right one needs a player named.
+    let wrong = format!("{}0", &SERVICE[..SERVICE.len() - 1]);
+    let unknown = games
+        .make_move(acting_for(move_request(&id, "e5"), &wrong, "bob"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        code_and_reason(&unknown),
+        (Code::Unauthenticated, "PLAYER_TOKEN_UNKNOWN".into())
+    );
+    let nobody = games
+        .make_move(bearing(move_request(&id, "e5"), SERVICE))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        code_and_reason(&nobody),
+        (Code::Unauthenticated, "PLAYER_TOKEN_MISSING".into())
+    );
+    let played = games
+        .make_move(acting_for(move_request(&id, "e5"), SERVICE, "bob"))
+        .await
+        .expect("the service moves for bob");
+    assert_eq!(played.into_inner().game.unwrap().ply, 2);
+
+    // Deleting another player is the operator's, whoever it acts for.
+    let delete = |admin_token: &str| pb::DeletePlayerRequest {
+        player: "alice".into(),
+        admin_token: admin_token.into(),
+    };
+    for refused in [
+        players.delete_player(delete(SERVICE)).await.unwrap_err(),
+        players
+            .delete_player(acting_for(delete(""), SERVICE, "bob"))
+            .await
+            .unwrap_err(),
+    ] {
+        assert_eq!(code_and_reason(&refused), operator_only);
+    }
+    players.delete_player(delete(ADMIN)).await.unwrap();
     server.stop().await;
 }
 

@@ -93,7 +93,7 @@ async fn compatible_seeks_are_paired_into_one_game_told_on_both_streams() {
     assert_eq!(made.rating, 1500, "the start rating before any rated game");
     assert!(made.rated);
     let mut events = players
-        .watch_events(bearing(pb::WatchEventsRequest {}, &bob))
+        .watch_events(bearing(pb::WatchEventsRequest::default(), &bob))
         .await
         .unwrap()
         .into_inner();

@@ -201,7 +201,7 @@ pub(crate) async fn measure(
             .await
             .map_err(failed("creating a seeker"))?;
         let events = client
-            .watch_events(bearing(pb::WatchEventsRequest {}, &token))
+            .watch_events(bearing(pb::WatchEventsRequest::default(), &token))
             .await
             .map_err(failed("opening WatchEvents"))?
             .into_inner();

@@ -1,12 +1,16 @@
 //! The operator credential (`arbiter serve --admin-token`): it aborts any
 //! ongoing game, however far it has gone (engine-vs-engine games have no
-//! seat token to stop them with), and deletes any saved position. Only its
-//! SHA-256 is kept, and tokens are compared by their hashes. A credential
+//! seat token to stop them with), and deletes any saved position. The same
+//! type keeps the service credential (`--service-credential-file`), which
+//! acts for players only. Only a credential's SHA-256 is kept, and tokens
+//! are compared by their hashes, in constant time. A credential
 //! that is short or easy to guess (zxcvbn's estimate, the field's usual one,
 //! below 10^10 guesses: repeats, sequences, words, dates) is refused at
 //! start-up.
 
 use std::fmt;
+
+use subtle::ConstantTimeEq;
 
 use super::ids::hash_token;
 
@@ -29,14 +33,14 @@ impl AdminToken {
     pub fn new(token: &str) -> Result<AdminToken, String> {
         if token.chars().count() < AdminToken::MIN_CHARS {
             return Err(format!(
-                "the admin token must have at least {} characters (e.g. `openssl rand -hex 32`)",
+                "a credential must have at least {} characters (e.g. `openssl rand -hex 32`)",
                 AdminToken::MIN_CHARS
             ));
         }
         let estimate = zxcvbn::zxcvbn(token, &[]);
         if estimate.score() < zxcvbn::Score::Four {
             return Err(format!(
-                "the admin token is too easy to guess (about 10^{:.0} guesses; at least 10^10 \
+                "the credential is too easy to guess (about 10^{:.0} guesses; at least 10^10 \
                  are needed): make it random, e.g. `openssl rand -hex 32`",
                 estimate.guesses_log10()
             ));
@@ -46,9 +50,12 @@ impl AdminToken {
         })
     }
 
-    /// Is `token` the operator's credential?
+    /// Is `token` this credential?
     pub(crate) fn is(&self, token: &str) -> bool {
-        hash_token(token) == self.hash
+        hash_token(token)
+            .as_bytes()
+            .ct_eq(self.hash.as_bytes())
+            .into()
     }
 }
 

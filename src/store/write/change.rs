@@ -1,7 +1,7 @@
 //! A game change as the committer takes it, and what writing it came to.
 
 use crate::{
-    rules::Side,
+    rules::{Side, Status},
     store::{Fence, RatedEnd, StoredGame},
 };
 
@@ -38,6 +38,8 @@ pub struct Base {
     pub engine_waiting_ply: Option<i64>,
     /// White's and Black's names as stored (the name search follows them).
     pub names: (String, String),
+    /// The game was being played (a change that finishes it ends it).
+    pub ongoing: bool,
 }
 
 impl GameWrite {
@@ -45,6 +47,11 @@ impl GameWrite {
     pub(in crate::store) fn renames(&self) -> bool {
         let (white, black) = &self.base.names;
         (white, black) != (&self.game.white_name, &self.game.black_name)
+    }
+
+    /// Whether the change ends its game.
+    pub(in crate::store) fn ends(&self) -> bool {
+        self.base.ongoing && self.game.status != Status::Ongoing
     }
 }
 
@@ -57,6 +64,7 @@ impl Base {
             turn_started_at: game.clock.map(|c| c.turn_started_at),
             engine_waiting_ply: game.clock.and_then(|c| c.engine_waiting_ply),
             names: (game.white_name.clone(), game.black_name.clone()),
+            ongoing: game.status == Status::Ongoing,
         }
     }
 }

@@ -1,7 +1,8 @@
 // A player's events (Players.WatchEvents) for as long as a page follows
-// them: a dropped stream is opened again after a pause, and tells the
-// ongoing games and the waiting challenges again; a credential the server
-// refuses ends it.
+// them: a dropped stream is opened again after a pause, after the last
+// event received (what happened meanwhile is told once; a cursor the server
+// no longer keeps starts again from what is going on); a credential the
+// server refuses ends it.
 
 import { api, Code, ConnectError, type WatchEventsResponse } from "../api";
 import { asPlayer, type Session } from "./session";
@@ -15,16 +16,19 @@ export async function watchPlayerEvents(
   onConnected: (connected: boolean) => void,
   signal: AbortSignal,
 ): Promise<void> {
+  let after = "";
   while (!signal.aborted) {
     try {
-      for await (const event of api.players.watchEvents({}, asPlayer(session, signal))) {
+      for await (const event of api.players.watchEvents({ after }, asPlayer(session, signal))) {
         onConnected(true);
+        after = event.cursor;
         onEvent(event);
       }
     } catch (err) {
       if (signal.aborted) return;
       const code = ConnectError.from(err).code;
       if (code === Code.Unauthenticated || code === Code.PermissionDenied) throw err;
+      if (code === Code.OutOfRange) after = "";
     }
     onConnected(false);
     await new Promise<void>((done) => {

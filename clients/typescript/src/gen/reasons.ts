@@ -135,6 +135,8 @@ export const Reason = {
   PLY_CONFLICT: "PLY_CONFLICT",
   /** OUT_OF_RANGE: WatchGame's `from_version` is newer than the game's version (metadata `current_version`): resume from the version of the last message received. */
   VERSION_AHEAD: "VERSION_AHEAD",
+  /** OUT_OF_RANGE: WatchEvents' `after` is not a cursor of the player's kept events: older than `--player-events-retention`, or not one of theirs. Open the stream without `after` and load the state again. */
+  EVENTS_EXPIRED: "EVENTS_EXPIRED",
   /** RESOURCE_EXHAUSTED: Every engine slot is busy and their queue is full, or no slot came free in time: retry with backoff. */
   ENGINE_BUSY: "ENGINE_BUSY",
   /** RESOURCE_EXHAUSTED: The caller's address already runs its most BestMove/Analyze calls (metadata `limit`): wait for one to end. */
