@@ -19,12 +19,12 @@ use crate::{
     players::Challenge,
     reason::Reason,
     rules::{
-        DrawClaim, GameEnd, IllegalReason, MoveDescription, RuleChoices, Side, Termination,
+        DrawClaim, GameEnd, IllegalReason, MoveDescription, Ranks, RuleChoices, Side, Termination,
         Variant, Verdict,
         referee::{InvalidPosition, Referee, referee_under},
         xiangqi::XiangqiRules,
     },
-    store::StoredSeek,
+    store::{ChatRoom, StoredChatLine, StoredSeek},
 };
 
 /// The variant of a request; UNSPECIFIED or unknown is INVALID_ARGUMENT.
@@ -42,6 +42,53 @@ pub fn variant(field: &str, value: i32) -> Result<Variant, Status> {
             Reason::UnknownEnumValue,
             format!("unknown variant {value}: VARIANT_CHESS or VARIANT_XIANGQI"),
         )),
+    }
+}
+
+/// How a move's coordinates number xiangqi's ranks; unknown is
+/// INVALID_ARGUMENT.
+pub fn move_ranks(field: &str, value: i32) -> Result<Ranks, Status> {
+    match pb::MoveRanks::try_from(value) {
+        Ok(pb::MoveRanks::Unspecified) => Ok(Ranks::AsRules),
+        Ok(pb::MoveRanks::FromOne) => Ok(Ranks::FromOne),
+        Err(_) => Err(invalid_argument(
+            field,
+            Reason::UnknownEnumValue,
+            format!("unknown ranks {value}: MOVE_RANKS_UNSPECIFIED or MOVE_RANKS_FROM_ONE"),
+        )),
+    }
+}
+
+/// A request's chat room; UNSPECIFIED or unknown is INVALID_ARGUMENT.
+pub fn chat_room(field: &str, value: i32) -> Result<ChatRoom, Status> {
+    match pb::ChatRoom::try_from(value) {
+        Ok(pb::ChatRoom::Player) => Ok(ChatRoom::Player),
+        Ok(pb::ChatRoom::Spectator) => Ok(ChatRoom::Spectator),
+        Ok(pb::ChatRoom::Unspecified) => Err(invalid_argument(
+            field,
+            Reason::MissingField,
+            "a room is required: CHAT_ROOM_PLAYER or CHAT_ROOM_SPECTATOR",
+        )),
+        Err(_) => Err(invalid_argument(
+            field,
+            Reason::UnknownEnumValue,
+            format!("unknown room {value}: CHAT_ROOM_PLAYER or CHAT_ROOM_SPECTATOR"),
+        )),
+    }
+}
+
+/// A stored chat line.
+pub fn chat_line(line: &StoredChatLine) -> pb::ChatLine {
+    pb::ChatLine {
+        seq: line.seq,
+        room: match line.room {
+            ChatRoom::Player => pb::ChatRoom::Player,
+            ChatRoom::Spectator => pb::ChatRoom::Spectator,
+        } as i32,
+        player_id: line.player_id.clone().unwrap_or_default(),
+        username: line.username.clone(),
+        text: line.text.clone(),
+        sent_at: timestamp(line.sent_at),
     }
 }
 

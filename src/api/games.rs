@@ -17,7 +17,9 @@ use super::{
     watch::Watchers,
 };
 use crate::{
-    games::{GameError, Games, PgnNotation, RematchAnswer, SeatClaim, SeatSpec, Start, Terms},
+    games::{
+        GameError, Games, MoveText, PgnNotation, RematchAnswer, SeatClaim, SeatSpec, Start, Terms,
+    },
     players::Players,
     reason::Reason,
     store::GameFilter,
@@ -297,13 +299,17 @@ impl games_server::Games for GamesService {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;
+        let text = MoveText {
+            text: &r.r#move,
+            ranks: convert::move_ranks("ranks", r.ranks)?,
+        };
         let player = self.acting_player(&request, &r.seat_token).await?;
         let (view, played) = self
             .games
             .make_move(
                 &r.game_id,
                 claim(&r.seat_token, player.as_deref()),
-                &r.r#move,
+                text,
                 r.expected_ply,
             )
             .await?;
@@ -544,6 +550,42 @@ impl games_server::Games for GamesService {
         Ok(Response::new(
             self.player_streams.watch_player(&request).await?,
         ))
+    }
+
+    async fn send_chat(
+        &self,
+        request: Request<pb::SendChatRequest>,
+    ) -> Result<Response<pb::SendChatResponse>, Status> {
+        let r = request.get_ref();
+        trace_game(&r.game_id)?;
+        let room = convert::chat_room("room", r.room)?;
+        let speaker = self
+            .players
+            .get(&player(&self.players, &request).await?.id)
+            .await?;
+        let line = self
+            .games
+            .say(&r.game_id, room, (&speaker.id, &speaker.username), &r.text)
+            .await?;
+        Ok(Response::new(pb::SendChatResponse {
+            line: Some(convert::chat_line(&line)),
+        }))
+    }
+
+    async fn list_chat(
+        &self,
+        request: Request<pb::ListChatRequest>,
+    ) -> Result<Response<pb::ListChatResponse>, Status> {
+        let r = request.get_ref();
+        trace_game(&r.game_id)?;
+        let reader = caller(&self.players, &request).await?.map(|c| c.id);
+        let lines = self
+            .games
+            .chat(&r.game_id, reader.as_deref(), r.after)
+            .await?;
+        Ok(Response::new(pb::ListChatResponse {
+            lines: lines.iter().map(convert::chat_line).collect(),
+        }))
     }
 
     type WatchGameStream = WatchStream;

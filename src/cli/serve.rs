@@ -14,7 +14,7 @@ use crate::{
         DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_MAX_STREAMS_PER_PLAYER,
         DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits,
     },
-    games::{AdminToken, DEFAULT_LIVE_GAMES, LeaseTimes, PgnLimits},
+    games::{AdminToken, DEFAULT_CHAT_LINES, DEFAULT_LIVE_GAMES, LeaseTimes, PgnLimits},
     players::{
         DEFAULT_MAX_CHALLENGES_PER_PLAYER, DEFAULT_MAX_PLAYER_TOKENS, DEFAULT_MAX_SEEKS_PER_PLAYER,
         Enrolment, JwksSource, JwtSettings,
@@ -162,6 +162,10 @@ pub struct ServeArgs {
     /// then its game is aborted (unjoined).
     #[arg(long, env = "ARBITER_OPEN_SEAT_TIMEOUT", default_value = "1h", value_parser = duration)]
     open_seat_timeout: Duration,
+    /// Lines a game's chat keeps (both rooms together): the oldest go as
+    /// new ones come.
+    #[arg(long, env = "ARBITER_CHAT_LINES", default_value_t = DEFAULT_CHAT_LINES, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    chat_lines: u32,
     /// Engine searches run at once for engine seats, beside and apart
     /// from --engine-slots (the Engine RPCs cannot take these).
     #[arg(long, env = "ARBITER_ENGINE_SEAT_SLOTS", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
@@ -386,6 +390,7 @@ impl ServeArgs {
             import_max_moves,
             import_max_tokens,
             open_seat_timeout,
+            chat_lines,
             engine_seat_slots,
             max_analyses_per_peer,
             max_resumes_per_peer,
@@ -455,6 +460,7 @@ impl ServeArgs {
             import_max_moves: import_max_moves as usize,
             import_max_tokens: import_max_tokens as usize,
             open_seat_timeout,
+            chat_lines,
             engine_seat_slots: usize::from(engine_seat_slots),
             max_analyses_per_peer: usize::from(max_analyses_per_peer),
             max_resumes_per_peer: usize::from(max_resumes_per_peer),

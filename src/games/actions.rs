@@ -5,8 +5,8 @@
 use super::{
     Games, Mover, flag,
     model::{
-        Ending, EventKind, GameClock, GameError, GameView, MoveView, SeatClaim, abort, end_aborted,
-        ensure_ongoing, ensure_ply, ensure_seated, ensure_turn, finish, is_admin,
+        Ending, EventKind, GameClock, GameError, GameView, MoveText, MoveView, SeatClaim, abort,
+        end_aborted, ensure_ongoing, ensure_ply, ensure_seated, ensure_turn, finish, is_admin,
         offered_by_opponent, play, seat,
     },
     screen::Needs,
@@ -27,11 +27,11 @@ impl Games {
         &self,
         id: &str,
         claim: impl Into<SeatClaim<'_>>,
-        text: &str,
+        text: impl Into<MoveText<'_>>,
         expected_ply: Option<u32>,
     ) -> Result<(GameView, MoveView), GameError> {
         let played = self
-            .play_as(id, Mover::Seat(claim.into()), text, expected_ply)
+            .play_as(id, Mover::Seat(claim.into()), text.into(), expected_ply)
             .await?;
         if played.0.white_engine.is_some() || played.0.black_engine.is_some() {
             self.wake_engine(id);
@@ -43,7 +43,7 @@ impl Games {
         &self,
         id: &str,
         mover: Mover<'_>,
-        text: &str,
+        text: MoveText<'_>,
         expected_ply: Option<u32>,
     ) -> Result<(GameView, MoveView), GameError> {
         if let Mover::Seat(claim) = mover {
@@ -210,7 +210,7 @@ impl Games {
                     }
                 }
                 if with_move {
-                    play(&mut trial_game, trial.as_mut(), text, now)?;
+                    play(&mut trial_game, trial.as_mut(), text.into(), now)?;
                 }
                 let claim = trial.verdict().claimable.first().copied().ok_or_else(|| {
                     GameError::precondition(

@@ -1,11 +1,13 @@
-//! Bells that players' event streams wait on: rung when something may
-//! concern the player (a game with a seat of theirs created or ended here,
-//! a challenge made to them, an event logged for them by another server),
-//! so that the stream looks at once instead of at
-//! its next periodic look. Only players with a stream open have a bell; a
-//! bell nobody listens to any more is dropped when it is next rung, or
-//! when the map has doubled since it was last swept (so that a sweep's
-//! cost is shared by the bells made since, however many streams listen).
+//! Bells that streams wait on, one per id: a player's event streams on
+//! the player's (rung when something may concern them: a game with a seat
+//! of theirs created or ended here, a challenge made to them, an event
+//! logged for them by another server), a game's chat readers on the game's
+//! (rung by each line, here or heard from another server), so that a
+//! stream looks at once instead of at its next periodic look. Only ids
+//! with a stream open have a bell; a bell nobody listens to any more is
+//! dropped when it is next rung, or when the map has doubled since it was
+//! last swept (so that a sweep's cost is shared by the bells made since,
+//! however many streams listen).
 
 use std::{collections::HashMap, sync::Mutex};
 
@@ -14,40 +16,40 @@ use tokio::sync::watch;
 /// Bells kept before those nobody listens to are first swept.
 const SWEEP_PAST: usize = 1024;
 
-/// The players' bells (see the module docs).
+/// Bells by id (see the module docs).
 #[derive(Debug, Default)]
-pub struct PlayerBells {
-    bells: Mutex<Bells>,
+pub struct Bells {
+    bells: Mutex<ById>,
 }
 
 #[derive(Debug, Default)]
-struct Bells {
-    by_player: HashMap<String, watch::Sender<u64>>,
+struct ById {
+    by_id: HashMap<String, watch::Sender<u64>>,
     /// Bells held after the last sweep.
     swept_to: usize,
 }
 
-impl PlayerBells {
-    /// Player `id`'s bell, to wait on.
+impl Bells {
+    /// The bell of `id`, to wait on.
     pub fn listen(&self, id: &str) -> watch::Receiver<u64> {
         let mut bells = self.bells.lock().unwrap_or_else(|e| e.into_inner());
-        if bells.by_player.len() >= SWEEP_PAST.max(2 * bells.swept_to) {
-            bells.by_player.retain(|_, bell| bell.receiver_count() > 0);
-            bells.swept_to = bells.by_player.len();
+        if bells.by_id.len() >= SWEEP_PAST.max(2 * bells.swept_to) {
+            bells.by_id.retain(|_, bell| bell.receiver_count() > 0);
+            bells.swept_to = bells.by_id.len();
         }
         bells
-            .by_player
+            .by_id
             .entry(id.to_owned())
             .or_insert_with(|| watch::Sender::new(0))
             .subscribe()
     }
 
-    /// Rings player `id`'s bell, if anyone listens to it.
+    /// Rings the bell of `id`, if anyone listens to it.
     pub fn ring(&self, id: &str) {
         let mut bells = self.bells.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(bell) = bells.by_player.get(id) {
+        if let Some(bell) = bells.by_id.get(id) {
             if bell.receiver_count() == 0 {
-                bells.by_player.remove(id);
+                bells.by_id.remove(id);
             } else {
                 bell.send_modify(|rung| *rung += 1);
             }
@@ -57,7 +59,7 @@ impl PlayerBells {
     /// Rings every bell listened to.
     pub fn ring_all(&self) {
         let bells = self.bells.lock().unwrap_or_else(|e| e.into_inner());
-        for bell in bells.by_player.values() {
+        for bell in bells.by_id.values() {
             bell.send_modify(|rung| *rung += 1);
         }
     }
@@ -65,7 +67,7 @@ impl PlayerBells {
     /// Bells held now.
     pub fn len(&self) -> usize {
         let bells = self.bells.lock().unwrap_or_else(|e| e.into_inner());
-        bells.by_player.len()
+        bells.by_id.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -79,7 +81,7 @@ mod tests {
 
     #[test]
     fn a_bell_rings_for_its_listeners_and_goes_with_them() {
-        let bells = PlayerBells::default();
+        let bells = Bells::default();
         bells.ring("nobody");
         assert!(bells.is_empty(), "ringing makes no bell");
         let mut alice = bells.listen("alice");
@@ -93,7 +95,7 @@ mod tests {
 
     #[test]
     fn bells_nobody_listens_to_are_swept_once_the_map_doubles() {
-        let bells = PlayerBells::default();
+        let bells = Bells::default();
         // Many listeners held: no sweep finds anything to drop.
         let held: Vec<_> = (0..3000).map(|n| bells.listen(&format!("p{n}"))).collect();
         assert_eq!(bells.len(), 3000);

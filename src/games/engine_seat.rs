@@ -141,7 +141,7 @@ impl Games {
             .play_as(
                 id,
                 Mover::Engine(side, fence.as_ref()),
-                &best.uci,
+                best.uci.as_str().into(),
                 Some(ply),
             )
             .await

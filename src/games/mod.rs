@@ -19,6 +19,7 @@
 mod actions;
 mod bells;
 mod change_lock;
+mod chat;
 mod create;
 mod engine_seat;
 mod flag;
@@ -43,14 +44,15 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-pub use bells::PlayerBells;
+pub use bells::Bells;
+pub use chat::{CHAT_READ, DEFAULT_CHAT_LINES, MAX_CHAT_LINE};
 pub use create::Terms;
 pub use hub::{FellBehind, MAX_BACKLOG, Role, Watcher, Watching};
 pub use live::DEFAULT_LIVE_GAMES;
 pub use model::{
     AdminToken, EncodeEvent, Ending, EngineSeat, EventKind, FIRST_MOVE_GRACE, GameClock, GameError,
-    GameEvent, GameView, ManualTime, MoveView, OutcomeView, PgnLimits, PgnNotation, Published,
-    Refusal, SeatClaim, SeatSpec, Status, SystemTime, TimeControl, TimeSource, View,
+    GameEvent, GameView, ManualTime, MoveText, MoveView, OutcomeView, PgnLimits, PgnNotation,
+    Published, Refusal, SeatClaim, SeatSpec, Status, SystemTime, TimeControl, TimeSource, View,
     is_well_formed_id, new_id,
 };
 pub use open_seat::{DEFAULT_OPEN_SEAT_TIMEOUT, SeatedGame};
@@ -108,7 +110,11 @@ pub struct Games {
     /// How long an open seat waits for a player before its game expires.
     open_seat_timeout: std::time::Duration,
     /// Players' event streams wait on these.
-    bells: Arc<PlayerBells>,
+    bells: Arc<Bells>,
+    /// Readers of a game's chat wait on these.
+    chat_bells: Arc<Bells>,
+    /// Lines a game's chat keeps.
+    chat_lines: u32,
 }
 
 /// Who makes a move: a seat's holder (by token or as its player) or the
@@ -159,6 +165,8 @@ impl Games {
             ownership: Arc::new(ownership::Ownership::new(shared_store)),
             open_seat_timeout: DEFAULT_OPEN_SEAT_TIMEOUT,
             bells: Arc::default(),
+            chat_bells: Arc::default(),
+            chat_lines: chat::DEFAULT_CHAT_LINES,
         };
         if let Some(changes) = changes {
             tokio::spawn(telling::follow(games.clone(), changes));
@@ -179,7 +187,7 @@ impl Games {
     }
 
     /// The bells players' event streams wait on.
-    pub fn bells(&self) -> &PlayerBells {
+    pub fn bells(&self) -> &Bells {
         &self.bells
     }
 

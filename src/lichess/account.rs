@@ -1,6 +1,11 @@
 //! The account: which player a token names, their profile and games in
 //! play, another player's profile, and the upgrade to a bot account.
 
+use std::{
+    collections::HashMap,
+    time::{Duration, Instant},
+};
+
 use serde_json::{Map, Value, json};
 
 use super::{
@@ -19,6 +24,49 @@ const MAX_TESTED_TOKENS: usize = 16;
 /// endpoints serve.
 const SCOPES: &str = "bot:play,board:play,challenge:read,challenge:write,preference:read";
 
+/// How long a looked-up profile is told again without reading it anew.
+const PROFILE_FRESH: Duration = Duration::from_secs(60);
+/// Profiles one answer or stream keeps.
+const PROFILES_KEPT: usize = 64;
+
+/// The profiles one answer or one stream looked up: a stream names the
+/// same few players line after line, and a rating a minute old is as
+/// Lichess tells it.
+#[derive(Default)]
+pub(super) struct Profiles {
+    known: HashMap<String, (Instant, Profile)>,
+}
+
+impl Profiles {
+    /// The profile of the player `id` names, if any (an anonymous seat or a
+    /// player deleted since: none).
+    pub(super) async fn get(
+        &mut self,
+        services: &Services,
+        call: &Call,
+        id: &str,
+    ) -> Option<Profile> {
+        if id.is_empty() {
+            return None;
+        }
+        if let Some((at, profile)) = self.known.get(id)
+            && at.elapsed() < PROFILE_FRESH
+        {
+            return Some(profile.clone());
+        }
+        let profile = services.profile(call, id).await.ok()?;
+        if self.known.len() >= PROFILES_KEPT {
+            self.known.retain(|_, (at, _)| at.elapsed() < PROFILE_FRESH);
+            if self.known.len() >= PROFILES_KEPT {
+                self.known.clear();
+            }
+        }
+        self.known
+            .insert(id.to_owned(), (Instant::now(), profile.clone()));
+        Some(profile)
+    }
+}
+
 impl Services {
     /// The player `id`'s profile, read with `call`'s credentials.
     pub(super) async fn profile(&self, call: &Call, id: &str) -> Result<Profile, tonic::Status> {
@@ -34,15 +82,6 @@ impl Services {
         Ok(Profile::of(player))
     }
 
-    /// The profile of the player `id` names, if any (an anonymous seat or a
-    /// player deleted since: none).
-    pub(super) async fn profile_if_any(&self, call: &Call, id: &str) -> Option<Profile> {
-        if id.is_empty() {
-            return None;
-        }
-        self.profile(call, id).await.ok()
-    }
-
     /// The calling player's profile; a call without a player token is
     /// refused as Lichess refuses it.
     pub(super) async fn me(&self, call: &Call) -> Result<(Profile, i64), Answer> {
@@ -56,10 +95,7 @@ impl Services {
             .into_inner()
             .player
             .unwrap_or_default();
-        let created_at = player
-            .created_at
-            .as_ref()
-            .map_or(0, |t| t.seconds * 1000 + i64::from(t.nanos) / 1_000_000);
+        let created_at = shapes::millis(player.created_at.as_ref());
         Ok((Profile::of(player), created_at))
     }
 }
@@ -118,10 +154,7 @@ pub(super) async fn user(services: &Services, call: &Call, username: &str) -> An
     {
         Ok(found) => {
             let player = found.into_inner().player.unwrap_or_default();
-            let created_at = player
-                .created_at
-                .as_ref()
-                .map_or(0, |t| t.seconds * 1000 + i64::from(t.nanos) / 1_000_000);
+            let created_at = shapes::millis(player.created_at.as_ref());
             Answer::json(Profile::of(player).user(created_at))
         }
         Err(status) => status.into(),
@@ -148,8 +181,9 @@ pub(super) async fn playing(services: &Services, call: &Call) -> Answer {
         Err(status) => return status.into(),
     };
     let mut now_playing = Vec::with_capacity(games.len());
+    let mut profiles = Profiles::default();
     for game in &games {
-        now_playing.push(services.game_event(call, game, &me.id).await);
+        now_playing.push(services.game_event(call, &mut profiles, game, &me.id).await);
     }
     Answer::json(json!({ "nowPlaying": now_playing }))
 }
@@ -168,7 +202,13 @@ pub(super) async fn upgrade(services: &Services, call: &Call) -> Answer {
 
 impl Services {
     /// `game` as the event stream tells it to the player `me`.
-    pub(super) async fn game_event(&self, call: &Call, game: &pb::Game, me: &str) -> Value {
+    pub(super) async fn game_event(
+        &self,
+        call: &Call,
+        profiles: &mut Profiles,
+        game: &pb::Game,
+        me: &str,
+    ) -> Value {
         let seat_of = |seat: &Option<pb::Seat>| seat.as_ref().map(|s| s.player_id.clone());
         let white = seat_of(&game.white).unwrap_or_default();
         let black = seat_of(&game.black).unwrap_or_default();
@@ -177,7 +217,7 @@ impl Services {
         } else {
             (pb::Side::Black as i32, white)
         };
-        let opponent = self.profile_if_any(call, &opponent).await;
+        let opponent = profiles.get(self, call, &opponent).await;
         shapes::game_event(game, side, opponent.as_ref())
     }
 }

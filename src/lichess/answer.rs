@@ -13,7 +13,7 @@ use http::{HeaderValue, Response, StatusCode, header};
 use http_body::Frame;
 use http_body_util::Full;
 use serde_json::{Value, json};
-use tokio_stream::Stream;
+use tokio_stream::{Stream, StreamExt};
 use tonic::{Code, Status, body::Body};
 use tonic_types::StatusExt;
 
@@ -27,6 +27,10 @@ pub struct CredentialRefused;
 /// The lines of an NDJSON stream; it ends when they do.
 pub(super) type Lines = Pin<Box<dyn Stream<Item = Value> + Send>>;
 
+/// The pieces of a streamed text (NDJSON lines with their line ends, or
+/// PGNs with their blank lines).
+pub(super) type Texts = Pin<Box<dyn Stream<Item = String> + Send>>;
+
 pub(super) enum Answer {
     Json {
         status: StatusCode,
@@ -37,6 +41,11 @@ pub(super) enum Answer {
     Stream(Lines),
     /// A PGN.
     Pgn(String),
+    /// A text streamed as it is written.
+    Texts {
+        texts: Texts,
+        content_type: &'static str,
+    },
 }
 
 impl Answer {
@@ -128,19 +137,17 @@ impl Answer {
                 response
             }
             Answer::Stream(lines) => {
-                let mut response = Response::new(Body::new(Ndjson {
-                    lines,
-                    keep_alive: tokio::time::interval_at(
-                        tokio::time::Instant::now() + KEEP_ALIVE,
-                        KEEP_ALIVE,
-                    ),
-                }));
-                response.headers_mut().insert(
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_static("application/x-ndjson"),
-                );
-                response
+                let chunks = lines.map(|value| {
+                    let mut line = value.to_string().into_bytes();
+                    line.push(b'\n');
+                    Bytes::from(line)
+                });
+                streamed(Box::pin(chunks), "application/x-ndjson")
             }
+            Answer::Texts {
+                texts,
+                content_type,
+            } => streamed(Box::pin(texts.map(Bytes::from)), content_type),
         }
     }
 }
@@ -196,14 +203,29 @@ pub fn from_refusal(response: Response<Body>) -> Response<Body> {
     }
 }
 
-/// An NDJSON body: a line per value, and an empty line after each
-/// [`KEEP_ALIVE`] without one.
-struct Ndjson {
-    lines: Lines,
+/// A streamed answer of `content_type`.
+fn streamed(chunks: Chunks, content_type: &'static str) -> Response<Body> {
+    let mut response = Response::new(Body::new(Streamed {
+        chunks,
+        keep_alive: tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE),
+    }));
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+type Chunks = Pin<Box<dyn Stream<Item = Bytes> + Send>>;
+
+/// A streamed body: its chunks, and an empty line after each
+/// [`KEEP_ALIVE`] without one (NDJSON readers skip it, and PGN readers
+/// take it for the space between games).
+struct Streamed {
+    chunks: Chunks,
     keep_alive: tokio::time::Interval,
 }
 
-impl http_body::Body for Ndjson {
+impl http_body::Body for Streamed {
     type Data = Bytes;
     type Error = Infallible;
 
@@ -211,12 +233,10 @@ impl http_body::Body for Ndjson {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match self.lines.as_mut().poll_next(cx) {
-            Poll::Ready(Some(value)) => {
+        match self.chunks.as_mut().poll_next(cx) {
+            Poll::Ready(Some(chunk)) => {
                 self.keep_alive.reset();
-                let mut line = value.to_string().into_bytes();
-                line.push(b'\n');
-                Poll::Ready(Some(Ok(Frame::data(Bytes::from(line)))))
+                Poll::Ready(Some(Ok(Frame::data(chunk))))
             }
             Poll::Ready(None) => Poll::Ready(None),
             Poll::Pending => match self.keep_alive.poll_tick(cx) {

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 use tokio_stream::StreamExt;
 
-use super::{Services, answer::Answer, form::Call, shapes};
+use super::{Services, account::Profiles, answer::Answer, form::Call, shapes};
 use crate::api::proto::{self as pb, players_server::Players as _};
 
 /// Lichess's AI levels, 1-8, on Arbiter's engine levels, 1-10.
@@ -70,11 +70,12 @@ impl Services {
     pub(super) async fn challenge_json(
         &self,
         call: &Call,
+        profiles: &mut Profiles,
         challenge: &pb::Challenge,
         me: &str,
     ) -> Value {
-        let challenger = self.profile_if_any(call, &challenge.challenger_id).await;
-        let destination = self.profile_if_any(call, &challenge.destination_id).await;
+        let challenger = profiles.get(self, call, &challenge.challenger_id).await;
+        let destination = profiles.get(self, call, &challenge.destination_id).await;
         let direction = if challenge.challenger_id == me {
             "out"
         } else {
@@ -112,13 +113,47 @@ pub(super) async fn create(services: &Services, call: &Call, username: &str) -> 
         Err(refused) => return refused,
     };
     request.destination_id = username.to_lowercase();
+    challenge(services, call, request).await
+}
+
+/// `POST /api/challenge/open`: a challenge any player may accept (only
+/// those `users` names, if given). Unlike Lichess's, the caller plays it.
+pub(super) async fn open(services: &Services, call: &Call) -> Answer {
+    let mut request = match terms(call) {
+        Ok(request) => request,
+        Err(refused) => return refused,
+    };
+    request.open_to = call
+        .field("users")
+        .map(|users| {
+            users
+                .split(',')
+                .map(|user| user.trim().to_lowercase())
+                .filter(|user| !user.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    challenge(services, call, request).await
+}
+
+/// Makes the challenge `request` and answers with it.
+async fn challenge(
+    services: &Services,
+    call: &Call,
+    request: pb::CreateChallengeRequest,
+) -> Answer {
     let made = match make(services, call, request).await {
         Ok(made) => made,
         Err(refused) => return refused,
     };
     let challenge = made.challenge.unwrap_or_default();
     let json = services
-        .challenge_json(call, &challenge, &challenge.challenger_id)
+        .challenge_json(
+            call,
+            &mut Profiles::default(),
+            &challenge,
+            &challenge.challenger_id,
+        )
         .await;
     Answer::json(json)
 }
@@ -172,7 +207,7 @@ pub(super) async fn engine(services: &Services, call: &Call) -> Answer {
         "turns": game.ply,
         "source": "ai",
         "status": { "id": status_id, "name": status_name },
-        "createdAt": game.created_at.map_or(0, |t| t.seconds * 1000 + i64::from(t.nanos) / 1_000_000),
+        "createdAt": shapes::millis(game.created_at.as_ref()),
         "player": side,
     }))
 }
@@ -277,13 +312,22 @@ pub(super) async fn list(services: &Services, call: &Call) -> Answer {
         Ok(listed) => listed.into_inner(),
         Err(status) => return status.into(),
     };
+    let mut profiles = Profiles::default();
     let mut incoming = Vec::with_capacity(listed.incoming.len());
     for challenge in &listed.incoming {
-        incoming.push(services.challenge_json(call, challenge, &me.id).await);
+        incoming.push(
+            services
+                .challenge_json(call, &mut profiles, challenge, &me.id)
+                .await,
+        );
     }
     let mut outgoing = Vec::with_capacity(listed.outgoing.len());
     for challenge in &listed.outgoing {
-        outgoing.push(services.challenge_json(call, challenge, &me.id).await);
+        outgoing.push(
+            services
+                .challenge_json(call, &mut profiles, challenge, &me.id)
+                .await,
+        );
     }
     Answer::json(json!({ "in": incoming, "out": outgoing }))
 }

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio_stream::{StreamExt, wrappers::ReceiverStream};
 
-use super::{Services, answer::Answer, form::Call};
+use super::{Services, account::Profiles, answer::Answer, form::Call};
 use crate::api::proto::{self as pb, players_server::Players as _};
 
 /// Lines waiting for the reader.
@@ -93,6 +93,7 @@ pub(super) async fn stream(services: &Services, call: &Call) -> Answer {
     tokio::spawn(async move {
         let _entry = entry;
         let mut events = events;
+        let mut profiles = Profiles::default();
         loop {
             let next = tokio::select! {
                 () = tx.closed() => return,
@@ -102,7 +103,7 @@ pub(super) async fn stream(services: &Services, call: &Call) -> Answer {
             // An error ends the stream, as Lichess closes it: the client
             // connects again.
             let Some(Ok(event)) = next else { return };
-            if let Some(line) = line(&services, &call, &me.id, event).await
+            if let Some(line) = line(&services, &call, &mut profiles, &me.id, event).await
                 && tx.send(line).await.is_err()
             {
                 return;
@@ -116,6 +117,7 @@ pub(super) async fn stream(services: &Services, call: &Call) -> Answer {
 async fn line(
     services: &Services,
     call: &Call,
+    profiles: &mut Profiles,
     me: &str,
     event: pb::WatchEventsResponse,
 ) -> Option<Value> {
@@ -130,10 +132,12 @@ async fn line(
         _ => return None,
     };
     if let Some(game) = event.game {
-        let game = services.game_event(call, &game, me).await;
+        let game = services.game_event(call, profiles, &game, me).await;
         return Some(json!({ "type": kind_name, "game": game }));
     }
     let challenge = event.challenge?;
-    let challenge = services.challenge_json(call, &challenge, me).await;
+    let challenge = services
+        .challenge_json(call, profiles, &challenge, me)
+        .await;
     Some(json!({ "type": kind_name, "challenge": challenge }))
 }

@@ -111,6 +111,19 @@ impl Call {
         )
     }
 
+    /// Whether the call's `Accept` header names `content_type`.
+    pub fn accepts(&self, content_type: &str) -> bool {
+        self.headers
+            .get_all(header::ACCEPT)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .any(|value| {
+                value
+                    .split(',')
+                    .any(|named| named.trim().starts_with(content_type))
+            })
+    }
+
     /// The bearer token the call was made with, if any.
     pub fn token(&self) -> Option<&str> {
         let value = self.headers.get(header::AUTHORIZATION)?.to_str().ok()?;

@@ -15,6 +15,7 @@ mod account;
 mod answer;
 mod challenges;
 mod events;
+mod export;
 mod form;
 mod play;
 mod shapes;
@@ -111,13 +112,17 @@ impl Services {
             (Method::POST, ["api", "bot" | "board", "game", id, action @ ..]) => {
                 play::act(self, &call, id, action).await
             }
-            (Method::GET, ["game", "export", id]) => play::export(self, &call, id).await,
-            (Method::GET, ["api", "bot" | "board", "game", _, "chat"]) => {
-                Answer::json(serde_json::json!([]))
+            (Method::GET, ["game", "export", id]) => export::game(self, &call, id).await,
+            (Method::GET, ["api", "games", "user", username]) => {
+                export::user(self, &call, username).await
+            }
+            (Method::GET, ["api", "bot" | "board", "game", id, "chat"]) => {
+                play::chat(self, &call, id).await
             }
             (Method::GET, ["api", "challenge"]) => challenges::list(self, &call).await,
             (Method::POST, ["api", "board", "seek"]) => challenges::seek(self, &call).await,
             (Method::POST, ["api", "challenge", "ai"]) => challenges::engine(self, &call).await,
+            (Method::POST, ["api", "challenge", "open"]) => challenges::open(self, &call).await,
             (Method::POST, ["api", "challenge", id, "accept"]) => {
                 challenges::accept(self, &call, id).await
             }

@@ -3,18 +3,20 @@
 //! abort, resign, draw and takeback answers, claims, chat), the same for
 //! the Bot and the Board API.
 
-use serde_json::Value;
-use tokio::sync::mpsc;
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, watch};
 use tokio_stream::{StreamExt, wrappers::ReceiverStream};
 use tonic::Status;
 
-use super::{Services, answer::Answer, form::Call, shapes};
-use crate::api::proto::{self as pb, games_server::Games as _};
+use super::{Services, account::Profiles, answer::Answer, form::Call, shapes};
+use crate::{
+    api::proto::{self as pb, games_server::Games as _},
+    games::Games,
+    store::StoredChatLine,
+};
 
 /// Lines waiting for the reader.
 const QUEUED: usize = 16;
-/// The longest chat line, as Lichess's.
-const MAX_CHAT: usize = 140;
 
 fn no_such_game() -> Answer {
     Answer::not_found("No such game")
@@ -69,29 +71,106 @@ pub(super) async fn stream(services: &Services, call: &Call, id: &str) -> Answer
             .map(|s| s.player_id.clone())
             .unwrap_or_default()
     };
-    let white = services.profile_if_any(call, &player(&game.white)).await;
-    let black = services.profile_if_any(call, &player(&game.black)).await;
+    let mut profiles = Profiles::default();
+    let white = profiles.get(services, call, &player(&game.white)).await;
+    let black = profiles.get(services, call, &player(&game.black)).await;
     let full = shapes::game_full(&game, white.as_ref(), black.as_ref());
     let (tx, rx) = mpsc::channel(QUEUED);
     // Bounded: a queue of one line less than the channel's.
     let _ = tx.try_send(full);
     if !is_over(&game) {
         let last = shapes::game_state(&game);
-        tokio::spawn(follow(events, tx, last));
+        let chat = Chat::open(services.games.games.clone(), id, me.id).await;
+        tokio::spawn(follow(events, tx, last, chat));
     }
     Answer::Stream(Box::pin(ReceiverStream::new(rx)))
 }
 
+/// The chat of a player's game stream: the lines they may read, from those
+/// said after the stream opened.
+struct Chat {
+    games: Games,
+    id: String,
+    reader: String,
+    bell: watch::Receiver<u64>,
+    /// The last line told.
+    after: i64,
+    /// The bell rang and the lines since are not all read (a read cut
+    /// short by the stream's other work goes on at the next call).
+    rung: bool,
+    /// Lines read and not told yet.
+    read: Vec<Value>,
+}
+
+impl Chat {
+    async fn open(games: Games, id: &str, reader: String) -> Chat {
+        let bell = games.listen_chat(id);
+        let mut chat = Chat {
+            games,
+            id: id.to_owned(),
+            reader,
+            bell,
+            after: 0,
+            rung: false,
+            read: Vec::new(),
+        };
+        // Skips the lines said before.
+        while chat.read().await.is_some_and(|lines| !lines.is_empty()) {}
+        chat
+    }
+
+    /// The lines after the last told (None: the chat cannot be read now).
+    async fn read(&mut self) -> Option<Vec<StoredChatLine>> {
+        let lines = self
+            .games
+            .chat(&self.id, Some(&self.reader), self.after)
+            .await
+            .ok()?;
+        if let Some(last) = lines.last() {
+            self.after = last.seq;
+        }
+        Some(lines)
+    }
+
+    /// The `chatLine`s of the lines said since the last told, once the bell
+    /// rings.
+    async fn next_lines(&mut self) -> Vec<Value> {
+        if !self.rung {
+            if self.bell.changed().await.is_err() {
+                return std::future::pending().await;
+            }
+            self.rung = true;
+        }
+        while let Some(lines) = self.read().await
+            && !lines.is_empty()
+        {
+            self.read.extend(lines.iter().map(shapes::chat_line));
+        }
+        self.rung = false;
+        std::mem::take(&mut self.read)
+    }
+}
+
 /// Sends a `gameState` whenever the game's state differs from the `last`
-/// one sent, until the game ends or the reader goes.
+/// one sent, and a `chatLine` for each line said, until the game ends or
+/// the reader goes.
 async fn follow(
     mut events: impl tokio_stream::Stream<Item = Result<pb::WatchGameResponse, Status>> + Unpin,
     tx: mpsc::Sender<Value>,
     mut last: Value,
+    mut chat: Chat,
 ) {
     loop {
         let next = tokio::select! {
             () = tx.closed() => return,
+            lines = chat.next_lines() => {
+                for line in lines {
+                    if tx.send(line).await.is_err() {
+                        return;
+                    }
+                }
+                continue;
+            }
             next = events.next() => next,
         };
         let Some(Ok(event)) = next else { return };
@@ -158,46 +237,41 @@ pub(super) async fn spectate(services: &Services, call: &Call, id: &str) -> Answ
     Answer::Stream(Box::pin(ReceiverStream::new(rx)))
 }
 
+/// Calls the Games RPC `$rpc` with a `pb::$request` for game `$id` (and
+/// the fields given), answering only whether it was done.
+macro_rules! on_game {
+    ($services:expr, $call:expr, $id:expr, $rpc:ident, $request:ident $(, $field:ident: $value:expr)*) => {
+        $services
+            .games
+            .$rpc($call.request(pb::$request {
+                game_id: $id.to_owned(),
+                $($field: $value,)*
+                ..Default::default()
+            }))
+            .await
+            .map(drop)
+    };
+}
+
 /// `POST /api/{bot,board}/game/{id}/…`.
 pub(super) async fn act(services: &Services, call: &Call, id: &str, action: &[&str]) -> Answer {
     let acted = match action {
         ["move", uci] => make_move(services, call, id, uci).await,
-        ["abort"] => services
-            .games
-            .abort(call.request(pb::AbortRequest {
-                game_id: id.to_owned(),
-                ..Default::default()
-            }))
-            .await
-            .map(drop),
-        ["resign"] => services
-            .games
-            .resign(call.request(pb::ResignRequest {
-                game_id: id.to_owned(),
-                ..Default::default()
-            }))
-            .await
-            .map(drop),
+        ["abort"] => on_game!(services, call, id, abort, AbortRequest),
+        ["resign"] => on_game!(services, call, id, resign, ResignRequest),
         ["draw", answer @ ("yes" | "no")] => {
             offer(services, call, id, Offer::Draw, *answer == "yes").await
         }
         ["takeback", answer @ ("yes" | "no")] => {
             offer(services, call, id, Offer::Takeback, *answer == "yes").await
         }
-        ["claim-draw"] => services
-            .games
-            .claim_draw(call.request(pb::ClaimDrawRequest {
-                game_id: id.to_owned(),
-                ..Default::default()
-            }))
-            .await
-            .map(drop),
+        ["claim-draw"] => on_game!(services, call, id, claim_draw, ClaimDrawRequest),
         ["claim-victory"] => {
             return Answer::bad_request(
                 "there is no victory to claim: Arbiter ends a game whose player left by their clock",
             );
         }
-        ["chat"] => return chat(call),
+        ["chat"] => say(services, call, id).await,
         _ => return Answer::not_found("no such endpoint"),
     };
     match acted {
@@ -209,26 +283,11 @@ pub(super) async fn act(services: &Services, call: &Call, id: &str, action: &[&s
 /// A move in Lichess's coordinates, then the draw offer that may come with
 /// it (`offeringDraw=true`).
 async fn make_move(services: &Services, call: &Call, id: &str, text: &str) -> Result<(), Status> {
-    let game = services.game(call, id).await?;
-    let Some(uci) = shapes::read_move(game.variant, text) else {
-        return Err(Status::invalid_argument(format!("{text} is off the board")));
-    };
-    services
-        .games
-        .make_move(call.request(pb::MakeMoveRequest {
-            game_id: id.to_owned(),
-            r#move: uci,
-            ..Default::default()
-        }))
-        .await?;
+    on_game!(services, call, id, make_move, MakeMoveRequest,
+        r#move: text.to_owned(),
+        ranks: pb::MoveRanks::FromOne as i32)?;
     if call.flag("offeringDraw").ok().flatten() == Some(true) {
-        services
-            .games
-            .offer_draw(call.request(pb::OfferDrawRequest {
-                game_id: id.to_owned(),
-                ..Default::default()
-            }))
-            .await?;
+        on_game!(services, call, id, offer_draw, OfferDrawRequest)?;
     }
     Ok(())
 }
@@ -259,73 +318,65 @@ async fn offer(
         .map_err(|_| Status::unauthenticated("No such token"))?;
     let mine = side_of(&game, &me.id).ok_or_else(|| Status::not_found("No such game"))?;
     let theirs = pending != 0 && pending != mine as i32;
-    let game_id = id.to_owned();
-    match (offer, theirs, yes) {
-        (_, false, false) => Ok(()),
-        (Offer::Draw, true, accept) => services
-            .games
-            .respond_to_draw(call.request(pb::RespondToDrawRequest {
-                game_id,
-                accept,
-                ..Default::default()
-            }))
-            .await
-            .map(drop),
-        (Offer::Takeback, true, accept) => services
-            .games
-            .respond_to_takeback(call.request(pb::RespondToTakebackRequest {
-                game_id,
-                accept,
-                ..Default::default()
-            }))
-            .await
-            .map(drop),
-        (Offer::Draw, false, true) => services
-            .games
-            .offer_draw(call.request(pb::OfferDrawRequest {
-                game_id,
-                ..Default::default()
-            }))
-            .await
-            .map(drop),
-        (Offer::Takeback, false, true) => services
-            .games
-            .propose_takeback(call.request(pb::ProposeTakebackRequest {
-                game_id,
-                ..Default::default()
-            }))
-            .await
-            .map(drop),
+    match (offer, theirs) {
+        (_, false) if !yes => Ok(()),
+        (Offer::Draw, true) => {
+            on_game!(services, call, id, respond_to_draw, RespondToDrawRequest, accept: yes)
+        }
+        (Offer::Takeback, true) => {
+            on_game!(services, call, id, respond_to_takeback, RespondToTakebackRequest, accept: yes)
+        }
+        (Offer::Draw, false) => on_game!(services, call, id, offer_draw, OfferDrawRequest),
+        (Offer::Takeback, false) => {
+            on_game!(services, call, id, propose_takeback, ProposeTakebackRequest)
+        }
     }
 }
 
-/// `GET /game/export/{id}`: the game's PGN.
-pub(super) async fn export(services: &Services, call: &Call, id: &str) -> Answer {
-    let exported = services
-        .games
-        .export_game(call.request(pb::ExportGameRequest {
-            game_id: id.to_owned(),
-            ..Default::default()
-        }))
-        .await;
-    match exported {
-        Ok(exported) => Answer::Pgn(exported.into_inner().pgn),
-        Err(status) => status.into(),
-    }
-}
-
-/// A chat line: checked, and answered as Lichess answers it.
-fn chat(call: &Call) -> Answer {
-    let Some(text) = call.field("text") else {
-        return Answer::bad_request("text is required");
+/// `POST …/chat`: a line in the players' or the spectators' room.
+async fn say(services: &Services, call: &Call, id: &str) -> Result<(), Status> {
+    let room = match call.field("room") {
+        Some("player") => pb::ChatRoom::Player,
+        Some("spectator") => pb::ChatRoom::Spectator,
+        _ => return Err(Status::invalid_argument("room must be player or spectator")),
     };
-    if text.chars().count() > MAX_CHAT {
-        return Answer::bad_request(format!("a chat line has at most {MAX_CHAT} characters"));
+    let text = call.field("text").unwrap_or_default().to_owned();
+    services
+        .games
+        .send_chat(call.request(pb::SendChatRequest {
+            game_id: id.to_owned(),
+            room: room as i32,
+            text,
+        }))
+        .await
+        .map(drop)
+}
+
+/// `GET /api/{bot,board}/game/{id}/chat`: the lines the caller may read,
+/// oldest first.
+pub(super) async fn chat(services: &Services, call: &Call, id: &str) -> Answer {
+    let mut lines = Vec::new();
+    let mut after = 0;
+    loop {
+        let read = services
+            .games
+            .list_chat(call.request(pb::ListChatRequest {
+                game_id: id.to_owned(),
+                after,
+            }))
+            .await;
+        let read = match read {
+            Ok(read) => read.into_inner().lines,
+            Err(status) => return status.into(),
+        };
+        let Some(last) = read.last() else { break };
+        after = last.seq;
+        lines.extend(
+            read.iter()
+                .map(|line| json!({ "user": line.username, "text": line.text })),
+        );
     }
-    match call.field("room") {
-        Some("player" | "spectator") => Answer::ok(),
-        _ => Answer::bad_request("room must be player or spectator"),
-    }
+    Answer::json(Value::Array(lines))
 }
 
 impl Services {

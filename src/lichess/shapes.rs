@@ -13,6 +13,7 @@ use crate::{
     api::proto as pb,
     games::model::{Speed, TimeControl},
     rules::Ranks,
+    store::StoredChatLine,
 };
 
 /// Chess's standard start: a game from it is `standard`, from any other
@@ -228,16 +229,6 @@ fn coordinates(variant: i32, played: &pb::PlayedMove) -> String {
     }
 }
 
-/// A move a Lichess client wrote, as the rules read it; None if off the
-/// board.
-pub(super) fn read_move(variant: i32, text: &str) -> Option<String> {
-    if is_xiangqi(variant) {
-        Ranks::FromOne.read(text)
-    } else {
-        Some(text.to_owned())
-    }
-}
-
 fn clock_ms(game: &pb::Game, side: pb::Side) -> i64 {
     match game.clock.as_ref() {
         Some(clock) if clock.control.as_ref().is_some_and(|c| c.initial_ms > 0) => {
@@ -286,7 +277,7 @@ pub(super) fn game_state(game: &pb::Game) -> Value {
     state
 }
 
-fn millis(at: Option<&prost_types::Timestamp>) -> i64 {
+pub(super) fn millis(at: Option<&prost_types::Timestamp>) -> i64 {
     at.map_or(0, |t| t.seconds * 1000 + i64::from(t.nanos) / 1_000_000)
 }
 
@@ -410,13 +401,6 @@ pub(super) fn spectated(game: &pb::Game) -> Value {
     let control = game.clock.as_ref().and_then(|c| c.control.as_ref());
     let speed = speed(control);
     let (status_name, status_id) = status(game);
-    let player = |seat: Option<&pb::Seat>| {
-        let seat = seat.cloned().unwrap_or_default();
-        json!({
-            "user": { "id": seat.player_id, "name": seat.display_name },
-            "rating": seat.rating,
-        })
-    };
     let mut value = json!({
         "id": game.id,
         "variant": variant(game.variant, &game.start_fen),
@@ -429,10 +413,75 @@ pub(super) fn spectated(game: &pb::Game) -> Value {
         "status": { "id": status_id, "name": status_name },
         "createdAt": millis(game.created_at.as_ref()),
         "lastMove": game.moves.last().map(|played| coordinates(game.variant, played)).unwrap_or_default(),
-        "players": { "white": player(game.white.as_ref()), "black": player(game.black.as_ref()) },
+        "players": players(game),
     });
     if let Some(winner) = winner(game) {
         value["winner"] = json!(winner);
+    }
+    value
+}
+
+/// `players{white,black}` of an exported or spectated game: each side's
+/// user, rating and rating change, or engine level.
+fn players(game: &pb::Game) -> Value {
+    let player = |seat: Option<&pb::Seat>| {
+        let seat = seat.cloned().unwrap_or_default();
+        if let Some(engine) = seat.engine {
+            return json!({ "aiLevel": engine.level });
+        }
+        let mut player = json!({
+            "user": { "id": seat.player_id, "name": seat.display_name },
+            "rating": seat.rating,
+        });
+        if seat.rating_diff != 0 {
+            player["ratingDiff"] = json!(seat.rating_diff);
+        }
+        player
+    };
+    json!({ "white": player(game.white.as_ref()), "black": player(game.black.as_ref()) })
+}
+
+/// A game as Lichess exports it in JSON: its terms, players, status and
+/// moves (chess in SAN, xiangqi in coordinates with ranks 1-10, as the game
+/// streams write them).
+pub(super) fn exported(game: &pb::Game, moves: bool) -> Value {
+    let control = game.clock.as_ref().and_then(|c| c.control.as_ref());
+    let speed = speed(control);
+    let mut value = json!({
+        "id": game.id,
+        "rated": game.rated,
+        "variant": variant(game.variant, &game.start_fen)["key"],
+        "speed": speed_key(speed),
+        "perf": speed_key(speed),
+        "createdAt": millis(game.created_at.as_ref()),
+        "lastMoveAt": millis(game.updated_at.as_ref()),
+        "status": status(game).0,
+        "players": players(game),
+    });
+    if let Some(winner) = winner(game) {
+        value["winner"] = json!(winner);
+    }
+    if moves {
+        let written: Vec<String> = game
+            .moves
+            .iter()
+            .map(|played| match played.r#move.as_ref() {
+                Some(m) if !is_xiangqi(game.variant) => m.san.clone(),
+                _ => coordinates(game.variant, played),
+            })
+            .collect();
+        value["moves"] = json!(written.join(" "));
+    }
+    if let Some(control) = control.filter(|c| c.initial_ms > 0) {
+        let (initial, increment) = (control.initial_ms / 1000, control.increment_ms / 1000);
+        value["clock"] = json!({
+            "initial": initial,
+            "increment": increment,
+            "totalTime": initial + 40 * increment,
+        });
+    }
+    if game.start_fen != CHESS_START && !game.start_fen.is_empty() && !is_xiangqi(game.variant) {
+        value["initialFen"] = json!(game.start_fen);
     }
     value
 }
@@ -445,6 +494,16 @@ pub(super) fn spectated_move(game: &pb::Game, played: &pb::PlayedMove) -> Value 
         "lm": coordinates(game.variant, played),
         "wc": clock_ms(game, pb::Side::White) / 1000,
         "bc": clock_ms(game, pb::Side::Black) / 1000,
+    })
+}
+
+/// `chatLine`: a line said in a game's chat.
+pub(super) fn chat_line(line: &StoredChatLine) -> Value {
+    json!({
+        "type": "chatLine",
+        "room": line.room.name(),
+        "username": line.username,
+        "text": line.text,
     })
 }
 
@@ -614,10 +673,6 @@ mod tests {
         };
         assert_eq!(coordinates(pb::Variant::Xiangqi as i32, &played), "h3e3");
         assert_eq!(coordinates(pb::Variant::Chess as i32, &played), "h2e2");
-        assert_eq!(
-            read_move(pb::Variant::Xiangqi as i32, "h3e3").as_deref(),
-            Some("h2e2")
-        );
     }
 
     #[test]

@@ -13,8 +13,8 @@ use crate::{
         DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits,
     },
     games::{
-        AdminToken, DEFAULT_LIVE_GAMES, DEFAULT_OPEN_SEAT_TIMEOUT, LeaseTimes, PgnLimits,
-        SystemTime, TimeSource,
+        AdminToken, DEFAULT_CHAT_LINES, DEFAULT_LIVE_GAMES, DEFAULT_OPEN_SEAT_TIMEOUT, LeaseTimes,
+        PgnLimits, SystemTime, TimeSource,
     },
     players::{
         DEFAULT_CHALLENGE_EXPIRY, DEFAULT_EVENT_RETENTION, DEFAULT_MAX_CHALLENGES_PER_PLAYER,
@@ -99,6 +99,8 @@ pub struct ServerConfig {
     /// How long a seat left open waits for a player before its game is
     /// aborted.
     pub open_seat_timeout: Duration,
+    /// Lines a game's chat keeps.
+    pub chat_lines: u32,
     /// Engine searches for engine seats run at once (the Engine RPCs cannot
     /// take these).
     pub engine_seat_slots: usize,
@@ -203,6 +205,7 @@ impl ServerConfig {
             import_max_moves: PgnLimits::DEFAULT.moves,
             import_max_tokens: PgnLimits::DEFAULT.tokens,
             open_seat_timeout: DEFAULT_OPEN_SEAT_TIMEOUT,
+            chat_lines: DEFAULT_CHAT_LINES,
             engine_seat_slots: 1,
             max_analyses_per_peer: 1,
             max_resumes_per_peer: DEFAULT_MAX_RESUMES_PER_PEER,

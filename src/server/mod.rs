@@ -191,7 +191,8 @@ pub async fn serve(
         moves: config.import_max_moves,
         tokens: config.import_max_tokens,
     })
-    .with_open_seat_timeout(config.open_seat_timeout);
+    .with_open_seat_timeout(config.open_seat_timeout)
+    .with_chat_lines(config.chat_lines);
     let players = Players::new(store.clone())
         .with_jwt(jwt.clone())
         .with_admin_token(config.admin_token.clone())

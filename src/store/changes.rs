@@ -1,7 +1,7 @@
 //! Changes made by any process on a PostgreSQL database, heard through
 //! LISTEN/NOTIFY: every game write announces `version:id` on one channel in
-//! its transaction, and every write that logs a player's event (see
-//! `player_log`) `player:id` (PostgreSQL delivers it at commit, never for a rolled
+//! its transaction, every write that logs a player's event (see
+//! `player_log`) `player:id`, and every chat line `chat:id` (PostgreSQL delivers it at commit, never for a rolled
 //! back one), and each process listens on a connection of its own.
 //!
 //! Notifications sent while a listener is disconnected are lost, so after
@@ -33,6 +33,8 @@ pub enum Change {
     Game { id: String, version: i64 },
     /// An event was logged for player `id`.
     Player { id: String },
+    /// A line was added to game `game`'s chat.
+    Chat { game: String },
     /// The listener was disconnected and listens again: changes may have
     /// been missed meanwhile.
     Missed,
@@ -74,6 +76,11 @@ pub(super) async fn announce_player(conn: &mut AnyConnection, id: &str) -> Resul
     notify(conn, format!("{PLAYER}{id}")).await
 }
 
+/// Announces a new line of game `id`'s chat (in the writing transaction).
+pub(super) async fn announce_chat(conn: &mut AnyConnection, id: &str) -> Result<(), sqlx::Error> {
+    notify(conn, format!("{CHAT}{id}")).await
+}
+
 async fn notify(conn: &mut AnyConnection, payload: String) -> Result<(), sqlx::Error> {
     sqlx::query("SELECT pg_notify($1, $2)::text")
         .bind(CHANNEL)
@@ -85,6 +92,8 @@ async fn notify(conn: &mut AnyConnection, payload: String) -> Result<(), sqlx::E
 
 /// What a player's announcement starts with (never a version's digits).
 const PLAYER: &str = "player:";
+/// What a chat line's announcement starts with.
+const CHAT: &str = "chat:";
 
 /// What is announced of game `id` at `version`: `version:id`.
 pub(super) fn payload(id: &str, version: i64) -> String {
@@ -153,6 +162,11 @@ fn parse(payload: &str) -> Option<Change> {
     if let Some(id) = payload.strip_prefix(PLAYER) {
         return Some(Change::Player { id: id.to_owned() });
     }
+    if let Some(id) = payload.strip_prefix(CHAT) {
+        return Some(Change::Chat {
+            game: id.to_owned(),
+        });
+    }
     let (version, id) = payload.split_once(':')?;
     Some(Change::Game {
         id: id.to_owned(),
@@ -179,6 +193,7 @@ mod tests {
                 id: "al:ice".into()
             })
         );
+        assert_eq!(parse("chat:abc"), Some(Change::Chat { game: "abc".into() }));
         assert_eq!(parse("x:abc"), None);
         assert_eq!(parse("abc"), None);
     }

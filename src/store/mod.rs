@@ -9,6 +9,7 @@
 mod backend;
 mod challenges;
 mod changes;
+mod chat;
 mod commit;
 mod events;
 mod game_search;
@@ -35,6 +36,7 @@ pub use challenges::{
     Acceptance, ChallengeAnswered, ChallengeState, ParseChallengeStateError, StoredChallenge,
 };
 pub use changes::{Change, RECONNECTS as LISTENER_RECONNECTS};
+pub use chat::{ChatRoom, StoredChatLine};
 pub use commit::{DEFAULT_BATCH_MAX, QUEUE_CAPACITY};
 pub use events::History;
 pub use leases::{Fence, Lease, shard_of};

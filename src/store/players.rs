@@ -156,6 +156,11 @@ impl Store {
             }
         }
         log.append(tx.conn(), self.backend).await?;
+        sqlx::query("UPDATE game_chat SET player_id = NULL, username = $2 WHERE player_id = $1")
+            .bind(id)
+            .bind(neutral)
+            .execute(tx.conn())
+            .await?;
         let games = sqlx::query(
             "SELECT seq, white_name, black_name, CASE WHEN white_player = $1 THEN 1 ELSE 0 END \
              FROM games \

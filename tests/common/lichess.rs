@@ -31,7 +31,13 @@ impl Lichess {
         Lichess { addr, token: None }
     }
 
-    async fn send(&self, method: &str, path: &str, form: &str) -> hyper::Response<Incoming> {
+    async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        form: &str,
+        accept: &str,
+    ) -> hyper::Response<Incoming> {
         let stream = tokio::net::TcpStream::connect(self.addr)
             .await
             .expect("connect");
@@ -43,6 +49,7 @@ impl Lichess {
             .method(method)
             .uri(path)
             .header("host", "localhost")
+            .header("accept", accept)
             .header("content-type", "application/x-www-form-urlencoded");
         if let Some(token) = &self.token {
             request = request.header("authorization", format!("Bearer {token}"));
@@ -53,31 +60,31 @@ impl Lichess {
         sender.send_request(request).await.expect("answer")
     }
 
+    /// A whole answer: its status and body.
+    async fn read(
+        &self,
+        method: &str,
+        path: &str,
+        form: &str,
+        accept: &str,
+    ) -> (StatusCode, Bytes) {
+        let response = self.send(method, path, form, accept).await;
+        let status = response.status();
+        let body = response.into_body().collect().await.expect("body");
+        (status, body.to_bytes())
+    }
+
     /// A call answered with JSON: its status and value.
     pub async fn call(&self, method: &str, path: &str, form: &str) -> (StatusCode, Value) {
-        let response = self.send(method, path, form).await;
-        let status = response.status();
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .expect("body")
-            .to_bytes();
+        let (status, body) = self.read(method, path, form, "application/json").await;
         let value = serde_json::from_slice(&body)
             .unwrap_or_else(|e| panic!("{method} {path}: not JSON ({e}): {body:?}"));
         (status, value)
     }
 
-    /// A GET answered with text (a PGN).
-    pub async fn get_text(&self, path: &str) -> (StatusCode, String) {
-        let response = self.send("GET", path, "").await;
-        let status = response.status();
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .expect("body")
-            .to_bytes();
+    /// A GET answered with text of the type `accept` names (PGN, NDJSON).
+    pub async fn get_text(&self, path: &str, accept: &str) -> (StatusCode, String) {
+        let (status, body) = self.read("GET", path, "", accept).await;
         (status, String::from_utf8(body.to_vec()).expect("UTF-8"))
     }
 
@@ -100,7 +107,7 @@ impl Lichess {
     }
 
     async fn open(&self, method: &str, path: &str, form: &str) -> Lines {
-        let response = self.send(method, path, form).await;
+        let response = self.send(method, path, form, "application/x-ndjson").await;
         assert_eq!(response.status(), StatusCode::OK, "{path}");
         Lines {
             body: response.into_body(),

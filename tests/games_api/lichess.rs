@@ -5,6 +5,8 @@ use arbiter::api::proto::players_client::PlayersClient;
 use hyper::StatusCode;
 use serde_json::Value;
 
+use arbiter::server::ServerConfig;
+
 use crate::common::{TestServer, create_players, lichess::Lichess};
 
 async fn two_players(server: &TestServer) -> (Lichess, Lichess) {
@@ -39,6 +41,21 @@ async fn play_by_challenge(
     );
     let started = events.next_of("gameStart").await;
     started["game"]["gameId"].as_str().unwrap().to_owned()
+}
+
+/// White (`white`) is mated at once in game `id`.
+async fn fools_mate(white: &Lichess, black: &Lichess, id: &str) {
+    for (player, uci) in [
+        (white, "f2f3"),
+        (black, "e7e5"),
+        (white, "g2g4"),
+        (black, "d8h4"),
+    ] {
+        let (status, moved) = player
+            .post(&format!("/api/bot/game/{id}/move/{uci}"), "")
+            .await;
+        assert_eq!(status, StatusCode::OK, "{uci}: {moved}");
+    }
 }
 
 #[tokio::test]
@@ -134,17 +151,7 @@ async fn a_challenge_is_played_to_mate_through_the_bot_api() {
     let (status, refused) = bob.post(&format!("/api/bot/game/{id}/move/e7e5"), "").await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "not bob's turn: {refused}");
     assert!(refused["error"].is_string());
-    for (player, uci) in [
-        (&alice, "f2f3"),
-        (&bob, "e7e5"),
-        (&alice, "g2g4"),
-        (&bob, "d8h4"),
-    ] {
-        let (status, moved) = player
-            .post(&format!("/api/bot/game/{id}/move/{uci}"), "")
-            .await;
-        assert_eq!(status, StatusCode::OK, "{uci}: {moved}");
-    }
+    fools_mate(&alice, &bob, &id).await;
     let mut last = Value::Null;
     while let Some(line) = stream.next().await {
         assert_eq!(line["type"], "gameState");
@@ -176,7 +183,7 @@ async fn a_challenge_is_played_to_mate_through_the_bot_api() {
     );
 
     let (status, pgn) = Lichess::anonymous(server.addr)
-        .get_text(&format!("/game/export/{id}"))
+        .get_text(&format!("/game/export/{id}"), "application/x-chess-pgn")
         .await;
     assert_eq!(status, StatusCode::OK);
     assert!(
@@ -386,4 +393,177 @@ async fn seeks_are_held_open_until_the_pool_pairs_them() {
     assert!(sought["id"].is_string(), "{sought}");
     let (status, _) = alice.post("/api/board/seek", "ratingRange=1500").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn chat_is_kept_told_on_the_game_stream_and_read_by_room() {
+    let server = TestServer::start_with_config(|config| ServerConfig {
+        chat_lines: 3,
+        ..config
+    })
+    .await;
+    let mut players = PlayersClient::new(server.channel().await);
+    let [alice, bob, carol] = create_players(&mut players, ["Alice", "bob", "carol"]).await;
+    let (alice, bob, carol) = (
+        Lichess::new(server.addr, &alice),
+        Lichess::new(server.addr, &bob),
+        Lichess::new(server.addr, &carol),
+    );
+    let id = play_by_challenge(&alice, &bob, "bob", "color=white").await;
+    let chat = format!("/api/bot/game/{id}/chat");
+    let (status, _) = alice.post(&chat, "room=player&text=before").await;
+    assert_eq!(status, StatusCode::OK);
+    let mut stream = bob.stream(&format!("/api/bot/game/stream/{id}")).await;
+    assert_eq!(stream.next().await.unwrap()["type"], "gameFull");
+
+    let (status, said) = alice.post(&chat, "room=player&text=good%20luck").await;
+    assert_eq!((status, &said["ok"]), (StatusCode::OK, &Value::Bool(true)));
+    let line = stream.next_of("chatLine").await;
+    assert_eq!(
+        (&line["room"], &line["username"], &line["text"]),
+        (&"player".into(), &"Alice".into(), &"good luck".into()),
+        "the lines said before the stream opened are not told again"
+    );
+    let (status, _) = carol.post(&chat, "room=spectator&text=nice").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(stream.next_of("chatLine").await["room"], "spectator");
+
+    let (status, refused) = carol.post(&chat, "room=player&text=hi").await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
+    assert_eq!(refused["reason"], "NOT_YOUR_SEAT");
+    let too_long = "x".repeat(141);
+    for form in [
+        format!("room=player&text={too_long}"),
+        "room=lobby&text=hi".to_owned(),
+        "room=player".to_owned(),
+    ] {
+        let (status, refused) = alice.post(&chat, &form).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{form}: {refused}");
+    }
+    let (status, _) = Lichess::anonymous(server.addr)
+        .post(&chat, "room=spectator&text=hi")
+        .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+
+    let (_, said) = bob.post(&chat, "room=player&text=thanks").await;
+    assert_eq!(said["ok"], true);
+    let (status, read) = bob.get(&chat).await;
+    assert_eq!(status, StatusCode::OK);
+    let texts: Vec<&Value> = read
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| &l["text"])
+        .collect();
+    assert_eq!(texts, ["good luck", "nice", "thanks"], "the last 3 kept");
+    assert_eq!(read[2]["user"], "bob");
+    let (_, read) = Lichess::anonymous(server.addr).get(&chat).await;
+    assert_eq!(
+        read,
+        serde_json::json!([{ "user": "carol", "text": "nice" }])
+    );
+}
+
+#[tokio::test]
+async fn a_players_games_export_as_pgn_and_ndjson() {
+    let server = TestServer::start().await;
+    let (alice, bob) = two_players(&server).await;
+    let mated = play_by_challenge(
+        &alice,
+        &bob,
+        "bob",
+        "color=white&clock.limit=180&clock.increment=2",
+    )
+    .await;
+    fools_mate(&alice, &bob, &mated).await;
+    let resigned = play_by_challenge(&alice, &bob, "bob", "color=white").await;
+    let (_, moved) = alice
+        .post(&format!("/api/bot/game/{resigned}/move/e2e4"), "")
+        .await;
+    assert_eq!(moved["ok"], true);
+    let (_, done) = bob
+        .post(&format!("/api/bot/game/{resigned}/resign"), "")
+        .await;
+    assert_eq!(done["ok"], true);
+    let anyone = &Lichess::anonymous(server.addr);
+
+    let (status, pgn) = anyone
+        .get_text("/api/games/user/alice", "application/x-chess-pgn")
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(pgn.matches("[Result ").count(), 2, "{pgn}");
+    assert!(
+        pgn.find(&resigned) < pgn.find(&mated),
+        "newest first: {pgn}"
+    );
+
+    let ndjson = |path: &'static str| async move {
+        let (status, text) = anyone.get_text(path, "application/x-ndjson").await;
+        assert_eq!(status, StatusCode::OK, "{path}: {text}");
+        text.lines()
+            .filter(|line| !line.is_empty())
+            .map(|line| serde_json::from_str::<Value>(line).expect("JSON"))
+            .collect::<Vec<_>>()
+    };
+    let games = ndjson("/api/games/user/alice?max=1&pgnInJson=true").await;
+    assert_eq!(games.len(), 1);
+    let game = &games[0];
+    assert_eq!(game["id"], resigned.as_str());
+    assert_eq!(
+        (&game["status"], &game["winner"], &game["moves"]),
+        (&"resign".into(), &"white".into(), &"e4".into())
+    );
+    assert_eq!(game["players"]["black"]["user"]["name"], "bob");
+    assert!(game["pgn"].as_str().unwrap().contains("1. e4"));
+    let games = ndjson("/api/games/user/bob?vs=alice&color=black").await;
+    assert_eq!(games.len(), 2);
+    assert_eq!(games[1]["moves"], "f3 e5 g4 Qh4#");
+    assert_eq!(
+        games[1]["clock"],
+        serde_json::json!({ "initial": 180, "increment": 2, "totalTime": 260 })
+    );
+    assert!(ndjson("/api/games/user/alice?color=black").await.is_empty());
+
+    let (status, _) = anyone
+        .get_text("/api/games/user/nobody", "application/x-ndjson")
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = anyone
+        .get_text("/api/games/user/alice?color=red", "application/x-ndjson")
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let (status, game) = anyone.get(&format!("/game/export/{mated}")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        (&game["status"], &game["winner"]),
+        (&"mate".into(), &"black".into())
+    );
+}
+
+#[tokio::test]
+async fn an_open_challenge_is_accepted_by_a_player_it_names() {
+    let server = TestServer::start().await;
+    let mut players = PlayersClient::new(server.channel().await);
+    let [alice, bob, carol] = create_players(&mut players, ["Alice", "bob", "carol"]).await;
+    let (alice, bob, carol) = (
+        Lichess::new(server.addr, &alice),
+        Lichess::new(server.addr, &bob),
+        Lichess::new(server.addr, &carol),
+    );
+    let mut events = bob.stream("/api/stream/event").await;
+    let (status, made) = alice
+        .post("/api/challenge/open", "users=bob&clock.limit=300")
+        .await;
+    assert_eq!(status, StatusCode::OK, "{made}");
+    let id = made["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        events.next_of("challenge").await["challenge"]["id"],
+        id.as_str()
+    );
+    let (status, _) = carol.post(&format!("/api/challenge/{id}/accept"), "").await;
+    assert_ne!(status, StatusCode::OK, "carol is not named");
+    let (status, _) = bob.post(&format!("/api/challenge/{id}/accept"), "").await;
+    assert_eq!(status, StatusCode::OK);
+    let started = events.next_of("gameStart").await;
+    assert_eq!(started["game"]["opponent"]["username"], "Alice");
 }

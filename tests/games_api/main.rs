@@ -6,6 +6,7 @@
 mod common;
 
 mod challenges;
+mod chat;
 mod clocks;
 mod credentials;
 mod engine;

@@ -57,6 +57,7 @@ async fn make_move(
             r#move: sans[ply].clone(),
             expected_ply: Some(ply as u32),
             view: view as i32,
+            ..Default::default()
         })
         .await
         .unwrap_or_else(|e| panic!("ply {ply} ({}): {e:?}", sans[ply]))

@@ -807,6 +807,7 @@ async fn watch_on_the_wire(channel: &Channel, view: pb::GameView) {
                     pb::GameView::Full => view,
                     _ => pb::GameView::Basic,
                 } as i32,
+                ..Default::default()
             })
             .await
             .unwrap()

@@ -10,6 +10,7 @@ mod ending;
 mod error;
 mod events;
 pub(in crate::games) mod ids;
+mod move_text;
 mod names;
 pub mod pgn;
 mod play;
@@ -30,6 +31,7 @@ pub use error::{GameError, Refusal};
 pub use events::{EncodeEvent, EventKind, GameEvent, Published};
 pub(crate) use ids::{hash_token, new_token};
 pub use ids::{is_well_formed_id, new_id};
+pub use move_text::MoveText;
 pub(crate) use names::{hidden_character, refuse_hidden_characters};
 pub use pgn::{PgnLimits, PgnNotation};
 pub(in crate::games) use play::{

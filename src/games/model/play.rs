@@ -9,6 +9,7 @@ use super::{
     ending::Ending,
     error::{GameError, Refusal},
     ids,
+    move_text::MoveText,
     names::refuse_hidden_characters,
     seats::SeatSpec,
 };
@@ -170,10 +171,11 @@ pub(in crate::games) fn rule_choices(game: &StoredGame) -> Option<RuleChoices> {
 pub(in crate::games) fn play(
     game: &mut StoredGame,
     record: &mut dyn Referee,
-    text: &str,
+    text: MoveText<'_>,
     now: i64,
 ) -> Result<(), GameError> {
-    let played = record.play(text).map_err(|e| match e {
+    let text = text.read(record.variant())?;
+    let played = record.play(&text).map_err(|e| match e {
         MoveError::Illegal(illegal) => GameError::Illegal(illegal),
         other => GameError::BadMove(other),
     })?;

@@ -14,7 +14,165 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file arbiter/v1/games.proto.
  */
 export const file_arbiter_v1_games: GenFile = /*@__PURE__*/
-  fileDesc("ChZhcmJpdGVyL3YxL2dhbWVzLnByb3RvEgphcmJpdGVyLnYxIn4KC1NlYXRSZXF1ZXN0EhQKDGRpc3BsYXlfbmFtZRgBIAEoCRIoCgZlbmdpbmUYAiABKAsyGC5hcmJpdGVyLnYxLkVuZ2luZVBsYXllchIMCgRvcGVuGAMgASgIEhEKCXBsYXllcl9pZBgEIAEoCRIOCgZjYWxsZXIYBSABKAgiMgoMRW5naW5lUGxheWVyEg0KBWxldmVsGAEgASgNEhMKC21vdmV0aW1lX21zGAIgASgNIqwBCgRTZWF0Eh4KBHNpZGUYASABKA4yEC5hcmJpdGVyLnYxLlNpZGUSFAoMZGlzcGxheV9uYW1lGAIgASgJEigKBmVuZ2luZRgDIAEoCzIYLmFyYml0ZXIudjEuRW5naW5lUGxheWVyEgwKBG9wZW4YBCABKAgSEQoJcGxheWVyX2lkGAUgASgJEg4KBnJhdGluZxgGIAEoBRITCgtyYXRpbmdfZGlmZhgHIAEoBSKbAQoKUGxheWVkTW92ZRILCgNwbHkYASABKA0SHgoEc2lkZRgCIAEoDjIQLmFyYml0ZXIudjEuU2lkZRIeCgRtb3ZlGAMgASgLMhAuYXJiaXRlci52MS5Nb3ZlEhEKCWZlbl9hZnRlchgEIAEoCRItCglwbGF5ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIpcFCgRHYW1lEgoKAmlkGAEgASgJEiQKB3ZhcmlhbnQYAiABKA4yEy5hcmJpdGVyLnYxLlZhcmlhbnQSEQoJc3RhcnRfZmVuGAMgASgJEgsKA2ZlbhgEIAEoCRIeCgR0dXJuGAUgASgOMhAuYXJiaXRlci52MS5TaWRlEgsKA3BseRgGIAEoDRIlCgVtb3ZlcxgHIAMoCzIWLmFyYml0ZXIudjEuUGxheWVkTW92ZRIkCgdvdXRjb21lGAggASgLMhMuYXJiaXRlci52MS5PdXRjb21lEh8KBXdoaXRlGAkgASgLMhAuYXJiaXRlci52MS5TZWF0Eh8KBWJsYWNrGAogASgLMhAuYXJiaXRlci52MS5TZWF0EiQKCmRyYXdfb2ZmZXIYCyABKA4yEC5hcmJpdGVyLnYxLlNpZGUSEAoIaXNfY2hlY2sYDCABKAgSLgoKY3JlYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKAoOdGFrZWJhY2tfb2ZmZXIYDyABKA4yEC5hcmJpdGVyLnYxLlNpZGUSIAoFY2xvY2sYECABKAsyES5hcmJpdGVyLnYxLkNsb2NrEg8KB3ZlcnNpb24YESABKAMSLwoNeGlhbmdxaV9ydWxlcxgSIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzEhIKCnJlbWF0Y2hfb2YYEyABKAkSDwoHcmVtYXRjaBgUIAEoCRInCg1yZW1hdGNoX29mZmVyGBUgASgOMhAuYXJiaXRlci52MS5TaWRlEg0KBXJhdGVkGBYgASgIIsoCChFDcmVhdGVHYW1lUmVxdWVzdBIkCgd2YXJpYW50GAEgASgOMhMuYXJiaXRlci52MS5WYXJpYW50Eg0KA2ZlbhgCIAEoCUgAEhUKC3Bvc2l0aW9uX2lkGAMgASgJSAASJgoFd2hpdGUYBCABKAsyFy5hcmJpdGVyLnYxLlNlYXRSZXF1ZXN0EiYKBWJsYWNrGAUgASgLMhcuYXJiaXRlci52MS5TZWF0UmVxdWVzdBIhChllbmdpbmVfZGVjbGluZXNfdGFrZWJhY2tzGAYgASgIEi0KDHRpbWVfY29udHJvbBgHIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSLwoNeGlhbmdxaV9ydWxlcxgIIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzEg0KBXJhdGVkGAkgASgIQgcKBXN0YXJ0In0KC1RpbWVDb250cm9sEhIKCmluaXRpYWxfbXMYASABKAQSFAoMaW5jcmVtZW50X21zGAIgASgEEhAKCGRlbGF5X21zGAMgASgEEhUKDWRheXNfcGVyX21vdmUYBCABKA0SGwoTZmlyc3RfbW92ZV9ncmFjZV9tcxgFIAEoBCLRAQoFQ2xvY2sSKAoHY29udHJvbBgBIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSEAoId2hpdGVfbXMYAiABKAMSEAoIYmxhY2tfbXMYAyABKAMSIQoHcnVubmluZxgEIAEoDjIQLmFyYml0ZXIudjEuU2lkZRIpCgVzaW5jZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZGVhZGxpbmUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wInEKEkNyZWF0ZUdhbWVSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lEhMKC3doaXRlX3Rva2VuGAIgASgJEhMKC2JsYWNrX3Rva2VuGAMgASgJEhEKCWpvaW5fY29kZRgEIAEoCSJFCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEiIKBHZpZXcYAiABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IjEKD0dldEdhbWVSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lIsUCChBMaXN0R2FtZXNSZXF1ZXN0EiwKBnN0YXR1cxgBIAEoDjIcLmFyYml0ZXIudjEuR2FtZVN0YXR1c0ZpbHRlchIkCgd2YXJpYW50GAIgASgOMhMuYXJiaXRlci52MS5WYXJpYW50EhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJEg4KBnBsYXllchgFIAEoCRIsCgt0ZXJtaW5hdGlvbhgGIAEoDjIXLmFyYml0ZXIudjEuVGVybWluYXRpb24SMQoNY3JlYXRlZF9hZnRlchgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoOY3JlYXRlZF9iZWZvcmUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCXBsYXllcl9pZBgJIAEoCSJ3ChFJbXBvcnRHYW1lUmVxdWVzdBILCgNwZ24YASABKAkSJAoHdmFyaWFudBgCIAEoDjITLmFyYml0ZXIudjEuVmFyaWFudBIvCg14aWFuZ3FpX3J1bGVzGAMgASgOMhguYXJiaXRlci52MS5YaWFuZ3FpUnVsZXMiXgoSSW1wb3J0R2FtZVJlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUSEwoLd2hpdGVfdG9rZW4YAiABKAkSEwoLYmxhY2tfdG9rZW4YAyABKAkiTwoRRXhwb3J0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIpCghub3RhdGlvbhgCIAEoDjIXLmFyYml0ZXIudjEuUGduTm90YXRpb24iIQoSRXhwb3J0R2FtZVJlc3BvbnNlEgsKA3BnbhgBIAEoCSJNChFMaXN0R2FtZXNSZXNwb25zZRIfCgVnYW1lcxgBIAMoCzIQLmFyYml0ZXIudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkilAEKD01ha2VNb3ZlUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSDAoEbW92ZRgDIAEoCRIZCgxleHBlY3RlZF9wbHkYBCABKA1IAIgBARIiCgR2aWV3GAUgASgOMhQuYXJiaXRlci52MS5HYW1lVmlld0IPCg1fZXhwZWN0ZWRfcGx5IlgKEE1ha2VNb3ZlUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIkCgRtb3ZlGAIgASgLMhYuYXJiaXRlci52MS5QbGF5ZWRNb3ZlIlgKDVJlc2lnblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEiIKBHZpZXcYAyABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IjAKDlJlc2lnblJlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUiWwoQT2ZmZXJEcmF3UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSIgoEdmlldxgDIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXciMwoRT2ZmZXJEcmF3UmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZSJvChRSZXNwb25kVG9EcmF3UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSDgoGYWNjZXB0GAMgASgIEiIKBHZpZXcYBCABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IjcKFVJlc3BvbmRUb0RyYXdSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lImEKFlByb3Bvc2VUYWtlYmFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEiIKBHZpZXcYAyABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IjkKF1Byb3Bvc2VUYWtlYmFja1Jlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUicwoYUmVzcG9uZFRvVGFrZWJhY2tSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIOCgZhY2NlcHQYAyABKAgSIgoEdmlldxgEIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXciOwoZUmVzcG9uZFRvVGFrZWJhY2tSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lImkKEENsYWltRHJhd1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEgwKBG1vdmUYAyABKAkSIgoEdmlldxgEIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXciWQoRQ2xhaW1EcmF3UmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIkCgRtb3ZlGAIgASgLMhYuYXJiaXRlci52MS5QbGF5ZWRNb3ZlIlcKDEFib3J0UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSIgoEdmlldxgDIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXciLwoNQWJvcnRSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lIp8BChBXYXRjaEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSGQoMZnJvbV92ZXJzaW9uGAIgASgDSACIAQESIgoEdmlldxgDIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXcSFgoOZm9sbG93X3JlbWF0Y2gYBCABKAgSEgoKc2VhdF90b2tlbhgFIAEoCUIPCg1fZnJvbV92ZXJzaW9uIoIBChFXYXRjaEdhbWVSZXNwb25zZRInCgRraW5kGAEgASgOMhkuYXJiaXRlci52MS5HYW1lRXZlbnRLaW5kEh4KBGdhbWUYAiABKAsyEC5hcmJpdGVyLnYxLkdhbWUSJAoEbW92ZRgDIAEoCzIWLmFyYml0ZXIudjEuUGxheWVkTW92ZSJeCg9Kb2luR2FtZVJlcXVlc3QSEQoJam9pbl9jb2RlGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIiCgR2aWV3GAMgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyJmChBKb2luR2FtZVJlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUSHgoEc2lkZRgCIAEoDjIQLmFyYml0ZXIudjEuU2lkZRISCgpzZWF0X3Rva2VuGAMgASgJIicKEkdldE9wZW5TZWF0UmVxdWVzdBIRCglqb2luX2NvZGUYASABKAkiVQoTR2V0T3BlblNlYXRSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lEh4KBHNpZGUYAiABKA4yEC5hcmJpdGVyLnYxLlNpZGUiXgoTT2ZmZXJSZW1hdGNoUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSIgoEdmlldxgDIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXcijQEKFE9mZmVyUmVtYXRjaFJlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUSIQoHcmVtYXRjaBgCIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIeCgRzaWRlGAMgASgOMhAuYXJiaXRlci52MS5TaWRlEhIKCnNlYXRfdG9rZW4YBCABKAkicgoXUmVzcG9uZFRvUmVtYXRjaFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEg4KBmFjY2VwdBgDIAEoCBIiCgR2aWV3GAQgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyKRAQoYUmVzcG9uZFRvUmVtYXRjaFJlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUSIQoHcmVtYXRjaBgCIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIeCgRzaWRlGAMgASgOMhAuYXJiaXRlci52MS5TaWRlEhIKCnNlYXRfdG9rZW4YBCABKAkiMQoKUGxheWVyU2VhdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkiOwoSV2F0Y2hQbGF5ZXJSZXF1ZXN0EiUKBXNlYXRzGAEgAygLMhYuYXJiaXRlci52MS5QbGF5ZXJTZWF0IqYBChNXYXRjaFBsYXllclJlc3BvbnNlEikKBGtpbmQYASABKA4yGy5hcmJpdGVyLnYxLlBsYXllckV2ZW50S2luZBIeCgRnYW1lGAIgASgLMhAuYXJiaXRlci52MS5HYW1lEh4KBHNpZGUYAyABKA4yEC5hcmJpdGVyLnYxLlNpZGUSJAoEbW92ZRgEIAEoCzIWLmFyYml0ZXIudjEuUGxheWVkTW92ZSpOCghHYW1lVmlldxIZChVHQU1FX1ZJRVdfVU5TUEVDSUZJRUQQABITCg9HQU1FX1ZJRVdfQkFTSUMQARISCg5HQU1FX1ZJRVdfRlVMTBACKncKEEdhbWVTdGF0dXNGaWx0ZXISIgoeR0FNRV9TVEFUVVNfRklMVEVSX1VOU1BFQ0lGSUVEEAASHgoaR0FNRV9TVEFUVVNfRklMVEVSX09OR09JTkcQARIfChtHQU1FX1NUQVRVU19GSUxURVJfRklOSVNIRUQQAip+CgtQZ25Ob3RhdGlvbhIcChhQR05fTk9UQVRJT05fVU5TUEVDSUZJRUQQABIZChVQR05fTk9UQVRJT05fU1RBTkRBUkQQARIcChhQR05fTk9UQVRJT05fQ09PUkRJTkFURVMQAhIYChRQR05fTk9UQVRJT05fQ0hJTkVTRRADKtMDCg1HYW1lRXZlbnRLaW5kEh8KG0dBTUVfRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEhwKGEdBTUVfRVZFTlRfS0lORF9TTkFQU0hPVBABEhgKFEdBTUVfRVZFTlRfS0lORF9NT1ZFEAISIAocR0FNRV9FVkVOVF9LSU5EX0RSQVdfT0ZGRVJFRBADEiEKHUdBTUVfRVZFTlRfS0lORF9EUkFXX0RFQ0xJTkVEEAQSHgoaR0FNRV9FVkVOVF9LSU5EX0dBTUVfRU5ERUQQBRIlCiFHQU1FX0VWRU5UX0tJTkRfVEFLRUJBQ0tfUFJPUE9TRUQQBhIlCiFHQU1FX0VWRU5UX0tJTkRfVEFLRUJBQ0tfQUNDRVBURUQQBxIlCiFHQU1FX0VWRU5UX0tJTkRfVEFLRUJBQ0tfREVDTElORUQQCBIfChtHQU1FX0VWRU5UX0tJTkRfU0VBVF9KT0lORUQQCRIjCh9HQU1FX0VWRU5UX0tJTkRfUkVNQVRDSF9PRkZFUkVEEAoSJAogR0FNRV9FVkVOVF9LSU5EX1JFTUFUQ0hfREVDTElORUQQCxIjCh9HQU1FX0VWRU5UX0tJTkRfUkVNQVRDSF9TVEFSVEVEEAwq3QIKD1BsYXllckV2ZW50S2luZBIhCh1QTEFZRVJfRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEiIKHlBMQVlFUl9FVkVOVF9LSU5EX0dBTUVfU1RBUlRFRBABEh8KG1BMQVlFUl9FVkVOVF9LSU5EX1lPVVJfVFVSThACEiIKHlBMQVlFUl9FVkVOVF9LSU5EX0RSQVdfT0ZGRVJFRBADEicKI1BMQVlFUl9FVkVOVF9LSU5EX1RBS0VCQUNLX1BST1BPU0VEEAQSIAocUExBWUVSX0VWRU5UX0tJTkRfR0FNRV9FTkRFRBAFEh8KG1BMQVlFUl9FVkVOVF9LSU5EX0NIQUxMRU5HRRAGEigKJFBMQVlFUl9FVkVOVF9LSU5EX0NIQUxMRU5HRV9DQU5DRUxFRBAHEigKJFBMQVlFUl9FVkVOVF9LSU5EX0NIQUxMRU5HRV9ERUNMSU5FRBAIMtELCgVHYW1lcxJLCgpDcmVhdGVHYW1lEh0uYXJiaXRlci52MS5DcmVhdGVHYW1lUmVxdWVzdBoeLmFyYml0ZXIudjEuQ3JlYXRlR2FtZVJlc3BvbnNlEkIKB0dldEdhbWUSGi5hcmJpdGVyLnYxLkdldEdhbWVSZXF1ZXN0GhsuYXJiaXRlci52MS5HZXRHYW1lUmVzcG9uc2USSAoJTGlzdEdhbWVzEhwuYXJiaXRlci52MS5MaXN0R2FtZXNSZXF1ZXN0Gh0uYXJiaXRlci52MS5MaXN0R2FtZXNSZXNwb25zZRJLCgpFeHBvcnRHYW1lEh0uYXJiaXRlci52MS5FeHBvcnRHYW1lUmVxdWVzdBoeLmFyYml0ZXIudjEuRXhwb3J0R2FtZVJlc3BvbnNlEksKCkltcG9ydEdhbWUSHS5hcmJpdGVyLnYxLkltcG9ydEdhbWVSZXF1ZXN0Gh4uYXJiaXRlci52MS5JbXBvcnRHYW1lUmVzcG9uc2USRQoITWFrZU1vdmUSGy5hcmJpdGVyLnYxLk1ha2VNb3ZlUmVxdWVzdBocLmFyYml0ZXIudjEuTWFrZU1vdmVSZXNwb25zZRI/CgZSZXNpZ24SGS5hcmJpdGVyLnYxLlJlc2lnblJlcXVlc3QaGi5hcmJpdGVyLnYxLlJlc2lnblJlc3BvbnNlEkgKCU9mZmVyRHJhdxIcLmFyYml0ZXIudjEuT2ZmZXJEcmF3UmVxdWVzdBodLmFyYml0ZXIudjEuT2ZmZXJEcmF3UmVzcG9uc2USVAoNUmVzcG9uZFRvRHJhdxIgLmFyYml0ZXIudjEuUmVzcG9uZFRvRHJhd1JlcXVlc3QaIS5hcmJpdGVyLnYxLlJlc3BvbmRUb0RyYXdSZXNwb25zZRJICglDbGFpbURyYXcSHC5hcmJpdGVyLnYxLkNsYWltRHJhd1JlcXVlc3QaHS5hcmJpdGVyLnYxLkNsYWltRHJhd1Jlc3BvbnNlEloKD1Byb3Bvc2VUYWtlYmFjaxIiLmFyYml0ZXIudjEuUHJvcG9zZVRha2ViYWNrUmVxdWVzdBojLmFyYml0ZXIudjEuUHJvcG9zZVRha2ViYWNrUmVzcG9uc2USYAoRUmVzcG9uZFRvVGFrZWJhY2sSJC5hcmJpdGVyLnYxLlJlc3BvbmRUb1Rha2ViYWNrUmVxdWVzdBolLmFyYml0ZXIudjEuUmVzcG9uZFRvVGFrZWJhY2tSZXNwb25zZRI8CgVBYm9ydBIYLmFyYml0ZXIudjEuQWJvcnRSZXF1ZXN0GhkuYXJiaXRlci52MS5BYm9ydFJlc3BvbnNlEkoKCVdhdGNoR2FtZRIcLmFyYml0ZXIudjEuV2F0Y2hHYW1lUmVxdWVzdBodLmFyYml0ZXIudjEuV2F0Y2hHYW1lUmVzcG9uc2UwARJFCghKb2luR2FtZRIbLmFyYml0ZXIudjEuSm9pbkdhbWVSZXF1ZXN0GhwuYXJiaXRlci52MS5Kb2luR2FtZVJlc3BvbnNlEk4KC0dldE9wZW5TZWF0Eh4uYXJiaXRlci52MS5HZXRPcGVuU2VhdFJlcXVlc3QaHy5hcmJpdGVyLnYxLkdldE9wZW5TZWF0UmVzcG9uc2USUQoMT2ZmZXJSZW1hdGNoEh8uYXJiaXRlci52MS5PZmZlclJlbWF0Y2hSZXF1ZXN0GiAuYXJiaXRlci52MS5PZmZlclJlbWF0Y2hSZXNwb25zZRJdChBSZXNwb25kVG9SZW1hdGNoEiMuYXJiaXRlci52MS5SZXNwb25kVG9SZW1hdGNoUmVxdWVzdBokLmFyYml0ZXIudjEuUmVzcG9uZFRvUmVtYXRjaFJlc3BvbnNlElAKC1dhdGNoUGxheWVyEh4uYXJiaXRlci52MS5XYXRjaFBsYXllclJlcXVlc3QaHy5hcmJpdGVyLnYxLldhdGNoUGxheWVyUmVzcG9uc2UwAWIGcHJvdG8z", [file_arbiter_v1_common, file_google_protobuf_timestamp]);
+  fileDesc("ChZhcmJpdGVyL3YxL2dhbWVzLnByb3RvEgphcmJpdGVyLnYxIpsBCghDaGF0TGluZRILCgNzZXEYASABKAMSIgoEcm9vbRgCIAEoDjIULmFyYml0ZXIudjEuQ2hhdFJvb20SEQoJcGxheWVyX2lkGAMgASgJEhAKCHVzZXJuYW1lGAQgASgJEgwKBHRleHQYBSABKAkSKwoHc2VudF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVAoPU2VuZENoYXRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSIgoEcm9vbRgCIAEoDjIULmFyYml0ZXIudjEuQ2hhdFJvb20SDAoEdGV4dBgDIAEoCSI2ChBTZW5kQ2hhdFJlc3BvbnNlEiIKBGxpbmUYASABKAsyFC5hcmJpdGVyLnYxLkNoYXRMaW5lIjEKD0xpc3RDaGF0UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg0KBWFmdGVyGAIgASgDIjcKEExpc3RDaGF0UmVzcG9uc2USIwoFbGluZXMYASADKAsyFC5hcmJpdGVyLnYxLkNoYXRMaW5lIn4KC1NlYXRSZXF1ZXN0EhQKDGRpc3BsYXlfbmFtZRgBIAEoCRIoCgZlbmdpbmUYAiABKAsyGC5hcmJpdGVyLnYxLkVuZ2luZVBsYXllchIMCgRvcGVuGAMgASgIEhEKCXBsYXllcl9pZBgEIAEoCRIOCgZjYWxsZXIYBSABKAgiMgoMRW5naW5lUGxheWVyEg0KBWxldmVsGAEgASgNEhMKC21vdmV0aW1lX21zGAIgASgNIqwBCgRTZWF0Eh4KBHNpZGUYASABKA4yEC5hcmJpdGVyLnYxLlNpZGUSFAoMZGlzcGxheV9uYW1lGAIgASgJEigKBmVuZ2luZRgDIAEoCzIYLmFyYml0ZXIudjEuRW5naW5lUGxheWVyEgwKBG9wZW4YBCABKAgSEQoJcGxheWVyX2lkGAUgASgJEg4KBnJhdGluZxgGIAEoBRITCgtyYXRpbmdfZGlmZhgHIAEoBSKbAQoKUGxheWVkTW92ZRILCgNwbHkYASABKA0SHgoEc2lkZRgCIAEoDjIQLmFyYml0ZXIudjEuU2lkZRIeCgRtb3ZlGAMgASgLMhAuYXJiaXRlci52MS5Nb3ZlEhEKCWZlbl9hZnRlchgEIAEoCRItCglwbGF5ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIpcFCgRHYW1lEgoKAmlkGAEgASgJEiQKB3ZhcmlhbnQYAiABKA4yEy5hcmJpdGVyLnYxLlZhcmlhbnQSEQoJc3RhcnRfZmVuGAMgASgJEgsKA2ZlbhgEIAEoCRIeCgR0dXJuGAUgASgOMhAuYXJiaXRlci52MS5TaWRlEgsKA3BseRgGIAEoDRIlCgVtb3ZlcxgHIAMoCzIWLmFyYml0ZXIudjEuUGxheWVkTW92ZRIkCgdvdXRjb21lGAggASgLMhMuYXJiaXRlci52MS5PdXRjb21lEh8KBXdoaXRlGAkgASgLMhAuYXJiaXRlci52MS5TZWF0Eh8KBWJsYWNrGAogASgLMhAuYXJiaXRlci52MS5TZWF0EiQKCmRyYXdfb2ZmZXIYCyABKA4yEC5hcmJpdGVyLnYxLlNpZGUSEAoIaXNfY2hlY2sYDCABKAgSLgoKY3JlYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKAoOdGFrZWJhY2tfb2ZmZXIYDyABKA4yEC5hcmJpdGVyLnYxLlNpZGUSIAoFY2xvY2sYECABKAsyES5hcmJpdGVyLnYxLkNsb2NrEg8KB3ZlcnNpb24YESABKAMSLwoNeGlhbmdxaV9ydWxlcxgSIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzEhIKCnJlbWF0Y2hfb2YYEyABKAkSDwoHcmVtYXRjaBgUIAEoCRInCg1yZW1hdGNoX29mZmVyGBUgASgOMhAuYXJiaXRlci52MS5TaWRlEg0KBXJhdGVkGBYgASgIIsoCChFDcmVhdGVHYW1lUmVxdWVzdBIkCgd2YXJpYW50GAEgASgOMhMuYXJiaXRlci52MS5WYXJpYW50Eg0KA2ZlbhgCIAEoCUgAEhUKC3Bvc2l0aW9uX2lkGAMgASgJSAASJgoFd2hpdGUYBCABKAsyFy5hcmJpdGVyLnYxLlNlYXRSZXF1ZXN0EiYKBWJsYWNrGAUgASgLMhcuYXJiaXRlci52MS5TZWF0UmVxdWVzdBIhChllbmdpbmVfZGVjbGluZXNfdGFrZWJhY2tzGAYgASgIEi0KDHRpbWVfY29udHJvbBgHIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSLwoNeGlhbmdxaV9ydWxlcxgIIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzEg0KBXJhdGVkGAkgASgIQgcKBXN0YXJ0In0KC1RpbWVDb250cm9sEhIKCmluaXRpYWxfbXMYASABKAQSFAoMaW5jcmVtZW50X21zGAIgASgEEhAKCGRlbGF5X21zGAMgASgEEhUKDWRheXNfcGVyX21vdmUYBCABKA0SGwoTZmlyc3RfbW92ZV9ncmFjZV9tcxgFIAEoBCLRAQoFQ2xvY2sSKAoHY29udHJvbBgBIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSEAoId2hpdGVfbXMYAiABKAMSEAoIYmxhY2tfbXMYAyABKAMSIQoHcnVubmluZxgEIAEoDjIQLmFyYml0ZXIudjEuU2lkZRIpCgVzaW5jZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZGVhZGxpbmUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wInEKEkNyZWF0ZUdhbWVSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lEhMKC3doaXRlX3Rva2VuGAIgASgJEhMKC2JsYWNrX3Rva2VuGAMgASgJEhEKCWpvaW5fY29kZRgEIAEoCSJFCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEiIKBHZpZXcYAiABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IjEKD0dldEdhbWVSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lIsUCChBMaXN0R2FtZXNSZXF1ZXN0EiwKBnN0YXR1cxgBIAEoDjIcLmFyYml0ZXIudjEuR2FtZVN0YXR1c0ZpbHRlchIkCgd2YXJpYW50GAIgASgOMhMuYXJiaXRlci52MS5WYXJpYW50EhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJEg4KBnBsYXllchgFIAEoCRIsCgt0ZXJtaW5hdGlvbhgGIAEoDjIXLmFyYml0ZXIudjEuVGVybWluYXRpb24SMQoNY3JlYXRlZF9hZnRlchgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoOY3JlYXRlZF9iZWZvcmUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCXBsYXllcl9pZBgJIAEoCSJ3ChFJbXBvcnRHYW1lUmVxdWVzdBILCgNwZ24YASABKAkSJAoHdmFyaWFudBgCIAEoDjITLmFyYml0ZXIudjEuVmFyaWFudBIvCg14aWFuZ3FpX3J1bGVzGAMgASgOMhguYXJiaXRlci52MS5YaWFuZ3FpUnVsZXMiXgoSSW1wb3J0R2FtZVJlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUSEwoLd2hpdGVfdG9rZW4YAiABKAkSEwoLYmxhY2tfdG9rZW4YAyABKAkiTwoRRXhwb3J0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIpCghub3RhdGlvbhgCIAEoDjIXLmFyYml0ZXIudjEuUGduTm90YXRpb24iIQoSRXhwb3J0R2FtZVJlc3BvbnNlEgsKA3BnbhgBIAEoCSJNChFMaXN0R2FtZXNSZXNwb25zZRIfCgVnYW1lcxgBIAMoCzIQLmFyYml0ZXIudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiugEKD01ha2VNb3ZlUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSDAoEbW92ZRgDIAEoCRIZCgxleHBlY3RlZF9wbHkYBCABKA1IAIgBARIiCgR2aWV3GAUgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldxIkCgVyYW5rcxgGIAEoDjIVLmFyYml0ZXIudjEuTW92ZVJhbmtzQg8KDV9leHBlY3RlZF9wbHkiWAoQTWFrZU1vdmVSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lEiQKBG1vdmUYAiABKAsyFi5hcmJpdGVyLnYxLlBsYXllZE1vdmUiWAoNUmVzaWduUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSIgoEdmlldxgDIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXciMAoOUmVzaWduUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZSJbChBPZmZlckRyYXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIiCgR2aWV3GAMgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyIzChFPZmZlckRyYXdSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lIm8KFFJlc3BvbmRUb0RyYXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIOCgZhY2NlcHQYAyABKAgSIgoEdmlldxgEIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXciNwoVUmVzcG9uZFRvRHJhd1Jlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUiYQoWUHJvcG9zZVRha2ViYWNrUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSIgoEdmlldxgDIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXciOQoXUHJvcG9zZVRha2ViYWNrUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZSJzChhSZXNwb25kVG9UYWtlYmFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEg4KBmFjY2VwdBgDIAEoCBIiCgR2aWV3GAQgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyI7ChlSZXNwb25kVG9UYWtlYmFja1Jlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUiaQoQQ2xhaW1EcmF3UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSDAoEbW92ZRgDIAEoCRIiCgR2aWV3GAQgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyJZChFDbGFpbURyYXdSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lEiQKBG1vdmUYAiABKAsyFi5hcmJpdGVyLnYxLlBsYXllZE1vdmUiVwoMQWJvcnRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIiCgR2aWV3GAMgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyIvCg1BYm9ydFJlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUinwEKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIZCgxmcm9tX3ZlcnNpb24YAiABKANIAIgBARIiCgR2aWV3GAMgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldxIWCg5mb2xsb3dfcmVtYXRjaBgEIAEoCBISCgpzZWF0X3Rva2VuGAUgASgJQg8KDV9mcm9tX3ZlcnNpb24iggEKEVdhdGNoR2FtZVJlc3BvbnNlEicKBGtpbmQYASABKA4yGS5hcmJpdGVyLnYxLkdhbWVFdmVudEtpbmQSHgoEZ2FtZRgCIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIkCgRtb3ZlGAMgASgLMhYuYXJiaXRlci52MS5QbGF5ZWRNb3ZlIl4KD0pvaW5HYW1lUmVxdWVzdBIRCglqb2luX2NvZGUYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEiIKBHZpZXcYAyABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3ImYKEEpvaW5HYW1lUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIeCgRzaWRlGAIgASgOMhAuYXJiaXRlci52MS5TaWRlEhIKCnNlYXRfdG9rZW4YAyABKAkiJwoSR2V0T3BlblNlYXRSZXF1ZXN0EhEKCWpvaW5fY29kZRgBIAEoCSJVChNHZXRPcGVuU2VhdFJlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUSHgoEc2lkZRgCIAEoDjIQLmFyYml0ZXIudjEuU2lkZSJeChNPZmZlclJlbWF0Y2hSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIiCgR2aWV3GAMgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyKNAQoUT2ZmZXJSZW1hdGNoUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIhCgdyZW1hdGNoGAIgASgLMhAuYXJiaXRlci52MS5HYW1lEh4KBHNpZGUYAyABKA4yEC5hcmJpdGVyLnYxLlNpZGUSEgoKc2VhdF90b2tlbhgEIAEoCSJyChdSZXNwb25kVG9SZW1hdGNoUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSDgoGYWNjZXB0GAMgASgIEiIKBHZpZXcYBCABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IpEBChhSZXNwb25kVG9SZW1hdGNoUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIhCgdyZW1hdGNoGAIgASgLMhAuYXJiaXRlci52MS5HYW1lEh4KBHNpZGUYAyABKA4yEC5hcmJpdGVyLnYxLlNpZGUSEgoKc2VhdF90b2tlbhgEIAEoCSIxCgpQbGF5ZXJTZWF0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCSI7ChJXYXRjaFBsYXllclJlcXVlc3QSJQoFc2VhdHMYASADKAsyFi5hcmJpdGVyLnYxLlBsYXllclNlYXQipgEKE1dhdGNoUGxheWVyUmVzcG9uc2USKQoEa2luZBgBIAEoDjIbLmFyYml0ZXIudjEuUGxheWVyRXZlbnRLaW5kEh4KBGdhbWUYAiABKAsyEC5hcmJpdGVyLnYxLkdhbWUSHgoEc2lkZRgDIAEoDjIQLmFyYml0ZXIudjEuU2lkZRIkCgRtb3ZlGAQgASgLMhYuYXJiaXRlci52MS5QbGF5ZWRNb3ZlKlQKCENoYXRSb29tEhkKFUNIQVRfUk9PTV9VTlNQRUNJRklFRBAAEhQKEENIQVRfUk9PTV9QTEFZRVIQARIXChNDSEFUX1JPT01fU1BFQ1RBVE9SEAIqTgoIR2FtZVZpZXcSGQoVR0FNRV9WSUVXX1VOU1BFQ0lGSUVEEAASEwoPR0FNRV9WSUVXX0JBU0lDEAESEgoOR0FNRV9WSUVXX0ZVTEwQAip3ChBHYW1lU3RhdHVzRmlsdGVyEiIKHkdBTUVfU1RBVFVTX0ZJTFRFUl9VTlNQRUNJRklFRBAAEh4KGkdBTUVfU1RBVFVTX0ZJTFRFUl9PTkdPSU5HEAESHwobR0FNRV9TVEFUVVNfRklMVEVSX0ZJTklTSEVEEAIqfgoLUGduTm90YXRpb24SHAoYUEdOX05PVEFUSU9OX1VOU1BFQ0lGSUVEEAASGQoVUEdOX05PVEFUSU9OX1NUQU5EQVJEEAESHAoYUEdOX05PVEFUSU9OX0NPT1JESU5BVEVTEAISGAoUUEdOX05PVEFUSU9OX0NISU5FU0UQAypACglNb3ZlUmFua3MSGgoWTU9WRV9SQU5LU19VTlNQRUNJRklFRBAAEhcKE01PVkVfUkFOS1NfRlJPTV9PTkUQASrTAwoNR2FtZUV2ZW50S2luZBIfChtHQU1FX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIcChhHQU1FX0VWRU5UX0tJTkRfU05BUFNIT1QQARIYChRHQU1FX0VWRU5UX0tJTkRfTU9WRRACEiAKHEdBTUVfRVZFTlRfS0lORF9EUkFXX09GRkVSRUQQAxIhCh1HQU1FX0VWRU5UX0tJTkRfRFJBV19ERUNMSU5FRBAEEh4KGkdBTUVfRVZFTlRfS0lORF9HQU1FX0VOREVEEAUSJQohR0FNRV9FVkVOVF9LSU5EX1RBS0VCQUNLX1BST1BPU0VEEAYSJQohR0FNRV9FVkVOVF9LSU5EX1RBS0VCQUNLX0FDQ0VQVEVEEAcSJQohR0FNRV9FVkVOVF9LSU5EX1RBS0VCQUNLX0RFQ0xJTkVEEAgSHwobR0FNRV9FVkVOVF9LSU5EX1NFQVRfSk9JTkVEEAkSIwofR0FNRV9FVkVOVF9LSU5EX1JFTUFUQ0hfT0ZGRVJFRBAKEiQKIEdBTUVfRVZFTlRfS0lORF9SRU1BVENIX0RFQ0xJTkVEEAsSIwofR0FNRV9FVkVOVF9LSU5EX1JFTUFUQ0hfU1RBUlRFRBAMKt0CCg9QbGF5ZXJFdmVudEtpbmQSIQodUExBWUVSX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIiCh5QTEFZRVJfRVZFTlRfS0lORF9HQU1FX1NUQVJURUQQARIfChtQTEFZRVJfRVZFTlRfS0lORF9ZT1VSX1RVUk4QAhIiCh5QTEFZRVJfRVZFTlRfS0lORF9EUkFXX09GRkVSRUQQAxInCiNQTEFZRVJfRVZFTlRfS0lORF9UQUtFQkFDS19QUk9QT1NFRBAEEiAKHFBMQVlFUl9FVkVOVF9LSU5EX0dBTUVfRU5ERUQQBRIfChtQTEFZRVJfRVZFTlRfS0lORF9DSEFMTEVOR0UQBhIoCiRQTEFZRVJfRVZFTlRfS0lORF9DSEFMTEVOR0VfQ0FOQ0VMRUQQBxIoCiRQTEFZRVJfRVZFTlRfS0lORF9DSEFMTEVOR0VfREVDTElORUQQCDLfDAoFR2FtZXMSSwoKQ3JlYXRlR2FtZRIdLmFyYml0ZXIudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHi5hcmJpdGVyLnYxLkNyZWF0ZUdhbWVSZXNwb25zZRJCCgdHZXRHYW1lEhouYXJiaXRlci52MS5HZXRHYW1lUmVxdWVzdBobLmFyYml0ZXIudjEuR2V0R2FtZVJlc3BvbnNlEkgKCUxpc3RHYW1lcxIcLmFyYml0ZXIudjEuTGlzdEdhbWVzUmVxdWVzdBodLmFyYml0ZXIudjEuTGlzdEdhbWVzUmVzcG9uc2USSwoKRXhwb3J0R2FtZRIdLmFyYml0ZXIudjEuRXhwb3J0R2FtZVJlcXVlc3QaHi5hcmJpdGVyLnYxLkV4cG9ydEdhbWVSZXNwb25zZRJLCgpJbXBvcnRHYW1lEh0uYXJiaXRlci52MS5JbXBvcnRHYW1lUmVxdWVzdBoeLmFyYml0ZXIudjEuSW1wb3J0R2FtZVJlc3BvbnNlEkUKCE1ha2VNb3ZlEhsuYXJiaXRlci52MS5NYWtlTW92ZVJlcXVlc3QaHC5hcmJpdGVyLnYxLk1ha2VNb3ZlUmVzcG9uc2USPwoGUmVzaWduEhkuYXJiaXRlci52MS5SZXNpZ25SZXF1ZXN0GhouYXJiaXRlci52MS5SZXNpZ25SZXNwb25zZRJICglPZmZlckRyYXcSHC5hcmJpdGVyLnYxLk9mZmVyRHJhd1JlcXVlc3QaHS5hcmJpdGVyLnYxLk9mZmVyRHJhd1Jlc3BvbnNlElQKDVJlc3BvbmRUb0RyYXcSIC5hcmJpdGVyLnYxLlJlc3BvbmRUb0RyYXdSZXF1ZXN0GiEuYXJiaXRlci52MS5SZXNwb25kVG9EcmF3UmVzcG9uc2USSAoJQ2xhaW1EcmF3EhwuYXJiaXRlci52MS5DbGFpbURyYXdSZXF1ZXN0Gh0uYXJiaXRlci52MS5DbGFpbURyYXdSZXNwb25zZRJaCg9Qcm9wb3NlVGFrZWJhY2sSIi5hcmJpdGVyLnYxLlByb3Bvc2VUYWtlYmFja1JlcXVlc3QaIy5hcmJpdGVyLnYxLlByb3Bvc2VUYWtlYmFja1Jlc3BvbnNlEmAKEVJlc3BvbmRUb1Rha2ViYWNrEiQuYXJiaXRlci52MS5SZXNwb25kVG9UYWtlYmFja1JlcXVlc3QaJS5hcmJpdGVyLnYxLlJlc3BvbmRUb1Rha2ViYWNrUmVzcG9uc2USPAoFQWJvcnQSGC5hcmJpdGVyLnYxLkFib3J0UmVxdWVzdBoZLmFyYml0ZXIudjEuQWJvcnRSZXNwb25zZRJKCglXYXRjaEdhbWUSHC5hcmJpdGVyLnYxLldhdGNoR2FtZVJlcXVlc3QaHS5hcmJpdGVyLnYxLldhdGNoR2FtZVJlc3BvbnNlMAESRQoISm9pbkdhbWUSGy5hcmJpdGVyLnYxLkpvaW5HYW1lUmVxdWVzdBocLmFyYml0ZXIudjEuSm9pbkdhbWVSZXNwb25zZRJOCgtHZXRPcGVuU2VhdBIeLmFyYml0ZXIudjEuR2V0T3BlblNlYXRSZXF1ZXN0Gh8uYXJiaXRlci52MS5HZXRPcGVuU2VhdFJlc3BvbnNlElEKDE9mZmVyUmVtYXRjaBIfLmFyYml0ZXIudjEuT2ZmZXJSZW1hdGNoUmVxdWVzdBogLmFyYml0ZXIudjEuT2ZmZXJSZW1hdGNoUmVzcG9uc2USXQoQUmVzcG9uZFRvUmVtYXRjaBIjLmFyYml0ZXIudjEuUmVzcG9uZFRvUmVtYXRjaFJlcXVlc3QaJC5hcmJpdGVyLnYxLlJlc3BvbmRUb1JlbWF0Y2hSZXNwb25zZRJQCgtXYXRjaFBsYXllchIeLmFyYml0ZXIudjEuV2F0Y2hQbGF5ZXJSZXF1ZXN0Gh8uYXJiaXRlci52MS5XYXRjaFBsYXllclJlc3BvbnNlMAESRQoIU2VuZENoYXQSGy5hcmJpdGVyLnYxLlNlbmRDaGF0UmVxdWVzdBocLmFyYml0ZXIudjEuU2VuZENoYXRSZXNwb25zZRJFCghMaXN0Q2hhdBIbLmFyYml0ZXIudjEuTGlzdENoYXRSZXF1ZXN0GhwuYXJiaXRlci52MS5MaXN0Q2hhdFJlc3BvbnNlYgZwcm90bzM", [file_arbiter_v1_common, file_google_protobuf_timestamp]);
+
+/**
+ * A line of a game's chat.
+ *
+ * @generated from message arbiter.v1.ChatLine
+ */
+export type ChatLine = Message<"arbiter.v1.ChatLine"> & {
+  /**
+   * Its number in the game's chat, from 1 (both rooms count together).
+   *
+   * @generated from field: int64 seq = 1;
+   */
+  seq: bigint;
+
+  /**
+   * @generated from field: arbiter.v1.ChatRoom room = 2;
+   */
+  room: ChatRoom;
+
+  /**
+   * The writer's player id (empty once the player is deleted).
+   *
+   * @generated from field: string player_id = 3;
+   */
+  playerId: string;
+
+  /**
+   * The writer's username (or "Deleted player").
+   *
+   * @generated from field: string username = 4;
+   */
+  username: string;
+
+  /**
+   * @generated from field: string text = 5;
+   */
+  text: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp sent_at = 6;
+   */
+  sentAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message arbiter.v1.ChatLine.
+ * Use `create(ChatLineSchema)` to create a new message.
+ */
+export const ChatLineSchema: GenMessage<ChatLine> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_games, 0);
+
+/**
+ * Request for Games.SendChat.
+ *
+ * @generated from message arbiter.v1.SendChatRequest
+ */
+export type SendChatRequest = Message<"arbiter.v1.SendChatRequest"> & {
+  /**
+   * The game id.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The room. Required.
+   *
+   * @generated from field: arbiter.v1.ChatRoom room = 2;
+   */
+  room: ChatRoom;
+
+  /**
+   * The line: 1-140 characters once trimmed, visible Unicode on one line
+   * (INVALID_ARGUMENT MISSING_FIELD, TOO_LONG, CONTROL_CHARACTER or
+   * INVISIBLE_CHARACTER).
+   *
+   * @generated from field: string text = 3;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message arbiter.v1.SendChatRequest.
+ * Use `create(SendChatRequestSchema)` to create a new message.
+ */
+export const SendChatRequestSchema: GenMessage<SendChatRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_games, 1);
+
+/**
+ * Response of Games.SendChat.
+ *
+ * @generated from message arbiter.v1.SendChatResponse
+ */
+export type SendChatResponse = Message<"arbiter.v1.SendChatResponse"> & {
+  /**
+   * The line as stored.
+   *
+   * @generated from field: arbiter.v1.ChatLine line = 1;
+   */
+  line?: ChatLine | undefined;
+};
+
+/**
+ * Describes the message arbiter.v1.SendChatResponse.
+ * Use `create(SendChatResponseSchema)` to create a new message.
+ */
+export const SendChatResponseSchema: GenMessage<SendChatResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_games, 2);
+
+/**
+ * Request for Games.ListChat.
+ *
+ * @generated from message arbiter.v1.ListChatRequest
+ */
+export type ListChatRequest = Message<"arbiter.v1.ListChatRequest"> & {
+  /**
+   * The game id.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * Only lines after this one (its `seq`; 0: from the first kept).
+   *
+   * @generated from field: int64 after = 2;
+   */
+  after: bigint;
+};
+
+/**
+ * Describes the message arbiter.v1.ListChatRequest.
+ * Use `create(ListChatRequestSchema)` to create a new message.
+ */
+export const ListChatRequestSchema: GenMessage<ListChatRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_games, 3);
+
+/**
+ * Response of Games.ListChat.
+ *
+ * @generated from message arbiter.v1.ListChatResponse
+ */
+export type ListChatResponse = Message<"arbiter.v1.ListChatResponse"> & {
+  /**
+   * The lines the caller may read, oldest first, at most 100: ask again
+   * after the last for more.
+   *
+   * @generated from field: repeated arbiter.v1.ChatLine lines = 1;
+   */
+  lines: ChatLine[];
+};
+
+/**
+ * Describes the message arbiter.v1.ListChatResponse.
+ * Use `create(ListChatResponseSchema)` to create a new message.
+ */
+export const ListChatResponseSchema: GenMessage<ListChatResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_games, 4);
 
 /**
  * A player's seat as given when creating a game.
@@ -85,7 +243,7 @@ export type SeatRequest = Message<"arbiter.v1.SeatRequest"> & {
  * Use `create(SeatRequestSchema)` to create a new message.
  */
 export const SeatRequestSchema: GenMessage<SeatRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 0);
+  messageDesc(file_arbiter_v1_games, 5);
 
 /**
  * The engine's settings in a seat.
@@ -113,7 +271,7 @@ export type EnginePlayer = Message<"arbiter.v1.EnginePlayer"> & {
  * Use `create(EnginePlayerSchema)` to create a new message.
  */
 export const EnginePlayerSchema: GenMessage<EnginePlayer> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 1);
+  messageDesc(file_arbiter_v1_games, 6);
 
 /**
  * A seat of a game.
@@ -179,7 +337,7 @@ export type Seat = Message<"arbiter.v1.Seat"> & {
  * Use `create(SeatSchema)` to create a new message.
  */
 export const SeatSchema: GenMessage<Seat> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 2);
+  messageDesc(file_arbiter_v1_games, 7);
 
 /**
  * A played move with its position in the game.
@@ -228,7 +386,7 @@ export type PlayedMove = Message<"arbiter.v1.PlayedMove"> & {
  * Use `create(PlayedMoveSchema)` to create a new message.
  */
 export const PlayedMoveSchema: GenMessage<PlayedMove> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 3);
+  messageDesc(file_arbiter_v1_games, 8);
 
 /**
  * A game and its current state.
@@ -404,7 +562,7 @@ export type Game = Message<"arbiter.v1.Game"> & {
  * Use `create(GameSchema)` to create a new message.
  */
 export const GameSchema: GenMessage<Game> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 4);
+  messageDesc(file_arbiter_v1_games, 9);
 
 /**
  * Request for Games.CreateGame.
@@ -497,7 +655,7 @@ export type CreateGameRequest = Message<"arbiter.v1.CreateGameRequest"> & {
  * Use `create(CreateGameRequestSchema)` to create a new message.
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 5);
+  messageDesc(file_arbiter_v1_games, 10);
 
 /**
  * How a game is timed. Either a clock (`initial_ms` > 0, with an increment
@@ -549,7 +707,7 @@ export type TimeControl = Message<"arbiter.v1.TimeControl"> & {
  * Use `create(TimeControlSchema)` to create a new message.
  */
 export const TimeControlSchema: GenMessage<TimeControl> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 6);
+  messageDesc(file_arbiter_v1_games, 11);
 
 /**
  * A timed game's clocks. The server charges the time; each side's clock
@@ -609,7 +767,7 @@ export type Clock = Message<"arbiter.v1.Clock"> & {
  * Use `create(ClockSchema)` to create a new message.
  */
 export const ClockSchema: GenMessage<Clock> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 7);
+  messageDesc(file_arbiter_v1_games, 12);
 
 /**
  * Response of Games.CreateGame.
@@ -656,7 +814,7 @@ export type CreateGameResponse = Message<"arbiter.v1.CreateGameResponse"> & {
  * Use `create(CreateGameResponseSchema)` to create a new message.
  */
 export const CreateGameResponseSchema: GenMessage<CreateGameResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 8);
+  messageDesc(file_arbiter_v1_games, 13);
 
 /**
  * Request for Games.GetGame.
@@ -684,7 +842,7 @@ export type GetGameRequest = Message<"arbiter.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 9);
+  messageDesc(file_arbiter_v1_games, 14);
 
 /**
  * Response of Games.GetGame.
@@ -705,7 +863,7 @@ export type GetGameResponse = Message<"arbiter.v1.GetGameResponse"> & {
  * Use `create(GetGameResponseSchema)` to create a new message.
  */
 export const GetGameResponseSchema: GenMessage<GetGameResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 10);
+  messageDesc(file_arbiter_v1_games, 15);
 
 /**
  * Request for Games.ListGames.
@@ -786,7 +944,7 @@ export type ListGamesRequest = Message<"arbiter.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 11);
+  messageDesc(file_arbiter_v1_games, 16);
 
 /**
  * Request for Games.ImportGame.
@@ -840,7 +998,7 @@ export type ImportGameRequest = Message<"arbiter.v1.ImportGameRequest"> & {
  * Use `create(ImportGameRequestSchema)` to create a new message.
  */
 export const ImportGameRequestSchema: GenMessage<ImportGameRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 12);
+  messageDesc(file_arbiter_v1_games, 17);
 
 /**
  * Response of Games.ImportGame.
@@ -877,7 +1035,7 @@ export type ImportGameResponse = Message<"arbiter.v1.ImportGameResponse"> & {
  * Use `create(ImportGameResponseSchema)` to create a new message.
  */
 export const ImportGameResponseSchema: GenMessage<ImportGameResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 13);
+  messageDesc(file_arbiter_v1_games, 18);
 
 /**
  * Request for Games.ExportGame.
@@ -905,7 +1063,7 @@ export type ExportGameRequest = Message<"arbiter.v1.ExportGameRequest"> & {
  * Use `create(ExportGameRequestSchema)` to create a new message.
  */
 export const ExportGameRequestSchema: GenMessage<ExportGameRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 14);
+  messageDesc(file_arbiter_v1_games, 19);
 
 /**
  * Response of Games.ExportGame.
@@ -929,7 +1087,7 @@ export type ExportGameResponse = Message<"arbiter.v1.ExportGameResponse"> & {
  * Use `create(ExportGameResponseSchema)` to create a new message.
  */
 export const ExportGameResponseSchema: GenMessage<ExportGameResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 15);
+  messageDesc(file_arbiter_v1_games, 20);
 
 /**
  * Response of Games.ListGames.
@@ -957,7 +1115,7 @@ export type ListGamesResponse = Message<"arbiter.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 16);
+  messageDesc(file_arbiter_v1_games, 21);
 
 /**
  * Request for Games.MakeMove.
@@ -1001,6 +1159,15 @@ export type MakeMoveRequest = Message<"arbiter.v1.MakeMoveRequest"> & {
    * @generated from field: arbiter.v1.GameView view = 5;
    */
   view: GameView;
+
+  /**
+   * How `move` numbers its ranks, if it is a coordinate move (other
+   * notations are read as they are). An unknown value is INVALID_ARGUMENT
+   * `UNKNOWN_ENUM_VALUE`.
+   *
+   * @generated from field: arbiter.v1.MoveRanks ranks = 6;
+   */
+  ranks: MoveRanks;
 };
 
 /**
@@ -1008,7 +1175,7 @@ export type MakeMoveRequest = Message<"arbiter.v1.MakeMoveRequest"> & {
  * Use `create(MakeMoveRequestSchema)` to create a new message.
  */
 export const MakeMoveRequestSchema: GenMessage<MakeMoveRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 17);
+  messageDesc(file_arbiter_v1_games, 22);
 
 /**
  * Response of Games.MakeMove.
@@ -1037,7 +1204,7 @@ export type MakeMoveResponse = Message<"arbiter.v1.MakeMoveResponse"> & {
  * Use `create(MakeMoveResponseSchema)` to create a new message.
  */
 export const MakeMoveResponseSchema: GenMessage<MakeMoveResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 18);
+  messageDesc(file_arbiter_v1_games, 23);
 
 /**
  * Request for Games.Resign.
@@ -1073,7 +1240,7 @@ export type ResignRequest = Message<"arbiter.v1.ResignRequest"> & {
  * Use `create(ResignRequestSchema)` to create a new message.
  */
 export const ResignRequestSchema: GenMessage<ResignRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 19);
+  messageDesc(file_arbiter_v1_games, 24);
 
 /**
  * Response of Games.Resign.
@@ -1094,7 +1261,7 @@ export type ResignResponse = Message<"arbiter.v1.ResignResponse"> & {
  * Use `create(ResignResponseSchema)` to create a new message.
  */
 export const ResignResponseSchema: GenMessage<ResignResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 20);
+  messageDesc(file_arbiter_v1_games, 25);
 
 /**
  * Request for Games.OfferDraw.
@@ -1130,7 +1297,7 @@ export type OfferDrawRequest = Message<"arbiter.v1.OfferDrawRequest"> & {
  * Use `create(OfferDrawRequestSchema)` to create a new message.
  */
 export const OfferDrawRequestSchema: GenMessage<OfferDrawRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 21);
+  messageDesc(file_arbiter_v1_games, 26);
 
 /**
  * Response of Games.OfferDraw.
@@ -1151,7 +1318,7 @@ export type OfferDrawResponse = Message<"arbiter.v1.OfferDrawResponse"> & {
  * Use `create(OfferDrawResponseSchema)` to create a new message.
  */
 export const OfferDrawResponseSchema: GenMessage<OfferDrawResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 22);
+  messageDesc(file_arbiter_v1_games, 27);
 
 /**
  * Request for Games.RespondToDraw.
@@ -1194,7 +1361,7 @@ export type RespondToDrawRequest = Message<"arbiter.v1.RespondToDrawRequest"> & 
  * Use `create(RespondToDrawRequestSchema)` to create a new message.
  */
 export const RespondToDrawRequestSchema: GenMessage<RespondToDrawRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 23);
+  messageDesc(file_arbiter_v1_games, 28);
 
 /**
  * Response of Games.RespondToDraw.
@@ -1215,7 +1382,7 @@ export type RespondToDrawResponse = Message<"arbiter.v1.RespondToDrawResponse"> 
  * Use `create(RespondToDrawResponseSchema)` to create a new message.
  */
 export const RespondToDrawResponseSchema: GenMessage<RespondToDrawResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 24);
+  messageDesc(file_arbiter_v1_games, 29);
 
 /**
  * Request for Games.ProposeTakeback.
@@ -1251,7 +1418,7 @@ export type ProposeTakebackRequest = Message<"arbiter.v1.ProposeTakebackRequest"
  * Use `create(ProposeTakebackRequestSchema)` to create a new message.
  */
 export const ProposeTakebackRequestSchema: GenMessage<ProposeTakebackRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 25);
+  messageDesc(file_arbiter_v1_games, 30);
 
 /**
  * Response of Games.ProposeTakeback.
@@ -1273,7 +1440,7 @@ export type ProposeTakebackResponse = Message<"arbiter.v1.ProposeTakebackRespons
  * Use `create(ProposeTakebackResponseSchema)` to create a new message.
  */
 export const ProposeTakebackResponseSchema: GenMessage<ProposeTakebackResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 26);
+  messageDesc(file_arbiter_v1_games, 31);
 
 /**
  * Request for Games.RespondToTakeback.
@@ -1316,7 +1483,7 @@ export type RespondToTakebackRequest = Message<"arbiter.v1.RespondToTakebackRequ
  * Use `create(RespondToTakebackRequestSchema)` to create a new message.
  */
 export const RespondToTakebackRequestSchema: GenMessage<RespondToTakebackRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 27);
+  messageDesc(file_arbiter_v1_games, 32);
 
 /**
  * Response of Games.RespondToTakeback.
@@ -1337,7 +1504,7 @@ export type RespondToTakebackResponse = Message<"arbiter.v1.RespondToTakebackRes
  * Use `create(RespondToTakebackResponseSchema)` to create a new message.
  */
 export const RespondToTakebackResponseSchema: GenMessage<RespondToTakebackResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 28);
+  messageDesc(file_arbiter_v1_games, 33);
 
 /**
  * Request for Games.ClaimDraw.
@@ -1383,7 +1550,7 @@ export type ClaimDrawRequest = Message<"arbiter.v1.ClaimDrawRequest"> & {
  * Use `create(ClaimDrawRequestSchema)` to create a new message.
  */
 export const ClaimDrawRequestSchema: GenMessage<ClaimDrawRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 29);
+  messageDesc(file_arbiter_v1_games, 34);
 
 /**
  * Response of Games.ClaimDraw.
@@ -1412,7 +1579,7 @@ export type ClaimDrawResponse = Message<"arbiter.v1.ClaimDrawResponse"> & {
  * Use `create(ClaimDrawResponseSchema)` to create a new message.
  */
 export const ClaimDrawResponseSchema: GenMessage<ClaimDrawResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 30);
+  messageDesc(file_arbiter_v1_games, 35);
 
 /**
  * Request for Games.Abort.
@@ -1451,7 +1618,7 @@ export type AbortRequest = Message<"arbiter.v1.AbortRequest"> & {
  * Use `create(AbortRequestSchema)` to create a new message.
  */
 export const AbortRequestSchema: GenMessage<AbortRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 31);
+  messageDesc(file_arbiter_v1_games, 36);
 
 /**
  * Response of Games.Abort.
@@ -1472,7 +1639,7 @@ export type AbortResponse = Message<"arbiter.v1.AbortResponse"> & {
  * Use `create(AbortResponseSchema)` to create a new message.
  */
 export const AbortResponseSchema: GenMessage<AbortResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 32);
+  messageDesc(file_arbiter_v1_games, 37);
 
 /**
  * Request for Games.WatchGame.
@@ -1553,7 +1720,7 @@ export type WatchGameRequest = Message<"arbiter.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 33);
+  messageDesc(file_arbiter_v1_games, 38);
 
 /**
  * One message of Games.WatchGame. An event carries the change as the game
@@ -1595,7 +1762,7 @@ export type WatchGameResponse = Message<"arbiter.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 34);
+  messageDesc(file_arbiter_v1_games, 39);
 
 /**
  * Request for Games.JoinGame.
@@ -1633,7 +1800,7 @@ export type JoinGameRequest = Message<"arbiter.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 35);
+  messageDesc(file_arbiter_v1_games, 40);
 
 /**
  * Response of Games.JoinGame.
@@ -1668,7 +1835,7 @@ export type JoinGameResponse = Message<"arbiter.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 36);
+  messageDesc(file_arbiter_v1_games, 41);
 
 /**
  * Request for Games.GetOpenSeat.
@@ -1689,7 +1856,7 @@ export type GetOpenSeatRequest = Message<"arbiter.v1.GetOpenSeatRequest"> & {
  * Use `create(GetOpenSeatRequestSchema)` to create a new message.
  */
 export const GetOpenSeatRequestSchema: GenMessage<GetOpenSeatRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 37);
+  messageDesc(file_arbiter_v1_games, 42);
 
 /**
  * Response of Games.GetOpenSeat.
@@ -1718,7 +1885,7 @@ export type GetOpenSeatResponse = Message<"arbiter.v1.GetOpenSeatResponse"> & {
  * Use `create(GetOpenSeatResponseSchema)` to create a new message.
  */
 export const GetOpenSeatResponseSchema: GenMessage<GetOpenSeatResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 38);
+  messageDesc(file_arbiter_v1_games, 43);
 
 /**
  * Request for Games.OfferRematch.
@@ -1753,7 +1920,7 @@ export type OfferRematchRequest = Message<"arbiter.v1.OfferRematchRequest"> & {
  * Use `create(OfferRematchRequestSchema)` to create a new message.
  */
 export const OfferRematchRequestSchema: GenMessage<OfferRematchRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 39);
+  messageDesc(file_arbiter_v1_games, 44);
 
 /**
  * Response of Games.OfferRematch.
@@ -1798,7 +1965,7 @@ export type OfferRematchResponse = Message<"arbiter.v1.OfferRematchResponse"> & 
  * Use `create(OfferRematchResponseSchema)` to create a new message.
  */
 export const OfferRematchResponseSchema: GenMessage<OfferRematchResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 40);
+  messageDesc(file_arbiter_v1_games, 45);
 
 /**
  * Request for Games.RespondToRematch.
@@ -1840,7 +2007,7 @@ export type RespondToRematchRequest = Message<"arbiter.v1.RespondToRematchReques
  * Use `create(RespondToRematchRequestSchema)` to create a new message.
  */
 export const RespondToRematchRequestSchema: GenMessage<RespondToRematchRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 41);
+  messageDesc(file_arbiter_v1_games, 46);
 
 /**
  * Response of Games.RespondToRematch.
@@ -1882,7 +2049,7 @@ export type RespondToRematchResponse = Message<"arbiter.v1.RespondToRematchRespo
  * Use `create(RespondToRematchResponseSchema)` to create a new message.
  */
 export const RespondToRematchResponseSchema: GenMessage<RespondToRematchResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 42);
+  messageDesc(file_arbiter_v1_games, 47);
 
 /**
  * A seat a player holds: its game and its secret token.
@@ -1910,7 +2077,7 @@ export type PlayerSeat = Message<"arbiter.v1.PlayerSeat"> & {
  * Use `create(PlayerSeatSchema)` to create a new message.
  */
 export const PlayerSeatSchema: GenMessage<PlayerSeat> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 43);
+  messageDesc(file_arbiter_v1_games, 48);
 
 /**
  * Request for Games.WatchPlayer.
@@ -1934,7 +2101,7 @@ export type WatchPlayerRequest = Message<"arbiter.v1.WatchPlayerRequest"> & {
  * Use `create(WatchPlayerRequestSchema)` to create a new message.
  */
 export const WatchPlayerRequestSchema: GenMessage<WatchPlayerRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 44);
+  messageDesc(file_arbiter_v1_games, 49);
 
 /**
  * One message of Games.WatchPlayer.
@@ -1976,7 +2143,41 @@ export type WatchPlayerResponse = Message<"arbiter.v1.WatchPlayerResponse"> & {
  * Use `create(WatchPlayerResponseSchema)` to create a new message.
  */
 export const WatchPlayerResponseSchema: GenMessage<WatchPlayerResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 45);
+  messageDesc(file_arbiter_v1_games, 50);
+
+/**
+ * A game's chat room.
+ *
+ * @generated from enum arbiter.v1.ChatRoom
+ */
+export enum ChatRoom {
+  /**
+   * Not set: INVALID_ARGUMENT MISSING_FIELD where a room is required.
+   *
+   * @generated from enum value: CHAT_ROOM_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The game's players' room.
+   *
+   * @generated from enum value: CHAT_ROOM_PLAYER = 1;
+   */
+  PLAYER = 1,
+
+  /**
+   * The spectators' room.
+   *
+   * @generated from enum value: CHAT_ROOM_SPECTATOR = 2;
+   */
+  SPECTATOR = 2,
+}
+
+/**
+ * Describes the enum arbiter.v1.ChatRoom.
+ */
+export const ChatRoomSchema: GenEnum<ChatRoom> = /*@__PURE__*/
+  enumDesc(file_arbiter_v1_games, 0);
 
 /**
  * How much of a game an answer carries (`view` of GetGame, the game
@@ -2018,7 +2219,7 @@ export enum GameView {
  * Describes the enum arbiter.v1.GameView.
  */
 export const GameViewSchema: GenEnum<GameView> = /*@__PURE__*/
-  enumDesc(file_arbiter_v1_games, 0);
+  enumDesc(file_arbiter_v1_games, 1);
 
 /**
  * Which games ListGames returns by state.
@@ -2052,7 +2253,7 @@ export enum GameStatusFilter {
  * Describes the enum arbiter.v1.GameStatusFilter.
  */
 export const GameStatusFilterSchema: GenEnum<GameStatusFilter> = /*@__PURE__*/
-  enumDesc(file_arbiter_v1_games, 1);
+  enumDesc(file_arbiter_v1_games, 2);
 
 /**
  * The movetext notation of Games.ExportGame.
@@ -2093,7 +2294,36 @@ export enum PgnNotation {
  * Describes the enum arbiter.v1.PgnNotation.
  */
 export const PgnNotationSchema: GenEnum<PgnNotation> = /*@__PURE__*/
-  enumDesc(file_arbiter_v1_games, 2);
+  enumDesc(file_arbiter_v1_games, 3);
+
+/**
+ * How a coordinate move's ranks are numbered.
+ *
+ * @generated from enum arbiter.v1.MoveRanks
+ */
+export enum MoveRanks {
+  /**
+   * As the rules write them: chess 1-8, xiangqi ICCS 0-9 from Red's side
+   * (h2e2).
+   *
+   * @generated from enum value: MOVE_RANKS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Xiangqi ranks 1-10, as Fairy-Stockfish and pychess-variants number them
+   * (ICCS h2e2 is h3e3); chess moves are read as they are.
+   *
+   * @generated from enum value: MOVE_RANKS_FROM_ONE = 1;
+   */
+  FROM_ONE = 1,
+}
+
+/**
+ * Describes the enum arbiter.v1.MoveRanks.
+ */
+export const MoveRanksSchema: GenEnum<MoveRanks> = /*@__PURE__*/
+  enumDesc(file_arbiter_v1_games, 4);
 
 /**
  * What happened in a watched game.
@@ -2203,7 +2433,7 @@ export enum GameEventKind {
  * Describes the enum arbiter.v1.GameEventKind.
  */
 export const GameEventKindSchema: GenEnum<GameEventKind> = /*@__PURE__*/
-  enumDesc(file_arbiter_v1_games, 3);
+  enumDesc(file_arbiter_v1_games, 5);
 
 /**
  * What happened in one of a player's games.
@@ -2284,7 +2514,7 @@ export enum PlayerEventKind {
  * Describes the enum arbiter.v1.PlayerEventKind.
  */
 export const PlayerEventKindSchema: GenEnum<PlayerEventKind> = /*@__PURE__*/
-  enumDesc(file_arbiter_v1_games, 4);
+  enumDesc(file_arbiter_v1_games, 6);
 
 /**
  * Games refereed and stored by the server.
@@ -2545,6 +2775,32 @@ export const Games: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchPlayerRequestSchema;
     output: typeof WatchPlayerResponseSchema;
+  },
+  /**
+   * Says a line in a game's chat, as the player the `authorization: Bearer
+   * <player token>` metadata names (without it UNAUTHENTICATED
+   * PLAYER_TOKEN_MISSING). The players' room is the game's players' only
+   * (else PERMISSION_DENIED NOT_YOUR_SEAT); any player writes in the
+   * spectators' room. A game's chat keeps its last --chat-lines lines.
+   *
+   * @generated from rpc arbiter.v1.Games.SendChat
+   */
+  sendChat: {
+    methodKind: "unary";
+    input: typeof SendChatRequestSchema;
+    output: typeof SendChatResponseSchema;
+  },
+  /**
+   * Reads a game's chat after a line: both rooms for the game's players
+   * (named by a player token, as SendChat), the spectators' room for
+   * anyone else.
+   *
+   * @generated from rpc arbiter.v1.Games.ListChat
+   */
+  listChat: {
+    methodKind: "unary";
+    input: typeof ListChatRequestSchema;
+    output: typeof ListChatResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_arbiter_v1_games, 0);

@@ -1,0 +1,268 @@
+//! Games exported: one game (`GET /game/export/{id}`), and a player's
+//! games (`GET /api/games/user/{username}`), streamed newest first as PGN,
+//! or as NDJSON when the client accepts `application/x-ndjson`.
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::Status;
+
+use super::{Services, answer::Answer, form::Call, shapes};
+use crate::api::proto::{self as pb, games_server::Games as _};
+
+/// Games a page of ListGames holds: a stream reads the next page when its
+/// reader has taken this one.
+const PAGE: i32 = 50;
+/// Exported games waiting for the reader.
+const QUEUED: usize = 8;
+
+const NDJSON: &str = "application/x-ndjson";
+const JSON: &str = "application/json";
+const PGN: &str = "application/x-chess-pgn";
+
+/// Which of a player's games, and how they are written.
+struct Query {
+    player: String,
+    /// Only games with this player on the other side.
+    vs: Option<String>,
+    since: Option<prost_types::Timestamp>,
+    until: Option<prost_types::Timestamp>,
+    max: Option<u64>,
+    rated: Option<bool>,
+    /// Lichess speed keys (`blitz`, `rapid`…); empty: any.
+    perfs: Vec<String>,
+    color: Option<pb::Side>,
+    status: pb::GameStatusFilter,
+    written: Written,
+}
+
+/// How each game is written.
+#[derive(Clone, Copy)]
+struct Written {
+    ndjson: bool,
+    moves: bool,
+    pgn_in_json: bool,
+}
+
+fn timestamp(call: &Call, name: &str) -> Result<Option<prost_types::Timestamp>, Answer> {
+    Ok(call.number(name)?.map(|ms| prost_types::Timestamp {
+        seconds: i64::try_from(ms / 1000).unwrap_or(i64::MAX),
+        nanos: ((ms % 1000) * 1_000_000) as i32,
+    }))
+}
+
+impl Query {
+    fn read(call: &Call, player: String, vs: Option<String>) -> Result<Query, Answer> {
+        let finished = call.flag("finished")?.unwrap_or(true);
+        let ongoing = call.flag("ongoing")?.unwrap_or(false);
+        let status = match (finished, ongoing) {
+            (true, true) => pb::GameStatusFilter::Unspecified,
+            (true, false) => pb::GameStatusFilter::Finished,
+            (false, true) => pb::GameStatusFilter::Ongoing,
+            (false, false) => {
+                return Err(Answer::bad_request(
+                    "finished and ongoing cannot both be false",
+                ));
+            }
+        };
+        if call.field("sort").is_some_and(|sort| sort != "dateDesc") {
+            return Err(Answer::bad_request(
+                "games are exported newest first only: sort=dateDesc",
+            ));
+        }
+        let color = match call.field("color") {
+            None => None,
+            Some("white") => Some(pb::Side::White),
+            Some("black") => Some(pb::Side::Black),
+            Some(other) => {
+                return Err(Answer::bad_request(format!(
+                    "color must be white or black, not {other:?}"
+                )));
+            }
+        };
+        Ok(Query {
+            player,
+            vs,
+            since: timestamp(call, "since")?,
+            until: timestamp(call, "until")?,
+            max: call.number("max")?,
+            rated: call.flag("rated")?,
+            perfs: call
+                .field("perfType")
+                .map(|perfs| perfs.split(',').map(str::to_owned).collect())
+                .unwrap_or_default(),
+            color,
+            status,
+            written: Written {
+                ndjson: call.accepts(NDJSON),
+                moves: call.flag("moves")?.unwrap_or(true),
+                pgn_in_json: call.flag("pgnInJson")?.unwrap_or(false),
+            },
+        })
+    }
+
+    /// Whether `game` (as listed) is one the query asks for.
+    fn wants(&self, game: &pb::Game) -> bool {
+        fn player(seat: Option<&pb::Seat>) -> Option<&str> {
+            seat.map(|s| s.player_id.as_str())
+        }
+        let (white, black) = (player(game.white.as_ref()), player(game.black.as_ref()));
+        let side = if white == Some(self.player.as_str()) {
+            pb::Side::White
+        } else {
+            pb::Side::Black
+        };
+        let opponent = if side == pb::Side::White {
+            black
+        } else {
+            white
+        };
+        let speed = shapes::speed_key(shapes::speed(
+            game.clock.as_ref().and_then(|c| c.control.as_ref()),
+        ));
+        self.rated.is_none_or(|rated| rated == game.rated)
+            && self.color.is_none_or(|color| color == side)
+            && self.vs.as_deref().is_none_or(|vs| opponent == Some(vs))
+            && (self.perfs.is_empty() || self.perfs.iter().any(|perf| perf == speed))
+    }
+}
+
+/// `GET /game/export/{id}`: the game's PGN, or its JSON when asked for.
+pub(super) async fn game(services: &Services, call: &Call, id: &str) -> Answer {
+    let written = Written {
+        ndjson: call.accepts(JSON),
+        moves: match call.flag("moves") {
+            Ok(moves) => moves.unwrap_or(true),
+            Err(refused) => return refused,
+        },
+        pgn_in_json: false,
+    };
+    match write(services, call, id, written).await {
+        Ok(text) if written.ndjson => Answer::Texts {
+            texts: Box::pin(tokio_stream::once(text)),
+            content_type: JSON,
+        },
+        Ok(pgn) => Answer::Pgn(pgn),
+        Err(status) => status.into(),
+    }
+}
+
+/// `GET /api/games/user/{username}`.
+pub(super) async fn user(services: &Services, call: &Call, username: &str) -> Answer {
+    let player = match services.profile(call, username).await {
+        Ok(player) => player.id,
+        Err(status) => return status.into(),
+    };
+    let vs = match call.field("vs") {
+        None => None,
+        Some(vs) => match services.profile(call, vs).await {
+            Ok(opponent) => Some(opponent.id),
+            Err(status) => return status.into(),
+        },
+    };
+    let query = match Query::read(call, player, vs) {
+        Ok(query) => query,
+        Err(refused) => return refused,
+    };
+    let content_type = if query.written.ndjson { NDJSON } else { PGN };
+    let (tx, rx) = mpsc::channel(QUEUED);
+    let services = services.clone();
+    let call = call.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            () = tx.closed() => {}
+            () = send_games(&services, &call, &query, &tx) => {}
+        }
+    });
+    Answer::Texts {
+        texts: Box::pin(ReceiverStream::new(rx)),
+        content_type,
+    }
+}
+
+/// Sends the games `query` asks for, page after page, until the last or
+/// `max`; an error ends the stream early, as a cut connection would.
+async fn send_games(services: &Services, call: &Call, query: &Query, tx: &mpsc::Sender<String>) {
+    let mut sent = 0;
+    let mut page_token = String::new();
+    loop {
+        let listed = services
+            .games
+            .list_games(call.request(pb::ListGamesRequest {
+                status: query.status as i32,
+                page_size: PAGE,
+                page_token: page_token.clone(),
+                created_after: query.since,
+                created_before: query.until,
+                player_id: query.player.clone(),
+                ..Default::default()
+            }))
+            .await;
+        let Ok(listed) = listed.map(tonic::Response::into_inner) else {
+            return;
+        };
+        for game in listed.games.iter().filter(|game| query.wants(game)) {
+            if query.max.is_some_and(|max| sent >= max) {
+                return;
+            }
+            let Ok(text) = write(services, call, &game.id, query.written).await else {
+                return;
+            };
+            if tx.send(text).await.is_err() {
+                return;
+            }
+            sent += 1;
+        }
+        if listed.next_page_token.is_empty() {
+            return;
+        }
+        page_token = listed.next_page_token;
+    }
+}
+
+/// Game `id` written as `written` asks: a JSON line, or a PGN and its
+/// blank line.
+async fn write(
+    services: &Services,
+    call: &Call,
+    id: &str,
+    written: Written,
+) -> Result<String, Status> {
+    let pgn = if !written.ndjson || written.pgn_in_json {
+        let exported = services
+            .games
+            .export_game(call.request(pb::ExportGameRequest {
+                game_id: id.to_owned(),
+                ..Default::default()
+            }))
+            .await?;
+        Some(exported.into_inner().pgn)
+    } else {
+        None
+    };
+    if !written.ndjson {
+        let mut pgn = pgn.unwrap_or_default();
+        pgn.push_str("\n\n");
+        return Ok(pgn);
+    }
+    let view = if written.moves {
+        pb::GameView::Full
+    } else {
+        pb::GameView::Basic
+    };
+    let game = services
+        .games
+        .get_game(call.request(pb::GetGameRequest {
+            game_id: id.to_owned(),
+            view: view as i32,
+        }))
+        .await?
+        .into_inner()
+        .game
+        .unwrap_or_default();
+    let mut value: Value = shapes::exported(&game, written.moves);
+    if let Some(pgn) = pgn {
+        value["pgn"] = Value::from(pgn);
+    }
+    Ok(format!("{value}\n"))
+}
