@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use arbiter::server::ServerConfig;
 
-use crate::common::{TestServer, create_players, lichess::Lichess};
+use crate::common::{self, TestServer, create_players, lichess::Lichess};
 
 async fn two_players(server: &TestServer) -> (Lichess, Lichess) {
     let mut players = PlayersClient::new(server.channel().await);
@@ -566,4 +566,57 @@ async fn an_open_challenge_is_accepted_by_a_player_it_names() {
     assert_eq!(status, StatusCode::OK);
     let started = events.next_of("gameStart").await;
     assert_eq!(started["game"]["opponent"]["username"], "Alice");
+}
+
+#[tokio::test]
+async fn a_game_challenged_and_played_on_one_replica_streams_on_another() {
+    let server = TestServer::start().await;
+    // On PostgreSQL, where replicas share a database, a second server on
+    // it; on SQLite both clients call the one server.
+    let other = if common::database::backend_is_postgres() {
+        Some(TestServer::start_on(&server.db).await)
+    } else {
+        None
+    };
+    let there = other.as_ref().map_or(server.addr, |other| other.addr);
+    let (alice, bob) = two_players(&server).await;
+    let bob_there = Lichess::new(there, bob.token.as_deref().unwrap());
+
+    let mut events = bob_there.stream("/api/stream/event").await;
+    let (status, made) = alice.post("/api/challenge/bob", "color=white").await;
+    assert_eq!(status, StatusCode::OK, "{made}");
+    let id = made["id"].as_str().unwrap();
+    assert_eq!(events.next_of("challenge").await["challenge"]["id"], id);
+    let (status, _) = bob_there
+        .post(&format!("/api/challenge/{id}/accept"), "")
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let game = events.next_of("gameStart").await["game"]["gameId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let mut stream = bob_there
+        .stream(&format!("/api/bot/game/stream/{game}"))
+        .await;
+    assert_eq!(stream.next().await.unwrap()["type"], "gameFull");
+    let (_, moved) = alice
+        .post(&format!("/api/bot/game/{game}/move/e2e4"), "")
+        .await;
+    assert_eq!(moved["ok"], true);
+    assert_eq!(stream.next_of("gameState").await["moves"], "e2e4");
+    let (_, said) = alice
+        .post(&format!("/api/bot/game/{game}/chat"), "room=player&text=hi")
+        .await;
+    assert_eq!(said["ok"], true);
+    assert_eq!(stream.next_of("chatLine").await["text"], "hi");
+    let (_, resigned) = alice
+        .post(&format!("/api/bot/game/{game}/resign"), "")
+        .await;
+    assert_eq!(resigned["ok"], true);
+    assert_eq!(stream.next_of("gameState").await["status"], "resign");
+    assert_eq!(
+        events.next_of("gameFinish").await["game"]["gameId"],
+        game.as_str()
+    );
 }

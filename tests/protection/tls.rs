@@ -224,6 +224,21 @@ async fn grpc_and_grpc_web_over_tls_and_plaintext_refused() {
     assert!(text.contains("grpc-status:0"), "{text}");
     assert!(text.contains("g1f3"), "the legal moves are in the body");
 
+    // The Lichess API over TLS, as bot frameworks call it (HTTP/1.1).
+    let mut stream = tls_connect(server.addr, &connector(&ca, None, b"http/1.1")).await;
+    stream
+        .write_all(
+            b"POST /api/token/test HTTP/1.1\r\nHost: localhost\r\n\
+              Content-Length: 8\r\nConnection: close\r\n\r\nnot-mine",
+        )
+        .await
+        .unwrap();
+    let mut response = Vec::new();
+    let _ = tokio::time::timeout(DEADLINE, stream.read_to_end(&mut response)).await;
+    let text = String::from_utf8_lossy(&response);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(text.ends_with(r#"{"not-mine":null}"#), "{text}");
+
     // A plaintext gRPC client gets no answer.
     let plaintext = async {
         let channel = Channel::from_shared(format!("http://{}", server.addr))
