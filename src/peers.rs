@@ -3,10 +3,12 @@
 //! become thousands of callers); two limits use it: how many engine searches
 //! it holds at once ([`PeerSlots`]: engine searches, connections, streams)
 //! and how fast it may do something ([`PeerRate`]: create games, fail a
-//! credential check).
+//! credential check). The rate may be kept by other keys too ([`Rate`]:
+//! the Lichess API's calls per token).
 
 use std::{
     collections::HashMap,
+    hash::Hash,
     net::{IpAddr, Ipv6Addr, SocketAddr},
     num::NonZeroU32,
     sync::{
@@ -101,30 +103,33 @@ impl Drop for PeerSlot {
     }
 }
 
-/// Peers a [`PeerRate`] remembers before it forgets those whose bucket has
+/// Callers a [`Rate`] remembers before it forgets those whose bucket has
 /// filled up again (which say nothing a fresh one would not). Past that the
 /// table holds only peers that called within their bucket's refill time, so
 /// it is bounded by the calls of that time; it is pruned again each time it
 /// has doubled.
 const MAX_PEERS: usize = 65_536;
 
-/// The limiter tells, with each call admitted, how many more its peer may
-/// make at once.
-type Limiter<C> = RateLimiter<Peer, DefaultKeyedStateStore<Peer>, C, StateInformationMiddleware>;
+/// The limiter tells, with each call admitted, how many more its caller
+/// may make at once.
+type Limiter<K, C> = RateLimiter<K, DefaultKeyedStateStore<K>, C, StateInformationMiddleware>;
 
-/// A rate per peer: `burst` calls at once, refilled at `per_second` (GCRA,
-/// governor's keyed limiter).
+/// A rate per caller known by `K`: `burst` calls at once, refilled at
+/// `per_second` (GCRA, governor's keyed limiter).
 #[derive(Debug)]
-pub struct PeerRate<C: Clock = DefaultClock> {
+pub struct Rate<K: Hash + Eq + Clone, C: Clock = DefaultClock> {
     per_second: u32,
     burst: u32,
-    limiter: Limiter<C>,
+    limiter: Limiter<K, C>,
     clock: C,
     /// The table's size that makes the next call prune it.
     prune_at: AtomicUsize,
 }
 
-/// A call refused by a [`PeerRate`].
+/// A rate per peer address.
+pub type PeerRate<C = DefaultClock> = Rate<Peer, C>;
+
+/// A call refused by a [`Rate`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RateLimited {
     pub per_second: u32,
@@ -133,20 +138,20 @@ pub struct RateLimited {
     pub retry_after: Duration,
 }
 
-impl PeerRate {
-    /// `per_second` calls a second per peer after a first `burst` (at least
-    /// 1); `None` when `per_second` is 0 (no limit).
-    pub fn new(per_second: u32, burst: u32) -> Option<PeerRate> {
-        PeerRate::with_clock(per_second, burst, DefaultClock::default())
+impl<K: Hash + Eq + Clone> Rate<K> {
+    /// `per_second` calls a second per caller after a first `burst` (at
+    /// least 1); `None` when `per_second` is 0 (no limit).
+    pub fn new(per_second: u32, burst: u32) -> Option<Rate<K>> {
+        Rate::with_clock(per_second, burst, DefaultClock::default())
     }
 }
 
-impl<C: Clock + Clone> PeerRate<C> {
-    fn with_clock(per_second: u32, burst: u32, clock: C) -> Option<PeerRate<C>> {
+impl<K: Hash + Eq + Clone, C: Clock + Clone> Rate<K, C> {
+    fn with_clock(per_second: u32, burst: u32, clock: C) -> Option<Rate<K, C>> {
         let rate = NonZeroU32::new(per_second)?;
         let burst = burst.max(1);
         let quota = Quota::per_second(rate).allow_burst(NonZeroU32::new(burst)?);
-        Some(PeerRate {
+        Some(Rate {
             per_second,
             burst,
             limiter: RateLimiter::dashmap_with_clock(quota, clock.clone()).with_middleware(),
@@ -165,13 +170,13 @@ impl<C: Clock + Clone> PeerRate<C> {
         (self.per_second, self.burst)
     }
 
-    /// Admits one call from `peer` now, saying how many more it may make at
-    /// once; or says when to retry.
+    /// Admits one call from `caller` now, saying how many more it may make
+    /// at once; or says when to retry.
     ///
     /// # Errors
     ///
-    /// [`RateLimited`] when the peer's bucket is empty.
-    pub fn admit(&self, peer: Peer) -> Result<u32, RateLimited> {
+    /// [`RateLimited`] when the caller's bucket is empty.
+    pub fn admit(&self, caller: K) -> Result<u32, RateLimited> {
         if self.limiter.len() >= self.prune_at.load(Ordering::Relaxed) {
             self.limiter.retain_recent();
             let left = self.limiter.len();
@@ -179,7 +184,7 @@ impl<C: Clock + Clone> PeerRate<C> {
                 .store(MAX_PEERS.max(left.saturating_mul(2)), Ordering::Relaxed);
         }
         self.limiter
-            .check_key(&peer)
+            .check_key(&caller)
             .map(|admitted| admitted.remaining_burst_capacity())
             .map_err(|not_until| RateLimited {
                 per_second: self.per_second,

@@ -15,6 +15,7 @@ use crate::{
         DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits,
     },
     games::{AdminToken, DEFAULT_CHAT_LINES, DEFAULT_LIVE_GAMES, LeaseTimes, PgnLimits},
+    lichess::{DEFAULT_LICHESS_BURST, DEFAULT_LICHESS_RATE},
     players::{
         DEFAULT_MAX_CHALLENGES_PER_PLAYER, DEFAULT_MAX_PLAYER_TOKENS, DEFAULT_MAX_SEEKS_PER_PLAYER,
         Enrolment, JwksSource, JwtSettings,
@@ -190,6 +191,16 @@ pub struct ServeArgs {
     /// --create-rate applies.
     #[arg(long, env = "ARBITER_CREATE_BURST", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     create_burst: u32,
+    /// Lichess API calls other than moves one player token (or, without
+    /// one, one peer address) may make a second, after a burst of
+    /// --lichess-burst; past it, 429 with Retry-After (0: no limit).
+    /// Moves are never limited.
+    #[arg(long, env = "ARBITER_LICHESS_RATE", default_value_t = DEFAULT_LICHESS_RATE)]
+    lichess_rate: u32,
+    /// Lichess API calls one token may make at once before
+    /// --lichess-rate applies.
+    #[arg(long, env = "ARBITER_LICHESS_BURST", default_value_t = DEFAULT_LICHESS_BURST, value_parser = clap::value_parser!(u32).range(1..))]
+    lichess_burst: u32,
     /// Bytes of events a watcher may fall behind by before its stream
     /// ends with WATCHER_TOO_SLOW (it may watch again); also the most a
     /// watched game's backlog holds.
@@ -396,6 +407,8 @@ impl ServeArgs {
             max_resumes_per_peer,
             create_rate,
             create_burst,
+            lichess_rate,
+            lichess_burst,
             watcher_buffer_bytes,
             max_watchers_per_game,
             max_watchers_per_connection,
@@ -466,6 +479,8 @@ impl ServeArgs {
             max_resumes_per_peer: usize::from(max_resumes_per_peer),
             create_rate,
             create_burst,
+            lichess_rate,
+            lichess_burst,
             watcher_buffer_bytes: watcher_buffer_bytes as usize,
             max_watchers_per_game: max_watchers_per_game as usize,
             max_watchers_per_connection: max_watchers_per_connection as usize,

@@ -80,6 +80,16 @@ impl Answer {
         Answer::error(StatusCode::NOT_FOUND, message)
     }
 
+    /// 429 `RATE_LIMITED`, to retry after `retry_after`.
+    pub fn too_many_requests(retry_after: std::time::Duration, message: String) -> Answer {
+        Answer::Json {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            value: json!({ "error": message, "reason": "RATE_LIMITED" }),
+            retry_after_s: Some(retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0)),
+            refused_credential: false,
+        }
+    }
+
     /// A token that names no player (or a call without one).
     pub fn no_such_token() -> Answer {
         Answer::from(Status::unauthenticated("No such token"))

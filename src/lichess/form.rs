@@ -124,6 +124,11 @@ impl Call {
             })
     }
 
+    /// The address the call came from (none but over TCP).
+    pub fn remote_addr(&self) -> Option<std::net::SocketAddr> {
+        self.request(()).remote_addr()
+    }
+
     /// The bearer token the call was made with, if any.
     pub fn token(&self) -> Option<&str> {
         let value = self.headers.get(header::AUTHORIZATION)?.to_str().ok()?;

@@ -18,6 +18,7 @@ mod events;
 mod export;
 mod form;
 mod play;
+mod rate;
 mod shapes;
 
 use std::{convert::Infallible, pin::Pin, sync::Arc, time::Duration};
@@ -26,8 +27,11 @@ use http::{Method, Request, Response};
 use tonic::body::Body;
 use tower_service::Service;
 
-pub use self::answer::{CredentialRefused, from_refusal};
-use self::{answer::Answer, events::EventStreams, form::Call};
+use self::{answer::Answer, events::EventStreams, form::Call, rate::CallRate};
+pub use self::{
+    answer::{CredentialRefused, from_refusal},
+    rate::{DEFAULT_LICHESS_BURST, DEFAULT_LICHESS_RATE},
+};
 use crate::api::{GamesService, PlayersService};
 
 /// How often a stream sends an empty line when it has nothing to say:
@@ -51,15 +55,24 @@ struct Services {
     games: Arc<GamesService>,
     /// Each token's event stream, replaced by the token's next one.
     events: Arc<EventStreams>,
+    /// The rate of the calls that are not moves.
+    rate: Arc<CallRate>,
 }
 
 impl LichessApi {
-    pub fn new(players: Arc<PlayersService>, games: Arc<GamesService>) -> LichessApi {
+    /// The API over `players` and `games`, its calls other than moves
+    /// limited to `per_second` a token after a first `burst` (0: no limit).
+    pub fn new(
+        players: Arc<PlayersService>,
+        games: Arc<GamesService>,
+        (per_second, burst): (u32, u32),
+    ) -> LichessApi {
         LichessApi {
             inner: Arc::new(Services {
                 players,
                 games,
                 events: Arc::default(),
+                rate: Arc::new(CallRate::new(per_second, burst)),
             }),
         }
     }
@@ -96,6 +109,16 @@ impl Services {
         let path = call.path.clone();
         let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
         let method = call.method.clone();
+        let is_move = matches!(
+            (&method, segments.as_slice()),
+            (
+                &Method::POST,
+                ["api", "bot" | "board", "game", _, "move", _]
+            )
+        );
+        if !is_move && let Err(refused) = self.rate.admit(&call, call.remote_addr()) {
+            return refused;
+        }
         match (method, segments.as_slice()) {
             (Method::POST, ["api", "token", "test"]) => account::test_tokens(self, &call).await,
             (Method::GET, ["api", "account"]) => account::account(self, &call).await,

@@ -16,6 +16,7 @@ use crate::{
         AdminToken, DEFAULT_CHAT_LINES, DEFAULT_LIVE_GAMES, DEFAULT_OPEN_SEAT_TIMEOUT, LeaseTimes,
         PgnLimits, SystemTime, TimeSource,
     },
+    lichess::{DEFAULT_LICHESS_BURST, DEFAULT_LICHESS_RATE},
     players::{
         DEFAULT_CHALLENGE_EXPIRY, DEFAULT_EVENT_RETENTION, DEFAULT_MAX_CHALLENGES_PER_PLAYER,
         DEFAULT_MAX_PLAYER_TOKENS, DEFAULT_MAX_SEEKS_PER_PLAYER, DEFAULT_PAIRING_INTERVAL,
@@ -113,6 +114,10 @@ pub struct ServerConfig {
     /// `create_burst` (0: no limit).
     pub create_rate: u32,
     pub create_burst: u32,
+    /// Lichess API calls other than moves one token (or, without one, one
+    /// address) may make a second, after `lichess_burst` (0: no limit).
+    pub lichess_rate: u32,
+    pub lichess_burst: u32,
     /// Encoded bytes a watcher may fall behind by before it is ended with
     /// `WATCHER_TOO_SLOW`; also the most a game's backlog holds.
     pub watcher_buffer_bytes: usize,
@@ -211,6 +216,8 @@ impl ServerConfig {
             max_resumes_per_peer: DEFAULT_MAX_RESUMES_PER_PEER,
             create_rate: 20,
             create_burst: 100,
+            lichess_rate: DEFAULT_LICHESS_RATE,
+            lichess_burst: DEFAULT_LICHESS_BURST,
             watcher_buffer_bytes: DEFAULT_WATCHER_BUFFER_BYTES,
             max_watchers_per_game: DEFAULT_MAX_WATCHERS_PER_GAME,
             max_watchers_per_connection: DEFAULT_MAX_WATCHERS_PER_CONNECTION,

@@ -254,7 +254,11 @@ pub async fn serve(
         player_streams,
         players,
     });
-    let lichess_api = LichessApi::new(Arc::clone(&players_service), Arc::clone(&games_service));
+    let lichess_api = LichessApi::new(
+        Arc::clone(&players_service),
+        Arc::clone(&games_service),
+        (config.lichess_rate, config.lichess_burst),
+    );
     let routes = Routes::new(requests!(health, MAX_SMALL_REQUEST_BYTES))
         .add_service(requests!(reflection_v1, MAX_SMALL_REQUEST_BYTES))
         .add_service(requests!(reflection_v1alpha, MAX_SMALL_REQUEST_BYTES))

@@ -620,3 +620,32 @@ async fn a_game_challenged_and_played_on_one_replica_streams_on_another() {
         game.as_str()
     );
 }
+
+#[tokio::test]
+async fn calls_past_a_tokens_rate_are_answered_429_and_moves_never_are() {
+    let server = TestServer::start_with_config(|config| ServerConfig {
+        lichess_rate: 1,
+        lichess_burst: 4,
+        ..config
+    })
+    .await;
+    let (alice, bob) = two_players(&server).await;
+    let id = play_by_challenge(&alice, &bob, "bob", "color=white").await;
+    let mut refused = None;
+    for _ in 0..10 {
+        let (status, answer) = alice.get("/api/account").await;
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            refused = Some(answer);
+            break;
+        }
+        assert_eq!(status, StatusCode::OK, "{answer}");
+    }
+    let refused = refused.expect("refused past the burst");
+    assert_eq!(refused["reason"], "RATE_LIMITED");
+    let (status, moved) = alice
+        .post(&format!("/api/bot/game/{id}/move/e2e4"), "")
+        .await;
+    assert_eq!(status, StatusCode::OK, "a move is never limited: {moved}");
+    let (status, _) = bob.get("/api/account").await;
+    assert_eq!(status, StatusCode::OK, "another token has its own rate");
+}
