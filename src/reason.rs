@@ -122,6 +122,10 @@ reasons! {
     /// The PGN is past ImportGame's caps (metadata `limit_moves` or
     /// `limit_tokens`).
     PgnTooLong = "PGN_TOO_LONG", InvalidArgument;
+    /// AnalyzeGame's move time per position, times the game's positions, is
+    /// past the engine time one analysis may take (metadata `limit_ms`: the
+    /// longest move time this game may have).
+    ReviewTooLong = "REVIEW_TOO_LONG", InvalidArgument;
     /// CreateGame's open seat is not one a player can take: both seats
     /// open, an open seat with an engine or a display name, or facing an
     /// engine seat.

@@ -45,6 +45,8 @@ export const Reason = {
   INVALID_PGN: "INVALID_PGN",
   /** INVALID_ARGUMENT: The PGN is past ImportGame's caps (metadata `limit_moves` or `limit_tokens`). */
   PGN_TOO_LONG: "PGN_TOO_LONG",
+  /** INVALID_ARGUMENT: AnalyzeGame's move time per position, times the game's positions, is past the engine time one analysis may take (metadata `limit_ms`: the longest move time this game may have). */
+  REVIEW_TOO_LONG: "REVIEW_TOO_LONG",
   /** INVALID_ARGUMENT: CreateGame's open seat is not one a player can take: both seats open, an open seat with an engine or a display name, or facing an engine seat. */
   INVALID_OPEN_SEAT: "INVALID_OPEN_SEAT",
   /** INVALID_ARGUMENT: CreatePlayer's username is not 2 to 20 ASCII letters, digits, `_` and `-`, starting and ending with a letter or digit. */
