@@ -10,6 +10,7 @@ use common::{TestServer, code_and_reason};
 use pb::analyze_game_request::{Game, Search};
 use tokio_stream::StreamExt;
 use tonic::{Code, transport::Channel};
+use tonic_types::StatusExt;
 
 /// Black's 3...Nf6?? allows 4.Qxf7#.
 const SCHOLARS_MATE: &str = "[Event \"Test\"]\n[Result \"1-0\"]\n\n\
@@ -244,7 +245,7 @@ async fn bad_requests_are_refused_with_their_reasons() {
             (Code::InvalidArgument, "VALUE_OUT_OF_RANGE"),
         ),
         (
-            request(Game::Pgn(long), Some(Search::MovetimeMs(10_000))),
+            request(Game::Pgn(long.clone()), Some(Search::MovetimeMs(10_000))),
             (Code::InvalidArgument, "REVIEW_TOO_LONG"),
         ),
     ];
@@ -256,4 +257,13 @@ async fn bad_requests_are_refused_with_their_reasons() {
             "{request:?}: {error:?}"
         );
     }
+    // The longest move time this game may have: 600 s over 71 positions.
+    let error = analyze(
+        &mut engine,
+        request(Game::Pgn(long), Some(Search::MovetimeMs(8_451))),
+    )
+    .await
+    .unwrap_err();
+    let info = error.get_details_error_info().unwrap();
+    assert_eq!(info.metadata["limit_ms"], "8450");
 }
