@@ -106,7 +106,11 @@ async fn a_blunder_is_judged_and_the_analysis_is_kept_once() {
     );
     assert!(white > black, "{summary:?}");
 
-    // The same setting again: from the store, the same answers.
+    // The same setting again, after a restart: from the store, the same
+    // answers.
+    let db = server.stop().await;
+    let server = TestServer::start_on(&db).await;
+    let mut engine = server.engine().await;
     let (again, stored) = analyze(&mut engine, by_id).await.unwrap();
     assert!(stored.stored);
     assert_eq!(again, moves);
