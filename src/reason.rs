@@ -248,8 +248,8 @@ reasons! {
     /// Every engine slot is busy and their queue is full, or no slot came
     /// free in time: retry with backoff.
     EngineBusy = "ENGINE_BUSY", ResourceExhausted;
-    /// The caller's address already runs its most BestMove/Analyze calls
-    /// (metadata `limit`): wait for one to end.
+    /// The caller's address already runs its most BestMove/Analyze/
+    /// AnalyzeGame calls (metadata `limit`): wait for one to end.
     AnalysisLimit = "ANALYSIS_LIMIT", ResourceExhausted;
     /// The caller's address already resumes its most WatchGame streams
     /// with `from_version` (metadata `limit`): retry once one has caught

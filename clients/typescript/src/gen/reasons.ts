@@ -141,7 +141,7 @@ export const Reason = {
   EVENTS_EXPIRED: "EVENTS_EXPIRED",
   /** RESOURCE_EXHAUSTED: Every engine slot is busy and their queue is full, or no slot came free in time: retry with backoff. */
   ENGINE_BUSY: "ENGINE_BUSY",
-  /** RESOURCE_EXHAUSTED: The caller's address already runs its most BestMove/Analyze calls (metadata `limit`): wait for one to end. */
+  /** RESOURCE_EXHAUSTED: The caller's address already runs its most BestMove/Analyze/AnalyzeGame calls (metadata `limit`): wait for one to end. */
   ANALYSIS_LIMIT: "ANALYSIS_LIMIT",
   /** RESOURCE_EXHAUSTED: The caller's address already resumes its most WatchGame streams with `from_version` (metadata `limit`): retry once one has caught up. */
   RESUME_LIMIT: "RESUME_LIMIT",
