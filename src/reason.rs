@@ -76,7 +76,7 @@ reasons! {
     /// `variant` is VARIANT_UNSPECIFIED.
     MissingVariant = "MISSING_VARIANT", InvalidArgument;
     /// A required field is empty (`position`, `source`, `board.turn`,
-    /// `seats`, `join_code`).
+    /// `seats`, `join_code`, AnalyzeGame's `game`).
     MissingField = "MISSING_FIELD", InvalidArgument;
     /// An enum field holds a number this server does not know.
     UnknownEnumValue = "UNKNOWN_ENUM_VALUE", InvalidArgument;

@@ -13,7 +13,7 @@ export const Reason = {
   MALFORMED_REQUEST: "MALFORMED_REQUEST",
   /** INVALID_ARGUMENT: `variant` is VARIANT_UNSPECIFIED. */
   MISSING_VARIANT: "MISSING_VARIANT",
-  /** INVALID_ARGUMENT: A required field is empty (`position`, `source`, `board.turn`, `seats`, `join_code`). */
+  /** INVALID_ARGUMENT: A required field is empty (`position`, `source`, `board.turn`, `seats`, `join_code`, AnalyzeGame's `game`). */
   MISSING_FIELD: "MISSING_FIELD",
   /** INVALID_ARGUMENT: An enum field holds a number this server does not know. */
   UNKNOWN_ENUM_VALUE: "UNKNOWN_ENUM_VALUE",
