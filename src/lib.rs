@@ -10,7 +10,7 @@
 //! | [`store`] | SQLite or PostgreSQL through sqlx: the stored shapes of games and positions (columns decoded once into the rules' types), the one-way write path, the change feed between replicas; SQL only | `rules` |
 //! | [`reason`] | every reason an error of the API gives, and its kind of refusal | `rules` |
 //! | [`engine`] | the search, generic over [`rules::Game`] | `rules` |
-//! | [`analysis`] | the engine as a service: jobs, two pools of slots, turns between callers, external UCI engines' processes | `engine`, `rules`, `peers` |
+//! | [`analysis`] | the engine as a service: jobs, two pools of slots, turns between callers, external UCI engines' processes; the formulas that judge a game's moves | `engine`, `rules`, `peers` |
 //! | [`games`] | game management: the model (`games::model`) under the services (create, moves and actions, offers, seats, rematches, engine seats, watching) | `store`, `analysis`, `engine`, `reason`, `rules` |
 //! | [`players`] | accounts that own seats across games: usernames, player tokens, who may create players | `games` and everything below it |
 //! | [`api`] | the gRPC API: requests into domain calls, domain errors into statuses; who calls (`authorization` metadata) | `players` and everything below it |

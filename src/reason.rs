@@ -76,7 +76,7 @@ reasons! {
     /// `variant` is VARIANT_UNSPECIFIED.
     MissingVariant = "MISSING_VARIANT", InvalidArgument;
     /// A required field is empty (`position`, `source`, `board.turn`,
-    /// `seats`, `join_code`).
+    /// `seats`, `join_code`, AnalyzeGame's `game`).
     MissingField = "MISSING_FIELD", InvalidArgument;
     /// An enum field holds a number this server does not know.
     UnknownEnumValue = "UNKNOWN_ENUM_VALUE", InvalidArgument;
@@ -122,6 +122,10 @@ reasons! {
     /// The PGN is past ImportGame's caps (metadata `limit_moves` or
     /// `limit_tokens`).
     PgnTooLong = "PGN_TOO_LONG", InvalidArgument;
+    /// AnalyzeGame's move time per position, times the game's positions, is
+    /// past the engine time one analysis may take (metadata `limit_ms`: the
+    /// longest move time this game may have).
+    ReviewTooLong = "REVIEW_TOO_LONG", InvalidArgument;
     /// CreateGame's open seat is not one a player can take: both seats
     /// open, an open seat with an engine or a display name, or facing an
     /// engine seat.
@@ -244,8 +248,8 @@ reasons! {
     /// Every engine slot is busy and their queue is full, or no slot came
     /// free in time: retry with backoff.
     EngineBusy = "ENGINE_BUSY", ResourceExhausted;
-    /// The caller's address already runs its most BestMove/Analyze calls
-    /// (metadata `limit`): wait for one to end.
+    /// The caller's address already runs its most BestMove/Analyze/
+    /// AnalyzeGame calls (metadata `limit`): wait for one to end.
     AnalysisLimit = "ANALYSIS_LIMIT", ResourceExhausted;
     /// The caller's address already resumes its most WatchGame streams
     /// with `from_version` (metadata `limit`): retry once one has caught

@@ -15,11 +15,13 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use super::{
     Analysis, AnalysisError, Job, SearchOrder,
     external::{self, EngineFailure, EngineStartError, Pools, UciEngines},
+    job::{GamePositions, Stage},
     turns::{Place, Recall, SLICE, Turns},
 };
 use crate::{
     engine::{Interrupt, Limits, MAX_DEPTH},
     peers::{Peer, PeerSlot, PeerSlots},
+    rules::Side,
 };
 
 /// Stops a search when dropped (its caller has gone): sets its flag, then
@@ -125,7 +127,7 @@ impl external::Turn for Admission {
 /// a [`SLICE`] with its slot while another caller waits, it lends the slot
 /// and waits for it back (until its deadline).
 struct Share {
-    admission: Admission,
+    admission: Arc<Admission>,
     stop: Arc<AtomicBool>,
     deadline: Instant,
     turn_began: Cell<Instant>,
@@ -281,7 +283,18 @@ impl Analyst {
         order: SearchOrder,
     ) -> Result<Analysis, AnalysisError> {
         let admission = self.admit(caller, &order).await?;
+        self.search_once(&Arc::new(admission), job, order).await
+    }
+
+    /// Searches `job` with a slot `admission` holds now, to its end.
+    async fn search_once(
+        &self,
+        admission: &Arc<Admission>,
+        job: Job,
+        order: SearchOrder,
+    ) -> Result<Analysis, AnalysisError> {
         let variant = job.position.variant();
+        let admission = Arc::clone(admission);
         let Some(pool) = self.engines.get(variant) else {
             return Ok(search(admission, job, order, |_| {}).await);
         };
@@ -327,7 +340,7 @@ impl Analyst {
         job: Job,
         order: SearchOrder,
     ) -> Result<Answers, AnalysisError> {
-        let admission = self.admit(caller, &order).await?;
+        let admission = Arc::new(self.admit(caller, &order).await?);
         if let Some(pool) = self.engines.get(job.position.variant()) {
             let pool = Arc::clone(pool);
             return Ok(external::spawn(pool, job.position, order, true, admission));
@@ -347,11 +360,102 @@ impl Analyst {
         });
         Ok(receiver)
     }
+
+    /// Searches every position of a game for `caller`, one after another,
+    /// each by `order` (its move time its own), as one call: admitted once,
+    /// it takes turns with other callers between positions as within them.
+    /// Sends each position's analysis in order (`None` for one the rules
+    /// have ended); a failure ends the stream, and so does dropping the
+    /// receiver.
+    ///
+    /// # Errors
+    ///
+    /// As [`Analyst::best_move`], for the first position or any later.
+    pub async fn analyze_game(
+        &self,
+        caller: Option<Peer>,
+        positions: GamePositions,
+        order: SearchOrder,
+    ) -> Result<GameAnswers, AnalysisError> {
+        let admission = Arc::new(self.admit(caller, &order).await?);
+        let (sender, receiver) = mpsc::channel(GAME_ANSWERS_BUFFER);
+        let analyst = self.clone();
+        tokio::spawn(async move {
+            let mut turn_began = Instant::now();
+            for stage in positions.stages {
+                let job = match stage {
+                    Stage::Ended(winner) => {
+                        if sender
+                            .send(Ok(PositionAnalysis::Ended(winner)))
+                            .await
+                            .is_err()
+                        {
+                            return;
+                        }
+                        continue;
+                    }
+                    Stage::Search(job) => job,
+                };
+                // Between positions as within one: lend the slot after a
+                // slice while another caller waits, or wait for it if a
+                // search could not have it back in time.
+                let asked = Instant::now();
+                let until = order.deadline.map_or(asked + analyst.max_wait, |d| {
+                    d.min(asked + analyst.max_wait)
+                });
+                let place = &admission.place;
+                let turn = if !place.has_turn() {
+                    Some(place.turn(until).await)
+                } else if turn_began.elapsed() >= SLICE && place.others_wait() {
+                    Some(place.step_aside(until).await)
+                } else {
+                    None
+                };
+                if turn == Some(true) {
+                    turn_began = Instant::now();
+                }
+                let answer = if turn != Some(false) {
+                    tokio::select! {
+                        answer = analyst.search_once(&admission, job, order) => answer,
+                        // The client left: dropping the search stops it.
+                        () = sender.closed() => return,
+                    }
+                } else {
+                    Err(AnalysisError::NoTurn(asked.elapsed()))
+                };
+                let failed = answer.is_err();
+                if sender
+                    .send(answer.map(PositionAnalysis::Searched))
+                    .await
+                    .is_err()
+                    || failed
+                {
+                    return;
+                }
+            }
+        });
+        Ok(receiver)
+    }
 }
 
-/// Runs an admitted RPC's search, which has its first turn now.
+/// Positions analysed ahead of a client that reads slowly.
+const GAME_ANSWERS_BUFFER: usize = 4;
+
+/// One position's analysis in a game's.
+#[derive(Clone, Debug)]
+pub enum PositionAnalysis {
+    Searched(Analysis),
+    /// The rules have ended the game here: its winner, `None` for a draw.
+    Ended(Option<Side>),
+}
+
+/// What [`Analyst::analyze_game`] sends: each position's analysis in
+/// order, or why the rest could not be had.
+pub type GameAnswers = mpsc::Receiver<Result<PositionAnalysis, AnalysisError>>;
+
+/// Runs an admitted RPC's search, which has its slot now.
 async fn search(
-    admission: Admission,
+    admission: Arc<Admission>,
     job: Job,
     order: SearchOrder,
     report: impl FnMut(&Analysis) + Send + 'static,
@@ -564,6 +668,52 @@ mod tests {
             .await
             .unwrap();
         drop((first, other));
+    }
+
+    #[tokio::test]
+    async fn a_game_analysis_takes_turns_with_other_callers() {
+        let analyst = Analyst::new(Capacity {
+            queue: 2,
+            ..capacity(1, 1, 1)
+        });
+        let moves = ["f3", "e5", "g4", "Qh4#"];
+        let positions =
+            Job::positions_of_game(Variant::Chess, RuleChoices::default(), None, &moves).unwrap();
+        assert_eq!(positions.count, 5);
+        let mut each = order(MAX_DEPTH);
+        each.movetime = Duration::from_millis(300);
+        let mut answers = analyst
+            .analyze_game(peer(1), positions, each)
+            .await
+            .unwrap();
+        // Another caller's searches each get their turn meanwhile, long
+        // before the game's analysis ends.
+        let mut quick = SearchOrder::best_move(Duration::from_millis(50), Level::MAX);
+        for _ in 0..3 {
+            quick.deadline = Some(Instant::now() + Duration::from_millis(600));
+            let analysis = analyst
+                .best_move(peer(2), start(Variant::Chess), quick)
+                .await
+                .unwrap();
+            assert!(analysis.best().is_some());
+        }
+        // The game's positions all come, in order: the mated one is not
+        // searched.
+        let mut analysed = Vec::new();
+        while let Some(answer) = answers.recv().await {
+            analysed.push(answer.unwrap());
+        }
+        assert_eq!(analysed.len(), 5);
+        assert!(
+            analysed[..4]
+                .iter()
+                .all(|a| matches!(a, PositionAnalysis::Searched(a) if a.best().is_some()))
+        );
+        assert!(matches!(
+            analysed[4],
+            PositionAnalysis::Ended(Some(Side::Black))
+        ));
+        assert_eq!(analyst.load().busy, 0);
     }
 
     #[tokio::test]

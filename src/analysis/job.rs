@@ -12,7 +12,10 @@ use crate::{
         Evaluate, Interrupt, Level, Limits, MAX_DEPTH, MAX_MULTIPV, SearchResult,
         TranspositionTable, search_with,
     },
-    rules::{Game, Record, RuleChoices, Variant, referee::record_under},
+    rules::{
+        Game, Quoted, Record, RuleChoices, Side, Variant,
+        referee::{InvalidPosition, PositionProblem, record_under},
+    },
     with_game,
 };
 
@@ -88,15 +91,82 @@ impl Job {
         moves: &[S],
     ) -> Result<Job, AnalysisError> {
         with_game!(variant, G => {
-            let record = Arc::new(record_under::<G, S>(G::options(choices), fen, moves)?);
+            let record = record_under::<G, S>(G::options(choices), fen, moves)?;
             if let Some(end) = record.verdict().end {
                 return Err(AnalysisError::GameOver(end.describe(G::VARIANT)));
             }
-            let searched = Arc::clone(&record);
-            let run: Run = Box::new(move |limits, stop, report| think(&searched, limits, stop, report));
-            Ok(Job { run, position: record })
+            Ok(Job::of(record))
         })
     }
+
+    fn of<G: Evaluate>(record: Record<G>) -> Job {
+        let record = Arc::new(record);
+        let searched = Arc::clone(&record);
+        let run: Run = Box::new(move |limits, stop, report| think(&searched, limits, stop, report));
+        Job {
+            run,
+            position: record,
+        }
+    }
+
+    /// Every position of a game played from `fen` (as [`Job::new`]), from
+    /// its start to after its last `moves`, as a recorded game played them
+    /// (even past an ending someone had to claim). Each is set up when it
+    /// is reached, with the history before it, so repetitions count.
+    ///
+    /// # Errors
+    ///
+    /// The start position is invalid, or a move cannot be played.
+    pub fn positions_of_game<S: AsRef<str>>(
+        variant: Variant,
+        choices: RuleChoices,
+        fen: Option<&str>,
+        moves: &[S],
+    ) -> Result<GamePositions, AnalysisError> {
+        with_game!(variant, G => {
+            let mut record = record_under::<G, &str>(G::options(choices), fen, &[])?;
+            let mut full = record.clone();
+            for (ply, text) in moves.iter().enumerate() {
+                let text = text.as_ref();
+                full.play_recorded(text).map_err(|error| InvalidPosition {
+                    problems: vec![PositionProblem {
+                        code: error.code(),
+                        message: format!("move {} ({}): {error}", ply + 1, Quoted(text)),
+                        move_index: Some(ply),
+                    }],
+                })?;
+            }
+            let played = full.moves().to_vec();
+            let stages = (0..=played.len()).map(move |ply| {
+                if ply > 0 {
+                    record.push(played[ply - 1]);
+                }
+                match record.verdict().end {
+                    Some(end) => Stage::Ended(end.winner),
+                    None => Stage::Search(Job::of(record.clone())),
+                }
+            });
+            Ok(GamePositions {
+                count: moves.len() + 1,
+                stages: Box::new(stages),
+            })
+        })
+    }
+}
+
+/// A position of a game under review.
+pub enum Stage {
+    /// To search.
+    Search(Job),
+    /// The rules have ended the game here: its winner, `None` for a draw.
+    Ended(Option<Side>),
+}
+
+/// The positions of a game, set up one after another.
+pub struct GamePositions {
+    /// How many: the moves and the start.
+    pub count: usize,
+    pub(super) stages: Box<dyn Iterator<Item = Stage> + Send>,
 }
 
 fn think<G: Evaluate>(

@@ -38,11 +38,12 @@ mod analyst;
 pub mod external;
 mod job;
 mod results;
+pub mod review;
 mod turns;
 
 pub use self::{
-    analyst::{Analyst, Answers, Capacity, Load, SeatSlot},
-    job::{Job, MAX_MOVETIME, SearchOrder},
+    analyst::{Analyst, Answers, Capacity, GameAnswers, Load, PositionAnalysis, SeatSlot},
+    job::{GamePositions, Job, MAX_MOVETIME, SearchOrder},
     results::{Analysis, AnalysisError, Score, Variation},
     turns::SLICE,
 };

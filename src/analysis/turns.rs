@@ -229,6 +229,11 @@ impl Place {
         }
     }
 
+    /// Whether this place's search has a slot now.
+    pub fn has_turn(&self) -> bool {
+        self.turns.with(|state| state.running.contains(&self.id))
+    }
+
     /// Whether a call of another caller waits for a slot (cheap while none
     /// waits at all).
     pub fn others_wait(&self) -> bool {

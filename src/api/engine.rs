@@ -14,8 +14,12 @@ use super::{
     proto::{self as pb, engine_server},
 };
 use crate::{
-    analysis::{Analysis, Analyst, Job, MAX_MOVETIME, Score, SearchOrder},
+    analysis::{
+        Analysis, Analyst, Job, MAX_MOVETIME, Score, SearchOrder,
+        review::{Eval, Judgement},
+    },
     engine::{Level, MAX_DEPTH, MAX_MULTIPV},
+    games::{Games, JudgementCounts, ReviewError, ReviewEvent, ReviewSearch, ReviewSource},
     peers::Peer,
     reason::Reason,
     rules::MoveDescription,
@@ -30,6 +34,8 @@ const DEADLINE_MARGIN: (Duration, Duration) =
 #[derive(Clone, Debug)]
 pub struct EngineService {
     pub analyst: Analyst,
+    /// The stored games AnalyzeGame reads, and keeps analyses of.
+    pub games: Games,
 }
 
 /// Reads the request into a ready search; `default_time` applies when the
@@ -80,12 +86,7 @@ fn prepare(
     } else {
         requested
     };
-    // Answer with what was found shortly before the caller's deadline,
-    // however long the call waited for its turn.
-    let deadline = grpc_timeout(metadata).map(|timeout| {
-        let margin = (timeout / 10).clamp(DEADLINE_MARGIN.0, DEADLINE_MARGIN.1);
-        Instant::now() + timeout.saturating_sub(margin.min(timeout / 5))
-    });
+    let deadline = deadline(metadata);
     let choices = convert::rule_choices("position.xiangqi_rules", variant, position.xiangqi_rules)?;
     let job = Job::new(variant, choices, Some(&position.fen), &position.moves)?;
     Ok((
@@ -99,6 +100,15 @@ fn prepare(
             multipv: (multipv as usize).max(1),
         },
     ))
+}
+
+/// When to answer with what was found: shortly before the caller's
+/// deadline, however long the call waited for its turn.
+fn deadline(metadata: &MetadataMap) -> Option<Instant> {
+    grpc_timeout(metadata).map(|timeout| {
+        let margin = (timeout / 10).clamp(DEADLINE_MARGIN.0, DEADLINE_MARGIN.1);
+        Instant::now() + timeout.saturating_sub(margin.min(timeout / 5))
+    })
 }
 
 /// The `grpc-timeout` header: digits and a unit (H, M, S, m, u, n).
@@ -160,6 +170,102 @@ fn analyze_response(analysis: Analysis, last: bool) -> pb::AnalyzeResponse {
 
 type AnalyzeStream = Pin<Box<dyn Stream<Item = Result<pb::AnalyzeResponse, Status>> + Send>>;
 
+type AnalyzeGameStream =
+    Pin<Box<dyn Stream<Item = Result<pb::AnalyzeGameResponse, Status>> + Send>>;
+
+/// AnalyzeGame's game and search.
+fn review_request(r: &pb::AnalyzeGameRequest) -> Result<(ReviewSource, ReviewSearch), Status> {
+    use pb::analyze_game_request::{Game, Search};
+    let source = match &r.game {
+        None => {
+            return Err(invalid_argument(
+                "game",
+                Reason::MissingField,
+                "game_id or pgn is required",
+            ));
+        }
+        Some(Game::GameId(id)) => ReviewSource::Game(id.clone()),
+        Some(Game::Pgn(text)) => ReviewSource::Pgn {
+            text: text.clone(),
+            variant: match r.variant {
+                0 => None,
+                v => Some(convert::variant("variant", v)?),
+            },
+            rules: convert::xiangqi_rules("xiangqi_rules", r.xiangqi_rules)?,
+        },
+    };
+    let search = match r.search {
+        None | Some(Search::Depth(0) | Search::MovetimeMs(0)) => ReviewSearch::default(),
+        Some(Search::Depth(depth)) => ReviewSearch::Depth(depth),
+        Some(Search::MovetimeMs(ms)) => {
+            ReviewSearch::Movetime(Duration::from_millis(u64::from(ms)))
+        }
+    };
+    Ok((source, search))
+}
+
+fn evaluation(eval: Eval) -> pb::GameEvaluation {
+    use pb::game_evaluation::Value;
+    pb::GameEvaluation {
+        value: Some(match eval {
+            Eval::Centipawns(cp) => Value::Centipawns(cp),
+            Eval::Mate(moves) => Value::Mate(moves),
+            Eval::Ended(winner) => Value::Ended(winner.map_or(0, convert::side)),
+        }),
+    }
+}
+
+fn judgement_counts(counts: JudgementCounts) -> pb::MoveJudgementCounts {
+    pb::MoveJudgementCounts {
+        inaccuracies: counts.inaccuracies,
+        mistakes: counts.mistakes,
+        blunders: counts.blunders,
+    }
+}
+
+fn review_response(event: ReviewEvent) -> pb::AnalyzeGameResponse {
+    use pb::analyze_game_response::Item;
+    pb::AnalyzeGameResponse {
+        item: Some(match event {
+            ReviewEvent::Move(m) => Item::Move(pb::AnalyzedMove {
+                ply: u32::try_from(m.ply).unwrap_or(u32::MAX),
+                side: convert::side(m.side),
+                r#move: Some(convert::move_description(m.played)),
+                before: Some(evaluation(m.before)),
+                after: Some(evaluation(m.after)),
+                pv: moves(m.pv),
+                depth: m.depth,
+                judgement: match m.judgement {
+                    None => pb::MoveJudgement::Unspecified,
+                    Some(Judgement::Inaccuracy) => pb::MoveJudgement::Inaccuracy,
+                    Some(Judgement::Mistake) => pb::MoveJudgement::Mistake,
+                    Some(Judgement::Blunder) => pb::MoveJudgement::Blunder,
+                } as i32,
+                accuracy: m.accuracy,
+            }),
+            ReviewEvent::Done {
+                accuracies,
+                white,
+                black,
+                stored,
+            } => Item::Summary(pb::GameAnalysisSummary {
+                white_accuracy: accuracies.white,
+                black_accuracy: accuracies.black,
+                stored,
+                white: Some(judgement_counts(white)),
+                black: Some(judgement_counts(black)),
+            }),
+        }),
+    }
+}
+
+fn review_error(error: ReviewError) -> Status {
+    match error {
+        ReviewError::Game(e) => e.into(),
+        ReviewError::Analysis(e) => e.into(),
+    }
+}
+
 #[tonic::async_trait]
 impl engine_server::Engine for EngineService {
     async fn best_move(
@@ -207,6 +313,30 @@ impl engine_server::Engine for EngineService {
             let (analysis, last) = answer?;
             Ok(analyze_response(analysis, last))
         });
+        Ok(Response::new(Box::pin(stream)))
+    }
+
+    type AnalyzeGameStream = AnalyzeGameStream;
+
+    async fn analyze_game(
+        &self,
+        request: Request<pb::AnalyzeGameRequest>,
+    ) -> Result<Response<AnalyzeGameStream>, Status> {
+        let (source, search) = review_request(request.get_ref())?;
+        let caller = request.remote_addr().map(Peer::of);
+        let analyst = &self.analyst;
+        let reviews = self
+            .games
+            .review(
+                source,
+                search,
+                deadline(request.metadata()),
+                |positions, order| analyst.analyze_game(caller, positions, order),
+            )
+            .await
+            .map_err(review_error)?;
+        let stream = ReceiverStream::new(reviews)
+            .map(|event| event.map(review_response).map_err(review_error));
         Ok(Response::new(Box::pin(stream)))
     }
 }

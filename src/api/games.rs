@@ -267,7 +267,7 @@ impl games_server::Games for GamesService {
                 ));
             }
         };
-        let pgn = self.games.export(&r.game_id, notation).await?;
+        let pgn = self.games.export(&r.game_id, notation, r.analysis).await?;
         Ok(Response::new(pb::ExportGameResponse { pgn }))
     }
 

@@ -13,7 +13,8 @@ use super::{
 use crate::{
     reason::Reason,
     rules::{
-        Quoted, RuleChoices, Side, Termination, Variant, referee::referee_under,
+        Quoted, RuleChoices, Side, Termination, Variant,
+        referee::{PlayedMove, Referee, referee_under},
         xiangqi::XiangqiRules,
     },
     store::{StoredGame, StoredMove, now_millis},
@@ -78,6 +79,16 @@ fn player(game: &PgnGame, tag: &str, side: &str) -> Result<String, GameError> {
     }
 }
 
+/// A PGN game read and replayed, every move validated by the rules.
+pub(super) struct ReadGame {
+    pub game: PgnGame,
+    pub variant: Variant,
+    pub choices: RuleChoices,
+    /// The game after its last move.
+    pub record: Box<dyn Referee>,
+    pub moves: Vec<PlayedMove>,
+}
+
 impl Games {
     /// Stores the game of `text` (one PGN game) after validating every move;
     /// a xiangqi game is played on under `rules`, or else the rules its
@@ -95,86 +106,28 @@ impl Games {
         hint: Option<Variant>,
         rules: Option<XiangqiRules>,
     ) -> Result<CreatedGame, GameError> {
-        let game = pgn::read(text, self.import_limits).map_err(|e| match e.cap {
-            None => invalid(Reason::InvalidPgn, e.to_string()),
-            Some(cap) => {
-                let (limit, value) = match cap {
-                    PgnCap::Moves(n) => ("limit_moves", n),
-                    PgnCap::Tokens(n) => ("limit_tokens", n),
-                };
-                GameError::OverLimit {
-                    field: "pgn",
-                    reason: Reason::PgnTooLong,
-                    limit,
-                    value,
-                    message: e.to_string(),
-                }
-            }
-        })?;
-        let variant = variant(&game, hint)?;
-        let tagged = match game.tag(pgn::RULES_TAG) {
-            None => None,
-            Some(name) => Some(XiangqiRules::from_name(name).ok_or_else(|| {
-                invalid(
-                    Reason::InvalidPgn,
-                    format!(
-                        "unknown [{} {}]: asian, repetition_draws or asian_refusing",
-                        pgn::RULES_TAG,
-                        Quoted(name)
-                    ),
-                )
-            })?),
-        };
-        let choices = match (variant, rules.or(tagged)) {
-            (Variant::Chess, Some(_)) => {
-                return Err(GameError::invalid(
-                    if rules.is_some() {
-                        "xiangqi_rules"
-                    } else {
-                        "pgn"
-                    },
-                    Reason::VariantMismatch,
-                    "the PGN is a chess game: xiangqi rules do not apply to it".to_owned(),
-                ));
-            }
-            (_, rules) => RuleChoices {
-                xiangqi: rules.unwrap_or_default(),
-            },
-        };
+        let ReadGame {
+            game,
+            variant,
+            choices,
+            record,
+            moves,
+        } = self.read_pgn(text, hint, rules)?;
         let (white, black) = (
             player(&game, "White", side_title(variant, Side::White))?,
             player(&game, "Black", side_title(variant, Side::Black))?,
         );
-        let mut record =
-            referee_under::<&str>(variant, choices, game.tag("FEN"), &[]).map_err(|e| {
-                let problem = e
-                    .problems
-                    .first()
-                    .map_or(Reason::InvalidFen.as_str(), |p| p.code);
-                GameError::invalid_for("pgn", Reason::InvalidFen, problem, format!("[FEN]: {e}"))
-            })?;
-        let mut moves = Vec::with_capacity(game.moves.len());
         let played_at = now_millis();
-        for (ply, (text, line)) in game.moves.iter().enumerate() {
-            let played = record.play_recorded(text).map_err(|e| {
-                GameError::invalid_for(
-                    "pgn",
-                    Reason::InvalidPgn,
-                    Reason::from(&e).as_str(),
-                    format!(
-                        "move {} ({}, line {line}) cannot be played: {e}",
-                        ply + 1,
-                        Quoted(text)
-                    ),
-                )
-            })?;
-            moves.push(StoredMove {
+        let moves = moves
+            .into_iter()
+            .enumerate()
+            .map(|(ply, played)| StoredMove {
                 ply: ply as i64,
                 uci: played.description.uci.into(),
                 fen_after: played.fen_after,
                 played_at,
-            });
-        }
+            })
+            .collect();
         let result = game.result.as_deref().or(game.tag("Result")).unwrap_or("*");
         let claimed = match result {
             "1-0" => Some(Some(Side::White)),
@@ -233,6 +186,97 @@ impl Games {
             white_token,
             black_token,
             join_code: String::new(),
+        })
+    }
+
+    /// Reads `text` (one PGN game) and replays its moves, under the
+    /// variant and rules [`Games::import`] takes.
+    ///
+    /// # Errors
+    ///
+    /// As [`Games::import`], but for the result and storage.
+    pub(super) fn read_pgn(
+        &self,
+        text: &str,
+        hint: Option<Variant>,
+        rules: Option<XiangqiRules>,
+    ) -> Result<ReadGame, GameError> {
+        let game = pgn::read(text, self.import_limits).map_err(|e| match e.cap {
+            None => invalid(Reason::InvalidPgn, e.to_string()),
+            Some(cap) => {
+                let (limit, value) = match cap {
+                    PgnCap::Moves(n) => ("limit_moves", n),
+                    PgnCap::Tokens(n) => ("limit_tokens", n),
+                };
+                GameError::OverLimit {
+                    field: "pgn",
+                    reason: Reason::PgnTooLong,
+                    limit,
+                    value,
+                    message: e.to_string(),
+                }
+            }
+        })?;
+        let variant = variant(&game, hint)?;
+        let tagged = match game.tag(pgn::RULES_TAG) {
+            None => None,
+            Some(name) => Some(XiangqiRules::from_name(name).ok_or_else(|| {
+                invalid(
+                    Reason::InvalidPgn,
+                    format!(
+                        "unknown [{} {}]: asian, repetition_draws or asian_refusing",
+                        pgn::RULES_TAG,
+                        Quoted(name)
+                    ),
+                )
+            })?),
+        };
+        let choices = match (variant, rules.or(tagged)) {
+            (Variant::Chess, Some(_)) => {
+                return Err(GameError::invalid(
+                    if rules.is_some() {
+                        "xiangqi_rules"
+                    } else {
+                        "pgn"
+                    },
+                    Reason::VariantMismatch,
+                    "the PGN is a chess game: xiangqi rules do not apply to it".to_owned(),
+                ));
+            }
+            (_, rules) => RuleChoices {
+                xiangqi: rules.unwrap_or_default(),
+            },
+        };
+        let mut record =
+            referee_under::<&str>(variant, choices, game.tag("FEN"), &[]).map_err(|e| {
+                let problem = e
+                    .problems
+                    .first()
+                    .map_or(Reason::InvalidFen.as_str(), |p| p.code);
+                GameError::invalid_for("pgn", Reason::InvalidFen, problem, format!("[FEN]: {e}"))
+            })?;
+        let mut moves = Vec::with_capacity(game.moves.len());
+        for (ply, (text, line)) in game.moves.iter().enumerate() {
+            let played = record.play_recorded(text).map_err(|e| {
+                GameError::invalid_for(
+                    "pgn",
+                    Reason::InvalidPgn,
+                    Reason::from(&e).as_str(),
+                    format!(
+                        "move {} ({}, line {line}) cannot be played: {e}",
+                        ply + 1,
+                        Quoted(text)
+                    ),
+                )
+            })?;
+            moves.push(played);
+        }
+        Ok(ReadGame {
+            game,
+            variant,
+            choices,
+            record,
+            moves,
         })
     }
 }

@@ -7,7 +7,8 @@
 //! - The services above it, one file a job, each an `impl Games` block:
 //!   creating (`create`), reading and watching (`read`), a seat's moves and
 //!   actions (`actions`), takebacks, open seats, rematches, engine seats,
-//!   imports, player streams, saved positions (`positions`), the operator's
+//!   imports, player streams, saved positions (`positions`), game reviews
+//!   (`review`: the engine's analysis of every move, kept), the operator's
 //!   credential; the machinery they share: the live games and their change
 //!   lock (`live`, `change_lock`, `screen`), flag timers (`flag`), ownership
 //!   of games among replicas (`ownership`), and the event feed (`hub`,
@@ -35,6 +36,7 @@ mod read;
 mod rematch;
 mod replay;
 mod retelling;
+mod review;
 mod screen;
 mod takeback;
 mod telling;
@@ -60,6 +62,10 @@ pub use ownership::LeaseTimes;
 pub use player::FollowedSeat;
 pub use rematch::RematchAnswer;
 pub use replay::{MAX_RETOLD, Replay, Replayed};
+pub use review::{
+    DEFAULT_REVIEW_DEPTH, JudgementCounts, MAX_POSITION_TIME, MAX_REVIEW_TIME, MIN_POSITION_TIME,
+    MoveReview, ReviewError, ReviewEvent, ReviewSearch, ReviewSource, Reviews,
+};
 
 use crate::{
     analysis::Analyst,

@@ -28,13 +28,24 @@ impl Games {
             .ok_or_else(|| GameError::game_not_found(id))
     }
 
-    /// The game as PGN.
+    /// The game as PGN; with `analysis`, annotated with its latest stored
+    /// analysis, if it has one.
     ///
     /// # Errors
     ///
     /// Unknown id, Chinese notation for chess, or storage.
-    pub async fn export(&self, id: &str, notation: PgnNotation) -> Result<String, GameError> {
-        pgn::write(&self.get(id).await?, notation)
+    pub async fn export(
+        &self,
+        id: &str,
+        notation: PgnNotation,
+        analysis: bool,
+    ) -> Result<String, GameError> {
+        let stored = self.load(id).await?;
+        let evals = match analysis {
+            true => self.stored_evals(stored.seq, stored.moves.len()).await?,
+            false => None,
+        };
+        pgn::write(&view_of(&stored)?, notation, evals.as_deref())
     }
 
     /// Games, newest first, without moves.

@@ -281,7 +281,10 @@ pub async fn serve(
             config.max_import_request_bytes,
         ))
         .add_service(requests!(
-            EngineServer::new(EngineService { analyst }),
+            EngineServer::new(EngineService {
+                analyst,
+                games: games.clone(),
+            }),
             config.max_request_bytes
         ))
         .prepare();

@@ -6,6 +6,7 @@
 //! differs, [`Backend`] says how. Each has its own migrations
 //! (`migrations/sqlite`, `migrations/postgres`) to the same tables.
 
+mod analyses;
 mod backend;
 mod challenges;
 mod changes;
@@ -31,6 +32,7 @@ use std::{sync::Arc, time::Duration};
 use sqlx::{AnyPool, Connection, any::AnyPoolOptions};
 use tokio::sync::watch;
 
+pub use analyses::StoredPositionAnalysis;
 pub use backend::{Backend, DatabaseUrl, DatabaseUrlError};
 pub use challenges::{
     Acceptance, ChallengeAnswered, ChallengeState, ParseChallengeStateError, StoredChallenge,

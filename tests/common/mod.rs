@@ -492,6 +492,7 @@ pub async fn export(
         .export_game(pb::ExportGameRequest {
             game_id: id.to_owned(),
             notation: notation as i32,
+            ..Default::default()
         })
         .await
         .unwrap()

@@ -1,6 +1,6 @@
 //! External UCI engines behind the analyst: Stockfish for chess and
 //! Fairy-Stockfish for xiangqi, a long analysis stepping aside for another
-//! caller, an engine killed mid-search, one that never answers `go`, and
+//! caller, a game's positions one after another, an engine killed mid-search, one that never answers `go`, and
 //! one that answers an illegal move. Without Stockfish or Fairy-Stockfish
 //! installed the tests that play them skip, except under `CI=true`, where
 //! they fail.
@@ -13,12 +13,12 @@ use std::{
 
 use arbiter::{
     analysis::{
-        AnalysisError, Analyst, Capacity, Job, Score, SearchOrder,
+        AnalysisError, Analyst, Capacity, Job, PositionAnalysis, Score, SearchOrder,
         external::{EngineFailure, HANG_MARGIN, UciEngine, UciEngines},
     },
     engine::Level,
     peers::Peer,
-    rules::{RuleChoices, Variant},
+    rules::{RuleChoices, Side, Variant},
 };
 
 const STOCKFISH: &str = "/usr/games/stockfish";
@@ -186,6 +186,36 @@ async fn a_long_external_analysis_steps_aside_for_another_caller() {
         "{} after {deepest}",
         next.depth
     );
+}
+
+#[tokio::test]
+async fn a_games_positions_are_analysed_on_its_external_engine() {
+    if !installed(STOCKFISH) {
+        return;
+    }
+    let analyst = analyst(Variant::Chess, STOCKFISH);
+    let moves = ["f3", "e5", "g4", "Qh4#"];
+    let positions =
+        Job::positions_of_game(Variant::Chess, RuleChoices::default(), None, &moves).unwrap();
+    let mut answers = analyst
+        .analyze_game(None, positions, order(Duration::from_millis(200)))
+        .await
+        .unwrap();
+    let mut analysed = Vec::new();
+    while let Some(answer) = answers.recv().await {
+        analysed.push(answer.unwrap());
+    }
+    assert_eq!(analysed.len(), 5);
+    // Black to mate in one after 2.g4; the mated position is not searched.
+    let PositionAnalysis::Searched(mate) = &analysed[3] else {
+        panic!("{:?}", analysed[3]);
+    };
+    assert_eq!(mate.best().unwrap().san, "Qh4#");
+    assert_eq!(mate.score(), Score::Mate(1));
+    assert!(matches!(
+        analysed[4],
+        PositionAnalysis::Ended(Some(Side::Black))
+    ));
 }
 
 #[tokio::test]

@@ -65,6 +65,7 @@ async fn pgn_export_in_every_notation() {
         .export_game(pb::ExportGameRequest {
             game_id: id.clone(),
             notation: pb::PgnNotation::Chinese as i32,
+            ..Default::default()
         })
         .await
         .unwrap_err();
@@ -76,6 +77,7 @@ async fn pgn_export_in_every_notation() {
         .export_game(pb::ExportGameRequest {
             game_id: "nope".into(),
             notation: 0,
+            ..Default::default()
         })
         .await
         .unwrap_err();

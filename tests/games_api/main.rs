@@ -11,6 +11,7 @@ mod clocks;
 mod credentials;
 mod engine;
 mod flag_timers;
+mod game_analysis;
 mod games;
 mod history;
 mod identity;

@@ -681,6 +681,7 @@ async fn every_refusal_carries_its_reason() {
                 .export_game(pb::ExportGameRequest {
                     game_id: id.clone(),
                     notation: pb::PgnNotation::Chinese as i32,
+                    ..Default::default()
                 })
                 .await
                 .unwrap_err(),

@@ -37,6 +37,17 @@ pub(crate) trait Turn: Send + Sync + 'static {
     fn step_aside(&self, until: Instant) -> impl Future<Output = bool> + Send;
 }
 
+/// A turn shared by several searches, one after another.
+impl<T: Turn> Turn for Arc<T> {
+    fn others_wait(&self) -> bool {
+        (**self).others_wait()
+    }
+
+    fn step_aside(&self, until: Instant) -> impl Future<Output = bool> + Send {
+        (**self).step_aside(until)
+    }
+}
+
 type Sender = mpsc::Sender<Result<(Analysis, bool), AnalysisError>>;
 
 /// Searches `position` by `order` on a process of `pool`, holding `turn`

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 
 use super::{Ending, GameError, GameView, Status, TimeControl};
 use crate::{
+    analysis::review::{Eval, Judgement, judge},
     reason::Reason,
     rules::{Game, Side, Variant, chess::Chess, xiangqi::Xiangqi},
 };
@@ -32,12 +33,19 @@ pub const RULES_TAG: &str = "XiangqiRules";
 /// Movetext lines are wrapped before this many characters.
 const LINE: usize = 80;
 
-/// The game as PGN text.
+/// The game as PGN text; with the evaluation of each of its positions
+/// (`evals`, the start first), each move also has the evaluation after it
+/// as a `[%eval]` comment, and a NAG when it is an inaccuracy ($6), a
+/// mistake ($2) or a blunder ($4).
 ///
 /// # Errors
 ///
 /// [`GameError::InvalidArgument`] for Chinese notation in a chess game.
-pub fn write(game: &GameView, notation: PgnNotation) -> Result<String, GameError> {
+pub fn write(
+    game: &GameView,
+    notation: PgnNotation,
+    evals: Option<&[Eval]>,
+) -> Result<String, GameError> {
     if notation == PgnNotation::Chinese && game.variant == Variant::Chess {
         return Err(GameError::invalid(
             "notation",
@@ -100,8 +108,29 @@ pub fn write(game: &GameView, notation: PgnNotation) -> Result<String, GameError
             PgnNotation::Coordinates => d.uci,
             PgnNotation::Chinese => d.chinese.unwrap_or(d.san),
         }));
-        if let Some(left) = clocks.get(i) {
-            tokens.push(format!("{{[%clk {}]}}", clock_text(*left)));
+        let judged = evals.and_then(|evals| Some((*evals.get(i)?, *evals.get(i + 1)?)));
+        if let Some(judgement) = judged.and_then(|(before, after)| judge(before, after, m.side)) {
+            tokens.push(
+                match judgement {
+                    Judgement::Inaccuracy => "$6",
+                    Judgement::Mistake => "$2",
+                    Judgement::Blunder => "$4",
+                }
+                .to_owned(),
+            );
+        }
+        let comments: Vec<String> = judged
+            .and_then(|(_, after)| eval_text(after))
+            .map(|eval| format!("[%eval {eval}]"))
+            .into_iter()
+            .chain(
+                clocks
+                    .get(i)
+                    .map(|left| format!("[%clk {}]", clock_text(*left))),
+            )
+            .collect();
+        if !comments.is_empty() {
+            tokens.push(format!("{{{}}}", comments.join(" ")));
         }
         if m.side == Side::Black {
             number += 1;
@@ -160,6 +189,17 @@ fn clock_after_each_move(game: &GameView) -> Vec<i64> {
             Some(replay.remaining[usize::from(m.side == Side::Black)])
         })
         .collect()
+}
+
+/// An evaluation as `%eval` writes it: pawns with two decimals, or `#` and
+/// the moves to mate (negative when Black mates); none where the rules
+/// ended the game.
+fn eval_text(eval: Eval) -> Option<String> {
+    match eval {
+        Eval::Centipawns(cp) => Some(format!("{:.2}", f64::from(cp) / 100.0)),
+        Eval::Mate(moves) => Some(format!("#{moves}")),
+        Eval::Ended(_) => None,
+    }
 }
 
 /// `H:MM:SS` (tenths dropped), as `%clk` wants.
@@ -244,6 +284,10 @@ mod tests {
         assert_eq!(date(0), "1970.01.01");
         assert_eq!(date(1_796_083_200_000), "2026.12.01");
         assert_eq!(date(951_782_400_000), "2000.02.29");
+        assert_eq!(eval_text(Eval::Centipawns(35)).unwrap(), "0.35");
+        assert_eq!(eval_text(Eval::Centipawns(-1250)).unwrap(), "-12.50");
+        assert_eq!(eval_text(Eval::Mate(-2)).unwrap(), "#-2");
+        assert_eq!(eval_text(Eval::Ended(None)), None);
         assert_eq!(
             first_move_number("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 7"),
             7

@@ -13,7 +13,7 @@ export const Reason = {
   MALFORMED_REQUEST: "MALFORMED_REQUEST",
   /** INVALID_ARGUMENT: `variant` is VARIANT_UNSPECIFIED. */
   MISSING_VARIANT: "MISSING_VARIANT",
-  /** INVALID_ARGUMENT: A required field is empty (`position`, `source`, `board.turn`, `seats`, `join_code`). */
+  /** INVALID_ARGUMENT: A required field is empty (`position`, `source`, `board.turn`, `seats`, `join_code`, AnalyzeGame's `game`). */
   MISSING_FIELD: "MISSING_FIELD",
   /** INVALID_ARGUMENT: An enum field holds a number this server does not know. */
   UNKNOWN_ENUM_VALUE: "UNKNOWN_ENUM_VALUE",
@@ -45,6 +45,8 @@ export const Reason = {
   INVALID_PGN: "INVALID_PGN",
   /** INVALID_ARGUMENT: The PGN is past ImportGame's caps (metadata `limit_moves` or `limit_tokens`). */
   PGN_TOO_LONG: "PGN_TOO_LONG",
+  /** INVALID_ARGUMENT: AnalyzeGame's move time per position, times the game's positions, is past the engine time one analysis may take (metadata `limit_ms`: the longest move time this game may have). */
+  REVIEW_TOO_LONG: "REVIEW_TOO_LONG",
   /** INVALID_ARGUMENT: CreateGame's open seat is not one a player can take: both seats open, an open seat with an engine or a display name, or facing an engine seat. */
   INVALID_OPEN_SEAT: "INVALID_OPEN_SEAT",
   /** INVALID_ARGUMENT: CreatePlayer's username is not 2 to 20 ASCII letters, digits, `_` and `-`, starting and ending with a letter or digit. */
@@ -139,7 +141,7 @@ export const Reason = {
   EVENTS_EXPIRED: "EVENTS_EXPIRED",
   /** RESOURCE_EXHAUSTED: Every engine slot is busy and their queue is full, or no slot came free in time: retry with backoff. */
   ENGINE_BUSY: "ENGINE_BUSY",
-  /** RESOURCE_EXHAUSTED: The caller's address already runs its most BestMove/Analyze calls (metadata `limit`): wait for one to end. */
+  /** RESOURCE_EXHAUSTED: The caller's address already runs its most BestMove/Analyze/AnalyzeGame calls (metadata `limit`): wait for one to end. */
   ANALYSIS_LIMIT: "ANALYSIS_LIMIT",
   /** RESOURCE_EXHAUSTED: The caller's address already resumes its most WatchGame streams with `from_version` (metadata `limit`): retry once one has caught up. */
   RESUME_LIMIT: "RESUME_LIMIT",

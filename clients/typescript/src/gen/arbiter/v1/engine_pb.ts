@@ -2,9 +2,9 @@
 // @generated from file arbiter/v1/engine.proto (package arbiter.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Move, Position } from "./common_pb.js";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Move, Position, Side, Variant, XiangqiRules } from "./common_pb.js";
 import { file_arbiter_v1_common } from "./common_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file arbiter/v1/engine.proto.
  */
 export const file_arbiter_v1_engine: GenFile = /*@__PURE__*/
-  fileDesc("ChdhcmJpdGVyL3YxL2VuZ2luZS5wcm90bxIKYXJiaXRlci52MSJQCgxTZWFyY2hMaW1pdHMSDQoFZGVwdGgYASABKA0SDQoFbm9kZXMYAiABKAQSEwoLbW92ZXRpbWVfbXMYAyABKA0SDQoFbGV2ZWwYBCABKA0iNgoFU2NvcmUSFAoKY2VudGlwYXducxgBIAEoBUgAEg4KBG1hdGUYAiABKAVIAEIHCgV2YWx1ZSJjCg9CZXN0TW92ZVJlcXVlc3QSJgoIcG9zaXRpb24YASABKAsyFC5hcmJpdGVyLnYxLlBvc2l0aW9uEigKBmxpbWl0cxgCIAEoCzIYLmFyYml0ZXIudjEuU2VhcmNoTGltaXRzIq4BChBCZXN0TW92ZVJlc3BvbnNlEh4KBG1vdmUYASABKAsyEC5hcmJpdGVyLnYxLk1vdmUSIAoFc2NvcmUYAiABKAsyES5hcmJpdGVyLnYxLlNjb3JlEhwKAnB2GAMgAygLMhAuYXJiaXRlci52MS5Nb3ZlEg0KBWRlcHRoGAQgASgNEg0KBW5vZGVzGAUgASgEEgsKA25wcxgGIAEoBBIPCgd0aW1lX21zGAcgASgNInMKDkFuYWx5emVSZXF1ZXN0EiYKCHBvc2l0aW9uGAEgASgLMhQuYXJiaXRlci52MS5Qb3NpdGlvbhIoCgZsaW1pdHMYAiABKAsyGC5hcmJpdGVyLnYxLlNlYXJjaExpbWl0cxIPCgdtdWx0aXB2GAMgASgNIkYKBExpbmUSIAoFc2NvcmUYASABKAsyES5hcmJpdGVyLnYxLlNjb3JlEhwKAnB2GAIgAygLMhAuYXJiaXRlci52MS5Nb3ZlIr0BCg9BbmFseXplUmVzcG9uc2USDQoFZGVwdGgYASABKA0SIAoFc2NvcmUYAiABKAsyES5hcmJpdGVyLnYxLlNjb3JlEhwKAnB2GAMgAygLMhAuYXJiaXRlci52MS5Nb3ZlEg0KBW5vZGVzGAQgASgEEgsKA25wcxgFIAEoBBIPCgd0aW1lX21zGAYgASgNEg0KBWZpbmFsGAcgASgIEh8KBWxpbmVzGAggAygLMhAuYXJiaXRlci52MS5MaW5lMpUBCgZFbmdpbmUSRQoIQmVzdE1vdmUSGy5hcmJpdGVyLnYxLkJlc3RNb3ZlUmVxdWVzdBocLmFyYml0ZXIudjEuQmVzdE1vdmVSZXNwb25zZRJECgdBbmFseXplEhouYXJiaXRlci52MS5BbmFseXplUmVxdWVzdBobLmFyYml0ZXIudjEuQW5hbHl6ZVJlc3BvbnNlMAFiBnByb3RvMw", [file_arbiter_v1_common]);
+  fileDesc("ChdhcmJpdGVyL3YxL2VuZ2luZS5wcm90bxIKYXJiaXRlci52MSJQCgxTZWFyY2hMaW1pdHMSDQoFZGVwdGgYASABKA0SDQoFbm9kZXMYAiABKAQSEwoLbW92ZXRpbWVfbXMYAyABKA0SDQoFbGV2ZWwYBCABKA0iNgoFU2NvcmUSFAoKY2VudGlwYXducxgBIAEoBUgAEg4KBG1hdGUYAiABKAVIAEIHCgV2YWx1ZSJjCg9CZXN0TW92ZVJlcXVlc3QSJgoIcG9zaXRpb24YASABKAsyFC5hcmJpdGVyLnYxLlBvc2l0aW9uEigKBmxpbWl0cxgCIAEoCzIYLmFyYml0ZXIudjEuU2VhcmNoTGltaXRzIq4BChBCZXN0TW92ZVJlc3BvbnNlEh4KBG1vdmUYASABKAsyEC5hcmJpdGVyLnYxLk1vdmUSIAoFc2NvcmUYAiABKAsyES5hcmJpdGVyLnYxLlNjb3JlEhwKAnB2GAMgAygLMhAuYXJiaXRlci52MS5Nb3ZlEg0KBWRlcHRoGAQgASgNEg0KBW5vZGVzGAUgASgEEgsKA25wcxgGIAEoBBIPCgd0aW1lX21zGAcgASgNInMKDkFuYWx5emVSZXF1ZXN0EiYKCHBvc2l0aW9uGAEgASgLMhQuYXJiaXRlci52MS5Qb3NpdGlvbhIoCgZsaW1pdHMYAiABKAsyGC5hcmJpdGVyLnYxLlNlYXJjaExpbWl0cxIPCgdtdWx0aXB2GAMgASgNIkYKBExpbmUSIAoFc2NvcmUYASABKAsyES5hcmJpdGVyLnYxLlNjb3JlEhwKAnB2GAIgAygLMhAuYXJiaXRlci52MS5Nb3ZlIr0BCg9BbmFseXplUmVzcG9uc2USDQoFZGVwdGgYASABKA0SIAoFc2NvcmUYAiABKAsyES5hcmJpdGVyLnYxLlNjb3JlEhwKAnB2GAMgAygLMhAuYXJiaXRlci52MS5Nb3ZlEg0KBW5vZGVzGAQgASgEEgsKA25wcxgFIAEoBBIPCgd0aW1lX21zGAYgASgNEg0KBWZpbmFsGAcgASgIEh8KBWxpbmVzGAggAygLMhAuYXJiaXRlci52MS5MaW5lIscBChJBbmFseXplR2FtZVJlcXVlc3QSEQoHZ2FtZV9pZBgBIAEoCUgAEg0KA3BnbhgCIAEoCUgAEiQKB3ZhcmlhbnQYAyABKA4yEy5hcmJpdGVyLnYxLlZhcmlhbnQSLwoNeGlhbmdxaV9ydWxlcxgEIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzEg8KBWRlcHRoGAUgASgNSAESFQoLbW92ZXRpbWVfbXMYBiABKA1IAUIGCgRnYW1lQggKBnNlYXJjaCJiCg5HYW1lRXZhbHVhdGlvbhIUCgpjZW50aXBhd25zGAEgASgFSAASDgoEbWF0ZRgCIAEoBUgAEiEKBWVuZGVkGAMgASgOMhAuYXJiaXRlci52MS5TaWRlSABCBwoFdmFsdWUinwIKDEFuYWx5emVkTW92ZRILCgNwbHkYASABKA0SHgoEc2lkZRgCIAEoDjIQLmFyYml0ZXIudjEuU2lkZRIeCgRtb3ZlGAMgASgLMhAuYXJiaXRlci52MS5Nb3ZlEioKBmJlZm9yZRgEIAEoCzIaLmFyYml0ZXIudjEuR2FtZUV2YWx1YXRpb24SKQoFYWZ0ZXIYBSABKAsyGi5hcmJpdGVyLnYxLkdhbWVFdmFsdWF0aW9uEhwKAnB2GAYgAygLMhAuYXJiaXRlci52MS5Nb3ZlEg0KBWRlcHRoGAcgASgNEiwKCWp1ZGdlbWVudBgIIAEoDjIZLmFyYml0ZXIudjEuTW92ZUp1ZGdlbWVudBIQCghhY2N1cmFjeRgJIAEoASLlAQoTR2FtZUFuYWx5c2lzU3VtbWFyeRIbCg53aGl0ZV9hY2N1cmFjeRgBIAEoAUgAiAEBEhsKDmJsYWNrX2FjY3VyYWN5GAIgASgBSAGIAQESDgoGc3RvcmVkGAMgASgIEi4KBXdoaXRlGAQgASgLMh8uYXJiaXRlci52MS5Nb3ZlSnVkZ2VtZW50Q291bnRzEi4KBWJsYWNrGAUgASgLMh8uYXJiaXRlci52MS5Nb3ZlSnVkZ2VtZW50Q291bnRzQhEKD193aGl0ZV9hY2N1cmFjeUIRCg9fYmxhY2tfYWNjdXJhY3kiTwoTTW92ZUp1ZGdlbWVudENvdW50cxIUCgxpbmFjY3VyYWNpZXMYASABKA0SEAoIbWlzdGFrZXMYAiABKA0SEAoIYmx1bmRlcnMYAyABKA0iewoTQW5hbHl6ZUdhbWVSZXNwb25zZRIoCgRtb3ZlGAEgASgLMhguYXJiaXRlci52MS5BbmFseXplZE1vdmVIABIyCgdzdW1tYXJ5GAIgASgLMh8uYXJiaXRlci52MS5HYW1lQW5hbHlzaXNTdW1tYXJ5SABCBgoEaXRlbSqGAQoNTW92ZUp1ZGdlbWVudBIeChpNT1ZFX0pVREdFTUVOVF9VTlNQRUNJRklFRBAAEh0KGU1PVkVfSlVER0VNRU5UX0lOQUNDVVJBQ1kQARIaChZNT1ZFX0pVREdFTUVOVF9NSVNUQUtFEAISGgoWTU9WRV9KVURHRU1FTlRfQkxVTkRFUhADMucBCgZFbmdpbmUSRQoIQmVzdE1vdmUSGy5hcmJpdGVyLnYxLkJlc3RNb3ZlUmVxdWVzdBocLmFyYml0ZXIudjEuQmVzdE1vdmVSZXNwb25zZRJECgdBbmFseXplEhouYXJiaXRlci52MS5BbmFseXplUmVxdWVzdBobLmFyYml0ZXIudjEuQW5hbHl6ZVJlc3BvbnNlMAESUAoLQW5hbHl6ZUdhbWUSHi5hcmJpdGVyLnYxLkFuYWx5emVHYW1lUmVxdWVzdBofLmFyYml0ZXIudjEuQW5hbHl6ZUdhbWVSZXNwb25zZTABYgZwcm90bzM", [file_arbiter_v1_common]);
 
 /**
  * How long and how well to search. Every limit is optional; the search stops
@@ -327,6 +327,359 @@ export const AnalyzeResponseSchema: GenMessage<AnalyzeResponse> = /*@__PURE__*/
   messageDesc(file_arbiter_v1_engine, 6);
 
 /**
+ * Request for Engine.AnalyzeGame.
+ *
+ * @generated from message arbiter.v1.AnalyzeGameRequest
+ */
+export type AnalyzeGameRequest = Message<"arbiter.v1.AnalyzeGameRequest"> & {
+  /**
+   * The game. Required.
+   *
+   * @generated from oneof arbiter.v1.AnalyzeGameRequest.game
+   */
+  game: {
+    /**
+     * A stored game, by id (chess or xiangqi). An ended game's analysis is
+     * kept; a game still in play is analysed as it stands, and not kept.
+     *
+     * @generated from field: string game_id = 1;
+     */
+    value: string;
+    case: "gameId";
+  } | {
+    /**
+     * One game as PGN, read as ImportGame reads it (its caps, tags and
+     * notations); not stored, and its analysis is not kept.
+     *
+     * @generated from field: string pgn = 2;
+     */
+    value: string;
+    case: "pgn";
+  } | { case: undefined; value?: undefined };
+
+  /**
+   * For `pgn`: the game when the tags do not say, as ImportGameRequest's.
+   *
+   * @generated from field: arbiter.v1.Variant variant = 3;
+   */
+  variant: Variant;
+
+  /**
+   * For `pgn`: a xiangqi game's repetition rules, as ImportGameRequest's.
+   *
+   * @generated from field: arbiter.v1.XiangqiRules xiangqi_rules = 4;
+   */
+  xiangqiRules: XiangqiRules;
+
+  /**
+   * How to search each position (neither: to depth 10). Each search also
+   * stops at its share of the ten minutes of engine time one analysis may
+   * take (at most 10 seconds a position), and at the call's deadline
+   * (then the analysis is not kept).
+   *
+   * @generated from oneof arbiter.v1.AnalyzeGameRequest.search
+   */
+  search: {
+    /**
+     * To this depth, 1 to 64.
+     *
+     * @generated from field: uint32 depth = 5;
+     */
+    value: number;
+    case: "depth";
+  } | {
+    /**
+     * For this long, 10 to 10000 milliseconds a position. The positions
+     * (the moves and the start) times this may not pass 600000: past it
+     * INVALID_ARGUMENT `REVIEW_TOO_LONG`, with the longest this game may
+     * have in the metadata `limit_ms`.
+     *
+     * @generated from field: uint32 movetime_ms = 6;
+     */
+    value: number;
+    case: "movetimeMs";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message arbiter.v1.AnalyzeGameRequest.
+ * Use `create(AnalyzeGameRequestSchema)` to create a new message.
+ */
+export const AnalyzeGameRequestSchema: GenMessage<AnalyzeGameRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_engine, 7);
+
+/**
+ * An evaluation from White's (Red's) point of view.
+ *
+ * @generated from message arbiter.v1.GameEvaluation
+ */
+export type GameEvaluation = Message<"arbiter.v1.GameEvaluation"> & {
+  /**
+   * @generated from oneof arbiter.v1.GameEvaluation.value
+   */
+  value: {
+    /**
+     * Advantage in centipawns, positive when White (Red) is better.
+     *
+     * @generated from field: int32 centipawns = 1;
+     */
+    value: number;
+    case: "centipawns";
+  } | {
+    /**
+     * Forced mate (or win by the rules) in this many moves, positive when
+     * White (Red) wins.
+     *
+     * @generated from field: int32 mate = 2;
+     */
+    value: number;
+    case: "mate";
+  } | {
+    /**
+     * The rules have ended the game in this position: the winner, or
+     * SIDE_UNSPECIFIED for a draw.
+     *
+     * @generated from field: arbiter.v1.Side ended = 3;
+     */
+    value: Side;
+    case: "ended";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message arbiter.v1.GameEvaluation.
+ * Use `create(GameEvaluationSchema)` to create a new message.
+ */
+export const GameEvaluationSchema: GenMessage<GameEvaluation> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_engine, 8);
+
+/**
+ * One move of Engine.AnalyzeGame.
+ *
+ * @generated from message arbiter.v1.AnalyzedMove
+ */
+export type AnalyzedMove = Message<"arbiter.v1.AnalyzedMove"> & {
+  /**
+   * The move's index in the game (0: the first move).
+   *
+   * @generated from field: uint32 ply = 1;
+   */
+  ply: number;
+
+  /**
+   * The side that played it.
+   *
+   * @generated from field: arbiter.v1.Side side = 2;
+   */
+  side: Side;
+
+  /**
+   * The move played, in every notation.
+   *
+   * @generated from field: arbiter.v1.Move move = 3;
+   */
+  move?: Move | undefined;
+
+  /**
+   * The evaluation of the position before the move and after it.
+   *
+   * @generated from field: arbiter.v1.GameEvaluation before = 4;
+   */
+  before?: GameEvaluation | undefined;
+
+  /**
+   * @generated from field: arbiter.v1.GameEvaluation after = 5;
+   */
+  after?: GameEvaluation | undefined;
+
+  /**
+   * The engine's best line in the position before the move, starting with
+   * its best move.
+   *
+   * @generated from field: repeated arbiter.v1.Move pv = 6;
+   */
+  pv: Move[];
+
+  /**
+   * The depth the position before the move was searched to.
+   *
+   * @generated from field: uint32 depth = 7;
+   */
+  depth: number;
+
+  /**
+   * @generated from field: arbiter.v1.MoveJudgement judgement = 8;
+   */
+  judgement: MoveJudgement;
+
+  /**
+   * The move's accuracy, 0 to 100 (Lichess's: 103.1668 * exp(-0.04354 *
+   * the drop of the mover's win%) - 3.1669, plus 1, where win% = 50 + 50 *
+   * winning chances; 100 for a move that drops nothing).
+   *
+   * @generated from field: double accuracy = 9;
+   */
+  accuracy: number;
+};
+
+/**
+ * Describes the message arbiter.v1.AnalyzedMove.
+ * Use `create(AnalyzedMoveSchema)` to create a new message.
+ */
+export const AnalyzedMoveSchema: GenMessage<AnalyzedMove> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_engine, 9);
+
+/**
+ * The end of Engine.AnalyzeGame.
+ *
+ * @generated from message arbiter.v1.GameAnalysisSummary
+ */
+export type GameAnalysisSummary = Message<"arbiter.v1.GameAnalysisSummary"> & {
+  /**
+   * Each side's accuracy, 0 to 100, as Lichess computes it: the mean of the
+   * mean of its moves' accuracies weighted by how much win% varies around
+   * each, and of their harmonic mean. Absent for a side without moves.
+   *
+   * @generated from field: optional double white_accuracy = 1;
+   */
+  whiteAccuracy?: number | undefined;
+
+  /**
+   * @generated from field: optional double black_accuracy = 2;
+   */
+  blackAccuracy?: number | undefined;
+
+  /**
+   * The analysis was read from the store, not searched.
+   *
+   * @generated from field: bool stored = 3;
+   */
+  stored: boolean;
+
+  /**
+   * The moves of each side judged inaccuracies, mistakes and blunders.
+   *
+   * @generated from field: arbiter.v1.MoveJudgementCounts white = 4;
+   */
+  white?: MoveJudgementCounts | undefined;
+
+  /**
+   * @generated from field: arbiter.v1.MoveJudgementCounts black = 5;
+   */
+  black?: MoveJudgementCounts | undefined;
+};
+
+/**
+ * Describes the message arbiter.v1.GameAnalysisSummary.
+ * Use `create(GameAnalysisSummarySchema)` to create a new message.
+ */
+export const GameAnalysisSummarySchema: GenMessage<GameAnalysisSummary> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_engine, 10);
+
+/**
+ * How many moves of one side had each judgement.
+ *
+ * @generated from message arbiter.v1.MoveJudgementCounts
+ */
+export type MoveJudgementCounts = Message<"arbiter.v1.MoveJudgementCounts"> & {
+  /**
+   * @generated from field: uint32 inaccuracies = 1;
+   */
+  inaccuracies: number;
+
+  /**
+   * @generated from field: uint32 mistakes = 2;
+   */
+  mistakes: number;
+
+  /**
+   * @generated from field: uint32 blunders = 3;
+   */
+  blunders: number;
+};
+
+/**
+ * Describes the message arbiter.v1.MoveJudgementCounts.
+ * Use `create(MoveJudgementCountsSchema)` to create a new message.
+ */
+export const MoveJudgementCountsSchema: GenMessage<MoveJudgementCounts> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_engine, 11);
+
+/**
+ * One message of Engine.AnalyzeGame: a move, in order, then the summary.
+ *
+ * @generated from message arbiter.v1.AnalyzeGameResponse
+ */
+export type AnalyzeGameResponse = Message<"arbiter.v1.AnalyzeGameResponse"> & {
+  /**
+   * @generated from oneof arbiter.v1.AnalyzeGameResponse.item
+   */
+  item: {
+    /**
+     * @generated from field: arbiter.v1.AnalyzedMove move = 1;
+     */
+    value: AnalyzedMove;
+    case: "move";
+  } | {
+    /**
+     * @generated from field: arbiter.v1.GameAnalysisSummary summary = 2;
+     */
+    value: GameAnalysisSummary;
+    case: "summary";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message arbiter.v1.AnalyzeGameResponse.
+ * Use `create(AnalyzeGameResponseSchema)` to create a new message.
+ */
+export const AnalyzeGameResponseSchema: GenMessage<AnalyzeGameResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_engine, 12);
+
+/**
+ * How bad a move is, by how much it dropped its side's winning chances
+ * (from -1 to 1, 2 / (1 + exp(-0.00368208 * centipawns)) - 1, a mate
+ * counting as 1000 centipawns).
+ *
+ * @generated from enum arbiter.v1.MoveJudgement
+ */
+export enum MoveJudgement {
+  /**
+   * A good move: a drop under 0.1.
+   *
+   * @generated from enum value: MOVE_JUDGEMENT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A drop of 0.1 or more (PGN NAG $6).
+   *
+   * @generated from enum value: MOVE_JUDGEMENT_INACCURACY = 1;
+   */
+  INACCURACY = 1,
+
+  /**
+   * 0.2 or more (NAG $2).
+   *
+   * @generated from enum value: MOVE_JUDGEMENT_MISTAKE = 2;
+   */
+  MISTAKE = 2,
+
+  /**
+   * 0.3 or more (NAG $4).
+   *
+   * @generated from enum value: MOVE_JUDGEMENT_BLUNDER = 3;
+   */
+  BLUNDER = 3,
+}
+
+/**
+ * Describes the enum arbiter.v1.MoveJudgement.
+ */
+export const MoveJudgementSchema: GenEnum<MoveJudgement> = /*@__PURE__*/
+  enumDesc(file_arbiter_v1_engine, 0);
+
+/**
  * Arbiter's own engine: best moves and analysis for any position. Searches
  * run on their own threads, a bounded number at a time (`arbiter serve
  * --engine-slots`), which callers share in turns: a call waits for a slot in
@@ -361,6 +714,25 @@ export const Engine: GenService<{
     methodKind: "server_streaming";
     input: typeof AnalyzeRequestSchema;
     output: typeof AnalyzeResponseSchema;
+  },
+  /**
+   * Analyses every move of a game, a stored one or one given as PGN: the
+   * evaluation of every position, the engine's best line in it, each move
+   * judged by the winning chances it gave away (Lichess's formulas) with
+   * its accuracy, and each side's accuracy. Sends each move as its
+   * position after is analysed, then a summary. The game's positions are
+   * searched one after another as one call (admitted, queued and limited
+   * per caller as Analyze is, and taking turns between positions as
+   * within them). The analysis of an ended stored game is kept, once per
+   * setting (`depth` or `movetime_ms`): the same call again answers from
+   * it at once.
+   *
+   * @generated from rpc arbiter.v1.Engine.AnalyzeGame
+   */
+  analyzeGame: {
+    methodKind: "server_streaming";
+    input: typeof AnalyzeGameRequestSchema;
+    output: typeof AnalyzeGameResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_arbiter_v1_engine, 0);
