@@ -11,11 +11,14 @@ server with `base_url`:
      then played to mate with both game streams read;
   3. a draw offered and accepted, a takeback proposed and accepted, and a
      resignation, then an abort;
-  4. a challenge declined with a reason and one canceled;
-  5. two seeks paired through the pool;
-  6. the Bot API: a bot account plays Arbiter's engine through
-     /api/challenge/ai, its moves picked from Rules.LegalMoves, and
-     resigns.
+  4. a challenge declined with a reason, one canceled, and an open one
+     accepted;
+  5. the games exported: one as JSON, a player's as NDJSON and PGN, two
+     by id;
+  6. two seeks paired through the pool;
+  7. the Bot API: a bot account plays Arbiter's engine through
+     /api/challenge/ai, its moves picked from Rules.LegalMoves, chats, reads
+     the chat back, and resigns.
 
     python3 -m venv .venv
     .venv/bin/pip install -r tools/requirements-walkthrough.txt
@@ -129,6 +132,7 @@ def main():
         final = last_state(lines)
         assert final["moves"] == "f2f3 e7e5 g2g4 d8h4", final
         assert final["status"] == "mate" and final["winner"] == "black", final
+    mate_id = game_id
     print("  mate in 4, both streams closed")
 
     print("== board: draw, takeback, resign, abort ==")
@@ -144,6 +148,7 @@ def main():
     ben.board.accept_draw(game_id)
     final = last_state(ann_stream)
     assert final["moves"] == "d2d4 d7d5" and final["status"] == "draw", final
+    draw_id = game_id
     game_id = challenge_and_accept(ben, ann, ann_name, rated=False, days=2, color="black")
     ann.board.make_move(game_id, "e2e4")
     ben.board.make_move(game_id, "e7e5")
@@ -172,7 +177,24 @@ def main():
     assert declined["challenge"]["declineReasonKey"] == "tooFast", declined
     made = ann.challenges.create(ben_name, rated=False, days=1)
     ann.challenges.cancel(made["id"])
-    print("  declined (tooFast), canceled")
+    ben_events = follow(ben.board.stream_incoming_events())
+    made = ann.challenges.create_open(clock_limit=300, clock_increment=0)
+    ben.challenges.accept(made["id"])
+    started = next_of(ben_events, "gameStart")
+    assert started["game"]["opponent"]["username"] == ann_name, started
+    ann.board.abort_game(started["game"]["gameId"])
+    print("  declined (tooFast), canceled, an open one accepted")
+
+    print("== games: export ==")
+    game = ann.games.export(mate_id)
+    assert game["status"] == "mate" and game["moves"] == "f3 e5 g4 Qh4#", game
+    games = list(ann.games.export_by_player(ann_name, max=2, pgn_in_json=True))
+    assert len(games) == 2 and all("[Result " in g["pgn"] for g in games), games
+    pgn = "".join(ben.games.export_by_player(ben_name, as_pgn=True, vs=ann_name))
+    assert pgn.count("[Result ") == 5, pgn
+    both = list(ann.games.export_multi(mate_id, draw_id))
+    assert [g["id"] for g in both] == [mate_id, draw_id], both
+    print("  one as JSON, a player's as NDJSON and PGN, two by id")
 
     print("== board: a seek paired through the pool ==")
     ann_events = follow(ann.board.stream_incoming_events())
@@ -208,6 +230,8 @@ def main():
             state = next_of(stream, "gameState")
         moves = state["moves"].split()
     bot.bots.post_message(game_id, "good game")
+    chat = bot.board.get_game_chat(game_id)
+    assert chat == [{"user": bot_name, "text": "good game"}], chat
     bot.bots.resign_game(game_id)
     final = last_state(stream)
     assert final["status"] == "resign" and final["winner"] == "black", final

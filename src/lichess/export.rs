@@ -1,6 +1,7 @@
-//! Games exported: one game (`GET /game/export/{id}`), and a player's
-//! games (`GET /api/games/user/{username}`), streamed newest first as PGN,
-//! or as NDJSON when the client accepts `application/x-ndjson`.
+//! Games exported: one game (`GET /game/export/{id}`), a player's games
+//! (`GET /api/games/user/{username}`, newest first) and games by id
+//! (`POST /api/games/export/_ids`), streamed as PGN, or as NDJSON when the
+//! client accepts `application/x-ndjson`.
 
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -15,6 +16,8 @@ use crate::api::proto::{self as pb, games_server::Games as _};
 const PAGE: i32 = 50;
 /// Exported games waiting for the reader.
 const QUEUED: usize = 8;
+/// Games `/api/games/export/_ids` exports at once, as Lichess's.
+const MAX_IDS: usize = 300;
 
 const NDJSON: &str = "application/x-ndjson";
 const JSON: &str = "application/json";
@@ -172,6 +175,50 @@ pub(super) async fn user(services: &Services, call: &Call, username: &str) -> An
         tokio::select! {
             () = tx.closed() => {}
             () = send_games(&services, &call, &query, &tx) => {}
+        }
+    });
+    Answer::Texts {
+        texts: Box::pin(ReceiverStream::new(rx)),
+        content_type,
+    }
+}
+
+/// `POST /api/games/export/_ids`: the games the body names
+/// (comma-separated), in its order; unknown ones are left out.
+pub(super) async fn by_id(services: &Services, call: &Call) -> Answer {
+    let body = String::from_utf8_lossy(&call.body);
+    let ids: Vec<String> = body
+        .split(',')
+        .map(str::trim)
+        .filter(|id| !id.is_empty())
+        .map(str::to_owned)
+        .collect();
+    if ids.len() > MAX_IDS {
+        return Answer::bad_request(format!("at most {MAX_IDS} game ids at once"));
+    }
+    let written = Written {
+        ndjson: call.accepts(NDJSON),
+        moves: match call.flag("moves") {
+            Ok(moves) => moves.unwrap_or(true),
+            Err(refused) => return refused,
+        },
+        pgn_in_json: false,
+    };
+    let content_type = if written.ndjson { NDJSON } else { PGN };
+    let (tx, rx) = mpsc::channel(QUEUED);
+    let services = services.clone();
+    let call = call.clone();
+    tokio::spawn(async move {
+        for id in &ids {
+            let text = tokio::select! {
+                () = tx.closed() => return,
+                text = write(&services, &call, id, written) => text,
+            };
+            if let Ok(text) = text
+                && tx.send(text).await.is_err()
+            {
+                return;
+            }
         }
     });
     Answer::Texts {

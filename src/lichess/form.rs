@@ -78,15 +78,20 @@ impl Call {
             .filter(|value| !value.is_empty())
     }
 
-    /// The boolean field `name` (`true`/`false`, as Lichess sends them).
+    /// The boolean field `name`: `true`/`false` in any case (Python
+    /// clients send `True`), or `1`/`0`.
     pub fn flag(&self, name: &str) -> Result<Option<bool>, Answer> {
-        match self.field(name) {
-            None => Ok(None),
-            Some("true") => Ok(Some(true)),
-            Some("false") => Ok(Some(false)),
-            Some(other) => Err(Answer::bad_request(format!(
-                "{name} must be true or false, not {other:?}"
-            ))),
+        let Some(value) = self.field(name) else {
+            return Ok(None);
+        };
+        if value.eq_ignore_ascii_case("true") || value == "1" {
+            Ok(Some(true))
+        } else if value.eq_ignore_ascii_case("false") || value == "0" {
+            Ok(Some(false))
+        } else {
+            Err(Answer::bad_request(format!(
+                "{name} must be true or false, not {value:?}"
+            )))
         }
     }
 
@@ -178,5 +183,17 @@ mod tests {
         assert_eq!(fields["clock.increment"], "2");
         assert_eq!(fields["color"], "white");
         assert!(!fields.contains_key("fen"));
+    }
+
+    #[tokio::test]
+    async fn flags_read_in_any_case() {
+        let request = http::Request::get("/api/games/user/a?moves=True&clocks=0&tags=maybe")
+            .body(Body::empty())
+            .unwrap();
+        let call = Call::read(request).await.ok().unwrap();
+        assert_eq!(call.flag("moves").ok(), Some(Some(true)));
+        assert_eq!(call.flag("clocks").ok(), Some(Some(false)));
+        assert_eq!(call.flag("evals").ok(), Some(None));
+        assert!(call.flag("tags").is_err());
     }
 }

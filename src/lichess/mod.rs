@@ -136,6 +136,7 @@ impl Services {
                 play::act(self, &call, id, action).await
             }
             (Method::GET, ["game", "export", id]) => export::game(self, &call, id).await,
+            (Method::POST, ["api", "games", "export", "_ids"]) => export::by_id(self, &call).await,
             (Method::GET, ["api", "games", "user", username]) => {
                 export::user(self, &call, username).await
             }
