@@ -10,6 +10,8 @@ pub mod fen_fields;
 mod game;
 mod illegal;
 mod move_text;
+mod named;
+pub(crate) use named::named;
 mod outcome;
 pub mod perft;
 pub mod placement;

@@ -1,8 +1,6 @@
 //! Challenges (`migrations/*/…_challenges.sql`): made, listed, answered,
 //! and accepted in the transaction that creates their game.
 
-use std::{fmt, str::FromStr};
-
 use sqlx::{Row, any::AnyRow};
 
 use super::{
@@ -11,53 +9,17 @@ use super::{
     rows::{decoded, decoded_option, time_control_columns},
     write::insert_game_in,
 };
-use crate::rules::{Side, Variant};
+use crate::rules::{Side, Variant, named};
 
-/// Where a stored challenge stands (one past its expiry reads as open
-/// here: the caller compares `expires_at` with its clock).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ChallengeState {
-    Open,
-    Accepted,
-    Declined,
-    Canceled,
-}
-
-impl ChallengeState {
-    pub const fn name(self) -> &'static str {
-        match self {
-            ChallengeState::Open => "open",
-            ChallengeState::Accepted => "accepted",
-            ChallengeState::Declined => "declined",
-            ChallengeState::Canceled => "canceled",
-        }
-    }
-}
-
-/// A name no [`ChallengeState`] has.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown challenge state {0:?}")]
-pub struct ParseChallengeStateError(String);
-
-impl FromStr for ChallengeState {
-    type Err = ParseChallengeStateError;
-
-    fn from_str(s: &str) -> Result<ChallengeState, ParseChallengeStateError> {
-        [
-            ChallengeState::Open,
-            ChallengeState::Accepted,
-            ChallengeState::Declined,
-            ChallengeState::Canceled,
-        ]
-        .into_iter()
-        .find(|state| state.name() == s)
-        .ok_or_else(|| ParseChallengeStateError(s.to_owned()))
-    }
-}
-
-impl fmt::Display for ChallengeState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+named! {
+    /// Where a stored challenge stands (one past its expiry reads as open
+    /// here: the caller compares `expires_at` with its clock).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum ChallengeState, refused as ParseChallengeStateError ("challenge state") {
+        Open = "open",
+        Accepted = "accepted",
+        Declined = "declined",
+        Canceled = "canceled",
     }
 }
 

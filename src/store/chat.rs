@@ -3,49 +3,19 @@
 //! PostgreSQL each line is announced on the change feed, so that every
 //! server's readers of the game's chat read it at once.
 
-use std::{fmt, str::FromStr};
-
 use sqlx::{AnyConnection, Row, any::AnyRow};
 
 use super::{Backend, Store, StoreError, changes, now_millis, rows::decoded};
+use crate::rules::named;
 
-/// A game's chat rooms, as Lichess has them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ChatRoom {
-    /// The players' room: only the game's players write and read it.
-    Player,
-    /// The spectators' room: any player writes it, anyone reads it.
-    Spectator,
-}
-
-impl ChatRoom {
-    pub const fn name(self) -> &'static str {
-        match self {
-            ChatRoom::Player => "player",
-            ChatRoom::Spectator => "spectator",
-        }
-    }
-}
-
-impl FromStr for ChatRoom {
-    type Err = UnknownRoom;
-
-    fn from_str(s: &str) -> Result<ChatRoom, UnknownRoom> {
-        [ChatRoom::Player, ChatRoom::Spectator]
-            .into_iter()
-            .find(|room| room.name() == s)
-            .ok_or_else(|| UnknownRoom(s.to_owned()))
-    }
-}
-
-/// A name no [`ChatRoom`] has.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown chat room {0:?}")]
-pub struct UnknownRoom(String);
-
-impl fmt::Display for ChatRoom {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+named! {
+    /// A game's chat rooms, as Lichess has them.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum ChatRoom, refused as UnknownRoom ("chat room") {
+        /// The players' room: only the game's players write and read it.
+        Player = "player",
+        /// The spectators' room: any player writes it, anyone reads it.
+        Spectator = "spectator",
     }
 }
 

@@ -6,66 +6,25 @@
 //! `n`. On PostgreSQL the players logged to are announced on the change
 //! feed, so every server's streams read at once.
 
-use std::{fmt, str::FromStr};
-
 use sqlx::{AnyConnection, Row};
 
 use super::{Backend, Store, StoreError, StoredGame, changes, now_millis, rows::decoded, sql::Sql};
+use crate::rules::named;
 
-/// What a log entry tells.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Logged {
-    /// A game with a seat of the player's was created (its subject).
-    GameStarted,
-    /// A game of theirs ended.
-    GameEnded,
-    /// A challenge was made to them (to them, or open to them by name).
-    Challenge,
-    /// A challenge made to them was withdrawn.
-    ChallengeCanceled,
-    /// A challenge they made was declined.
-    ChallengeDeclined,
-}
-
-const KINDS: [Logged; 5] = [
-    Logged::GameStarted,
-    Logged::GameEnded,
-    Logged::Challenge,
-    Logged::ChallengeCanceled,
-    Logged::ChallengeDeclined,
-];
-
-impl Logged {
-    pub const fn name(self) -> &'static str {
-        match self {
-            Logged::GameStarted => "game_started",
-            Logged::GameEnded => "game_ended",
-            Logged::Challenge => "challenge",
-            Logged::ChallengeCanceled => "challenge_canceled",
-            Logged::ChallengeDeclined => "challenge_declined",
-        }
-    }
-}
-
-impl FromStr for Logged {
-    type Err = UnknownLogged;
-
-    fn from_str(s: &str) -> Result<Logged, UnknownLogged> {
-        KINDS
-            .into_iter()
-            .find(|kind| kind.name() == s)
-            .ok_or_else(|| UnknownLogged(s.to_owned()))
-    }
-}
-
-/// A name no [`Logged`] has.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown player event {0:?}")]
-pub struct UnknownLogged(String);
-
-impl fmt::Display for Logged {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+named! {
+    /// What a log entry tells.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Logged, refused as UnknownLogged ("player event") {
+        /// A game with a seat of the player's was created (its subject).
+        GameStarted = "game_started",
+        /// A game of theirs ended.
+        GameEnded = "game_ended",
+        /// A challenge was made to them (to them, or open to them by name).
+        Challenge = "challenge",
+        /// A challenge made to them was withdrawn.
+        ChallengeCanceled = "challenge_canceled",
+        /// A challenge they made was declined.
+        ChallengeDeclined = "challenge_declined",
     }
 }
 
@@ -326,7 +285,7 @@ mod tests {
 
     #[test]
     fn kinds_read_back_as_written() {
-        for kind in KINDS {
+        for kind in Logged::ALL {
             assert_eq!(kind.name().parse::<Logged>(), Ok(kind));
         }
         assert!("moved".parse::<Logged>().is_err());
