@@ -2,14 +2,15 @@
 
 use std::{pin::Pin, sync::Arc};
 
-use tokio_stream::{Stream, StreamExt};
+use tokio::sync::mpsc;
+use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status};
 
 use super::{
     admission::{Creates, admit_create},
     caller::{caller, player},
     convert::{self, View},
-    error::invalid_argument,
+    error::{invalid_argument, shutting_down},
     frames::unframed,
     player::{PlayerStream, PlayerStreams},
     proto::{self as pb, games_server},
@@ -64,6 +65,55 @@ impl GamesService {
         Ok(caller(&self.players, request).await?.map(|c| c.id))
     }
 
+    /// The games a ListGames (or ExportGames) request selects, and its page.
+    async fn game_filter(&self, r: &pb::ListGamesRequest) -> Result<GameFilter, Status> {
+        let (limit, before) = paging(r.page_size, &r.page_token, GAMES_PAGES)?;
+        let finished = match pb::GameStatusFilter::try_from(r.status) {
+            Ok(pb::GameStatusFilter::Ongoing) => Some(false),
+            Ok(pb::GameStatusFilter::Finished) => Some(true),
+            Ok(pb::GameStatusFilter::Unspecified) => None,
+            Err(_) => {
+                return Err(invalid_argument(
+                    "status",
+                    Reason::UnknownEnumValue,
+                    "unknown status filter",
+                ));
+            }
+        };
+        let variant = match r.variant {
+            0 => None,
+            v => Some(convert::variant("variant", v)?),
+        };
+        let player = r.player.trim();
+        if player.chars().count() > 100 {
+            return Err(invalid_argument(
+                "player",
+                Reason::TooLong,
+                "at most 100 characters",
+            ));
+        }
+        // A player named by id or username; one nobody is has no games.
+        let player_id = match r.player_id.trim() {
+            "" => None,
+            name => Some(match self.players.get(name).await {
+                Ok(found) => found.id,
+                Err(GameError::NotFound(_)) => name.to_owned(),
+                Err(other) => return Err(other.into()),
+            }),
+        };
+        Ok(GameFilter {
+            finished,
+            variant,
+            player: (!player.is_empty()).then(|| player.to_owned()),
+            player_id,
+            termination: convert::termination_filter("termination", r.termination)?,
+            created_from: convert::millis("created_after", r.created_after.as_ref())?,
+            created_until: convert::millis("created_before", r.created_before.as_ref())?,
+            before,
+            limit,
+        })
+    }
+
     /// The seat CreateGame's `seat` asks for, bound to its player if it
     /// names one (the display name, left empty, is the player's).
     async fn seat<T>(
@@ -100,6 +150,84 @@ fn game(view: &crate::games::GameView) -> Option<pb::Game> {
 /// move list (GAME_VIEW_BASIC), so that the answer does not grow with it.
 fn action_view(value: i32) -> Result<View, Status> {
     convert::view(value, View::Basic)
+}
+
+/// The movetext notation a request names.
+fn pgn_notation(value: i32) -> Result<PgnNotation, Status> {
+    match pb::PgnNotation::try_from(value) {
+        Ok(pb::PgnNotation::Unspecified | pb::PgnNotation::Standard) => Ok(PgnNotation::Standard),
+        Ok(pb::PgnNotation::Coordinates) => Ok(PgnNotation::Coordinates),
+        Ok(pb::PgnNotation::Chinese) => Ok(PgnNotation::Chinese),
+        Err(_) => Err(invalid_argument(
+            "notation",
+            Reason::UnknownEnumValue,
+            "unknown notation",
+        )),
+    }
+}
+
+/// ExportGames's games, each as ExportGame writes it.
+pub type ExportStream =
+    Pin<Box<dyn Stream<Item = Result<pb::ExportGamesResponse, Status>> + Send + 'static>>;
+
+/// Exported games waiting for the reader: the store is read a page ahead
+/// at most.
+const EXPORT_QUEUE: usize = 8;
+
+/// How ExportGames writes its games, and how many.
+#[derive(Clone, Copy)]
+struct Export {
+    notation: PgnNotation,
+    analysis: bool,
+    /// 0: all.
+    max_games: u32,
+}
+
+/// Sends the games `filter` selects, page after page, until the last or
+/// `terms.max_games`; a game deleted meanwhile is left out, and a failure
+/// ends the stream with its status.
+async fn send_exports(
+    games: &Games,
+    mut filter: GameFilter,
+    terms: Export,
+    tx: &mpsc::Sender<Result<pb::ExportGamesResponse, Status>>,
+) {
+    let mut sent = 0;
+    loop {
+        let page = match games.list_ids(filter.clone()).await {
+            Ok(page) => page,
+            Err(error) => {
+                let _ = tx.send(Err(error.into())).await;
+                return;
+            }
+        };
+        for (key, id) in page.items {
+            if terms.max_games > 0 && sent >= terms.max_games {
+                return;
+            }
+            let pgn = match games.export(&id, terms.notation, terms.analysis).await {
+                Ok(pgn) => pgn,
+                Err(GameError::NotFound(_)) => continue,
+                Err(error) => {
+                    let _ = tx.send(Err(error.into())).await;
+                    return;
+                }
+            };
+            let exported = pb::ExportGamesResponse {
+                game_id: id,
+                pgn,
+                resume_token: next_token(Some(key), GAMES_PAGES),
+            };
+            if tx.send(Ok(exported)).await.is_err() {
+                return;
+            }
+            sent += 1;
+        }
+        match page.next {
+            Some(next) => filter.before = Some(next),
+            None => return,
+        }
+    }
 }
 
 /// A rematch call's answer as its response's fields: the finished game,
@@ -194,55 +322,8 @@ impl games_server::Games for GamesService {
         &self,
         request: Request<pb::ListGamesRequest>,
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
-        let r = request.get_ref();
-        let (limit, before) = paging(r.page_size, &r.page_token, GAMES_PAGES)?;
-        let finished = match pb::GameStatusFilter::try_from(r.status) {
-            Ok(pb::GameStatusFilter::Ongoing) => Some(false),
-            Ok(pb::GameStatusFilter::Finished) => Some(true),
-            Ok(pb::GameStatusFilter::Unspecified) => None,
-            Err(_) => {
-                return Err(invalid_argument(
-                    "status",
-                    Reason::UnknownEnumValue,
-                    "unknown status filter",
-                ));
-            }
-        };
-        let variant = match r.variant {
-            0 => None,
-            v => Some(convert::variant("variant", v)?),
-        };
-        let player = r.player.trim();
-        if player.chars().count() > 100 {
-            return Err(invalid_argument(
-                "player",
-                Reason::TooLong,
-                "at most 100 characters",
-            ));
-        }
-        // A player named by id or username; one nobody is has no games.
-        let player_id = match r.player_id.trim() {
-            "" => None,
-            name => Some(match self.players.get(name).await {
-                Ok(found) => found.id,
-                Err(GameError::NotFound(_)) => name.to_owned(),
-                Err(other) => return Err(other.into()),
-            }),
-        };
-        let page = self
-            .games
-            .list(GameFilter {
-                finished,
-                variant,
-                player: (!player.is_empty()).then(|| player.to_owned()),
-                player_id,
-                termination: convert::termination_filter("termination", r.termination)?,
-                created_from: convert::millis("created_after", r.created_after.as_ref())?,
-                created_until: convert::millis("created_before", r.created_before.as_ref())?,
-                before,
-                limit,
-            })
-            .await?;
+        let filter = self.game_filter(request.get_ref()).await?;
+        let page = self.games.list(filter).await?;
         Ok(Response::new(pb::ListGamesResponse {
             games: page.items.iter().map(convert::game).collect(),
             next_page_token: next_token(page.next, GAMES_PAGES),
@@ -255,20 +336,45 @@ impl games_server::Games for GamesService {
     ) -> Result<Response<pb::ExportGameResponse>, Status> {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
-        let notation = match pb::PgnNotation::try_from(r.notation) {
-            Ok(pb::PgnNotation::Unspecified | pb::PgnNotation::Standard) => PgnNotation::Standard,
-            Ok(pb::PgnNotation::Coordinates) => PgnNotation::Coordinates,
-            Ok(pb::PgnNotation::Chinese) => PgnNotation::Chinese,
-            Err(_) => {
-                return Err(invalid_argument(
-                    "notation",
-                    Reason::UnknownEnumValue,
-                    "unknown notation",
-                ));
-            }
-        };
+        let notation = pgn_notation(r.notation)?;
         let pgn = self.games.export(&r.game_id, notation, r.analysis).await?;
         Ok(Response::new(pb::ExportGameResponse { pgn }))
+    }
+
+    type ExportGamesStream = ExportStream;
+
+    async fn export_games(
+        &self,
+        request: Request<pb::ExportGamesRequest>,
+    ) -> Result<Response<ExportStream>, Status> {
+        let r = request.get_ref();
+        let filter = self
+            .game_filter(&r.filter.clone().unwrap_or_default())
+            .await?;
+        let terms = Export {
+            notation: pgn_notation(r.notation)?,
+            analysis: r.analysis,
+            max_games: r.max_games,
+        };
+        let streams = self.watchers.streams();
+        let place = request
+            .remote_addr()
+            .map(|addr| streams.take_place(addr))
+            .transpose()?;
+        let shutdown = streams.shutdown();
+        let (tx, rx) = mpsc::channel(EXPORT_QUEUE);
+        let games = self.games.clone();
+        tokio::spawn(async move {
+            let _place = place;
+            tokio::select! {
+                () = tx.closed() => {}
+                () = shutdown => {
+                    let _ = tx.send(Err(shutting_down("the server is shutting down: export again from the last resume_token"))).await;
+                }
+                () = send_exports(&games, filter, terms, &tx) => {}
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 
     async fn import_game(

@@ -102,6 +102,12 @@ impl Watchers {
         }
     }
 
+    /// The watch streams' places and the server's shutdown, which other
+    /// streams of the Games service share.
+    pub(super) fn streams(&self) -> &Streams {
+        &self.streams
+    }
+
     /// The stream of `request`'s game: its snapshot, then its events; or,
     /// resuming after `from_version`, its events after that version.
     pub async fn watch(

@@ -48,6 +48,24 @@ impl Games {
         pgn::write(&view_of(&stored)?, notation, evals.as_deref())
     }
 
+    /// The ids of a page of games, newest first, each with the key that,
+    /// as a filter's `before`, selects the games after it.
+    ///
+    /// # Errors
+    ///
+    /// Storage.
+    pub async fn list_ids(&self, filter: GameFilter) -> Result<Page<(i64, String)>, GameError> {
+        let page = self.store.games(filter).await?;
+        Ok(Page {
+            items: page
+                .items
+                .into_iter()
+                .map(|game| (game.seq, game.id))
+                .collect(),
+            next: page.next,
+        })
+    }
+
     /// Games, newest first, without moves.
     ///
     /// # Errors

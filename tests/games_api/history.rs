@@ -289,3 +289,80 @@ async fn list_games_filters() {
     }
     server.stop().await;
 }
+
+#[tokio::test]
+async fn export_games_streams_a_collection_and_resumes_after_any_game() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    let mut ids = Vec::new();
+    for n in 0..5 {
+        let created = create(&mut games, pb::Variant::Chess, None, &format!("w{n}"), "b").await;
+        play(&mut games, &created, &["e4", "e5"]).await;
+        ids.push(created.game.unwrap().id);
+    }
+    let xiangqi = create(&mut games, pb::Variant::Xiangqi, None, "r", "b").await;
+    let export_all = |filter: pb::ListGamesRequest, max_games: u32| {
+        let mut games = games.clone();
+        async move {
+            let mut stream = games
+                .export_games(pb::ExportGamesRequest {
+                    filter: Some(filter),
+                    max_games,
+                    ..Default::default()
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            let mut got = Vec::new();
+            while let Some(exported) = stream.message().await.unwrap() {
+                got.push(exported);
+            }
+            got
+        }
+    };
+    let chess = pb::ListGamesRequest {
+        variant: pb::Variant::Chess as i32,
+        page_size: 2,
+        ..Default::default()
+    };
+    let all = export_all(chess.clone(), 0).await;
+    let newest_first: Vec<String> = ids.iter().rev().cloned().collect();
+    let exported: Vec<String> = all.iter().map(|e| e.game_id.clone()).collect();
+    assert_eq!(exported, newest_first, "pages of 2 read on to the last");
+    assert!(all[0].pgn.contains("1. e4 e5 *"), "{}", all[0].pgn);
+    let first_two = export_all(chess.clone(), 2).await;
+    assert_eq!(first_two.len(), 2);
+    let rest = export_all(
+        pb::ListGamesRequest {
+            page_token: first_two[1].resume_token.clone(),
+            ..chess
+        },
+        0,
+    )
+    .await;
+    let rest: Vec<String> = rest.iter().map(|e| e.game_id.clone()).collect();
+    assert_eq!(rest, newest_first[2..], "resumed after the second game");
+    let xiangqi_only = export_all(
+        pb::ListGamesRequest {
+            variant: pb::Variant::Xiangqi as i32,
+            ..Default::default()
+        },
+        0,
+    )
+    .await;
+    assert_eq!(xiangqi_only.len(), 1);
+    assert_eq!(xiangqi_only[0].game_id, xiangqi.game.unwrap().id);
+    assert!(xiangqi_only[0].pgn.contains("[Variant \"xiangqi\"]"));
+
+    let refused = games
+        .export_games(pb::ExportGamesRequest {
+            notation: 9,
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        common::code_and_reason(&refused),
+        (Code::InvalidArgument, "UNKNOWN_ENUM_VALUE".into())
+    );
+}

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file arbiter/v1/games.proto.
  */
 export const file_arbiter_v1_games: GenFile = /*@__PURE__*/
-  fileDesc("ChZhcmJpdGVyL3YxL2dhbWVzLnByb3RvEgphcmJpdGVyLnYxIpsBCghDaGF0TGluZRILCgNzZXEYASABKAMSIgoEcm9vbRgCIAEoDjIULmFyYml0ZXIudjEuQ2hhdFJvb20SEQoJcGxheWVyX2lkGAMgASgJEhAKCHVzZXJuYW1lGAQgASgJEgwKBHRleHQYBSABKAkSKwoHc2VudF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVAoPU2VuZENoYXRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSIgoEcm9vbRgCIAEoDjIULmFyYml0ZXIudjEuQ2hhdFJvb20SDAoEdGV4dBgDIAEoCSI2ChBTZW5kQ2hhdFJlc3BvbnNlEiIKBGxpbmUYASABKAsyFC5hcmJpdGVyLnYxLkNoYXRMaW5lIjEKD0xpc3RDaGF0UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg0KBWFmdGVyGAIgASgDIjcKEExpc3RDaGF0UmVzcG9uc2USIwoFbGluZXMYASADKAsyFC5hcmJpdGVyLnYxLkNoYXRMaW5lIn4KC1NlYXRSZXF1ZXN0EhQKDGRpc3BsYXlfbmFtZRgBIAEoCRIoCgZlbmdpbmUYAiABKAsyGC5hcmJpdGVyLnYxLkVuZ2luZVBsYXllchIMCgRvcGVuGAMgASgIEhEKCXBsYXllcl9pZBgEIAEoCRIOCgZjYWxsZXIYBSABKAgiMgoMRW5naW5lUGxheWVyEg0KBWxldmVsGAEgASgNEhMKC21vdmV0aW1lX21zGAIgASgNIqwBCgRTZWF0Eh4KBHNpZGUYASABKA4yEC5hcmJpdGVyLnYxLlNpZGUSFAoMZGlzcGxheV9uYW1lGAIgASgJEigKBmVuZ2luZRgDIAEoCzIYLmFyYml0ZXIudjEuRW5naW5lUGxheWVyEgwKBG9wZW4YBCABKAgSEQoJcGxheWVyX2lkGAUgASgJEg4KBnJhdGluZxgGIAEoBRITCgtyYXRpbmdfZGlmZhgHIAEoBSKbAQoKUGxheWVkTW92ZRILCgNwbHkYASABKA0SHgoEc2lkZRgCIAEoDjIQLmFyYml0ZXIudjEuU2lkZRIeCgRtb3ZlGAMgASgLMhAuYXJiaXRlci52MS5Nb3ZlEhEKCWZlbl9hZnRlchgEIAEoCRItCglwbGF5ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIpcFCgRHYW1lEgoKAmlkGAEgASgJEiQKB3ZhcmlhbnQYAiABKA4yEy5hcmJpdGVyLnYxLlZhcmlhbnQSEQoJc3RhcnRfZmVuGAMgASgJEgsKA2ZlbhgEIAEoCRIeCgR0dXJuGAUgASgOMhAuYXJiaXRlci52MS5TaWRlEgsKA3BseRgGIAEoDRIlCgVtb3ZlcxgHIAMoCzIWLmFyYml0ZXIudjEuUGxheWVkTW92ZRIkCgdvdXRjb21lGAggASgLMhMuYXJiaXRlci52MS5PdXRjb21lEh8KBXdoaXRlGAkgASgLMhAuYXJiaXRlci52MS5TZWF0Eh8KBWJsYWNrGAogASgLMhAuYXJiaXRlci52MS5TZWF0EiQKCmRyYXdfb2ZmZXIYCyABKA4yEC5hcmJpdGVyLnYxLlNpZGUSEAoIaXNfY2hlY2sYDCABKAgSLgoKY3JlYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKAoOdGFrZWJhY2tfb2ZmZXIYDyABKA4yEC5hcmJpdGVyLnYxLlNpZGUSIAoFY2xvY2sYECABKAsyES5hcmJpdGVyLnYxLkNsb2NrEg8KB3ZlcnNpb24YESABKAMSLwoNeGlhbmdxaV9ydWxlcxgSIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzEhIKCnJlbWF0Y2hfb2YYEyABKAkSDwoHcmVtYXRjaBgUIAEoCRInCg1yZW1hdGNoX29mZmVyGBUgASgOMhAuYXJiaXRlci52MS5TaWRlEg0KBXJhdGVkGBYgASgIIsoCChFDcmVhdGVHYW1lUmVxdWVzdBIkCgd2YXJpYW50GAEgASgOMhMuYXJiaXRlci52MS5WYXJpYW50Eg0KA2ZlbhgCIAEoCUgAEhUKC3Bvc2l0aW9uX2lkGAMgASgJSAASJgoFd2hpdGUYBCABKAsyFy5hcmJpdGVyLnYxLlNlYXRSZXF1ZXN0EiYKBWJsYWNrGAUgASgLMhcuYXJiaXRlci52MS5TZWF0UmVxdWVzdBIhChllbmdpbmVfZGVjbGluZXNfdGFrZWJhY2tzGAYgASgIEi0KDHRpbWVfY29udHJvbBgHIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSLwoNeGlhbmdxaV9ydWxlcxgIIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzEg0KBXJhdGVkGAkgASgIQgcKBXN0YXJ0In0KC1RpbWVDb250cm9sEhIKCmluaXRpYWxfbXMYASABKAQSFAoMaW5jcmVtZW50X21zGAIgASgEEhAKCGRlbGF5X21zGAMgASgEEhUKDWRheXNfcGVyX21vdmUYBCABKA0SGwoTZmlyc3RfbW92ZV9ncmFjZV9tcxgFIAEoBCLRAQoFQ2xvY2sSKAoHY29udHJvbBgBIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSEAoId2hpdGVfbXMYAiABKAMSEAoIYmxhY2tfbXMYAyABKAMSIQoHcnVubmluZxgEIAEoDjIQLmFyYml0ZXIudjEuU2lkZRIpCgVzaW5jZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZGVhZGxpbmUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wInEKEkNyZWF0ZUdhbWVSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lEhMKC3doaXRlX3Rva2VuGAIgASgJEhMKC2JsYWNrX3Rva2VuGAMgASgJEhEKCWpvaW5fY29kZRgEIAEoCSJFCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEiIKBHZpZXcYAiABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IjEKD0dldEdhbWVSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lIsUCChBMaXN0R2FtZXNSZXF1ZXN0EiwKBnN0YXR1cxgBIAEoDjIcLmFyYml0ZXIudjEuR2FtZVN0YXR1c0ZpbHRlchIkCgd2YXJpYW50GAIgASgOMhMuYXJiaXRlci52MS5WYXJpYW50EhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJEg4KBnBsYXllchgFIAEoCRIsCgt0ZXJtaW5hdGlvbhgGIAEoDjIXLmFyYml0ZXIudjEuVGVybWluYXRpb24SMQoNY3JlYXRlZF9hZnRlchgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoOY3JlYXRlZF9iZWZvcmUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCXBsYXllcl9pZBgJIAEoCSJ3ChFJbXBvcnRHYW1lUmVxdWVzdBILCgNwZ24YASABKAkSJAoHdmFyaWFudBgCIAEoDjITLmFyYml0ZXIudjEuVmFyaWFudBIvCg14aWFuZ3FpX3J1bGVzGAMgASgOMhguYXJiaXRlci52MS5YaWFuZ3FpUnVsZXMiXgoSSW1wb3J0R2FtZVJlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUSEwoLd2hpdGVfdG9rZW4YAiABKAkSEwoLYmxhY2tfdG9rZW4YAyABKAkiYQoRRXhwb3J0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIpCghub3RhdGlvbhgCIAEoDjIXLmFyYml0ZXIudjEuUGduTm90YXRpb24SEAoIYW5hbHlzaXMYAyABKAgiIQoSRXhwb3J0R2FtZVJlc3BvbnNlEgsKA3BnbhgBIAEoCSJNChFMaXN0R2FtZXNSZXNwb25zZRIfCgVnYW1lcxgBIAMoCzIQLmFyYml0ZXIudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiugEKD01ha2VNb3ZlUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSDAoEbW92ZRgDIAEoCRIZCgxleHBlY3RlZF9wbHkYBCABKA1IAIgBARIiCgR2aWV3GAUgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldxIkCgVyYW5rcxgGIAEoDjIVLmFyYml0ZXIudjEuTW92ZVJhbmtzQg8KDV9leHBlY3RlZF9wbHkiWAoQTWFrZU1vdmVSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lEiQKBG1vdmUYAiABKAsyFi5hcmJpdGVyLnYxLlBsYXllZE1vdmUiWAoNUmVzaWduUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSIgoEdmlldxgDIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXciMAoOUmVzaWduUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZSJbChBPZmZlckRyYXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIiCgR2aWV3GAMgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyIzChFPZmZlckRyYXdSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lIm8KFFJlc3BvbmRUb0RyYXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIOCgZhY2NlcHQYAyABKAgSIgoEdmlldxgEIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXciNwoVUmVzcG9uZFRvRHJhd1Jlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUiYQoWUHJvcG9zZVRha2ViYWNrUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSIgoEdmlldxgDIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXciOQoXUHJvcG9zZVRha2ViYWNrUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZSJzChhSZXNwb25kVG9UYWtlYmFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEg4KBmFjY2VwdBgDIAEoCBIiCgR2aWV3GAQgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyI7ChlSZXNwb25kVG9UYWtlYmFja1Jlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUiaQoQQ2xhaW1EcmF3UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSDAoEbW92ZRgDIAEoCRIiCgR2aWV3GAQgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyJZChFDbGFpbURyYXdSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lEiQKBG1vdmUYAiABKAsyFi5hcmJpdGVyLnYxLlBsYXllZE1vdmUiVwoMQWJvcnRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIiCgR2aWV3GAMgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyIvCg1BYm9ydFJlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUinwEKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIZCgxmcm9tX3ZlcnNpb24YAiABKANIAIgBARIiCgR2aWV3GAMgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldxIWCg5mb2xsb3dfcmVtYXRjaBgEIAEoCBISCgpzZWF0X3Rva2VuGAUgASgJQg8KDV9mcm9tX3ZlcnNpb24iggEKEVdhdGNoR2FtZVJlc3BvbnNlEicKBGtpbmQYASABKA4yGS5hcmJpdGVyLnYxLkdhbWVFdmVudEtpbmQSHgoEZ2FtZRgCIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIkCgRtb3ZlGAMgASgLMhYuYXJiaXRlci52MS5QbGF5ZWRNb3ZlIl4KD0pvaW5HYW1lUmVxdWVzdBIRCglqb2luX2NvZGUYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEiIKBHZpZXcYAyABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3ImYKEEpvaW5HYW1lUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIeCgRzaWRlGAIgASgOMhAuYXJiaXRlci52MS5TaWRlEhIKCnNlYXRfdG9rZW4YAyABKAkiJwoSR2V0T3BlblNlYXRSZXF1ZXN0EhEKCWpvaW5fY29kZRgBIAEoCSJVChNHZXRPcGVuU2VhdFJlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUSHgoEc2lkZRgCIAEoDjIQLmFyYml0ZXIudjEuU2lkZSJeChNPZmZlclJlbWF0Y2hSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIiCgR2aWV3GAMgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyKNAQoUT2ZmZXJSZW1hdGNoUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIhCgdyZW1hdGNoGAIgASgLMhAuYXJiaXRlci52MS5HYW1lEh4KBHNpZGUYAyABKA4yEC5hcmJpdGVyLnYxLlNpZGUSEgoKc2VhdF90b2tlbhgEIAEoCSJyChdSZXNwb25kVG9SZW1hdGNoUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSDgoGYWNjZXB0GAMgASgIEiIKBHZpZXcYBCABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IpEBChhSZXNwb25kVG9SZW1hdGNoUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIhCgdyZW1hdGNoGAIgASgLMhAuYXJiaXRlci52MS5HYW1lEh4KBHNpZGUYAyABKA4yEC5hcmJpdGVyLnYxLlNpZGUSEgoKc2VhdF90b2tlbhgEIAEoCSIxCgpQbGF5ZXJTZWF0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCSI7ChJXYXRjaFBsYXllclJlcXVlc3QSJQoFc2VhdHMYASADKAsyFi5hcmJpdGVyLnYxLlBsYXllclNlYXQipgEKE1dhdGNoUGxheWVyUmVzcG9uc2USKQoEa2luZBgBIAEoDjIbLmFyYml0ZXIudjEuUGxheWVyRXZlbnRLaW5kEh4KBGdhbWUYAiABKAsyEC5hcmJpdGVyLnYxLkdhbWUSHgoEc2lkZRgDIAEoDjIQLmFyYml0ZXIudjEuU2lkZRIkCgRtb3ZlGAQgASgLMhYuYXJiaXRlci52MS5QbGF5ZWRNb3ZlKlQKCENoYXRSb29tEhkKFUNIQVRfUk9PTV9VTlNQRUNJRklFRBAAEhQKEENIQVRfUk9PTV9QTEFZRVIQARIXChNDSEFUX1JPT01fU1BFQ1RBVE9SEAIqTgoIR2FtZVZpZXcSGQoVR0FNRV9WSUVXX1VOU1BFQ0lGSUVEEAASEwoPR0FNRV9WSUVXX0JBU0lDEAESEgoOR0FNRV9WSUVXX0ZVTEwQAip3ChBHYW1lU3RhdHVzRmlsdGVyEiIKHkdBTUVfU1RBVFVTX0ZJTFRFUl9VTlNQRUNJRklFRBAAEh4KGkdBTUVfU1RBVFVTX0ZJTFRFUl9PTkdPSU5HEAESHwobR0FNRV9TVEFUVVNfRklMVEVSX0ZJTklTSEVEEAIqfgoLUGduTm90YXRpb24SHAoYUEdOX05PVEFUSU9OX1VOU1BFQ0lGSUVEEAASGQoVUEdOX05PVEFUSU9OX1NUQU5EQVJEEAESHAoYUEdOX05PVEFUSU9OX0NPT1JESU5BVEVTEAISGAoUUEdOX05PVEFUSU9OX0NISU5FU0UQAypACglNb3ZlUmFua3MSGgoWTU9WRV9SQU5LU19VTlNQRUNJRklFRBAAEhcKE01PVkVfUkFOS1NfRlJPTV9PTkUQASrTAwoNR2FtZUV2ZW50S2luZBIfChtHQU1FX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIcChhHQU1FX0VWRU5UX0tJTkRfU05BUFNIT1QQARIYChRHQU1FX0VWRU5UX0tJTkRfTU9WRRACEiAKHEdBTUVfRVZFTlRfS0lORF9EUkFXX09GRkVSRUQQAxIhCh1HQU1FX0VWRU5UX0tJTkRfRFJBV19ERUNMSU5FRBAEEh4KGkdBTUVfRVZFTlRfS0lORF9HQU1FX0VOREVEEAUSJQohR0FNRV9FVkVOVF9LSU5EX1RBS0VCQUNLX1BST1BPU0VEEAYSJQohR0FNRV9FVkVOVF9LSU5EX1RBS0VCQUNLX0FDQ0VQVEVEEAcSJQohR0FNRV9FVkVOVF9LSU5EX1RBS0VCQUNLX0RFQ0xJTkVEEAgSHwobR0FNRV9FVkVOVF9LSU5EX1NFQVRfSk9JTkVEEAkSIwofR0FNRV9FVkVOVF9LSU5EX1JFTUFUQ0hfT0ZGRVJFRBAKEiQKIEdBTUVfRVZFTlRfS0lORF9SRU1BVENIX0RFQ0xJTkVEEAsSIwofR0FNRV9FVkVOVF9LSU5EX1JFTUFUQ0hfU1RBUlRFRBAMKt0CCg9QbGF5ZXJFdmVudEtpbmQSIQodUExBWUVSX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIiCh5QTEFZRVJfRVZFTlRfS0lORF9HQU1FX1NUQVJURUQQARIfChtQTEFZRVJfRVZFTlRfS0lORF9ZT1VSX1RVUk4QAhIiCh5QTEFZRVJfRVZFTlRfS0lORF9EUkFXX09GRkVSRUQQAxInCiNQTEFZRVJfRVZFTlRfS0lORF9UQUtFQkFDS19QUk9QT1NFRBAEEiAKHFBMQVlFUl9FVkVOVF9LSU5EX0dBTUVfRU5ERUQQBRIfChtQTEFZRVJfRVZFTlRfS0lORF9DSEFMTEVOR0UQBhIoCiRQTEFZRVJfRVZFTlRfS0lORF9DSEFMTEVOR0VfQ0FOQ0VMRUQQBxIoCiRQTEFZRVJfRVZFTlRfS0lORF9DSEFMTEVOR0VfREVDTElORUQQCDLfDAoFR2FtZXMSSwoKQ3JlYXRlR2FtZRIdLmFyYml0ZXIudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHi5hcmJpdGVyLnYxLkNyZWF0ZUdhbWVSZXNwb25zZRJCCgdHZXRHYW1lEhouYXJiaXRlci52MS5HZXRHYW1lUmVxdWVzdBobLmFyYml0ZXIudjEuR2V0R2FtZVJlc3BvbnNlEkgKCUxpc3RHYW1lcxIcLmFyYml0ZXIudjEuTGlzdEdhbWVzUmVxdWVzdBodLmFyYml0ZXIudjEuTGlzdEdhbWVzUmVzcG9uc2USSwoKRXhwb3J0R2FtZRIdLmFyYml0ZXIudjEuRXhwb3J0R2FtZVJlcXVlc3QaHi5hcmJpdGVyLnYxLkV4cG9ydEdhbWVSZXNwb25zZRJLCgpJbXBvcnRHYW1lEh0uYXJiaXRlci52MS5JbXBvcnRHYW1lUmVxdWVzdBoeLmFyYml0ZXIudjEuSW1wb3J0R2FtZVJlc3BvbnNlEkUKCE1ha2VNb3ZlEhsuYXJiaXRlci52MS5NYWtlTW92ZVJlcXVlc3QaHC5hcmJpdGVyLnYxLk1ha2VNb3ZlUmVzcG9uc2USPwoGUmVzaWduEhkuYXJiaXRlci52MS5SZXNpZ25SZXF1ZXN0GhouYXJiaXRlci52MS5SZXNpZ25SZXNwb25zZRJICglPZmZlckRyYXcSHC5hcmJpdGVyLnYxLk9mZmVyRHJhd1JlcXVlc3QaHS5hcmJpdGVyLnYxLk9mZmVyRHJhd1Jlc3BvbnNlElQKDVJlc3BvbmRUb0RyYXcSIC5hcmJpdGVyLnYxLlJlc3BvbmRUb0RyYXdSZXF1ZXN0GiEuYXJiaXRlci52MS5SZXNwb25kVG9EcmF3UmVzcG9uc2USSAoJQ2xhaW1EcmF3EhwuYXJiaXRlci52MS5DbGFpbURyYXdSZXF1ZXN0Gh0uYXJiaXRlci52MS5DbGFpbURyYXdSZXNwb25zZRJaCg9Qcm9wb3NlVGFrZWJhY2sSIi5hcmJpdGVyLnYxLlByb3Bvc2VUYWtlYmFja1JlcXVlc3QaIy5hcmJpdGVyLnYxLlByb3Bvc2VUYWtlYmFja1Jlc3BvbnNlEmAKEVJlc3BvbmRUb1Rha2ViYWNrEiQuYXJiaXRlci52MS5SZXNwb25kVG9UYWtlYmFja1JlcXVlc3QaJS5hcmJpdGVyLnYxLlJlc3BvbmRUb1Rha2ViYWNrUmVzcG9uc2USPAoFQWJvcnQSGC5hcmJpdGVyLnYxLkFib3J0UmVxdWVzdBoZLmFyYml0ZXIudjEuQWJvcnRSZXNwb25zZRJKCglXYXRjaEdhbWUSHC5hcmJpdGVyLnYxLldhdGNoR2FtZVJlcXVlc3QaHS5hcmJpdGVyLnYxLldhdGNoR2FtZVJlc3BvbnNlMAESRQoISm9pbkdhbWUSGy5hcmJpdGVyLnYxLkpvaW5HYW1lUmVxdWVzdBocLmFyYml0ZXIudjEuSm9pbkdhbWVSZXNwb25zZRJOCgtHZXRPcGVuU2VhdBIeLmFyYml0ZXIudjEuR2V0T3BlblNlYXRSZXF1ZXN0Gh8uYXJiaXRlci52MS5HZXRPcGVuU2VhdFJlc3BvbnNlElEKDE9mZmVyUmVtYXRjaBIfLmFyYml0ZXIudjEuT2ZmZXJSZW1hdGNoUmVxdWVzdBogLmFyYml0ZXIudjEuT2ZmZXJSZW1hdGNoUmVzcG9uc2USXQoQUmVzcG9uZFRvUmVtYXRjaBIjLmFyYml0ZXIudjEuUmVzcG9uZFRvUmVtYXRjaFJlcXVlc3QaJC5hcmJpdGVyLnYxLlJlc3BvbmRUb1JlbWF0Y2hSZXNwb25zZRJQCgtXYXRjaFBsYXllchIeLmFyYml0ZXIudjEuV2F0Y2hQbGF5ZXJSZXF1ZXN0Gh8uYXJiaXRlci52MS5XYXRjaFBsYXllclJlc3BvbnNlMAESRQoIU2VuZENoYXQSGy5hcmJpdGVyLnYxLlNlbmRDaGF0UmVxdWVzdBocLmFyYml0ZXIudjEuU2VuZENoYXRSZXNwb25zZRJFCghMaXN0Q2hhdBIbLmFyYml0ZXIudjEuTGlzdENoYXRSZXF1ZXN0GhwuYXJiaXRlci52MS5MaXN0Q2hhdFJlc3BvbnNlYgZwcm90bzM", [file_arbiter_v1_common, file_google_protobuf_timestamp]);
+  fileDesc("ChZhcmJpdGVyL3YxL2dhbWVzLnByb3RvEgphcmJpdGVyLnYxIpsBCghDaGF0TGluZRILCgNzZXEYASABKAMSIgoEcm9vbRgCIAEoDjIULmFyYml0ZXIudjEuQ2hhdFJvb20SEQoJcGxheWVyX2lkGAMgASgJEhAKCHVzZXJuYW1lGAQgASgJEgwKBHRleHQYBSABKAkSKwoHc2VudF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVAoPU2VuZENoYXRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSIgoEcm9vbRgCIAEoDjIULmFyYml0ZXIudjEuQ2hhdFJvb20SDAoEdGV4dBgDIAEoCSI2ChBTZW5kQ2hhdFJlc3BvbnNlEiIKBGxpbmUYASABKAsyFC5hcmJpdGVyLnYxLkNoYXRMaW5lIjEKD0xpc3RDaGF0UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg0KBWFmdGVyGAIgASgDIjcKEExpc3RDaGF0UmVzcG9uc2USIwoFbGluZXMYASADKAsyFC5hcmJpdGVyLnYxLkNoYXRMaW5lIn4KC1NlYXRSZXF1ZXN0EhQKDGRpc3BsYXlfbmFtZRgBIAEoCRIoCgZlbmdpbmUYAiABKAsyGC5hcmJpdGVyLnYxLkVuZ2luZVBsYXllchIMCgRvcGVuGAMgASgIEhEKCXBsYXllcl9pZBgEIAEoCRIOCgZjYWxsZXIYBSABKAgiMgoMRW5naW5lUGxheWVyEg0KBWxldmVsGAEgASgNEhMKC21vdmV0aW1lX21zGAIgASgNIqwBCgRTZWF0Eh4KBHNpZGUYASABKA4yEC5hcmJpdGVyLnYxLlNpZGUSFAoMZGlzcGxheV9uYW1lGAIgASgJEigKBmVuZ2luZRgDIAEoCzIYLmFyYml0ZXIudjEuRW5naW5lUGxheWVyEgwKBG9wZW4YBCABKAgSEQoJcGxheWVyX2lkGAUgASgJEg4KBnJhdGluZxgGIAEoBRITCgtyYXRpbmdfZGlmZhgHIAEoBSKbAQoKUGxheWVkTW92ZRILCgNwbHkYASABKA0SHgoEc2lkZRgCIAEoDjIQLmFyYml0ZXIudjEuU2lkZRIeCgRtb3ZlGAMgASgLMhAuYXJiaXRlci52MS5Nb3ZlEhEKCWZlbl9hZnRlchgEIAEoCRItCglwbGF5ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIpcFCgRHYW1lEgoKAmlkGAEgASgJEiQKB3ZhcmlhbnQYAiABKA4yEy5hcmJpdGVyLnYxLlZhcmlhbnQSEQoJc3RhcnRfZmVuGAMgASgJEgsKA2ZlbhgEIAEoCRIeCgR0dXJuGAUgASgOMhAuYXJiaXRlci52MS5TaWRlEgsKA3BseRgGIAEoDRIlCgVtb3ZlcxgHIAMoCzIWLmFyYml0ZXIudjEuUGxheWVkTW92ZRIkCgdvdXRjb21lGAggASgLMhMuYXJiaXRlci52MS5PdXRjb21lEh8KBXdoaXRlGAkgASgLMhAuYXJiaXRlci52MS5TZWF0Eh8KBWJsYWNrGAogASgLMhAuYXJiaXRlci52MS5TZWF0EiQKCmRyYXdfb2ZmZXIYCyABKA4yEC5hcmJpdGVyLnYxLlNpZGUSEAoIaXNfY2hlY2sYDCABKAgSLgoKY3JlYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKAoOdGFrZWJhY2tfb2ZmZXIYDyABKA4yEC5hcmJpdGVyLnYxLlNpZGUSIAoFY2xvY2sYECABKAsyES5hcmJpdGVyLnYxLkNsb2NrEg8KB3ZlcnNpb24YESABKAMSLwoNeGlhbmdxaV9ydWxlcxgSIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzEhIKCnJlbWF0Y2hfb2YYEyABKAkSDwoHcmVtYXRjaBgUIAEoCRInCg1yZW1hdGNoX29mZmVyGBUgASgOMhAuYXJiaXRlci52MS5TaWRlEg0KBXJhdGVkGBYgASgIIsoCChFDcmVhdGVHYW1lUmVxdWVzdBIkCgd2YXJpYW50GAEgASgOMhMuYXJiaXRlci52MS5WYXJpYW50Eg0KA2ZlbhgCIAEoCUgAEhUKC3Bvc2l0aW9uX2lkGAMgASgJSAASJgoFd2hpdGUYBCABKAsyFy5hcmJpdGVyLnYxLlNlYXRSZXF1ZXN0EiYKBWJsYWNrGAUgASgLMhcuYXJiaXRlci52MS5TZWF0UmVxdWVzdBIhChllbmdpbmVfZGVjbGluZXNfdGFrZWJhY2tzGAYgASgIEi0KDHRpbWVfY29udHJvbBgHIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSLwoNeGlhbmdxaV9ydWxlcxgIIAEoDjIYLmFyYml0ZXIudjEuWGlhbmdxaVJ1bGVzEg0KBXJhdGVkGAkgASgIQgcKBXN0YXJ0In0KC1RpbWVDb250cm9sEhIKCmluaXRpYWxfbXMYASABKAQSFAoMaW5jcmVtZW50X21zGAIgASgEEhAKCGRlbGF5X21zGAMgASgEEhUKDWRheXNfcGVyX21vdmUYBCABKA0SGwoTZmlyc3RfbW92ZV9ncmFjZV9tcxgFIAEoBCLRAQoFQ2xvY2sSKAoHY29udHJvbBgBIAEoCzIXLmFyYml0ZXIudjEuVGltZUNvbnRyb2wSEAoId2hpdGVfbXMYAiABKAMSEAoIYmxhY2tfbXMYAyABKAMSIQoHcnVubmluZxgEIAEoDjIQLmFyYml0ZXIudjEuU2lkZRIpCgVzaW5jZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZGVhZGxpbmUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wInEKEkNyZWF0ZUdhbWVSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lEhMKC3doaXRlX3Rva2VuGAIgASgJEhMKC2JsYWNrX3Rva2VuGAMgASgJEhEKCWpvaW5fY29kZRgEIAEoCSJFCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEiIKBHZpZXcYAiABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IjEKD0dldEdhbWVSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lIsUCChBMaXN0R2FtZXNSZXF1ZXN0EiwKBnN0YXR1cxgBIAEoDjIcLmFyYml0ZXIudjEuR2FtZVN0YXR1c0ZpbHRlchIkCgd2YXJpYW50GAIgASgOMhMuYXJiaXRlci52MS5WYXJpYW50EhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJEg4KBnBsYXllchgFIAEoCRIsCgt0ZXJtaW5hdGlvbhgGIAEoDjIXLmFyYml0ZXIudjEuVGVybWluYXRpb24SMQoNY3JlYXRlZF9hZnRlchgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoOY3JlYXRlZF9iZWZvcmUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCXBsYXllcl9pZBgJIAEoCSJ3ChFJbXBvcnRHYW1lUmVxdWVzdBILCgNwZ24YASABKAkSJAoHdmFyaWFudBgCIAEoDjITLmFyYml0ZXIudjEuVmFyaWFudBIvCg14aWFuZ3FpX3J1bGVzGAMgASgOMhguYXJiaXRlci52MS5YaWFuZ3FpUnVsZXMiXgoSSW1wb3J0R2FtZVJlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUSEwoLd2hpdGVfdG9rZW4YAiABKAkSEwoLYmxhY2tfdG9rZW4YAyABKAkiYQoRRXhwb3J0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIpCghub3RhdGlvbhgCIAEoDjIXLmFyYml0ZXIudjEuUGduTm90YXRpb24SEAoIYW5hbHlzaXMYAyABKAgiIQoSRXhwb3J0R2FtZVJlc3BvbnNlEgsKA3BnbhgBIAEoCSKSAQoSRXhwb3J0R2FtZXNSZXF1ZXN0EiwKBmZpbHRlchgBIAEoCzIcLmFyYml0ZXIudjEuTGlzdEdhbWVzUmVxdWVzdBIRCgltYXhfZ2FtZXMYAiABKA0SKQoIbm90YXRpb24YAyABKA4yFy5hcmJpdGVyLnYxLlBnbk5vdGF0aW9uEhAKCGFuYWx5c2lzGAQgASgIIkkKE0V4cG9ydEdhbWVzUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRILCgNwZ24YAiABKAkSFAoMcmVzdW1lX3Rva2VuGAMgASgJIk0KEUxpc3RHYW1lc1Jlc3BvbnNlEh8KBWdhbWVzGAEgAygLMhAuYXJiaXRlci52MS5HYW1lEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSK6AQoPTWFrZU1vdmVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIMCgRtb3ZlGAMgASgJEhkKDGV4cGVjdGVkX3BseRgEIAEoDUgAiAEBEiIKBHZpZXcYBSABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3EiQKBXJhbmtzGAYgASgOMhUuYXJiaXRlci52MS5Nb3ZlUmFua3NCDwoNX2V4cGVjdGVkX3BseSJYChBNYWtlTW92ZVJlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUSJAoEbW92ZRgCIAEoCzIWLmFyYml0ZXIudjEuUGxheWVkTW92ZSJYCg1SZXNpZ25SZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIiCgR2aWV3GAMgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyIwCg5SZXNpZ25SZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lIlsKEE9mZmVyRHJhd1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEiIKBHZpZXcYAyABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IjMKEU9mZmVyRHJhd1Jlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUibwoUUmVzcG9uZFRvRHJhd1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEg4KBmFjY2VwdBgDIAEoCBIiCgR2aWV3GAQgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyI3ChVSZXNwb25kVG9EcmF3UmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZSJhChZQcm9wb3NlVGFrZWJhY2tSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIiCgR2aWV3GAMgASgOMhQuYXJiaXRlci52MS5HYW1lVmlldyI5ChdQcm9wb3NlVGFrZWJhY2tSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lInMKGFJlc3BvbmRUb1Rha2ViYWNrUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSDgoGYWNjZXB0GAMgASgIEiIKBHZpZXcYBCABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IjsKGVJlc3BvbmRUb1Rha2ViYWNrUmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZSJpChBDbGFpbURyYXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIMCgRtb3ZlGAMgASgJEiIKBHZpZXcYBCABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3IlkKEUNsYWltRHJhd1Jlc3BvbnNlEh4KBGdhbWUYASABKAsyEC5hcmJpdGVyLnYxLkdhbWUSJAoEbW92ZRgCIAEoCzIWLmFyYml0ZXIudjEuUGxheWVkTW92ZSJXCgxBYm9ydFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEiIKBHZpZXcYAyABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3Ii8KDUFib3J0UmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZSKfAQoQV2F0Y2hHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhkKDGZyb21fdmVyc2lvbhgCIAEoA0gAiAEBEiIKBHZpZXcYAyABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3EhYKDmZvbGxvd19yZW1hdGNoGAQgASgIEhIKCnNlYXRfdG9rZW4YBSABKAlCDwoNX2Zyb21fdmVyc2lvbiKCAQoRV2F0Y2hHYW1lUmVzcG9uc2USJwoEa2luZBgBIAEoDjIZLmFyYml0ZXIudjEuR2FtZUV2ZW50S2luZBIeCgRnYW1lGAIgASgLMhAuYXJiaXRlci52MS5HYW1lEiQKBG1vdmUYAyABKAsyFi5hcmJpdGVyLnYxLlBsYXllZE1vdmUiXgoPSm9pbkdhbWVSZXF1ZXN0EhEKCWpvaW5fY29kZRgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSIgoEdmlldxgDIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXciZgoQSm9pbkdhbWVSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lEh4KBHNpZGUYAiABKA4yEC5hcmJpdGVyLnYxLlNpZGUSEgoKc2VhdF90b2tlbhgDIAEoCSInChJHZXRPcGVuU2VhdFJlcXVlc3QSEQoJam9pbl9jb2RlGAEgASgJIlUKE0dldE9wZW5TZWF0UmVzcG9uc2USHgoEZ2FtZRgBIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIeCgRzaWRlGAIgASgOMhAuYXJiaXRlci52MS5TaWRlIl4KE09mZmVyUmVtYXRjaFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEiIKBHZpZXcYAyABKA4yFC5hcmJpdGVyLnYxLkdhbWVWaWV3Io0BChRPZmZlclJlbWF0Y2hSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lEiEKB3JlbWF0Y2gYAiABKAsyEC5hcmJpdGVyLnYxLkdhbWUSHgoEc2lkZRgDIAEoDjIQLmFyYml0ZXIudjEuU2lkZRISCgpzZWF0X3Rva2VuGAQgASgJInIKF1Jlc3BvbmRUb1JlbWF0Y2hSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIOCgZhY2NlcHQYAyABKAgSIgoEdmlldxgEIAEoDjIULmFyYml0ZXIudjEuR2FtZVZpZXcikQEKGFJlc3BvbmRUb1JlbWF0Y2hSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuYXJiaXRlci52MS5HYW1lEiEKB3JlbWF0Y2gYAiABKAsyEC5hcmJpdGVyLnYxLkdhbWUSHgoEc2lkZRgDIAEoDjIQLmFyYml0ZXIudjEuU2lkZRISCgpzZWF0X3Rva2VuGAQgASgJIjEKClBsYXllclNlYXQSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJIjsKEldhdGNoUGxheWVyUmVxdWVzdBIlCgVzZWF0cxgBIAMoCzIWLmFyYml0ZXIudjEuUGxheWVyU2VhdCKmAQoTV2F0Y2hQbGF5ZXJSZXNwb25zZRIpCgRraW5kGAEgASgOMhsuYXJiaXRlci52MS5QbGF5ZXJFdmVudEtpbmQSHgoEZ2FtZRgCIAEoCzIQLmFyYml0ZXIudjEuR2FtZRIeCgRzaWRlGAMgASgOMhAuYXJiaXRlci52MS5TaWRlEiQKBG1vdmUYBCABKAsyFi5hcmJpdGVyLnYxLlBsYXllZE1vdmUqVAoIQ2hhdFJvb20SGQoVQ0hBVF9ST09NX1VOU1BFQ0lGSUVEEAASFAoQQ0hBVF9ST09NX1BMQVlFUhABEhcKE0NIQVRfUk9PTV9TUEVDVEFUT1IQAipOCghHYW1lVmlldxIZChVHQU1FX1ZJRVdfVU5TUEVDSUZJRUQQABITCg9HQU1FX1ZJRVdfQkFTSUMQARISCg5HQU1FX1ZJRVdfRlVMTBACKncKEEdhbWVTdGF0dXNGaWx0ZXISIgoeR0FNRV9TVEFUVVNfRklMVEVSX1VOU1BFQ0lGSUVEEAASHgoaR0FNRV9TVEFUVVNfRklMVEVSX09OR09JTkcQARIfChtHQU1FX1NUQVRVU19GSUxURVJfRklOSVNIRUQQAip+CgtQZ25Ob3RhdGlvbhIcChhQR05fTk9UQVRJT05fVU5TUEVDSUZJRUQQABIZChVQR05fTk9UQVRJT05fU1RBTkRBUkQQARIcChhQR05fTk9UQVRJT05fQ09PUkRJTkFURVMQAhIYChRQR05fTk9UQVRJT05fQ0hJTkVTRRADKkAKCU1vdmVSYW5rcxIaChZNT1ZFX1JBTktTX1VOU1BFQ0lGSUVEEAASFwoTTU9WRV9SQU5LU19GUk9NX09ORRABKtMDCg1HYW1lRXZlbnRLaW5kEh8KG0dBTUVfRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEhwKGEdBTUVfRVZFTlRfS0lORF9TTkFQU0hPVBABEhgKFEdBTUVfRVZFTlRfS0lORF9NT1ZFEAISIAocR0FNRV9FVkVOVF9LSU5EX0RSQVdfT0ZGRVJFRBADEiEKHUdBTUVfRVZFTlRfS0lORF9EUkFXX0RFQ0xJTkVEEAQSHgoaR0FNRV9FVkVOVF9LSU5EX0dBTUVfRU5ERUQQBRIlCiFHQU1FX0VWRU5UX0tJTkRfVEFLRUJBQ0tfUFJPUE9TRUQQBhIlCiFHQU1FX0VWRU5UX0tJTkRfVEFLRUJBQ0tfQUNDRVBURUQQBxIlCiFHQU1FX0VWRU5UX0tJTkRfVEFLRUJBQ0tfREVDTElORUQQCBIfChtHQU1FX0VWRU5UX0tJTkRfU0VBVF9KT0lORUQQCRIjCh9HQU1FX0VWRU5UX0tJTkRfUkVNQVRDSF9PRkZFUkVEEAoSJAogR0FNRV9FVkVOVF9LSU5EX1JFTUFUQ0hfREVDTElORUQQCxIjCh9HQU1FX0VWRU5UX0tJTkRfUkVNQVRDSF9TVEFSVEVEEAwq3QIKD1BsYXllckV2ZW50S2luZBIhCh1QTEFZRVJfRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEiIKHlBMQVlFUl9FVkVOVF9LSU5EX0dBTUVfU1RBUlRFRBABEh8KG1BMQVlFUl9FVkVOVF9LSU5EX1lPVVJfVFVSThACEiIKHlBMQVlFUl9FVkVOVF9LSU5EX0RSQVdfT0ZGRVJFRBADEicKI1BMQVlFUl9FVkVOVF9LSU5EX1RBS0VCQUNLX1BST1BPU0VEEAQSIAocUExBWUVSX0VWRU5UX0tJTkRfR0FNRV9FTkRFRBAFEh8KG1BMQVlFUl9FVkVOVF9LSU5EX0NIQUxMRU5HRRAGEigKJFBMQVlFUl9FVkVOVF9LSU5EX0NIQUxMRU5HRV9DQU5DRUxFRBAHEigKJFBMQVlFUl9FVkVOVF9LSU5EX0NIQUxMRU5HRV9ERUNMSU5FRBAIMrENCgVHYW1lcxJLCgpDcmVhdGVHYW1lEh0uYXJiaXRlci52MS5DcmVhdGVHYW1lUmVxdWVzdBoeLmFyYml0ZXIudjEuQ3JlYXRlR2FtZVJlc3BvbnNlEkIKB0dldEdhbWUSGi5hcmJpdGVyLnYxLkdldEdhbWVSZXF1ZXN0GhsuYXJiaXRlci52MS5HZXRHYW1lUmVzcG9uc2USSAoJTGlzdEdhbWVzEhwuYXJiaXRlci52MS5MaXN0R2FtZXNSZXF1ZXN0Gh0uYXJiaXRlci52MS5MaXN0R2FtZXNSZXNwb25zZRJLCgpFeHBvcnRHYW1lEh0uYXJiaXRlci52MS5FeHBvcnRHYW1lUmVxdWVzdBoeLmFyYml0ZXIudjEuRXhwb3J0R2FtZVJlc3BvbnNlElAKC0V4cG9ydEdhbWVzEh4uYXJiaXRlci52MS5FeHBvcnRHYW1lc1JlcXVlc3QaHy5hcmJpdGVyLnYxLkV4cG9ydEdhbWVzUmVzcG9uc2UwARJLCgpJbXBvcnRHYW1lEh0uYXJiaXRlci52MS5JbXBvcnRHYW1lUmVxdWVzdBoeLmFyYml0ZXIudjEuSW1wb3J0R2FtZVJlc3BvbnNlEkUKCE1ha2VNb3ZlEhsuYXJiaXRlci52MS5NYWtlTW92ZVJlcXVlc3QaHC5hcmJpdGVyLnYxLk1ha2VNb3ZlUmVzcG9uc2USPwoGUmVzaWduEhkuYXJiaXRlci52MS5SZXNpZ25SZXF1ZXN0GhouYXJiaXRlci52MS5SZXNpZ25SZXNwb25zZRJICglPZmZlckRyYXcSHC5hcmJpdGVyLnYxLk9mZmVyRHJhd1JlcXVlc3QaHS5hcmJpdGVyLnYxLk9mZmVyRHJhd1Jlc3BvbnNlElQKDVJlc3BvbmRUb0RyYXcSIC5hcmJpdGVyLnYxLlJlc3BvbmRUb0RyYXdSZXF1ZXN0GiEuYXJiaXRlci52MS5SZXNwb25kVG9EcmF3UmVzcG9uc2USSAoJQ2xhaW1EcmF3EhwuYXJiaXRlci52MS5DbGFpbURyYXdSZXF1ZXN0Gh0uYXJiaXRlci52MS5DbGFpbURyYXdSZXNwb25zZRJaCg9Qcm9wb3NlVGFrZWJhY2sSIi5hcmJpdGVyLnYxLlByb3Bvc2VUYWtlYmFja1JlcXVlc3QaIy5hcmJpdGVyLnYxLlByb3Bvc2VUYWtlYmFja1Jlc3BvbnNlEmAKEVJlc3BvbmRUb1Rha2ViYWNrEiQuYXJiaXRlci52MS5SZXNwb25kVG9UYWtlYmFja1JlcXVlc3QaJS5hcmJpdGVyLnYxLlJlc3BvbmRUb1Rha2ViYWNrUmVzcG9uc2USPAoFQWJvcnQSGC5hcmJpdGVyLnYxLkFib3J0UmVxdWVzdBoZLmFyYml0ZXIudjEuQWJvcnRSZXNwb25zZRJKCglXYXRjaEdhbWUSHC5hcmJpdGVyLnYxLldhdGNoR2FtZVJlcXVlc3QaHS5hcmJpdGVyLnYxLldhdGNoR2FtZVJlc3BvbnNlMAESRQoISm9pbkdhbWUSGy5hcmJpdGVyLnYxLkpvaW5HYW1lUmVxdWVzdBocLmFyYml0ZXIudjEuSm9pbkdhbWVSZXNwb25zZRJOCgtHZXRPcGVuU2VhdBIeLmFyYml0ZXIudjEuR2V0T3BlblNlYXRSZXF1ZXN0Gh8uYXJiaXRlci52MS5HZXRPcGVuU2VhdFJlc3BvbnNlElEKDE9mZmVyUmVtYXRjaBIfLmFyYml0ZXIudjEuT2ZmZXJSZW1hdGNoUmVxdWVzdBogLmFyYml0ZXIudjEuT2ZmZXJSZW1hdGNoUmVzcG9uc2USXQoQUmVzcG9uZFRvUmVtYXRjaBIjLmFyYml0ZXIudjEuUmVzcG9uZFRvUmVtYXRjaFJlcXVlc3QaJC5hcmJpdGVyLnYxLlJlc3BvbmRUb1JlbWF0Y2hSZXNwb25zZRJQCgtXYXRjaFBsYXllchIeLmFyYml0ZXIudjEuV2F0Y2hQbGF5ZXJSZXF1ZXN0Gh8uYXJiaXRlci52MS5XYXRjaFBsYXllclJlc3BvbnNlMAESRQoIU2VuZENoYXQSGy5hcmJpdGVyLnYxLlNlbmRDaGF0UmVxdWVzdBocLmFyYml0ZXIudjEuU2VuZENoYXRSZXNwb25zZRJFCghMaXN0Q2hhdBIbLmFyYml0ZXIudjEuTGlzdENoYXRSZXF1ZXN0GhwuYXJiaXRlci52MS5MaXN0Q2hhdFJlc3BvbnNlYgZwcm90bzM", [file_arbiter_v1_common, file_google_protobuf_timestamp]);
 
 /**
  * A line of a game's chat.
@@ -1101,6 +1101,85 @@ export const ExportGameResponseSchema: GenMessage<ExportGameResponse> = /*@__PUR
   messageDesc(file_arbiter_v1_games, 20);
 
 /**
+ * Request for Games.ExportGames.
+ *
+ * @generated from message arbiter.v1.ExportGamesRequest
+ */
+export type ExportGamesRequest = Message<"arbiter.v1.ExportGamesRequest"> & {
+  /**
+   * Which games, as ListGames selects them; `page_size` is the size of
+   * the pages read from the store (as ListGames's), `page_token` a
+   * `resume_token` to go on from.
+   *
+   * @generated from field: arbiter.v1.ListGamesRequest filter = 1;
+   */
+  filter?: ListGamesRequest | undefined;
+
+  /**
+   * At most this many games (0: all).
+   *
+   * @generated from field: uint32 max_games = 2;
+   */
+  maxGames: number;
+
+  /**
+   * The movetext notation, as ExportGame's.
+   *
+   * @generated from field: arbiter.v1.PgnNotation notation = 3;
+   */
+  notation: PgnNotation;
+
+  /**
+   * Evaluations and judgements of a stored analysis, as ExportGame's.
+   *
+   * @generated from field: bool analysis = 4;
+   */
+  analysis: boolean;
+};
+
+/**
+ * Describes the message arbiter.v1.ExportGamesRequest.
+ * Use `create(ExportGamesRequestSchema)` to create a new message.
+ */
+export const ExportGamesRequestSchema: GenMessage<ExportGamesRequest> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_games, 21);
+
+/**
+ * One game of Games.ExportGames.
+ *
+ * @generated from message arbiter.v1.ExportGamesResponse
+ */
+export type ExportGamesResponse = Message<"arbiter.v1.ExportGamesResponse"> & {
+  /**
+   * The game's id.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The game as ExportGame writes it.
+   *
+   * @generated from field: string pgn = 2;
+   */
+  pgn: string;
+
+  /**
+   * Given as `filter.page_token`, an export goes on after this game.
+   *
+   * @generated from field: string resume_token = 3;
+   */
+  resumeToken: string;
+};
+
+/**
+ * Describes the message arbiter.v1.ExportGamesResponse.
+ * Use `create(ExportGamesResponseSchema)` to create a new message.
+ */
+export const ExportGamesResponseSchema: GenMessage<ExportGamesResponse> = /*@__PURE__*/
+  messageDesc(file_arbiter_v1_games, 22);
+
+/**
  * Response of Games.ListGames.
  *
  * @generated from message arbiter.v1.ListGamesResponse
@@ -1126,7 +1205,7 @@ export type ListGamesResponse = Message<"arbiter.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 21);
+  messageDesc(file_arbiter_v1_games, 23);
 
 /**
  * Request for Games.MakeMove.
@@ -1186,7 +1265,7 @@ export type MakeMoveRequest = Message<"arbiter.v1.MakeMoveRequest"> & {
  * Use `create(MakeMoveRequestSchema)` to create a new message.
  */
 export const MakeMoveRequestSchema: GenMessage<MakeMoveRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 22);
+  messageDesc(file_arbiter_v1_games, 24);
 
 /**
  * Response of Games.MakeMove.
@@ -1215,7 +1294,7 @@ export type MakeMoveResponse = Message<"arbiter.v1.MakeMoveResponse"> & {
  * Use `create(MakeMoveResponseSchema)` to create a new message.
  */
 export const MakeMoveResponseSchema: GenMessage<MakeMoveResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 23);
+  messageDesc(file_arbiter_v1_games, 25);
 
 /**
  * Request for Games.Resign.
@@ -1251,7 +1330,7 @@ export type ResignRequest = Message<"arbiter.v1.ResignRequest"> & {
  * Use `create(ResignRequestSchema)` to create a new message.
  */
 export const ResignRequestSchema: GenMessage<ResignRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 24);
+  messageDesc(file_arbiter_v1_games, 26);
 
 /**
  * Response of Games.Resign.
@@ -1272,7 +1351,7 @@ export type ResignResponse = Message<"arbiter.v1.ResignResponse"> & {
  * Use `create(ResignResponseSchema)` to create a new message.
  */
 export const ResignResponseSchema: GenMessage<ResignResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 25);
+  messageDesc(file_arbiter_v1_games, 27);
 
 /**
  * Request for Games.OfferDraw.
@@ -1308,7 +1387,7 @@ export type OfferDrawRequest = Message<"arbiter.v1.OfferDrawRequest"> & {
  * Use `create(OfferDrawRequestSchema)` to create a new message.
  */
 export const OfferDrawRequestSchema: GenMessage<OfferDrawRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 26);
+  messageDesc(file_arbiter_v1_games, 28);
 
 /**
  * Response of Games.OfferDraw.
@@ -1329,7 +1408,7 @@ export type OfferDrawResponse = Message<"arbiter.v1.OfferDrawResponse"> & {
  * Use `create(OfferDrawResponseSchema)` to create a new message.
  */
 export const OfferDrawResponseSchema: GenMessage<OfferDrawResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 27);
+  messageDesc(file_arbiter_v1_games, 29);
 
 /**
  * Request for Games.RespondToDraw.
@@ -1372,7 +1451,7 @@ export type RespondToDrawRequest = Message<"arbiter.v1.RespondToDrawRequest"> & 
  * Use `create(RespondToDrawRequestSchema)` to create a new message.
  */
 export const RespondToDrawRequestSchema: GenMessage<RespondToDrawRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 28);
+  messageDesc(file_arbiter_v1_games, 30);
 
 /**
  * Response of Games.RespondToDraw.
@@ -1393,7 +1472,7 @@ export type RespondToDrawResponse = Message<"arbiter.v1.RespondToDrawResponse"> 
  * Use `create(RespondToDrawResponseSchema)` to create a new message.
  */
 export const RespondToDrawResponseSchema: GenMessage<RespondToDrawResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 29);
+  messageDesc(file_arbiter_v1_games, 31);
 
 /**
  * Request for Games.ProposeTakeback.
@@ -1429,7 +1508,7 @@ export type ProposeTakebackRequest = Message<"arbiter.v1.ProposeTakebackRequest"
  * Use `create(ProposeTakebackRequestSchema)` to create a new message.
  */
 export const ProposeTakebackRequestSchema: GenMessage<ProposeTakebackRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 30);
+  messageDesc(file_arbiter_v1_games, 32);
 
 /**
  * Response of Games.ProposeTakeback.
@@ -1451,7 +1530,7 @@ export type ProposeTakebackResponse = Message<"arbiter.v1.ProposeTakebackRespons
  * Use `create(ProposeTakebackResponseSchema)` to create a new message.
  */
 export const ProposeTakebackResponseSchema: GenMessage<ProposeTakebackResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 31);
+  messageDesc(file_arbiter_v1_games, 33);
 
 /**
  * Request for Games.RespondToTakeback.
@@ -1494,7 +1573,7 @@ export type RespondToTakebackRequest = Message<"arbiter.v1.RespondToTakebackRequ
  * Use `create(RespondToTakebackRequestSchema)` to create a new message.
  */
 export const RespondToTakebackRequestSchema: GenMessage<RespondToTakebackRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 32);
+  messageDesc(file_arbiter_v1_games, 34);
 
 /**
  * Response of Games.RespondToTakeback.
@@ -1515,7 +1594,7 @@ export type RespondToTakebackResponse = Message<"arbiter.v1.RespondToTakebackRes
  * Use `create(RespondToTakebackResponseSchema)` to create a new message.
  */
 export const RespondToTakebackResponseSchema: GenMessage<RespondToTakebackResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 33);
+  messageDesc(file_arbiter_v1_games, 35);
 
 /**
  * Request for Games.ClaimDraw.
@@ -1561,7 +1640,7 @@ export type ClaimDrawRequest = Message<"arbiter.v1.ClaimDrawRequest"> & {
  * Use `create(ClaimDrawRequestSchema)` to create a new message.
  */
 export const ClaimDrawRequestSchema: GenMessage<ClaimDrawRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 34);
+  messageDesc(file_arbiter_v1_games, 36);
 
 /**
  * Response of Games.ClaimDraw.
@@ -1590,7 +1669,7 @@ export type ClaimDrawResponse = Message<"arbiter.v1.ClaimDrawResponse"> & {
  * Use `create(ClaimDrawResponseSchema)` to create a new message.
  */
 export const ClaimDrawResponseSchema: GenMessage<ClaimDrawResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 35);
+  messageDesc(file_arbiter_v1_games, 37);
 
 /**
  * Request for Games.Abort.
@@ -1629,7 +1708,7 @@ export type AbortRequest = Message<"arbiter.v1.AbortRequest"> & {
  * Use `create(AbortRequestSchema)` to create a new message.
  */
 export const AbortRequestSchema: GenMessage<AbortRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 36);
+  messageDesc(file_arbiter_v1_games, 38);
 
 /**
  * Response of Games.Abort.
@@ -1650,7 +1729,7 @@ export type AbortResponse = Message<"arbiter.v1.AbortResponse"> & {
  * Use `create(AbortResponseSchema)` to create a new message.
  */
 export const AbortResponseSchema: GenMessage<AbortResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 37);
+  messageDesc(file_arbiter_v1_games, 39);
 
 /**
  * Request for Games.WatchGame.
@@ -1731,7 +1810,7 @@ export type WatchGameRequest = Message<"arbiter.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 38);
+  messageDesc(file_arbiter_v1_games, 40);
 
 /**
  * One message of Games.WatchGame. An event carries the change as the game
@@ -1773,7 +1852,7 @@ export type WatchGameResponse = Message<"arbiter.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 39);
+  messageDesc(file_arbiter_v1_games, 41);
 
 /**
  * Request for Games.JoinGame.
@@ -1811,7 +1890,7 @@ export type JoinGameRequest = Message<"arbiter.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 40);
+  messageDesc(file_arbiter_v1_games, 42);
 
 /**
  * Response of Games.JoinGame.
@@ -1846,7 +1925,7 @@ export type JoinGameResponse = Message<"arbiter.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 41);
+  messageDesc(file_arbiter_v1_games, 43);
 
 /**
  * Request for Games.GetOpenSeat.
@@ -1867,7 +1946,7 @@ export type GetOpenSeatRequest = Message<"arbiter.v1.GetOpenSeatRequest"> & {
  * Use `create(GetOpenSeatRequestSchema)` to create a new message.
  */
 export const GetOpenSeatRequestSchema: GenMessage<GetOpenSeatRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 42);
+  messageDesc(file_arbiter_v1_games, 44);
 
 /**
  * Response of Games.GetOpenSeat.
@@ -1896,7 +1975,7 @@ export type GetOpenSeatResponse = Message<"arbiter.v1.GetOpenSeatResponse"> & {
  * Use `create(GetOpenSeatResponseSchema)` to create a new message.
  */
 export const GetOpenSeatResponseSchema: GenMessage<GetOpenSeatResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 43);
+  messageDesc(file_arbiter_v1_games, 45);
 
 /**
  * Request for Games.OfferRematch.
@@ -1931,7 +2010,7 @@ export type OfferRematchRequest = Message<"arbiter.v1.OfferRematchRequest"> & {
  * Use `create(OfferRematchRequestSchema)` to create a new message.
  */
 export const OfferRematchRequestSchema: GenMessage<OfferRematchRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 44);
+  messageDesc(file_arbiter_v1_games, 46);
 
 /**
  * Response of Games.OfferRematch.
@@ -1976,7 +2055,7 @@ export type OfferRematchResponse = Message<"arbiter.v1.OfferRematchResponse"> & 
  * Use `create(OfferRematchResponseSchema)` to create a new message.
  */
 export const OfferRematchResponseSchema: GenMessage<OfferRematchResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 45);
+  messageDesc(file_arbiter_v1_games, 47);
 
 /**
  * Request for Games.RespondToRematch.
@@ -2018,7 +2097,7 @@ export type RespondToRematchRequest = Message<"arbiter.v1.RespondToRematchReques
  * Use `create(RespondToRematchRequestSchema)` to create a new message.
  */
 export const RespondToRematchRequestSchema: GenMessage<RespondToRematchRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 46);
+  messageDesc(file_arbiter_v1_games, 48);
 
 /**
  * Response of Games.RespondToRematch.
@@ -2060,7 +2139,7 @@ export type RespondToRematchResponse = Message<"arbiter.v1.RespondToRematchRespo
  * Use `create(RespondToRematchResponseSchema)` to create a new message.
  */
 export const RespondToRematchResponseSchema: GenMessage<RespondToRematchResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 47);
+  messageDesc(file_arbiter_v1_games, 49);
 
 /**
  * A seat a player holds: its game and its secret token.
@@ -2088,7 +2167,7 @@ export type PlayerSeat = Message<"arbiter.v1.PlayerSeat"> & {
  * Use `create(PlayerSeatSchema)` to create a new message.
  */
 export const PlayerSeatSchema: GenMessage<PlayerSeat> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 48);
+  messageDesc(file_arbiter_v1_games, 50);
 
 /**
  * Request for Games.WatchPlayer.
@@ -2112,7 +2191,7 @@ export type WatchPlayerRequest = Message<"arbiter.v1.WatchPlayerRequest"> & {
  * Use `create(WatchPlayerRequestSchema)` to create a new message.
  */
 export const WatchPlayerRequestSchema: GenMessage<WatchPlayerRequest> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 49);
+  messageDesc(file_arbiter_v1_games, 51);
 
 /**
  * One message of Games.WatchPlayer.
@@ -2154,7 +2233,7 @@ export type WatchPlayerResponse = Message<"arbiter.v1.WatchPlayerResponse"> & {
  * Use `create(WatchPlayerResponseSchema)` to create a new message.
  */
 export const WatchPlayerResponseSchema: GenMessage<WatchPlayerResponse> = /*@__PURE__*/
-  messageDesc(file_arbiter_v1_games, 50);
+  messageDesc(file_arbiter_v1_games, 52);
 
 /**
  * A game's chat room.
@@ -2581,6 +2660,22 @@ export const Games: GenService<{
     methodKind: "unary";
     input: typeof ExportGameRequestSchema;
     output: typeof ExportGameResponseSchema;
+  },
+  /**
+   * Streams the games ListGames's filters select, newest first, each as
+   * ExportGame writes it: a whole collection in constant memory, read from
+   * the store a page at a time as the client reads. Each message's
+   * `resume_token`, given as `filter.page_token`, goes on after its game.
+   * The stream counts as one of its connection's and address's watch
+   * streams (RESOURCE_EXHAUSTED TOO_MANY_WATCHERS past them) and ends when
+   * the server shuts down.
+   *
+   * @generated from rpc arbiter.v1.Games.ExportGames
+   */
+  exportGames: {
+    methodKind: "server_streaming";
+    input: typeof ExportGamesRequestSchema;
+    output: typeof ExportGamesResponseSchema;
   },
   /**
    * Stores a game given as PGN after validating every move; the new game is
