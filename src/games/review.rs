@@ -483,8 +483,8 @@ impl Reviewer {
         }
     }
 
-    /// Takes the next position's evaluation: the review of the move that
-    /// led to it, if one did.
+    /// Takes the next position's evaluation: the judged move that led to
+    /// it, if one did.
     fn next(&mut self, position: PositionEval) -> Option<MoveReview> {
         self.evals.push(position.eval);
         // The best line, described in this position (as far as the rules

@@ -10,7 +10,10 @@ use tonic::Status;
 
 use super::{Services, account::Profiles, answer::Answer, form::Call, shapes};
 use crate::{
-    api::proto::{self as pb, games_server::Games as _},
+    api::{
+        GamesService,
+        proto::{self as pb, games_server::Games as GamesApi},
+    },
     games::Games,
     store::StoredChatLine,
 };
@@ -40,28 +43,38 @@ fn is_over(game: &pb::Game) -> bool {
         .is_some_and(|o| o.status != pb::OutcomeStatus::Ongoing as i32)
 }
 
+/// Game `id`'s events in `view`, and the game as the first tells it.
+async fn watch(
+    services: &Services,
+    call: &Call,
+    id: &str,
+    view: pb::GameView,
+) -> Result<(<GamesService as GamesApi>::WatchGameStream, pb::Game), Answer> {
+    let watched = services
+        .games
+        .watch_game(call.request(pb::WatchGameRequest {
+            game_id: id.to_owned(),
+            view: view as i32,
+            ..Default::default()
+        }))
+        .await;
+    let mut events = watched?.into_inner();
+    match events.next().await {
+        Some(Ok(first)) => Ok((events, first.game.unwrap_or_default())),
+        Some(Err(status)) => Err(status.into()),
+        None => Err(no_such_game()),
+    }
+}
+
 /// `GET /api/{bot,board}/game/stream/{id}`.
 pub(super) async fn stream(services: &Services, call: &Call, id: &str) -> Answer {
     let (me, _) = match services.me(call).await {
         Ok(me) => me,
         Err(refused) => return refused,
     };
-    let watched = services
-        .games
-        .watch_game(call.request(pb::WatchGameRequest {
-            game_id: id.to_owned(),
-            view: pb::GameView::Full as i32,
-            ..Default::default()
-        }))
-        .await;
-    let mut events = match watched {
-        Ok(events) => events.into_inner(),
-        Err(status) => return status.into(),
-    };
-    let game = match events.next().await {
-        Some(Ok(first)) => first.game.unwrap_or_default(),
-        Some(Err(status)) => return status.into(),
-        None => return no_such_game(),
+    let (events, game) = match watch(services, call, id, pb::GameView::Full).await {
+        Ok(watched) => watched,
+        Err(refused) => return refused,
     };
     if side_of(&game, &me.id).is_none() {
         return no_such_game();
@@ -191,22 +204,9 @@ async fn follow(
 /// `GET /api/stream/game/{id}`: anyone may watch. The game first, then a
 /// line per move, then the game again when it ends.
 pub(super) async fn spectate(services: &Services, call: &Call, id: &str) -> Answer {
-    let watched = services
-        .games
-        .watch_game(call.request(pb::WatchGameRequest {
-            game_id: id.to_owned(),
-            view: pb::GameView::Basic as i32,
-            ..Default::default()
-        }))
-        .await;
-    let mut events = match watched {
-        Ok(events) => events.into_inner(),
-        Err(status) => return status.into(),
-    };
-    let game = match events.next().await {
-        Some(Ok(first)) => first.game.unwrap_or_default(),
-        Some(Err(status)) => return status.into(),
-        None => return no_such_game(),
+    let (mut events, game) = match watch(services, call, id, pb::GameView::Basic).await {
+        Ok(watched) => watched,
+        Err(refused) => return refused,
     };
     let (tx, rx) = mpsc::channel(QUEUED);
     let _ = tx.try_send(shapes::spectated(&game));
