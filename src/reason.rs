@@ -140,7 +140,9 @@ reasons! {
     /// bound to players, without a time control, or from a position.
     InvalidRatedGame = "INVALID_RATED_GAME", InvalidArgument;
     /// CreateChallenge names itself, a destination with `open_to` or an
-    /// engine, or more than 32 players in `open_to`.
+    /// engine, more than 32 players in `open_to`, or `for_others` with a
+    /// destination, an engine, or other than none or two players in
+    /// `open_to`.
     InvalidChallenge = "INVALID_CHALLENGE", InvalidArgument;
     /// Seek without a time control, or with a rating range whose low end
     /// is above its high end.
@@ -207,6 +209,10 @@ reasons! {
     ChallengeAnswered = "CHALLENGE_ANSWERED", FailedPrecondition;
     /// A draw claim the position does not support.
     NoDrawToClaim = "NO_DRAW_TO_CLAIM", FailedPrecondition;
+    /// A victory claim while the opponent has not left the game (or in a
+    /// game where leaving is not judged: untimed, or before both sides
+    /// moved).
+    OpponentPresent = "OPPONENT_PRESENT", FailedPrecondition;
     /// A player's abort after both sides moved.
     TooLateToAbort = "TOO_LATE_TO_ABORT", FailedPrecondition;
     /// A second draw offer from the same side.

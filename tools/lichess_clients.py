@@ -12,7 +12,7 @@ server with `base_url`:
   3. a draw offered and accepted, a takeback proposed and accepted, and a
      resignation, then an abort;
   4. a challenge declined with a reason, one canceled, and an open one
-     accepted;
+     taken by two other players;
   5. the games exported: one as JSON, a player's as NDJSON and PGN, two
      by id;
   6. two seeks paired through the pool;
@@ -106,6 +106,7 @@ def main():
     ann_name, ann_token, ann = client("Ann")
     ben_name, _, ben = client("Ben")
     bot_name, _, bot = client("Bot")
+    cid_name, _, cid = client("Cid")
 
     print("== account ==")
     tested = ann.oauth.test_tokens(ann_token, "not-a-token")
@@ -179,11 +180,13 @@ def main():
     ann.challenges.cancel(made["id"])
     ben_events = follow(ben.board.stream_incoming_events())
     made = ann.challenges.create_open(clock_limit=300, clock_increment=0)
+    assert made["challenger"] is None and made["urlWhite"].endswith("?color=white"), made
     ben.challenges.accept(made["id"])
+    cid.challenges.accept(made["id"])
     started = next_of(ben_events, "gameStart")
-    assert started["game"]["opponent"]["username"] == ann_name, started
-    ann.board.abort_game(started["game"]["gameId"])
-    print("  declined (tooFast), canceled, an open one accepted")
+    assert started["game"]["opponent"]["username"] == cid_name, started
+    ben.board.abort_game(started["game"]["gameId"])
+    print("  declined (tooFast), canceled, an open one taken by two others")
 
     print("== games: export ==")
     game = ann.games.export(mate_id)
@@ -191,7 +194,7 @@ def main():
     games = list(ann.games.export_by_player(ann_name, max=2, pgn_in_json=True))
     assert len(games) == 2 and all("[Result " in g["pgn"] for g in games), games
     pgn = "".join(ben.games.export_by_player(ben_name, as_pgn=True, vs=ann_name))
-    assert pgn.count("[Result ") == 5, pgn
+    assert pgn.count("[Result ") == 4, pgn
     both = list(ann.games.export_multi(mate_id, draw_id))
     assert [g["id"] for g in both] == [mate_id, draw_id], both
     print("  one as JSON, a player's as NDJSON and PGN, two by id")

@@ -231,6 +231,7 @@ fn ending(e: Ending) -> pb::Termination {
         Ending::Timeout => pb::Termination::Timeout,
         Ending::TimeoutVsInsufficientMaterial => pb::Termination::TimeoutVsInsufficientMaterial,
         Ending::Unjoined => pb::Termination::Unjoined,
+        Ending::Abandoned => pb::Termination::Abandoned,
     }
 }
 
@@ -632,6 +633,7 @@ pub fn challenge(c: &Challenge) -> pb::Challenge {
         created_at: timestamp(s.created_at),
         expires_at: timestamp(s.expires_at),
         rated: s.rated,
+        for_others: s.for_others,
     }
 }
 

@@ -54,6 +54,7 @@ pub fn encode_event(event: GameEvent<'_>, view: View) -> Vec<Bytes> {
         EventKind::DrawAccepted
         | EventKind::DrawClaimed
         | EventKind::Resigned
+        | EventKind::VictoryClaimed
         | EventKind::Aborted
         | EventKind::Flagged => pb::GameEventKind::GameEnded,
     };

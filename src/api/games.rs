@@ -19,7 +19,8 @@ use super::{
 };
 use crate::{
     games::{
-        GameError, Games, MoveText, PgnNotation, RematchAnswer, SeatClaim, SeatSpec, Start, Terms,
+        GameError, Games, MoveText, PgnNotation, PgnOptions, RematchAnswer, SeatClaim, SeatSpec,
+        Start, Terms,
     },
     players::Players,
     reason::Reason,
@@ -67,7 +68,7 @@ impl GamesService {
 
     /// The games a ListGames (or ExportGames) request selects, and its page.
     async fn game_filter(&self, r: &pb::ListGamesRequest) -> Result<GameFilter, Status> {
-        let (limit, before) = paging(r.page_size, &r.page_token, GAMES_PAGES)?;
+        let (limit, cursor) = paging(r.page_size, &r.page_token, GAMES_PAGES)?;
         let finished = match pb::GameStatusFilter::try_from(r.status) {
             Ok(pb::GameStatusFilter::Ongoing) => Some(false),
             Ok(pb::GameStatusFilter::Finished) => Some(true),
@@ -109,7 +110,8 @@ impl GamesService {
             termination: convert::termination_filter("termination", r.termination)?,
             created_from: convert::millis("created_after", r.created_after.as_ref())?,
             created_until: convert::millis("created_before", r.created_before.as_ref())?,
-            before,
+            cursor,
+            oldest_first: r.oldest_first,
             limit,
         })
     }
@@ -152,6 +154,28 @@ fn action_view(value: i32) -> Result<View, Status> {
     convert::view(value, View::Basic)
 }
 
+/// A seat's action: the request's game, seat and view read, `$act` taken
+/// with the games, the game's id and the seat's claim (and the request as
+/// `$r`), and the game after it answered as `pb::$response`.
+macro_rules! seat_action {
+    ($self:ident, $request:ident, $response:ident, |$games:ident, $id:ident, $seat:ident, $r:tt| $act:expr) => {{
+        let r = $request.get_ref();
+        trace_game(&r.game_id)?;
+        let shown = action_view(r.view)?;
+        let player = $self.acting_player(&$request, &r.seat_token).await?;
+        let ($games, $id, $seat) = (
+            &$self.games,
+            &r.game_id,
+            claim(&r.seat_token, player.as_deref()),
+        );
+        let $r = r;
+        let view = $act.await?;
+        Ok(Response::new(pb::$response {
+            game: Some(convert::game_in(&view, shown)),
+        }))
+    }};
+}
+
 /// The movetext notation a request names.
 fn pgn_notation(value: i32) -> Result<PgnNotation, Status> {
     match pb::PgnNotation::try_from(value) {
@@ -177,8 +201,7 @@ const EXPORT_QUEUE: usize = 8;
 /// How ExportGames writes its games, and how many.
 #[derive(Clone, Copy)]
 struct Export {
-    notation: PgnNotation,
-    analysis: bool,
+    pgn: PgnOptions,
     /// 0: all.
     max_games: u32,
 }
@@ -205,7 +228,7 @@ async fn send_exports(
             if terms.max_games > 0 && sent >= terms.max_games {
                 return;
             }
-            let pgn = match games.export(&id, terms.notation, terms.analysis).await {
+            let pgn = match games.export(&id, terms.pgn).await {
                 Ok(pgn) => pgn,
                 Err(GameError::NotFound(_)) => continue,
                 Err(error) => {
@@ -224,7 +247,7 @@ async fn send_exports(
             sent += 1;
         }
         match page.next {
-            Some(next) => filter.before = Some(next),
+            Some(next) => filter.cursor = Some(next),
             None => return,
         }
     }
@@ -336,8 +359,12 @@ impl games_server::Games for GamesService {
     ) -> Result<Response<pb::ExportGameResponse>, Status> {
         let r = request.get_ref();
         trace_game(&r.game_id)?;
-        let notation = pgn_notation(r.notation)?;
-        let pgn = self.games.export(&r.game_id, notation, r.analysis).await?;
+        let options = PgnOptions {
+            notation: pgn_notation(r.notation)?,
+            analysis: r.analysis,
+            clocks: r.clocks.unwrap_or(true),
+        };
+        let pgn = self.games.export(&r.game_id, options).await?;
         Ok(Response::new(pb::ExportGameResponse { pgn }))
     }
 
@@ -352,8 +379,11 @@ impl games_server::Games for GamesService {
             .game_filter(&r.filter.clone().unwrap_or_default())
             .await?;
         let terms = Export {
-            notation: pgn_notation(r.notation)?,
-            analysis: r.analysis,
+            pgn: PgnOptions {
+                notation: pgn_notation(r.notation)?,
+                analysis: r.analysis,
+                clocks: r.clocks.unwrap_or(true),
+            },
             max_games: r.max_games,
         };
         let streams = self.watchers.streams();
@@ -429,93 +459,61 @@ impl games_server::Games for GamesService {
         &self,
         request: Request<pb::ResignRequest>,
     ) -> Result<Response<pb::ResignResponse>, Status> {
-        let r = request.get_ref();
-        trace_game(&r.game_id)?;
-        let shown = action_view(r.view)?;
-        let player = self.acting_player(&request, &r.seat_token).await?;
-        let view = self
-            .games
-            .resign(&r.game_id, claim(&r.seat_token, player.as_deref()))
-            .await?;
-        Ok(Response::new(pb::ResignResponse {
-            game: Some(convert::game_in(&view, shown)),
-        }))
+        seat_action!(self, request, ResignResponse, |games, id, seat, _| games
+            .resign(id, seat))
+    }
+
+    async fn claim_victory(
+        &self,
+        request: Request<pb::ClaimVictoryRequest>,
+    ) -> Result<Response<pb::ClaimVictoryResponse>, Status> {
+        seat_action!(self, request, ClaimVictoryResponse, |games, id, seat, _| {
+            games.claim_victory(id, seat)
+        })
     }
 
     async fn offer_draw(
         &self,
         request: Request<pb::OfferDrawRequest>,
     ) -> Result<Response<pb::OfferDrawResponse>, Status> {
-        let r = request.get_ref();
-        trace_game(&r.game_id)?;
-        let shown = action_view(r.view)?;
-        let player = self.acting_player(&request, &r.seat_token).await?;
-        let view = self
-            .games
-            .offer_draw(&r.game_id, claim(&r.seat_token, player.as_deref()))
-            .await?;
-        Ok(Response::new(pb::OfferDrawResponse {
-            game: Some(convert::game_in(&view, shown)),
-        }))
+        seat_action!(self, request, OfferDrawResponse, |games, id, seat, _| games
+            .offer_draw(id, seat))
     }
 
     async fn respond_to_draw(
         &self,
         request: Request<pb::RespondToDrawRequest>,
     ) -> Result<Response<pb::RespondToDrawResponse>, Status> {
-        let r = request.get_ref();
-        trace_game(&r.game_id)?;
-        let shown = action_view(r.view)?;
-        let player = self.acting_player(&request, &r.seat_token).await?;
-        let view = self
-            .games
-            .respond_to_draw(
-                &r.game_id,
-                claim(&r.seat_token, player.as_deref()),
-                r.accept,
-            )
-            .await?;
-        Ok(Response::new(pb::RespondToDrawResponse {
-            game: Some(convert::game_in(&view, shown)),
-        }))
+        seat_action!(
+            self,
+            request,
+            RespondToDrawResponse,
+            |games, id, seat, r| games.respond_to_draw(id, seat, r.accept)
+        )
     }
 
     async fn propose_takeback(
         &self,
         request: Request<pb::ProposeTakebackRequest>,
     ) -> Result<Response<pb::ProposeTakebackResponse>, Status> {
-        let r = request.get_ref();
-        trace_game(&r.game_id)?;
-        let shown = action_view(r.view)?;
-        let player = self.acting_player(&request, &r.seat_token).await?;
-        let view = self
-            .games
-            .propose_takeback(&r.game_id, claim(&r.seat_token, player.as_deref()))
-            .await?;
-        Ok(Response::new(pb::ProposeTakebackResponse {
-            game: Some(convert::game_in(&view, shown)),
-        }))
+        seat_action!(
+            self,
+            request,
+            ProposeTakebackResponse,
+            |games, id, seat, _| games.propose_takeback(id, seat)
+        )
     }
 
     async fn respond_to_takeback(
         &self,
         request: Request<pb::RespondToTakebackRequest>,
     ) -> Result<Response<pb::RespondToTakebackResponse>, Status> {
-        let r = request.get_ref();
-        trace_game(&r.game_id)?;
-        let shown = action_view(r.view)?;
-        let player = self.acting_player(&request, &r.seat_token).await?;
-        let view = self
-            .games
-            .respond_to_takeback(
-                &r.game_id,
-                claim(&r.seat_token, player.as_deref()),
-                r.accept,
-            )
-            .await?;
-        Ok(Response::new(pb::RespondToTakebackResponse {
-            game: Some(convert::game_in(&view, shown)),
-        }))
+        seat_action!(
+            self,
+            request,
+            RespondToTakebackResponse,
+            |games, id, seat, r| games.respond_to_takeback(id, seat, r.accept)
+        )
     }
 
     async fn claim_draw(
@@ -548,17 +546,8 @@ impl games_server::Games for GamesService {
         &self,
         request: Request<pb::AbortRequest>,
     ) -> Result<Response<pb::AbortResponse>, Status> {
-        let r = request.get_ref();
-        trace_game(&r.game_id)?;
-        let shown = action_view(r.view)?;
-        let player = self.acting_player(&request, &r.seat_token).await?;
-        let view = self
-            .games
-            .abort(&r.game_id, claim(&r.seat_token, player.as_deref()))
-            .await?;
-        Ok(Response::new(pb::AbortResponse {
-            game: Some(convert::game_in(&view, shown)),
-        }))
+        seat_action!(self, request, AbortResponse, |games, id, seat, _| games
+            .abort(id, seat))
     }
 
     async fn join_game(

@@ -63,6 +63,7 @@ fn challenge_spec(r: pb::CreateChallengeRequest) -> Result<ChallengeSpec, Status
             .transpose()?,
         color,
         rated: r.rated,
+        for_others: r.for_others,
     })
 }
 
@@ -251,11 +252,15 @@ impl players_server::Players for PlayersService {
         request: Request<pb::AcceptChallengeRequest>,
     ) -> Result<Response<pb::AcceptChallengeResponse>, Status> {
         let caller = caller::player(&self.players, &request).await?;
-        let id = &request.get_ref().challenge_id;
-        let accepted = self.challenges.accept(&caller.id, id).await?;
+        let r = request.get_ref();
+        let color = convert::color("color", r.color)?;
+        let accepted = self
+            .challenges
+            .accept(&caller.id, &r.challenge_id, color)
+            .await?;
         Ok(Response::new(pb::AcceptChallengeResponse {
             challenge: Some(challenge(&accepted.challenge)),
-            game: Some(convert::game(&accepted.game)),
+            game: accepted.game.as_ref().map(convert::game),
         }))
     }
 

@@ -167,6 +167,11 @@ pub struct ServeArgs {
     /// new ones come.
     #[arg(long, env = "ARBITER_CHAT_LINES", default_value_t = DEFAULT_CHAT_LINES, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     chat_lines: u32,
+    /// How long a player must be away from a timed game (no game stream of
+    /// theirs open, nothing happening in it) before the opponent may claim
+    /// it (Lichess's `claim-victory`, Games.ClaimVictory).
+    #[arg(long, env = "ARBITER_CLAIM_VICTORY_AFTER", default_value = "30s", value_parser = duration)]
+    claim_victory_after: Duration,
     /// Engine searches run at once for engine seats, beside and apart
     /// from --engine-slots (the Engine RPCs cannot take these).
     #[arg(long, env = "ARBITER_ENGINE_SEAT_SLOTS", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
@@ -402,6 +407,7 @@ impl ServeArgs {
             import_max_tokens,
             open_seat_timeout,
             chat_lines,
+            claim_victory_after,
             engine_seat_slots,
             max_analyses_per_peer,
             max_resumes_per_peer,
@@ -474,6 +480,7 @@ impl ServeArgs {
             import_max_tokens: import_max_tokens as usize,
             open_seat_timeout,
             chat_lines,
+            claim_victory_after,
             engine_seat_slots: usize::from(engine_seat_slots),
             max_analyses_per_peer: usize::from(max_analyses_per_peer),
             max_resumes_per_peer: usize::from(max_resumes_per_peer),

@@ -283,7 +283,7 @@ impl Games {
     }
 
     /// A seat action on an ongoing game; publishes the resulting event.
-    async fn act(
+    pub(super) async fn act(
         &self,
         id: &str,
         claim: SeatClaim<'_>,

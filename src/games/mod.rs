@@ -32,6 +32,7 @@ mod open_seat;
 mod ownership;
 mod player;
 pub mod positions;
+mod presence;
 mod read;
 mod rematch;
 mod replay;
@@ -54,12 +55,13 @@ pub use live::DEFAULT_LIVE_GAMES;
 pub use model::{
     AdminToken, EncodeEvent, Ending, EngineSeat, EventKind, FIRST_MOVE_GRACE, GameClock, GameError,
     GameEvent, GameView, ManualTime, MoveText, MoveView, OutcomeView, PgnLimits, PgnNotation,
-    Published, Refusal, SeatClaim, SeatSpec, Status, SystemTime, TimeControl, TimeSource, View,
-    is_well_formed_id, new_id,
+    PgnOptions, Published, Refusal, SeatClaim, SeatSpec, Status, SystemTime, TimeControl,
+    TimeSource, View, is_well_formed_id, new_id,
 };
 pub use open_seat::{DEFAULT_OPEN_SEAT_TIMEOUT, SeatedGame};
 pub use ownership::LeaseTimes;
 pub use player::FollowedSeat;
+pub use presence::{Absence, Attendance, DEFAULT_CLAIM_VICTORY_AFTER};
 pub use rematch::RematchAnswer;
 pub use replay::{MAX_RETOLD, Replay, Replayed};
 pub use review::{
@@ -121,6 +123,10 @@ pub struct Games {
     chat_bells: Arc<Bells>,
     /// Lines a game's chat keeps.
     chat_lines: u32,
+    /// Streams of a game's players wait on these for the seats' presence.
+    presence_bells: Arc<Bells>,
+    /// How long after the opponent left a player may claim the game.
+    claim_victory_after: std::time::Duration,
 }
 
 /// Who makes a move: a seat's holder (by token or as its player) or the
@@ -173,6 +179,8 @@ impl Games {
             bells: Arc::default(),
             chat_bells: Arc::default(),
             chat_lines: chat::DEFAULT_CHAT_LINES,
+            presence_bells: Arc::default(),
+            claim_victory_after: presence::DEFAULT_CLAIM_VICTORY_AFTER,
         };
         if let Some(changes) = changes {
             tokio::spawn(telling::follow(games.clone(), changes));

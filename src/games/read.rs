@@ -3,7 +3,7 @@
 
 use super::{
     Games, Role, Watcher,
-    model::{GameError, GameView, PgnNotation, View, is_well_formed_id, pgn, view_of},
+    model::{GameError, GameView, PgnOptions, View, is_well_formed_id, pgn, view_of},
 };
 use crate::store::{GameFilter, Page, StoredGame};
 
@@ -34,18 +34,18 @@ impl Games {
     /// # Errors
     ///
     /// Unknown id, Chinese notation for chess, or storage.
-    pub async fn export(
-        &self,
-        id: &str,
-        notation: PgnNotation,
-        analysis: bool,
-    ) -> Result<String, GameError> {
+    pub async fn export(&self, id: &str, options: PgnOptions) -> Result<String, GameError> {
         let stored = self.load(id).await?;
-        let evals = match analysis {
+        let evals = match options.analysis {
             true => self.stored_evals(stored.seq, stored.moves.len()).await?,
             false => None,
         };
-        pgn::write(&view_of(&stored)?, notation, evals.as_deref())
+        pgn::write(
+            &view_of(&stored)?,
+            options.notation,
+            options.clocks,
+            evals.as_deref(),
+        )
     }
 
     /// The ids of a page of games, newest first, each with the key that,

@@ -91,8 +91,9 @@ pub(super) async fn catch_up(hub: &Hub, store: &Store, id: &str, mut after: i64)
 /// Follows the store's change feed until it ends (the store closes): tells
 /// this server's watchers the events other servers' writes made, drops the
 /// live games they made stale, arms the games this server owns again, and
-/// rings the bells of players whose events were logged and of games whose
-/// chat has a new line (every bell after the feed missed some).
+/// rings the bells of players whose events were logged, of games whose
+/// chat has a new line and of games whose seats came or left (every bell
+/// after the feed missed some).
 pub(super) async fn follow(games: Games, mut changes: mpsc::Receiver<Change>) {
     let (hub, store) = (&games.hub, &games.store);
     while let Some(change) = changes.recv().await {
@@ -108,9 +109,11 @@ pub(super) async fn follow(games: Games, mut changes: mpsc::Receiver<Change>) {
             }
             Change::Player { id } => games.bells.ring(&id),
             Change::Chat { game } => games.chat_bells.ring(&game),
+            Change::Presence { game } => games.presence_bells.ring(&game),
             Change::Missed => {
                 games.bells.ring_all();
                 games.chat_bells.ring_all();
+                games.presence_bells.ring_all();
                 games.live.clear();
                 for (id, last) in hub.watched() {
                     if let Some(last) = last {

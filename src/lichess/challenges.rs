@@ -16,6 +16,18 @@ fn engine_level(lichess: u64) -> Option<u32> {
     Some(1 + ((level - 1) * 9 + 3) / 7)
 }
 
+/// The `color` asked for: `random` (the default), `white` or `black`.
+fn color(call: &Call) -> Result<pb::ChallengeColor, Answer> {
+    match call.field("color").unwrap_or("random") {
+        "random" => Ok(pb::ChallengeColor::Unspecified),
+        "white" => Ok(pb::ChallengeColor::White),
+        "black" => Ok(pb::ChallengeColor::Black),
+        other => Err(Answer::bad_request(format!(
+            "color must be random, white or black, not {other:?}"
+        ))),
+    }
+}
+
 /// The terms of a challenge from `call`'s fields.
 fn terms(call: &Call) -> Result<pb::CreateChallengeRequest, Answer> {
     let variant = match call.field("variant").unwrap_or("standard") {
@@ -45,16 +57,7 @@ fn terms(call: &Call) -> Result<pb::CreateChallengeRequest, Answer> {
         }),
         (None, None) => None,
     };
-    let color = match call.field("color").unwrap_or("random") {
-        "random" => pb::ChallengeColor::Unspecified,
-        "white" => pb::ChallengeColor::White,
-        "black" => pb::ChallengeColor::Black,
-        other => {
-            return Err(Answer::bad_request(format!(
-                "color must be random, white or black, not {other:?}"
-            )));
-        }
-    };
+    let color = color(call)?;
     Ok(pb::CreateChallengeRequest {
         variant: variant as i32,
         fen: call.field("fen").unwrap_or_default().to_owned(),
@@ -74,7 +77,11 @@ impl Services {
         challenge: &pb::Challenge,
         me: &str,
     ) -> Value {
-        let challenger = profiles.get(self, call, &challenge.challenger_id).await;
+        let challenger = if challenge.for_others {
+            None
+        } else {
+            profiles.get(self, call, &challenge.challenger_id).await
+        };
         let destination = profiles.get(self, call, &challenge.destination_id).await;
         let direction = if challenge.challenger_id == me {
             "out"
@@ -116,13 +123,15 @@ pub(super) async fn create(services: &Services, call: &Call, username: &str) -> 
     challenge(services, call, request).await
 }
 
-/// `POST /api/challenge/open`: a challenge any player may accept (only
-/// those `users` names, if given). Unlike Lichess's, the caller plays it.
+/// `POST /api/challenge/open`: a challenge for two other players, any (or
+/// the two `users` names, the first playing white); the first to accept
+/// takes a seat, the second starts the game.
 pub(super) async fn open(services: &Services, call: &Call) -> Answer {
     let mut request = match terms(call) {
         Ok(request) => request,
         Err(refused) => return refused,
     };
+    request.for_others = true;
     request.open_to = call
         .field("users")
         .map(|users| {
@@ -282,11 +291,7 @@ fn seek_terms(call: &Call) -> Result<pb::SeekRequest, Answer> {
             .and_then(|(low, high)| Some((low.trim().parse().ok()?, high.trim().parse().ok()?)))
             .ok_or_else(|| Answer::bad_request("ratingRange must be low-high, e.g. 1500-1800"))?,
     };
-    let color = match call.field("color").unwrap_or("random") {
-        "white" => pb::ChallengeColor::White,
-        "black" => pb::ChallengeColor::Black,
-        _ => pb::ChallengeColor::Unspecified,
-    };
+    let color = color(call)?;
     Ok(pb::SeekRequest {
         variant: variant as i32,
         time_control: Some(time_control),
@@ -332,10 +337,16 @@ pub(super) async fn list(services: &Services, call: &Call) -> Answer {
     Answer::json(json!({ "in": incoming, "out": outgoing }))
 }
 
-/// `POST /api/challenge/{id}/accept`.
+/// `POST /api/challenge/{id}/accept`, with the `color` the first player
+/// to accept a challenge made for others asks for.
 pub(super) async fn accept(services: &Services, call: &Call, id: &str) -> Answer {
+    let color = match color(call) {
+        Ok(color) => color,
+        Err(refused) => return refused,
+    };
     let request = call.request(pb::AcceptChallengeRequest {
         challenge_id: id.to_owned(),
+        color: color as i32,
     });
     match services.players.accept_challenge(request).await {
         Ok(_) => Answer::ok(),

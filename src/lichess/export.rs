@@ -1,5 +1,5 @@
 //! Games exported: one game (`GET /game/export/{id}`), a player's games
-//! (`GET /api/games/user/{username}`, newest first) and games by id
+//! (`GET /api/games/user/{username}`, newest or oldest first) and games by id
 //! (`POST /api/games/export/_ids`), streamed as PGN, or as NDJSON when the
 //! client accepts `application/x-ndjson`.
 
@@ -36,6 +36,7 @@ struct Query {
     perfs: Vec<String>,
     color: Option<pb::Side>,
     status: pb::GameStatusFilter,
+    oldest_first: bool,
     written: Written,
 }
 
@@ -45,6 +46,27 @@ struct Written {
     ndjson: bool,
     moves: bool,
     pgn_in_json: bool,
+    /// The PGN's tags.
+    tags: bool,
+    /// Each move's clock in the PGN.
+    clocks: bool,
+    /// The stored analysis's evaluations in the PGN.
+    evals: bool,
+}
+
+impl Written {
+    /// The options of `call`, as JSON when it accepts `json` (else PGN);
+    /// clocks and evaluations by default for one game, as on Lichess.
+    fn read(call: &Call, json: &str, one_game: bool) -> Result<Written, Answer> {
+        Ok(Written {
+            ndjson: call.accepts(json),
+            moves: call.flag("moves")?.unwrap_or(true),
+            pgn_in_json: call.flag("pgnInJson")?.unwrap_or(false),
+            tags: call.flag("tags")?.unwrap_or(true),
+            clocks: call.flag("clocks")?.unwrap_or(one_game),
+            evals: call.flag("evals")?.unwrap_or(one_game),
+        })
+    }
 }
 
 fn timestamp(call: &Call, name: &str) -> Result<Option<prost_types::Timestamp>, Answer> {
@@ -68,11 +90,15 @@ impl Query {
                 ));
             }
         };
-        if call.field("sort").is_some_and(|sort| sort != "dateDesc") {
-            return Err(Answer::bad_request(
-                "games are exported newest first only: sort=dateDesc",
-            ));
-        }
+        let oldest_first = match call.field("sort") {
+            None | Some("dateDesc") => false,
+            Some("dateAsc") => true,
+            Some(other) => {
+                return Err(Answer::bad_request(format!(
+                    "sort must be dateDesc or dateAsc, not {other:?}"
+                )));
+            }
+        };
         let color = match call.field("color") {
             None => None,
             Some("white") => Some(pb::Side::White),
@@ -96,11 +122,8 @@ impl Query {
                 .unwrap_or_default(),
             color,
             status,
-            written: Written {
-                ndjson: call.accepts(NDJSON),
-                moves: call.flag("moves")?.unwrap_or(true),
-                pgn_in_json: call.flag("pgnInJson")?.unwrap_or(false),
-            },
+            oldest_first,
+            written: Written::read(call, NDJSON, false)?,
         })
     }
 
@@ -132,13 +155,9 @@ impl Query {
 
 /// `GET /game/export/{id}`: the game's PGN, or its JSON when asked for.
 pub(super) async fn game(services: &Services, call: &Call, id: &str) -> Answer {
-    let written = Written {
-        ndjson: call.accepts(JSON),
-        moves: match call.flag("moves") {
-            Ok(moves) => moves.unwrap_or(true),
-            Err(refused) => return refused,
-        },
-        pgn_in_json: false,
+    let written = match Written::read(call, JSON, true) {
+        Ok(written) => written,
+        Err(refused) => return refused,
     };
     match write(services, call, id, written).await {
         Ok(text) if written.ndjson => Answer::Texts {
@@ -196,13 +215,9 @@ pub(super) async fn by_id(services: &Services, call: &Call) -> Answer {
     if ids.len() > MAX_IDS {
         return Answer::bad_request(format!("at most {MAX_IDS} game ids at once"));
     }
-    let written = Written {
-        ndjson: call.accepts(NDJSON),
-        moves: match call.flag("moves") {
-            Ok(moves) => moves.unwrap_or(true),
-            Err(refused) => return refused,
-        },
-        pgn_in_json: false,
+    let written = match Written::read(call, NDJSON, false) {
+        Ok(written) => written,
+        Err(refused) => return refused,
     };
     let content_type = if written.ndjson { NDJSON } else { PGN };
     let (tx, rx) = mpsc::channel(QUEUED);
@@ -242,6 +257,7 @@ async fn send_games(services: &Services, call: &Call, query: &Query, tx: &mpsc::
                 created_after: query.since,
                 created_before: query.until,
                 player_id: query.player.clone(),
+                oldest_first: query.oldest_first,
                 ..Default::default()
             }))
             .await;
@@ -280,10 +296,17 @@ async fn write(
             .games
             .export_game(call.request(pb::ExportGameRequest {
                 game_id: id.to_owned(),
+                analysis: written.evals,
+                clocks: Some(written.clocks),
                 ..Default::default()
             }))
             .await?;
-        Some(exported.into_inner().pgn)
+        let pgn = exported.into_inner().pgn;
+        Some(if written.tags {
+            pgn
+        } else {
+            without_tags(&pgn).to_owned()
+        })
     } else {
         None
     };
@@ -312,4 +335,9 @@ async fn write(
         value["pgn"] = Value::from(pgn);
     }
     Ok(format!("{value}\n"))
+}
+
+/// A PGN's movetext: what follows its tags and the blank line after them.
+fn without_tags(pgn: &str) -> &str {
+    pgn.split_once("\n\n").map_or(pgn, |(_, movetext)| movetext)
 }

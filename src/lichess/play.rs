@@ -3,8 +3,13 @@
 //! abort, resign, draw and takeback answers, claims, chat), the same for
 //! the Bot and the Board API.
 
+use std::time::Duration;
+
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, watch};
+use tokio::{
+    sync::{mpsc, watch},
+    time::Instant,
+};
 use tokio_stream::{StreamExt, wrappers::ReceiverStream};
 use tonic::Status;
 
@@ -14,24 +19,28 @@ use crate::{
         GamesService,
         proto::{self as pb, games_server::Games as GamesApi},
     },
-    games::Games,
+    games::{Attendance, Games},
+    rules::Side,
     store::StoredChatLine,
 };
 
 /// Lines waiting for the reader.
 const QUEUED: usize = 16;
+/// How long a player is away before their opponent hears they left (a
+/// stream reconnecting at once is not told), at most the claim's wait.
+const GONE_AFTER: Duration = Duration::from_secs(5);
 
 fn no_such_game() -> Answer {
     Answer::not_found("No such game")
 }
 
 /// The side `player` holds in `game`, if any.
-fn side_of(game: &pb::Game, player: &str) -> Option<pb::Side> {
+fn side_of(game: &pb::Game, player: &str) -> Option<Side> {
     let holds = |seat: &Option<pb::Seat>| seat.as_ref().is_some_and(|s| s.player_id == player);
     if holds(&game.white) {
-        Some(pb::Side::White)
+        Some(Side::White)
     } else if holds(&game.black) {
-        Some(pb::Side::Black)
+        Some(Side::Black)
     } else {
         None
     }
@@ -76,9 +85,9 @@ pub(super) async fn stream(services: &Services, call: &Call, id: &str) -> Answer
         Ok(watched) => watched,
         Err(refused) => return refused,
     };
-    if side_of(&game, &me.id).is_none() {
+    let Some(side) = side_of(&game, &me.id) else {
         return no_such_game();
-    }
+    };
     let player = |seat: &Option<pb::Seat>| {
         seat.as_ref()
             .map(|s| s.player_id.clone())
@@ -93,8 +102,14 @@ pub(super) async fn stream(services: &Services, call: &Call, id: &str) -> Answer
     let _ = tx.try_send(full);
     if !is_over(&game) {
         let last = shapes::game_state(&game);
-        let chat = Chat::open(services.games.games.clone(), id, me.id).await;
-        tokio::spawn(follow(events, tx, last, chat));
+        let games = &services.games.games;
+        let attendance = match games.attend(id, side).await {
+            Ok(attendance) => attendance,
+            Err(error) => return Answer::from(Status::from(error)),
+        };
+        let chat = Chat::open(games.clone(), id, me.id).await;
+        let opponent = Opponent::new(games.clone(), id, side.other());
+        tokio::spawn(follow(events, tx, last, (chat, opponent), attendance));
     }
     Answer::Stream(Box::pin(ReceiverStream::new(rx)))
 }
@@ -164,15 +179,98 @@ impl Chat {
     }
 }
 
+/// The opponent's presence, told in `opponentGone` lines when it changes.
+struct Opponent {
+    games: Games,
+    id: String,
+    side: Side,
+    bell: watch::Receiver<u64>,
+    /// The last line told: gone, and the seconds until the claim.
+    told: Option<(bool, u64)>,
+    /// When to look again without the bell (the claim's wait ending).
+    look_at: Option<Instant>,
+}
+
+impl Opponent {
+    fn new(games: Games, id: &str, side: Side) -> Opponent {
+        let bell = games.listen_presence(id);
+        Opponent {
+            games,
+            id: id.to_owned(),
+            side,
+            bell,
+            told: None,
+            look_at: None,
+        }
+    }
+
+    /// The next `opponentGone` line: when the bell rings or a wait ends.
+    async fn next_line(&mut self) -> Value {
+        loop {
+            let wait = self.look_at;
+            tokio::select! {
+                rung = self.bell.changed() => {
+                    if rung.is_err() {
+                        return std::future::pending().await;
+                    }
+                }
+                () = async {
+                    match wait {
+                        Some(at) => tokio::time::sleep_until(at).await,
+                        None => std::future::pending().await,
+                    }
+                } => {}
+            }
+            if let Some(line) = self.look().await {
+                return line;
+            }
+        }
+    }
+
+    /// Looks at the opponent's presence: the line to tell, if it changed.
+    async fn look(&mut self) -> Option<Value> {
+        self.look_at = None;
+        let absence = self.games.absence(&self.id, self.side).await.ok()?;
+        let now = Instant::now();
+        let gone_after = GONE_AFTER.min(self.games.claim_victory_after());
+        let seen = match absence {
+            Some(absence) if absence.away >= gone_after => {
+                if !absence.claim_in.is_zero() {
+                    self.look_at = Some(now + absence.claim_in);
+                }
+                (true, absence.claim_in.as_secs_f64().ceil() as u64)
+            }
+            Some(absence) => {
+                self.look_at = Some(now + (gone_after - absence.away));
+                (false, 0)
+            }
+            None => (false, 0),
+        };
+        let told_gone = self.told.is_some_and(|(gone, _)| gone);
+        if self.told == Some(seen) || (!seen.0 && !told_gone) {
+            return None;
+        }
+        self.told = Some(seen);
+        Some(shapes::opponent_gone(seen.0, seen.1))
+    }
+}
+
 /// Sends a `gameState` whenever the game's state differs from the `last`
-/// one sent, and a `chatLine` for each line said, until the game ends or
-/// the reader goes.
+/// one sent, a `chatLine` for each line said and an `opponentGone` when the
+/// opponent leaves or comes back, until the game ends or the reader goes;
+/// the player is at the board meanwhile.
 async fn follow(
     mut events: impl tokio_stream::Stream<Item = Result<pb::WatchGameResponse, Status>> + Unpin,
     tx: mpsc::Sender<Value>,
     mut last: Value,
-    mut chat: Chat,
+    (mut chat, mut opponent): (Chat, Opponent),
+    _attendance: Attendance,
 ) {
+    if let Some(line) = opponent.look().await
+        && tx.send(line).await.is_err()
+    {
+        return;
+    }
     loop {
         let next = tokio::select! {
             () = tx.closed() => return,
@@ -181,6 +279,12 @@ async fn follow(
                     if tx.send(line).await.is_err() {
                         return;
                     }
+                }
+                continue;
+            }
+            line = opponent.next_line() => {
+                if tx.send(line).await.is_err() {
+                    return;
                 }
                 continue;
             }
@@ -196,6 +300,13 @@ async fn follow(
             last = state;
         }
         if is_over(&game) {
+            return;
+        }
+        // A change in the game restarts the opponent's time away.
+        if opponent.told.is_some_and(|(gone, _)| gone)
+            && let Some(line) = opponent.look().await
+            && tx.send(line).await.is_err()
+        {
             return;
         }
     }
@@ -266,11 +377,7 @@ pub(super) async fn act(services: &Services, call: &Call, id: &str, action: &[&s
             offer(services, call, id, Offer::Takeback, *answer == "yes").await
         }
         ["claim-draw"] => on_game!(services, call, id, claim_draw, ClaimDrawRequest),
-        ["claim-victory"] => {
-            return Answer::bad_request(
-                "there is no victory to claim: Arbiter ends a game whose player left by their clock",
-            );
-        }
+        ["claim-victory"] => on_game!(services, call, id, claim_victory, ClaimVictoryRequest),
         ["chat"] => say(services, call, id).await,
         _ => return Answer::not_found("no such endpoint"),
     };
@@ -317,6 +424,10 @@ async fn offer(
         .await
         .map_err(|_| Status::unauthenticated("No such token"))?;
     let mine = side_of(&game, &me.id).ok_or_else(|| Status::not_found("No such game"))?;
+    let mine = match mine {
+        Side::White => pb::Side::White,
+        Side::Black => pb::Side::Black,
+    };
     let theirs = pending != 0 && pending != mine as i32;
     match (offer, theirs) {
         (_, false) if !yes => Ok(()),

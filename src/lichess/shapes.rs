@@ -183,6 +183,7 @@ pub(super) fn status(game: &pb::Game) -> (&'static str, u32) {
     match T::try_from(outcome.termination).unwrap_or(T::Unspecified) {
         T::Checkmate => ("mate", 30),
         T::Resignation => ("resign", 31),
+        T::Abandoned => ("timeout", 33),
         T::Stalemate => ("stalemate", 32),
         T::Timeout => ("outoftime", 35),
         T::Aborted | T::AbortedByOperator => ("aborted", 25),
@@ -507,6 +508,16 @@ pub(super) fn chat_line(line: &StoredChatLine) -> Value {
     })
 }
 
+/// The opponent left (`gone`, the claim allowed in `claim_in` seconds) or
+/// came back.
+pub(super) fn opponent_gone(gone: bool, claim_in: u64) -> Value {
+    if gone {
+        json!({"type": "opponentGone", "gone": true, "claimWinInSeconds": claim_in})
+    } else {
+        json!({"type": "opponentGone", "gone": false})
+    }
+}
+
 /// A challenge; `direction` `in` or `out` as seen by the caller.
 pub(super) fn challenge(
     challenge: &pb::Challenge,
@@ -557,6 +568,15 @@ pub(super) fn challenge(
     });
     if let Some(direction) = direction {
         value["direction"] = json!(direction);
+    }
+    if challenge.for_others {
+        value["open"] = if challenge.open_to.is_empty() {
+            json!({})
+        } else {
+            json!({ "userIds": challenge.open_to })
+        };
+        value["urlWhite"] = json!(format!("/{}?color=white", challenge.id));
+        value["urlBlack"] = json!(format!("/{}?color=black", challenge.id));
     }
     if !challenge.fen.is_empty() {
         value["initialFen"] = json!(challenge.fen);

@@ -49,6 +49,10 @@ pub struct ChallengeSpec {
     /// The challenger's colour (`None`: drawn at acceptance).
     pub color: Option<Side>,
     pub rated: bool,
+    /// Made for two other players (an open challenge only): the maker does
+    /// not play; the first to accept takes a seat (the first of two players
+    /// named in `open_to` plays white), the second starts the game.
+    pub for_others: bool,
 }
 
 /// Where a challenge stands, as of when it is read.
@@ -96,11 +100,12 @@ impl Challenge {
     }
 }
 
-/// A challenge answered with a game: the challenge, and its game.
+/// A challenge accepted: the challenge, and the game it started (`None`
+/// when the acceptance took the first seat of one made for others).
 #[derive(Clone, Debug)]
 pub struct Accepted {
     pub challenge: Challenge,
-    pub game: GameView,
+    pub game: Option<GameView>,
 }
 
 /// The challenges service.
@@ -164,6 +169,19 @@ impl Challenges {
         if destination.as_deref() == Some(challenger) {
             return Err(invalid("a player cannot challenge themselves"));
         }
+        if spec.for_others
+            && (destination.is_some()
+                || spec.engine.is_some()
+                || !matches!(spec.open_to.len(), 0 | 2)
+                || (!spec.open_to.is_empty() && spec.color.is_some()))
+        {
+            return Err(GameError::invalid(
+                "for_others",
+                Reason::InvalidChallenge,
+                "a challenge for two other players is open, to anyone or to two players (the \
+                 first named plays white)",
+            ));
+        }
         if spec.open_to.len() > MAX_OPEN_TO || (spec.engine.is_some() && !spec.open_to.is_empty()) {
             return Err(GameError::invalid(
                 "open_to",
@@ -174,6 +192,11 @@ impl Challenges {
         let mut open_to = Vec::with_capacity(spec.open_to.len());
         for name in &spec.open_to {
             open_to.push(self.players.get(name.trim()).await?.id);
+        }
+        if spec.for_others && open_to.len() == 2 && open_to[0] == open_to[1] {
+            return Err(invalid(
+                "a challenge for two other players names two players",
+            ));
         }
         if spec.rated
             && (spec.engine.is_some() || spec.time_control.is_none() || spec.fen.is_some())
@@ -203,6 +226,7 @@ impl Challenges {
             clock: spec.time_control.map(TimeControl::stored),
             color: spec.color,
             rated: spec.rated,
+            for_others: spec.for_others,
             state: ChallengeState::Open,
             decline_reason: None,
             game_id: None,
@@ -280,20 +304,36 @@ impl Challenges {
         Ok((Challenge::at(stored, now), Some(created.game)))
     }
 
-    /// Player `acceptor` accepts challenge `id`: its game starts. Accepting
-    /// a challenge one has accepted already answers its game again.
+    /// Player `acceptor` accepts challenge `id`: its game starts, or, for
+    /// the first to accept one made for others, they take a seat (`color`
+    /// if they ask for one and nobody is named). Accepting a challenge one
+    /// has accepted already answers its game again.
     ///
     /// # Errors
     ///
     /// An unknown challenge, one not the acceptor's to take, one answered
     /// already, or storage.
-    pub async fn accept(&self, acceptor: &str, id: &str) -> Result<Accepted, GameError> {
+    pub async fn accept(
+        &self,
+        acceptor: &str,
+        id: &str,
+        color: Option<Side>,
+    ) -> Result<Accepted, GameError> {
         let now = self.time.now();
-        let challenge = self.get(id, now).await?;
+        let mut challenge = self.get(id, now).await?;
         if let Some(accepted) = self.accepted_by(&challenge, acceptor).await? {
             return Ok(accepted);
         }
         answerable(&challenge)?;
+        if challenge.stored.for_others {
+            if let Some(taken) = self.take_first_seat(&challenge, acceptor, color).await? {
+                return Ok(taken);
+            }
+            // Another player took the first seat meanwhile: this is the
+            // second.
+            challenge = self.get(id, now).await?;
+            answerable(&challenge)?;
+        }
         let stored = &challenge.stored;
         let may = match &stored.destination {
             Some(destination) => destination == acceptor,
@@ -337,7 +377,7 @@ impl Challenges {
                 let stored = self.get(id, now).await?;
                 Ok(Accepted {
                     challenge: stored,
-                    game: created.game,
+                    game: Some(created.game),
                 })
             }
             // Answered meanwhile: by this player elsewhere (the same game),
@@ -460,11 +500,47 @@ impl Challenges {
             (Some(game), Some(by)) if by == acceptor && stored.engine.is_none() => {
                 Ok(Some(Accepted {
                     challenge: challenge.clone(),
-                    game: self.games.get(game).await?,
+                    game: Some(self.games.get(game).await?),
                 }))
             }
             _ => Ok(None),
         }
+    }
+
+    /// `acceptor` takes the first seat of `challenge`, made for others:
+    /// `None` if another player took it first.
+    async fn take_first_seat(
+        &self,
+        challenge: &Challenge,
+        acceptor: &str,
+        color: Option<Side>,
+    ) -> Result<Option<Accepted>, GameError> {
+        let stored = &challenge.stored;
+        let named = stored.open_to.iter().position(|p| p == acceptor);
+        if named.is_none() && !stored.open_to.is_empty() {
+            return Err(not_yours("this challenge is not yours to accept"));
+        }
+        let color = match named {
+            Some(0) => Some(Side::White),
+            Some(_) => Some(Side::Black),
+            None => color.or(stored.color),
+        };
+        let now = self.time.now();
+        if self
+            .store
+            .take_first_seat(&stored.id, acceptor, color, now)
+            .await?
+            .is_err()
+        {
+            return Ok(None);
+        }
+        for player in stored.open_to.iter().chain([&stored.challenger]) {
+            self.games.bells().ring(player);
+        }
+        Ok(Some(Accepted {
+            challenge: self.get(&stored.id, now).await?,
+            game: None,
+        }))
     }
 
     /// The seat of player `id` (named by their display name).

@@ -27,13 +27,13 @@ impl Players {
     pub async fn delete(&self, games: &Games, id: &str) -> Result<usize, GameError> {
         let player = self.get(id).await?;
         let mut ended = 0;
-        let mut before = None;
+        let mut cursor = None;
         loop {
             let page = games
                 .list(GameFilter {
                     finished: Some(false),
                     player_id: Some(player.id.clone()),
-                    before,
+                    cursor,
                     limit: PAGE,
                     ..GameFilter::default()
                 })
@@ -52,7 +52,7 @@ impl Players {
                 }
             }
             match page.next {
-                Some(next) => before = Some(next),
+                Some(next) => cursor = Some(next),
                 None => break,
             }
         }

@@ -13,8 +13,8 @@ use crate::{
         DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits,
     },
     games::{
-        AdminToken, DEFAULT_CHAT_LINES, DEFAULT_LIVE_GAMES, DEFAULT_OPEN_SEAT_TIMEOUT, LeaseTimes,
-        PgnLimits, SystemTime, TimeSource,
+        AdminToken, DEFAULT_CHAT_LINES, DEFAULT_CLAIM_VICTORY_AFTER, DEFAULT_LIVE_GAMES,
+        DEFAULT_OPEN_SEAT_TIMEOUT, LeaseTimes, PgnLimits, SystemTime, TimeSource,
     },
     lichess::{DEFAULT_LICHESS_BURST, DEFAULT_LICHESS_RATE},
     players::{
@@ -102,6 +102,8 @@ pub struct ServerConfig {
     pub open_seat_timeout: Duration,
     /// Lines a game's chat keeps.
     pub chat_lines: u32,
+    /// How long a player is away before the opponent may claim the game.
+    pub claim_victory_after: Duration,
     /// Engine searches for engine seats run at once (the Engine RPCs cannot
     /// take these).
     pub engine_seat_slots: usize,
@@ -211,6 +213,7 @@ impl ServerConfig {
             import_max_tokens: PgnLimits::DEFAULT.tokens,
             open_seat_timeout: DEFAULT_OPEN_SEAT_TIMEOUT,
             chat_lines: DEFAULT_CHAT_LINES,
+            claim_victory_after: DEFAULT_CLAIM_VICTORY_AFTER,
             engine_seat_slots: 1,
             max_analyses_per_peer: 1,
             max_resumes_per_peer: DEFAULT_MAX_RESUMES_PER_PEER,

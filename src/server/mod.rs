@@ -192,7 +192,8 @@ pub async fn serve(
         tokens: config.import_max_tokens,
     })
     .with_open_seat_timeout(config.open_seat_timeout)
-    .with_chat_lines(config.chat_lines);
+    .with_chat_lines(config.chat_lines)
+    .with_claim_victory_after(config.claim_victory_after);
     let players = Players::new(store.clone())
         .with_jwt(jwt.clone())
         .with_admin_token(config.admin_token.clone())

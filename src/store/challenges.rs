@@ -43,6 +43,9 @@ pub struct StoredChallenge {
     /// The challenger's colour (`None`: drawn at acceptance).
     pub color: Option<Side>,
     pub rated: bool,
+    /// Made for two other players: `challenger` made it and does not play,
+    /// until the first to accept takes a seat and becomes the challenger.
+    pub for_others: bool,
     pub state: ChallengeState,
     pub decline_reason: Option<String>,
     pub game_id: Option<String>,
@@ -68,7 +71,7 @@ pub struct ChallengeAnswered;
 const COLUMNS: &str = "id, challenger, destination, open_to, engine_level, engine_movetime_ms, \
      variant, start_fen, xiangqi_rules, clock_initial_ms, clock_increment_ms, clock_delay_ms, \
      clock_grace_ms, clock_days_per_move, timed, color, status, decline_reason, game_id, \
-     acceptor, created_at, expires_at, rated";
+     acceptor, created_at, expires_at, rated, for_others";
 
 /// Only challenges waiting for an answer at `$1`.
 const WAITING: &str = "status = 'open' AND expires_at > $1";
@@ -100,6 +103,7 @@ fn challenge_from_row(row: &AnyRow) -> Result<StoredChallenge, sqlx::Error> {
         created_at: row.get(20),
         expires_at: row.get(21),
         rated: row.get::<i64, _>(22) != 0,
+        for_others: row.get::<i64, _>(23) != 0,
     })
 }
 
@@ -128,9 +132,10 @@ impl Store {
             "INSERT INTO challenges (id, challenger, destination, open_to, engine_level, \
              engine_movetime_ms, variant, start_fen, xiangqi_rules, clock_initial_ms, \
              clock_increment_ms, clock_delay_ms, clock_grace_ms, clock_days_per_move, timed, \
-             color, status, decline_reason, game_id, acceptor, created_at, expires_at, rated) \
+             color, status, decline_reason, game_id, acceptor, created_at, expires_at, rated, \
+             for_others) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
-             $18, $19, $20, $21, $22, $23)",
+             $18, $19, $20, $21, $22, $23, $24)",
         )
         .bind(&c.id)
         .bind(&c.challenger)
@@ -155,6 +160,7 @@ impl Store {
         .bind(c.created_at)
         .bind(c.expires_at)
         .bind(i64::from(c.rated))
+        .bind(i64::from(c.for_others))
         .execute(tx.conn())
         .await?;
         if c.state == ChallengeState::Open {
@@ -284,6 +290,40 @@ impl Store {
         })
     }
 
+    /// The first player to accept challenge `id`, made for two others,
+    /// takes a seat as its challenger, playing `color` (`None`: drawn when
+    /// the game starts), if nobody took one before and it still waits at
+    /// `now`.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn take_first_seat(
+        &self,
+        id: &str,
+        taker: &str,
+        color: Option<Side>,
+        now: i64,
+    ) -> Result<Result<(), ChallengeAnswered>, StoreError> {
+        let mut tx = self.writer.begin().await?;
+        let taken = sqlx::query(
+            "UPDATE challenges SET challenger = $2, color = $3, for_others = 0 \
+             WHERE id = $4 AND status = 'open' AND expires_at > $1 AND for_others = 1",
+        )
+        .bind(now)
+        .bind(taker)
+        .bind(color.map(Side::name))
+        .bind(id)
+        .execute(tx.conn())
+        .await?;
+        tx.commit().await?;
+        Ok(if taken.rows_affected() == 0 {
+            Err(ChallengeAnswered)
+        } else {
+            Ok(())
+        })
+    }
+
     /// Creates `new`, the game of the challenge `acceptance` accepts, in
     /// one transaction with the acceptance: neither if the challenge no
     /// longer waits for an answer, so that a challenge starts one game
@@ -300,7 +340,7 @@ impl Store {
         let mut tx = self.writer.begin().await?;
         let accepted = sqlx::query(
             "UPDATE challenges SET status = 'accepted', game_id = $2, acceptor = $3 \
-             WHERE id = $4 AND status = 'open' AND expires_at > $1",
+             WHERE id = $4 AND status = 'open' AND expires_at > $1 AND for_others = 0",
         )
         .bind(acceptance.now)
         .bind(&new.id)

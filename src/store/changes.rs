@@ -1,8 +1,10 @@
 //! Changes made by any process on a PostgreSQL database, heard through
 //! LISTEN/NOTIFY: every game write announces `version:id` on one channel in
 //! its transaction, every write that logs a player's event (see
-//! `player_log`) `player:id`, and every chat line `chat:id` (PostgreSQL delivers it at commit, never for a rolled
-//! back one), and each process listens on a connection of its own.
+//! `player_log`) `player:id`, every chat line `chat:id`, and every change
+//! of a seat's presence `presence:id` (PostgreSQL delivers it at commit,
+//! never for a rolled back one), and each process listens on a connection
+//! of its own.
 //!
 //! Notifications sent while a listener is disconnected are lost, so after
 //! every reconnect the feed says [`Change::Missed`] once it listens again:
@@ -35,6 +37,8 @@ pub enum Change {
     Player { id: String },
     /// A line was added to game `game`'s chat.
     Chat { game: String },
+    /// A stream of a player of game `game` opened or closed.
+    Presence { game: String },
     /// The listener was disconnected and listens again: changes may have
     /// been missed meanwhile.
     Missed,
@@ -81,6 +85,15 @@ pub(super) async fn announce_chat(conn: &mut AnyConnection, id: &str) -> Result<
     notify(conn, format!("{CHAT}{id}")).await
 }
 
+/// Announces that a seat of game `id` came or left (in the writing
+/// transaction).
+pub(super) async fn announce_presence(
+    conn: &mut AnyConnection,
+    id: &str,
+) -> Result<(), sqlx::Error> {
+    notify(conn, format!("{PRESENCE}{id}")).await
+}
+
 async fn notify(conn: &mut AnyConnection, payload: String) -> Result<(), sqlx::Error> {
     sqlx::query("SELECT pg_notify($1, $2)::text")
         .bind(CHANNEL)
@@ -94,6 +107,8 @@ async fn notify(conn: &mut AnyConnection, payload: String) -> Result<(), sqlx::E
 const PLAYER: &str = "player:";
 /// What a chat line's announcement starts with.
 const CHAT: &str = "chat:";
+/// What a presence's announcement starts with.
+const PRESENCE: &str = "presence:";
 
 /// What is announced of game `id` at `version`: `version:id`.
 pub(super) fn payload(id: &str, version: i64) -> String {
@@ -157,13 +172,19 @@ async fn run(url: String, mut listener: PgListener, sender: mpsc::Sender<Change>
     }
 }
 
-/// `version:id`, as [`payload`] writes it, or `player:id`.
+/// `version:id`, as [`payload`] writes it, or `player:id`, `chat:id`,
+/// `presence:id`.
 fn parse(payload: &str) -> Option<Change> {
     if let Some(id) = payload.strip_prefix(PLAYER) {
         return Some(Change::Player { id: id.to_owned() });
     }
     if let Some(id) = payload.strip_prefix(CHAT) {
         return Some(Change::Chat {
+            game: id.to_owned(),
+        });
+    }
+    if let Some(id) = payload.strip_prefix(PRESENCE) {
+        return Some(Change::Presence {
             game: id.to_owned(),
         });
     }
@@ -194,6 +215,10 @@ mod tests {
             })
         );
         assert_eq!(parse("chat:abc"), Some(Change::Chat { game: "abc".into() }));
+        assert_eq!(
+            parse("presence:abc"),
+            Some(Change::Presence { game: "abc".into() })
+        );
         assert_eq!(parse("x:abc"), None);
         assert_eq!(parse("abc"), None);
     }

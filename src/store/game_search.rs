@@ -136,16 +136,21 @@ fn push_query(query: &mut Sql, backend: Backend, filter: &GameFilter) {
             }
         }
     }
-    if let Some(before) = filter.before {
-        query.push(format_args!(" AND {seq} < ")).bind(before);
+    let (past, order) = if filter.oldest_first {
+        (">", "ASC")
+    } else {
+        ("<", "DESC")
+    };
+    if let Some(cursor) = filter.cursor {
+        query.push(format_args!(" AND {seq} {past} ")).bind(cursor);
     }
     query
-        .push(format_args!(" ORDER BY {seq} DESC LIMIT "))
+        .push(format_args!(" ORDER BY {seq} {order} LIMIT "))
         .bind(i64::from(filter.limit) + 1);
 }
 
 impl Store {
-    /// Games without their moves, newest first.
+    /// Games without their moves, newest first (or oldest).
     ///
     /// # Errors
     ///
@@ -198,7 +203,7 @@ mod tests {
         let store = Store::connect("sqlite::memory:").await.unwrap();
         let page = GameFilter {
             limit: 50,
-            before: Some(1_000),
+            cursor: Some(1_000),
             ..GameFilter::default()
         };
         let cases = [

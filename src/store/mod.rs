@@ -20,6 +20,7 @@ mod names;
 mod player_log;
 mod players;
 mod positions;
+mod presence;
 mod ratings;
 mod rows;
 mod seeks;
@@ -45,6 +46,7 @@ pub use leases::{Fence, Lease, shard_of};
 pub use player_log::{Logged, LoggedEvent};
 pub use players::{StoredPlayer, UsernameTaken};
 pub use positions::{NewPosition, PositionFilter, StoredPosition};
+pub use presence::StoredPresence;
 pub use ratings::{Ranked, RateGame, RatedEnd, RatingChange, StoredRating};
 pub use rows::{
     GameFilter, GameHead, GameNotFound, OpenSeat, StoredClock, StoredEngine, StoredGame,
@@ -184,6 +186,7 @@ impl Store {
             .map_err(open)?;
         backend.migrate(&writer).await?;
         if backend == Backend::Sqlite {
+            Store::forget_presence(&writer).await.map_err(open)?;
             let indexed = names::index_missing_players(&writer).await?;
             if indexed > 0 {
                 tracing::info!(games = indexed, "player names indexed for search");

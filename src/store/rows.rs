@@ -162,8 +162,10 @@ pub struct GameFilter {
     pub created_from: Option<i64>,
     /// Only games created before this (unix milliseconds).
     pub created_until: Option<i64>,
-    /// Only games older than this cursor.
-    pub before: Option<i64>,
+    /// Only games past this cursor (older, or newer oldest first).
+    pub cursor: Option<i64>,
+    /// Oldest first (else newest first).
+    pub oldest_first: bool,
     pub limit: u32,
 }
 

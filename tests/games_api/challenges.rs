@@ -47,6 +47,7 @@ async fn accept(
         .accept_challenge(bearing(
             pb::AcceptChallengeRequest {
                 challenge_id: id.into(),
+                ..Default::default()
             },
             token,
         ))

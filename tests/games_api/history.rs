@@ -256,6 +256,38 @@ async fn list_games_filters() {
         .collect();
     assert_eq!(ids, vec![id(&c), id(&b), id(&a)]);
 
+    // Oldest first, a page at a time, the trigram search too.
+    let oldest = games
+        .list_games(pb::ListGamesRequest {
+            page_size: 2,
+            oldest_first: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let rest = list(pb::ListGamesRequest {
+        page_token: oldest.next_page_token,
+        oldest_first: true,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    assert_eq!(oldest.games[0].id, id(&a));
+    assert_eq!(
+        [oldest.games[1].id.clone(), rest[0].clone()],
+        [id(&b), id(&c)]
+    );
+    assert_eq!(rest.len(), 2, "and the game created since");
+    let by_player = list(pb::ListGamesRequest {
+        player: "magnus".into(),
+        oldest_first: true,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    assert_eq!(by_player, vec![id(&a), id(&b)]);
+
     for (bad, reason) in [
         (
             pb::ListGamesRequest {

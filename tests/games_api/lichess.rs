@@ -496,6 +496,17 @@ async fn a_players_games_export_as_pgn_and_ndjson() {
         pgn.find(&resigned) < pgn.find(&mated),
         "newest first: {pgn}"
     );
+    assert!(!pgn.contains("[%clk"), "no clocks unless asked: {pgn}");
+    let (_, pgn) = anyone
+        .get_text(
+            "/api/games/user/alice?sort=dateAsc&clocks=true&tags=false",
+            "application/x-chess-pgn",
+        )
+        .await;
+    assert!(!pgn.contains("[Result "), "no tags: {pgn}");
+    assert!(pgn.starts_with("1. f3 {[%clk 0:0"), "oldest first: {pgn}");
+    let (_, pgn) = anyone.get_text(&format!("/game/export/{mated}"), "").await;
+    assert!(pgn.contains("[%clk "), "one game has its clocks: {pgn}");
 
     let ndjson = |path: &'static str| async move {
         let (status, text) = anyone.get_text(path, "application/x-ndjson").await;
@@ -541,31 +552,53 @@ async fn a_players_games_export_as_pgn_and_ndjson() {
 }
 
 #[tokio::test]
-async fn an_open_challenge_is_accepted_by_a_player_it_names() {
+async fn an_open_challenge_is_taken_by_two_other_players() {
     let server = TestServer::start().await;
     let mut players = PlayersClient::new(server.channel().await);
-    let [alice, bob, carol] = create_players(&mut players, ["Alice", "bob", "carol"]).await;
-    let (alice, bob, carol) = (
-        Lichess::new(server.addr, &alice),
-        Lichess::new(server.addr, &bob),
-        Lichess::new(server.addr, &carol),
-    );
-    let mut events = bob.stream("/api/stream/event").await;
+    let names = ["Alice", "bob", "carol", "dave"];
+    let tokens = create_players(&mut players, names).await;
+    let [alice, bob, carol, dave] = tokens.map(|token| Lichess::new(server.addr, &token));
+
+    // Named: the first plays white, whoever accepts first.
+    let mut bobs = bob.stream("/api/stream/event").await;
     let (status, made) = alice
-        .post("/api/challenge/open", "users=bob&clock.limit=300")
+        .post("/api/challenge/open", "users=carol,bob&clock.limit=300")
         .await;
     assert_eq!(status, StatusCode::OK, "{made}");
+    assert!(made["challenger"].is_null(), "{made}");
+    assert_eq!(made["open"]["userIds"].as_array().unwrap().len(), 2);
     let id = made["id"].as_str().unwrap().to_owned();
-    assert_eq!(
-        events.next_of("challenge").await["challenge"]["id"],
-        id.as_str()
+    assert_eq!(made["urlWhite"], format!("/{id}?color=white"));
+    assert_eq!(made["urlBlack"], format!("/{id}?color=black"));
+    let path = format!("/api/challenge/{id}/accept");
+    assert_ne!(
+        dave.post(&path, "").await.0,
+        StatusCode::OK,
+        "dave is not named"
     );
-    let (status, _) = carol.post(&format!("/api/challenge/{id}/accept"), "").await;
-    assert_ne!(status, StatusCode::OK, "carol is not named");
-    let (status, _) = bob.post(&format!("/api/challenge/{id}/accept"), "").await;
-    assert_eq!(status, StatusCode::OK);
-    let started = events.next_of("gameStart").await;
-    assert_eq!(started["game"]["opponent"]["username"], "Alice");
+    let (status, _) = alice.post(&path, "").await;
+    assert_ne!(status, StatusCode::OK, "its maker does not play");
+    assert_eq!(bob.post(&path, "color=white").await.0, StatusCode::OK);
+    assert_ne!(bob.post(&path, "").await.0, StatusCode::OK, "one seat each");
+    assert_eq!(carol.post(&path, "").await.0, StatusCode::OK);
+    let started = bobs.next_of("gameStart").await;
+    assert_eq!(started["game"]["opponent"]["username"], "carol");
+    assert_eq!(
+        started["game"]["color"], "black",
+        "carol, named first, is white"
+    );
+
+    // Open to anyone: the first takes the colour asked for.
+    let (status, made) = alice.post("/api/challenge/open", "days=2").await;
+    assert_eq!(status, StatusCode::OK, "{made}");
+    assert_eq!(made["open"], serde_json::json!({}));
+    let id = made["id"].as_str().unwrap().to_owned();
+    let path = format!("/api/challenge/{id}/accept");
+    assert_eq!(dave.post(&path, "color=black").await.0, StatusCode::OK);
+    assert_eq!(bob.post(&path, "").await.0, StatusCode::OK);
+    let started = bobs.next_of("gameStart").await;
+    assert_eq!(started["game"]["opponent"]["username"], "dave");
+    assert_eq!(started["game"]["color"], "white");
 }
 
 #[tokio::test]
@@ -648,4 +681,60 @@ async fn calls_past_a_tokens_rate_are_answered_429_and_moves_never_are() {
     assert_eq!(status, StatusCode::OK, "a move is never limited: {moved}");
     let (status, _) = bob.get("/api/account").await;
     assert_eq!(status, StatusCode::OK, "another token has its own rate");
+}
+
+#[tokio::test]
+async fn a_game_the_opponent_left_is_claimed_once_they_are_away_long_enough() {
+    let server = TestServer::start_with_config(|config| ServerConfig {
+        claim_victory_after: std::time::Duration::from_secs(1),
+        ..config
+    })
+    .await;
+    let (alice, bob) = two_players(&server).await;
+    let id = play_by_challenge(
+        &bob,
+        &alice,
+        "alice",
+        "clock.limit=300&clock.increment=0&color=black",
+    )
+    .await;
+    let path = format!("/api/bot/game/stream/{id}");
+    let stream = async |player: &Lichess| {
+        let mut lines = player.stream(&path).await;
+        assert_eq!(lines.next().await.unwrap()["type"], "gameFull");
+        lines
+    };
+    let mut alices = stream(&alice).await;
+    let bobs = stream(&bob).await;
+    let game = |action: &str| format!("/api/bot/game/{id}/{action}");
+    assert_eq!(alice.post(&game("move/e2e4"), "").await.0, StatusCode::OK);
+    assert_eq!(bob.post(&game("move/e7e5"), "").await.0, StatusCode::OK);
+    let (status, refused) = alice.post(&game("claim-victory"), "").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+
+    // Bob leaves, comes back, and leaves again.
+    drop(bobs);
+    let gone = alices.next_of("opponentGone").await;
+    assert_eq!(gone["gone"], true, "{gone}");
+    assert!(gone["claimWinInSeconds"].as_u64().unwrap() <= 1, "{gone}");
+    let bobs = stream(&bob).await;
+    assert_eq!(alices.next_of("opponentGone").await["gone"], false);
+    drop(bobs);
+    loop {
+        let gone = alices.next_of("opponentGone").await;
+        assert_eq!(gone["gone"], true, "{gone}");
+        if gone["claimWinInSeconds"] == 0 {
+            break;
+        }
+    }
+    let (status, claimed) = alice.post(&game("claim-victory"), "").await;
+    assert_eq!(status, StatusCode::OK, "{claimed}");
+    let ended = alices.next_of("gameState").await;
+    assert_eq!(
+        (&ended["status"], &ended["winner"]),
+        (&"timeout".into(), &"white".into())
+    );
+    let (_, pgn) = alice.get_text(&format!("/game/export/{id}"), "").await;
+    assert!(pgn.contains("[Termination \"abandoned\"]"), "{pgn}");
+    assert!(pgn.contains("1-0"), "{pgn}");
 }

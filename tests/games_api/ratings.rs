@@ -304,6 +304,7 @@ async fn a_rated_challenge_starts_a_rated_game() {
         .accept_challenge(bearing(
             pb::AcceptChallengeRequest {
                 challenge_id: made.id,
+                ..Default::default()
             },
             &bob,
         ))

@@ -143,7 +143,7 @@ async fn every_filter_at_200k_games() {
         (
             "a late page (before seq 1000)",
             GameFilter {
-                before: Some(1_000),
+                cursor: Some(1_000),
                 ..page.clone()
             },
         ),

@@ -64,7 +64,10 @@ async fn challenge(
 async fn accept(players: &mut PlayersClient<Channel>, acceptor: &str, id: String) -> pb::Game {
     players
         .accept_challenge(bearing(
-            pb::AcceptChallengeRequest { challenge_id: id },
+            pb::AcceptChallengeRequest {
+                challenge_id: id,
+                ..Default::default()
+            },
             acceptor,
         ))
         .await

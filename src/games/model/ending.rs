@@ -16,6 +16,8 @@ pub enum Ending {
     TimeoutVsInsufficientMaterial,
     /// Aborted: nobody took the game's open seat in time.
     Unjoined,
+    /// The opponent left the game and the winner claimed it.
+    Abandoned,
 }
 
 const RULES: [Termination; 10] = [
@@ -54,6 +56,7 @@ impl Ending {
             Ending::Timeout => "timeout",
             Ending::TimeoutVsInsufficientMaterial => "timeout_vs_insufficient_material",
             Ending::Unjoined => "unjoined",
+            Ending::Abandoned => "abandoned",
         }
     }
 
@@ -67,6 +70,7 @@ impl Ending {
             Ending::Timeout,
             Ending::TimeoutVsInsufficientMaterial,
             Ending::Unjoined,
+            Ending::Abandoned,
         ])
     }
 
@@ -86,6 +90,7 @@ impl Ending {
             Ending::Timeout => "time forfeit",
             Ending::TimeoutVsInsufficientMaterial => "time forfeit against insufficient material",
             Ending::Unjoined => "nobody taking the open seat",
+            Ending::Abandoned => "the opponent leaving the game",
         }
     }
 }

@@ -28,11 +28,13 @@ pub enum EventKind {
     RematchDeclined,
     /// The rematch was created (the game names it).
     RematchStarted,
+    /// A player whose opponent left the game claimed it.
+    VictoryClaimed,
 }
 
 impl EventKind {
     /// Every kind.
-    const ALL: [EventKind; 15] = [
+    const ALL: [EventKind; 16] = [
         EventKind::Move,
         EventKind::DrawOffered,
         EventKind::DrawDeclined,
@@ -48,6 +50,7 @@ impl EventKind {
         EventKind::RematchOffered,
         EventKind::RematchDeclined,
         EventKind::RematchStarted,
+        EventKind::VictoryClaimed,
     ];
 
     /// The kind recorded as `name`.
@@ -73,6 +76,7 @@ impl EventKind {
             EventKind::RematchOffered => "rematch_offered",
             EventKind::RematchDeclined => "rematch_declined",
             EventKind::RematchStarted => "rematch_started",
+            EventKind::VictoryClaimed => "victory_claimed",
         }
     }
 

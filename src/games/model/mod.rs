@@ -33,7 +33,7 @@ pub(crate) use ids::{hash_token, new_token};
 pub use ids::{is_well_formed_id, new_id};
 pub use move_text::MoveText;
 pub(crate) use names::{hidden_character, refuse_hidden_characters};
-pub use pgn::{PgnLimits, PgnNotation};
+pub use pgn::{PgnLimits, PgnNotation, PgnOptions};
 pub(in crate::games) use play::{
     abort, end_aborted, ensure_ongoing, ensure_ply, ensure_seated, ensure_turn, finish, new_game,
     offered_by_opponent, play, replay, rule_choices, seat_name, side_title, turn_after,

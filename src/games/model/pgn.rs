@@ -26,6 +26,16 @@ pub enum PgnNotation {
     Chinese,
 }
 
+/// How a game is written as PGN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PgnOptions {
+    pub notation: PgnNotation,
+    /// The evaluations and judgements of the game's stored analysis.
+    pub analysis: bool,
+    /// Each move's clock after it (`%clk`), in a timed game.
+    pub clocks: bool,
+}
+
 /// The tag naming a xiangqi game's rules (`XiangqiRules::name`): it makes
 /// the PGN replay to the same outcome when imported again.
 pub const RULES_TAG: &str = "XiangqiRules";
@@ -44,6 +54,7 @@ const LINE: usize = 80;
 pub fn write(
     game: &GameView,
     notation: PgnNotation,
+    clocks: bool,
     evals: Option<&[Eval]>,
 ) -> Result<String, GameError> {
     if notation == PgnNotation::Chinese && game.variant == Variant::Chess {
@@ -95,7 +106,11 @@ pub fn write(
     pgn.push('\n');
     let mut tokens = Vec::new();
     let mut number = first_move_number(&game.start_fen);
-    let clocks = clock_after_each_move(game);
+    let clocks = if clocks {
+        clock_after_each_move(game)
+    } else {
+        Vec::new()
+    };
     for (i, m) in game.moves.iter().enumerate() {
         if m.side == Side::White {
             tokens.push(format!("{number}."));
@@ -227,7 +242,7 @@ fn result(game: &GameView) -> &'static str {
 fn termination(game: &GameView) -> &'static str {
     match (game.outcome.status, game.outcome.ending) {
         (Status::Ongoing, _) => "unterminated",
-        (Status::Aborted, _) | (_, Some(Ending::Aborted)) => "abandoned",
+        (Status::Aborted, _) | (_, Some(Ending::Aborted | Ending::Abandoned)) => "abandoned",
         (_, Some(Ending::Timeout | Ending::TimeoutVsInsufficientMaterial)) => "time forfeit",
         _ => "normal",
     }

@@ -55,7 +55,7 @@ export const Reason = {
   INVALID_PLAYER_SEAT: "INVALID_PLAYER_SEAT",
   /** INVALID_ARGUMENT: A rated game (CreateGame's or a challenge's) without both seats bound to players, without a time control, or from a position. */
   INVALID_RATED_GAME: "INVALID_RATED_GAME",
-  /** INVALID_ARGUMENT: CreateChallenge names itself, a destination with `open_to` or an engine, or more than 32 players in `open_to`. */
+  /** INVALID_ARGUMENT: CreateChallenge names itself, a destination with `open_to` or an engine, more than 32 players in `open_to`, or `for_others` with a destination, an engine, or other than none or two players in `open_to`. */
   INVALID_CHALLENGE: "INVALID_CHALLENGE",
   /** INVALID_ARGUMENT: Seek without a time control, or with a rating range whose low end is above its high end. */
   INVALID_SEEK: "INVALID_SEEK",
@@ -109,6 +109,8 @@ export const Reason = {
   CHALLENGE_ANSWERED: "CHALLENGE_ANSWERED",
   /** FAILED_PRECONDITION: A draw claim the position does not support. */
   NO_DRAW_TO_CLAIM: "NO_DRAW_TO_CLAIM",
+  /** FAILED_PRECONDITION: A victory claim while the opponent has not left the game (or in a game where leaving is not judged: untimed, or before both sides moved). */
+  OPPONENT_PRESENT: "OPPONENT_PRESENT",
   /** FAILED_PRECONDITION: A player's abort after both sides moved. */
   TOO_LATE_TO_ABORT: "TOO_LATE_TO_ABORT",
   /** FAILED_PRECONDITION: A second draw offer from the same side. */
