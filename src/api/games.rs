@@ -53,6 +53,22 @@ fn claim<'a>(seat_token: &'a str, player: Option<&'a str>) -> SeatClaim<'a> {
 }
 
 impl GamesService {
+    /// A place among the watch streams of the caller at `addr` (none for
+    /// a call without one) for a stream of exported games, given back when
+    /// dropped.
+    ///
+    /// # Errors
+    ///
+    /// RESOURCE_EXHAUSTED when the caller's connection or address holds
+    /// all the streams it may.
+    pub fn export_place(
+        &self,
+        addr: Option<std::net::SocketAddr>,
+    ) -> Result<Option<super::streams::Place>, Status> {
+        addr.map(|addr| self.watchers.streams().take_place(addr))
+            .transpose()
+    }
+
     /// The player a game action is made by, when it comes without a seat
     /// token (a call with one is judged by its token alone).
     async fn acting_player<T>(
@@ -386,12 +402,8 @@ impl games_server::Games for GamesService {
             },
             max_games: r.max_games,
         };
-        let streams = self.watchers.streams();
-        let place = request
-            .remote_addr()
-            .map(|addr| streams.take_place(addr))
-            .transpose()?;
-        let shutdown = streams.shutdown();
+        let place = self.export_place(request.remote_addr())?;
+        let shutdown = self.watchers.streams().shutdown();
         let (tx, rx) = mpsc::channel(EXPORT_QUEUE);
         let games = self.games.clone();
         tokio::spawn(async move {

@@ -85,7 +85,7 @@ impl Streams {
 /// A watch stream's place among its connection's watchers, given back when
 /// the stream is dropped.
 #[derive(Debug)]
-pub(super) struct Place {
+pub struct Place {
     connections: Arc<Mutex<HashMap<SocketAddr, usize>>>,
     addr: SocketAddr,
     released: fn(),

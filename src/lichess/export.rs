@@ -186,11 +186,16 @@ pub(super) async fn user(services: &Services, call: &Call, username: &str) -> An
         Ok(query) => query,
         Err(refused) => return refused,
     };
+    let place = match services.games.export_place(call.remote_addr()) {
+        Ok(place) => place,
+        Err(status) => return status.into(),
+    };
     let content_type = if query.written.ndjson { NDJSON } else { PGN };
     let (tx, rx) = mpsc::channel(QUEUED);
     let services = services.clone();
     let call = call.clone();
     tokio::spawn(async move {
+        let _place = place;
         tokio::select! {
             () = tx.closed() => {}
             () = send_games(&services, &call, &query, &tx) => {}
@@ -219,11 +224,16 @@ pub(super) async fn by_id(services: &Services, call: &Call) -> Answer {
         Ok(written) => written,
         Err(refused) => return refused,
     };
+    let place = match services.games.export_place(call.remote_addr()) {
+        Ok(place) => place,
+        Err(status) => return status.into(),
+    };
     let content_type = if written.ndjson { NDJSON } else { PGN };
     let (tx, rx) = mpsc::channel(QUEUED);
     let services = services.clone();
     let call = call.clone();
     tokio::spawn(async move {
+        let _place = place;
         for id in &ids {
             let text = tokio::select! {
                 () = tx.closed() => return,

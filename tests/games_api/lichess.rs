@@ -738,3 +738,33 @@ async fn a_game_the_opponent_left_is_claimed_once_they_are_away_long_enough() {
     assert!(pgn.contains("[Termination \"abandoned\"]"), "{pgn}");
     assert!(pgn.contains("1-0"), "{pgn}");
 }
+
+#[tokio::test]
+async fn a_games_export_takes_a_place_among_the_addresss_streams() {
+    let server = TestServer::start_with_config(|config| ServerConfig {
+        max_streams_per_peer: 1,
+        ..config
+    })
+    .await;
+    let (alice, bob) = two_players(&server).await;
+    let id = play_by_challenge(&alice, &bob, "bob", "color=white").await;
+    let held = alice.stream(&format!("/api/bot/game/stream/{id}")).await;
+    let (status, refused) = alice
+        .get_text("/api/games/user/alice?ongoing=true", "application/x-ndjson")
+        .await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{refused}");
+    drop(held);
+    let mut exported = None;
+    for _ in 0..50 {
+        let (status, text) = alice
+            .get_text("/api/games/user/alice?ongoing=true", "application/x-ndjson")
+            .await;
+        if status == StatusCode::OK {
+            exported = Some(text);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let exported = exported.expect("exported once the stream closed");
+    assert!(exported.contains(&id), "{exported}");
+}
