@@ -344,6 +344,12 @@ async fn write(
     if let Some(pgn) = pgn {
         value["pgn"] = Value::from(pgn);
     }
+    if written.clocks && game.clock.is_some() {
+        // Each mover's time left after each move, in centiseconds.
+        let view = services.games.games.get(id).await?;
+        let clocks: Vec<i64> = view.clocks_after_moves().iter().map(|ms| ms / 10).collect();
+        value["clocks"] = Value::from(clocks);
+    }
     Ok(format!("{value}\n"))
 }
 

@@ -533,6 +533,13 @@ async fn a_players_games_export_as_pgn_and_ndjson() {
         games[1]["clock"],
         serde_json::json!({ "initial": 180, "increment": 2, "totalTime": 260 })
     );
+    let games = ndjson("/api/games/user/bob?vs=alice&color=black&clocks=true").await;
+    let clocks = games[1]["clocks"].as_array().expect("clocks");
+    assert_eq!(clocks.len(), 4, "{clocks:?}");
+    assert!(
+        clocks.iter().all(|cs| cs.as_i64().unwrap() > 17_000),
+        "{clocks:?}"
+    );
     assert!(ndjson("/api/games/user/alice?color=black").await.is_empty());
 
     let (status, _) = anyone

@@ -107,7 +107,7 @@ pub fn write(
     let mut tokens = Vec::new();
     let mut number = first_move_number(&game.start_fen);
     let clocks = if clocks {
-        clock_after_each_move(game)
+        game.clocks_after_moves()
     } else {
         Vec::new()
     };
@@ -181,29 +181,6 @@ fn time_control(game: &GameView) -> String {
             format!("{}d{}", initial.as_secs(), delay.as_secs())
         }
     }
-}
-
-/// The mover's time left after each move, replayed from the moves' times
-/// (clocked games only).
-fn clock_after_each_move(game: &GameView) -> Vec<i64> {
-    let Some(clock) = game
-        .clock
-        .filter(|c| matches!(c.control, TimeControl::Clock { .. }))
-    else {
-        return Vec::new();
-    };
-    // The first moves are free, so the replay can start at the first one.
-    let mut replay = clock
-        .control
-        .start(game.moves.first().map_or(0, |m| m.played_at));
-    game.moves
-        .iter()
-        .enumerate()
-        .map_while(|(ply, m)| {
-            replay.charge(m.side, ply, m.played_at).ok()?;
-            Some(replay.remaining[usize::from(m.side == Side::Black)])
-        })
-        .collect()
 }
 
 /// An evaluation as `%eval` writes it: pawns with two decimals, or `#` and

@@ -10,7 +10,7 @@ use crate::{
 
 use super::{
     Status,
-    clock::GameClock,
+    clock::{GameClock, TimeControl},
     ending::Ending,
     error::GameError,
     play::{replay, rule_choices},
@@ -112,6 +112,29 @@ impl Rated {
 }
 
 impl GameView {
+    /// The mover's time left after each move, in milliseconds, replayed
+    /// from the moves' times (clocked games only: empty otherwise).
+    pub fn clocks_after_moves(&self) -> Vec<i64> {
+        let Some(clock) = self
+            .clock
+            .filter(|c| matches!(c.control, TimeControl::Clock { .. }))
+        else {
+            return Vec::new();
+        };
+        // The first moves are free, so the replay can start at the first one.
+        let mut replay = clock
+            .control
+            .start(self.moves.first().map_or(0, |m| m.played_at));
+        self.moves
+            .iter()
+            .enumerate()
+            .map_while(|(ply, m)| {
+                replay.charge(m.side, ply, m.played_at).ok()?;
+                Some(replay.remaining[usize::from(m.side == Side::Black)])
+            })
+            .collect()
+    }
+
     /// The full view: moves in every notation (`moves`, the record's as
     /// [`move_views`] tells them), outcome, claims.
     pub(in crate::games) fn build(
