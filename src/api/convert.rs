@@ -361,7 +361,7 @@ pub fn game_in(g: &GameView, view: View) -> pb::Game {
         View::Basic => Vec::new(),
     };
     pb::Game {
-        id: g.id.clone(),
+        id: g.id.to_string(),
         variant: variant_to_pb(g.variant),
         start_fen: g.start_fen.clone(),
         fen: g.fen.clone(),

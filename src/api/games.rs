@@ -176,14 +176,10 @@ fn action_view(value: i32) -> Result<View, Status> {
 macro_rules! seat_action {
     ($self:ident, $request:ident, $response:ident, |$games:ident, $id:ident, $seat:ident, $r:tt| $act:expr) => {{
         let r = $request.get_ref();
-        trace_game(&r.game_id)?;
+        let id = trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;
         let player = $self.acting_player(&$request, &r.seat_token).await?;
-        let ($games, $id, $seat) = (
-            &$self.games,
-            &r.game_id,
-            claim(&r.seat_token, player.as_deref()),
-        );
+        let ($games, $id, $seat) = (&$self.games, &id, claim(&r.seat_token, player.as_deref()));
         let $r = r;
         let view = $act.await?;
         Ok(Response::new(pb::$response {
@@ -253,7 +249,7 @@ async fn send_exports(
                 }
             };
             let exported = pb::ExportGamesResponse {
-                game_id: id,
+                game_id: id.to_string(),
                 pgn,
                 resume_token: next_token(Some(key), GAMES_PAGES),
             };
@@ -349,9 +345,9 @@ impl games_server::Games for GamesService {
         request: Request<pb::GetGameRequest>,
     ) -> Result<Response<pb::GetGameResponse>, Status> {
         let r = request.get_ref();
-        trace_game(&r.game_id)?;
+        let id = trace_game(&r.game_id)?;
         let shown = convert::view(r.view, View::Full)?;
-        let view = self.games.get(&r.game_id).await?;
+        let view = self.games.get(&id).await?;
         Ok(Response::new(pb::GetGameResponse {
             game: Some(convert::game_in(&view, shown)),
         }))
@@ -374,13 +370,13 @@ impl games_server::Games for GamesService {
         request: Request<pb::ExportGameRequest>,
     ) -> Result<Response<pb::ExportGameResponse>, Status> {
         let r = request.get_ref();
-        trace_game(&r.game_id)?;
+        let id = trace_game(&r.game_id)?;
         let options = PgnOptions {
             notation: pgn_notation(r.notation)?,
             analysis: r.analysis,
             clocks: r.clocks.unwrap_or(true),
         };
-        let pgn = self.games.export(&r.game_id, options).await?;
+        let pgn = self.games.export(&id, options).await?;
         Ok(Response::new(pb::ExportGameResponse { pgn }))
     }
 
@@ -445,7 +441,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::MakeMoveRequest>,
     ) -> Result<Response<pb::MakeMoveResponse>, Status> {
         let r = request.get_ref();
-        trace_game(&r.game_id)?;
+        let id = trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;
         let text = MoveText {
             text: &r.r#move,
@@ -455,7 +451,7 @@ impl games_server::Games for GamesService {
         let (view, played) = self
             .games
             .make_move(
-                &r.game_id,
+                &id,
                 claim(&r.seat_token, player.as_deref()),
                 text,
                 r.expected_ply,
@@ -533,16 +529,12 @@ impl games_server::Games for GamesService {
         request: Request<pb::ClaimDrawRequest>,
     ) -> Result<Response<pb::ClaimDrawResponse>, Status> {
         let r = request.get_ref();
-        trace_game(&r.game_id)?;
+        let id = trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;
         let player = self.acting_player(&request, &r.seat_token).await?;
         let view = self
             .games
-            .claim_draw(
-                &r.game_id,
-                claim(&r.seat_token, player.as_deref()),
-                &r.r#move,
-            )
+            .claim_draw(&id, claim(&r.seat_token, player.as_deref()), &r.r#move)
             .await?;
         // A claim with a move plays it: it is the game's last move.
         let played = (!r.r#move.trim().is_empty())
@@ -604,12 +596,12 @@ impl games_server::Games for GamesService {
         // offer creates the rematch.
         admit_create(&self.creates, &request)?;
         let r = request.get_ref();
-        trace_game(&r.game_id)?;
+        let id = trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;
         let player = self.acting_player(&request, &r.seat_token).await?;
         let answer = self
             .games
-            .offer_rematch(&r.game_id, claim(&r.seat_token, player.as_deref()))
+            .offer_rematch(&id, claim(&r.seat_token, player.as_deref()))
             .await?;
         let (game, rematch, side, seat_token) = rematch_answer(&answer, shown);
         Ok(Response::new(pb::OfferRematchResponse {
@@ -628,16 +620,12 @@ impl games_server::Games for GamesService {
             admit_create(&self.creates, &request)?;
         }
         let r = request.get_ref();
-        trace_game(&r.game_id)?;
+        let id = trace_game(&r.game_id)?;
         let shown = action_view(r.view)?;
         let player = self.acting_player(&request, &r.seat_token).await?;
         let answer = self
             .games
-            .respond_to_rematch(
-                &r.game_id,
-                claim(&r.seat_token, player.as_deref()),
-                r.accept,
-            )
+            .respond_to_rematch(&id, claim(&r.seat_token, player.as_deref()), r.accept)
             .await?;
         let (game, rematch, side, seat_token) = rematch_answer(&answer, shown);
         Ok(Response::new(pb::RespondToRematchResponse {
@@ -664,7 +652,7 @@ impl games_server::Games for GamesService {
         request: Request<pb::SendChatRequest>,
     ) -> Result<Response<pb::SendChatResponse>, Status> {
         let r = request.get_ref();
-        trace_game(&r.game_id)?;
+        let id = trace_game(&r.game_id)?;
         let room = convert::chat_room("room", r.room)?;
         let speaker = self
             .players
@@ -672,7 +660,7 @@ impl games_server::Games for GamesService {
             .await?;
         let line = self
             .games
-            .say(&r.game_id, room, (&speaker.id, &speaker.username), &r.text)
+            .say(&id, room, (&speaker.id, &speaker.username), &r.text)
             .await?;
         Ok(Response::new(pb::SendChatResponse {
             line: Some(convert::chat_line(&line)),
@@ -684,12 +672,9 @@ impl games_server::Games for GamesService {
         request: Request<pb::ListChatRequest>,
     ) -> Result<Response<pb::ListChatResponse>, Status> {
         let r = request.get_ref();
-        trace_game(&r.game_id)?;
+        let id = trace_game(&r.game_id)?;
         let reader = caller(&self.players, &request).await?.map(|c| c.id);
-        let lines = self
-            .games
-            .chat(&r.game_id, reader.as_deref(), r.after)
-            .await?;
+        let lines = self.games.chat(&id, reader.as_deref(), r.after).await?;
         Ok(Response::new(pb::ListChatResponse {
             lines: lines.iter().map(convert::chat_line).collect(),
         }))

@@ -213,15 +213,12 @@ impl PlayerStreams {
             if !distinct.insert((&asked.game_id, &asked.seat_token)) {
                 continue;
             }
-            trace_game(&asked.game_id)?;
+            let id = trace_game(&asked.game_id)?;
             let FollowedSeat {
                 game,
                 side,
                 watcher,
-            } = self
-                .games
-                .follow_seat(&asked.game_id, &asked.seat_token)
-                .await?;
+            } = self.games.follow_seat(&id, &asked.seat_token).await?;
             let game = convert::game_in(&game, View::Basic);
             let mut told = Told::default();
             let events = player_events(side, &mut told, &game, None);

@@ -42,7 +42,7 @@ use super::{
     streams::Place,
 };
 use crate::{
-    games::{GameError, Games, SeatClaim, View},
+    games::{GameError, GameId, Games, SeatClaim, View},
     players::{Challenge, ChallengeStatus, Challenges, Players},
     reason::Reason,
     rules::Side,
@@ -368,7 +368,11 @@ impl Task {
                 ..GameFilter::default()
             })
             .await?;
-        Ok(ongoing.items.into_iter().map(|game| game.id).collect())
+        Ok(ongoing
+            .items
+            .into_iter()
+            .map(|game| game.id.to_string())
+            .collect())
     }
 
     /// A page of the player's log after `after` (`None`: the cursor).
@@ -402,7 +406,11 @@ impl Task {
             Logged::ChallengeDeclined => pb::PlayerEventKind::ChallengeDeclined,
         };
         if matches!(entry.kind, Logged::GameStarted | Logged::GameEnded) {
-            let view = match self.games.get(id).await {
+            let found = match GameId::parse(id) {
+                Ok(id) => self.games.get(&id).await,
+                Err(malformed) => Err(malformed),
+            };
+            let view = match found {
                 Ok(view) => view,
                 Err(GameError::NotFound(_)) => return Ok(()),
                 Err(other) => return Err(other.into()),
@@ -439,7 +447,15 @@ impl Task {
             self.more = true;
             return Ok(false);
         }
-        let followed = match self.games.follow(id, SeatClaim::Player(&self.player)).await {
+        let followed = match GameId::parse(id) {
+            Ok(id) => {
+                self.games
+                    .follow(&id, SeatClaim::Player(&self.player))
+                    .await
+            }
+            Err(malformed) => Err(malformed),
+        };
+        let followed = match followed {
             Ok(followed) => followed,
             Err(GameError::TooManyWatchers { .. }) => {
                 self.more = true;

@@ -6,7 +6,7 @@ use tonic::{Status, codec::CompressionEncoding};
 
 use super::error::invalid_argument;
 use crate::{
-    games::{GameError, is_well_formed_id},
+    games::{GameError, GameId, is_well_formed_id},
     reason::Reason,
 };
 
@@ -60,14 +60,12 @@ pub(super) fn next_token(next: Option<i64>, list: char) -> String {
     next.map(|n| format!("{list}{n}")).unwrap_or_default()
 }
 
-/// Notes the game in the RPC's span; an id that cannot be a game's is
-/// NOT_FOUND before anything about it is logged.
-pub(super) fn trace_game(game_id: &str) -> Result<(), Status> {
-    if !is_well_formed_id(game_id) {
-        return Err(GameError::game_not_found(game_id).into());
-    }
-    tracing::Span::current().record("game_id", game_id);
-    Ok(())
+/// The game's id, noted in the RPC's span; an id that cannot be a game's
+/// is NOT_FOUND before anything about it is logged.
+pub(super) fn trace_game(game_id: &str) -> Result<GameId, Status> {
+    let id = GameId::parse(game_id)?;
+    tracing::Span::current().record("game_id", id.as_str());
+    Ok(id)
 }
 
 /// Notes the position in the RPC's span; an id that cannot be a position's

@@ -122,7 +122,7 @@ impl Watchers {
             seat_token,
         } = request.get_ref();
         let ending = Ending::of(*follow_rematch);
-        trace_game(id)?;
+        let id = &trace_game(id)?;
         let view = convert::view(*view, View::Basic)?;
         let place = request
             .remote_addr()

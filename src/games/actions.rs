@@ -2,6 +2,7 @@
 //! answering and claiming a draw, aborting; each judged and written through
 //! the game's live entry, then told to its watchers.
 
+use super::GameId;
 use super::{
     Games, Mover, flag,
     model::{
@@ -25,7 +26,7 @@ impl Games {
     /// See [`GameError`]: every rule of the service maps to one variant.
     pub async fn make_move(
         &self,
-        id: &str,
+        id: &GameId,
         claim: impl Into<SeatClaim<'_>>,
         text: impl Into<MoveText<'_>>,
         expected_ply: Option<u32>,
@@ -109,7 +110,7 @@ impl Games {
     /// See [`GameError`].
     pub async fn resign(
         &self,
-        id: &str,
+        id: &GameId,
         claim: impl Into<SeatClaim<'_>>,
     ) -> Result<GameView, GameError> {
         self.act(id, claim.into(), EventKind::Resigned, |game, side, _| {
@@ -126,7 +127,7 @@ impl Games {
     /// See [`GameError`].
     pub async fn offer_draw(
         &self,
-        id: &str,
+        id: &GameId,
         claim: impl Into<SeatClaim<'_>>,
     ) -> Result<GameView, GameError> {
         self.act(id, claim.into(), EventKind::DrawOffered, |game, side, _| {
@@ -153,7 +154,7 @@ impl Games {
     /// See [`GameError`].
     pub async fn respond_to_draw(
         &self,
-        id: &str,
+        id: &GameId,
         claim: impl Into<SeatClaim<'_>>,
         accept: bool,
     ) -> Result<GameView, GameError> {
@@ -181,7 +182,7 @@ impl Games {
     /// See [`GameError`]; an unfounded claim is `FailedPrecondition`.
     pub async fn claim_draw(
         &self,
-        id: &str,
+        id: &GameId,
         claim: impl Into<SeatClaim<'_>>,
         text: &str,
     ) -> Result<GameView, GameError> {
@@ -241,7 +242,7 @@ impl Games {
     /// See [`GameError`].
     pub async fn abort(
         &self,
-        id: &str,
+        id: &GameId,
         claim: impl Into<SeatClaim<'_>>,
     ) -> Result<GameView, GameError> {
         let claim = claim.into();

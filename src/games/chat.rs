@@ -7,6 +7,7 @@
 
 use tokio::sync::watch;
 
+use super::GameId;
 use super::{
     Games,
     model::{GameError, Refusal, refuse_hidden_characters},
@@ -50,7 +51,7 @@ impl Games {
     /// players' room for someone not playing; storage.
     pub async fn say(
         &self,
-        id: &str,
+        id: &GameId,
         room: ChatRoom,
         (player_id, username): (&str, &str),
         text: &str,
@@ -100,7 +101,7 @@ impl Games {
     /// NOT_FOUND for no such game; storage.
     pub async fn chat(
         &self,
-        id: &str,
+        id: &GameId,
         reader: Option<&str>,
         after: i64,
     ) -> Result<Vec<StoredChatLine>, GameError> {

@@ -135,7 +135,7 @@ impl Games {
         let ids = self.store.ongoing_clocked_games().await?;
         let mut armed = 0;
         for id in ids.iter().filter(|id| owned(id)) {
-            self.arm_clock(&self.get(id).await?);
+            self.arm_clock(&self.view(id).await?);
             armed += 1;
         }
         Ok(armed)

@@ -326,10 +326,11 @@ impl Hub {
         game: &GameView,
         played: Option<MoveView>,
     ) -> Result<(), Gap> {
-        let open: Vec<(View, Arc<Mutex<Channel>>)> = match lock(&self.channels).get(&game.id) {
-            Some(views) => views.open().map(|(v, c)| (v, Arc::clone(c))).collect(),
-            None => return Ok(()),
-        };
+        let open: Vec<(View, Arc<Mutex<Channel>>)> =
+            match lock(&self.channels).get(game.id.as_str()) {
+                Some(views) => views.open().map(|(v, c)| (v, Arc::clone(c))).collect(),
+                None => return Ok(()),
+            };
         let mut gap: Option<Gap> = None;
         for (view, channel) in open {
             let event = GameEvent {
@@ -524,7 +525,10 @@ mod tests {
     use bytes::Bytes;
 
     use super::*;
-    use crate::{games::OutcomeView, rules::Variant};
+    use crate::{
+        games::{GameId, OutcomeView},
+        rules::Variant,
+    };
 
     /// Every event encodes to one message of 100 bytes (300 in full).
     fn encode(_: GameEvent<'_>, view: View) -> Vec<Bytes> {
@@ -545,7 +549,7 @@ mod tests {
 
     fn game(id: &str, version: i64, over: bool) -> GameView {
         GameView {
-            id: id.to_owned(),
+            id: GameId::stored(id),
             variant: Variant::Chess,
             rules: Default::default(),
             version,

@@ -54,9 +54,9 @@ pub use hub::{FellBehind, MAX_BACKLOG, Role, Watcher, Watching};
 pub use live::DEFAULT_LIVE_GAMES;
 pub use model::{
     AdminToken, EncodeEvent, Ending, EngineSeat, EventKind, FIRST_MOVE_GRACE, GameClock, GameError,
-    GameEvent, GameView, ManualTime, MoveText, MoveView, OutcomeView, PgnLimits, PgnNotation,
-    PgnOptions, Published, Refusal, SeatClaim, SeatSpec, Status, SystemTime, TimeControl,
-    TimeSource, View, is_well_formed_id, new_id,
+    GameEvent, GameId, GameView, ManualTime, MoveText, MoveView, OutcomeView, PgnLimits,
+    PgnNotation, PgnOptions, Published, Refusal, SeatClaim, SeatSpec, Status, SystemTime,
+    TimeControl, TimeSource, View, is_well_formed_id, new_id,
 };
 pub use open_seat::{DEFAULT_OPEN_SEAT_TIMEOUT, SeatedGame};
 pub use ownership::LeaseTimes;

@@ -4,6 +4,7 @@
 //! ended); across servers the games' channels hear other servers' writes
 //! as every watcher's do.
 
+use super::GameId;
 use super::{
     Games, Role, Watcher,
     model::{GameError, GameView, SeatClaim, View, seat},
@@ -26,7 +27,7 @@ impl Games {
     ///
     /// Unknown game, a token of neither seat, too many watchers of the
     /// game, or storage.
-    pub async fn follow_seat(&self, id: &str, token: &str) -> Result<FollowedSeat, GameError> {
+    pub async fn follow_seat(&self, id: &GameId, token: &str) -> Result<FollowedSeat, GameError> {
         self.follow(id, SeatClaim::Token(token)).await
     }
 
@@ -36,7 +37,11 @@ impl Games {
     ///
     /// Unknown game, a claim on neither seat, too many watchers of the
     /// game, or storage.
-    pub async fn follow(&self, id: &str, claim: SeatClaim<'_>) -> Result<FollowedSeat, GameError> {
+    pub async fn follow(
+        &self,
+        id: &GameId,
+        claim: SeatClaim<'_>,
+    ) -> Result<FollowedSeat, GameError> {
         // Subscribed before the game is read, as a watch is: nothing
         // between the two is missed.
         let mut watcher = self.hub.subscribe(id, View::Basic, Role::Player)?;
@@ -58,7 +63,7 @@ impl Games {
     /// # Errors
     ///
     /// Unknown game, a token of neither seat, or storage.
-    pub async fn seat_of(&self, id: &str, token: &str) -> Result<Side, GameError> {
+    pub async fn seat_of(&self, id: &GameId, token: &str) -> Result<Side, GameError> {
         seat(&self.load(id).await?, SeatClaim::Token(token))
     }
 }

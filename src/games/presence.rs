@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
+use super::GameId;
 use super::{
     Games, Status,
     model::{Ending, EventKind, GameError, GameView, SeatClaim, finish, seat},
@@ -88,12 +89,12 @@ impl Games {
     /// # Errors
     ///
     /// Storage.
-    pub async fn attend(&self, id: &str, side: Side) -> Result<Attendance, GameError> {
+    pub async fn attend(&self, id: &GameId, side: Side) -> Result<Attendance, GameError> {
         self.store.arrive(id, side).await?;
         self.presence_bells.ring(id);
         Ok(Attendance {
             games: self.clone(),
-            id: id.to_owned(),
+            id: id.to_string(),
             side,
         })
     }
@@ -109,7 +110,7 @@ impl Games {
     /// # Errors
     ///
     /// NOT_FOUND for no such game; storage.
-    pub async fn absence(&self, id: &str, side: Side) -> Result<Option<Absence>, GameError> {
+    pub async fn absence(&self, id: &GameId, side: Side) -> Result<Option<Absence>, GameError> {
         let head = self
             .store
             .game_head(id)
@@ -136,7 +137,7 @@ impl Games {
     /// before both sides moved); otherwise as any seat action.
     pub async fn claim_victory(
         &self,
-        id: &str,
+        id: &GameId,
         claim: impl Into<SeatClaim<'_>>,
     ) -> Result<GameView, GameError> {
         let claim = claim.into();

@@ -1,6 +1,7 @@
 //! Reading games: one, its PGN, a page of them, and watching one; the
 //! counts the metrics show.
 
+use super::GameId;
 use super::{
     Games, Role, Watcher,
     model::{GameError, GameView, PgnOptions, View, is_well_formed_id, pgn, view_of},
@@ -13,9 +14,13 @@ impl Games {
     /// # Errors
     ///
     /// Unknown id, or storage.
-    pub async fn get(&self, id: &str) -> Result<GameView, GameError> {
-        let stored = self.load(id).await?;
-        view_of(&stored)
+    pub async fn get(&self, id: &GameId) -> Result<GameView, GameError> {
+        self.view(id).await
+    }
+
+    /// Game `id` (one of the store's own) as clients see it.
+    pub(super) async fn view(&self, id: &str) -> Result<GameView, GameError> {
+        view_of(&self.load(id).await?)
     }
 
     pub(super) async fn load(&self, id: &str) -> Result<StoredGame, GameError> {
@@ -34,7 +39,7 @@ impl Games {
     /// # Errors
     ///
     /// Unknown id, Chinese notation for chess, or storage.
-    pub async fn export(&self, id: &str, options: PgnOptions) -> Result<String, GameError> {
+    pub async fn export(&self, id: &GameId, options: PgnOptions) -> Result<String, GameError> {
         let stored = self.load(id).await?;
         let evals = match options.analysis {
             true => self.stored_evals(stored.seq, stored.moves.len()).await?,
@@ -54,13 +59,13 @@ impl Games {
     /// # Errors
     ///
     /// Storage.
-    pub async fn list_ids(&self, filter: GameFilter) -> Result<Page<(i64, String)>, GameError> {
+    pub async fn list_ids(&self, filter: GameFilter) -> Result<Page<(i64, GameId)>, GameError> {
         let page = self.store.games(filter).await?;
         Ok(Page {
             items: page
                 .items
                 .into_iter()
-                .map(|game| (game.seq, game.id))
+                .filter_map(|game| Some((game.seq, GameId::parse(&game.id).ok()?)))
                 .collect(),
             next: page.next,
         })
@@ -87,7 +92,7 @@ impl Games {
     /// Unknown id, too many watchers of the game, or storage.
     pub async fn watch(
         &self,
-        id: &str,
+        id: &GameId,
         view: View,
         role: Role,
     ) -> Result<(GameView, Watcher), GameError> {

@@ -13,6 +13,7 @@
 //! At the offer the store keeps the hash of the offerer's one, for the
 //! acceptance to seat it.
 
+use super::GameId;
 use super::{
     Games, SeatedGame,
     model::Status,
@@ -68,7 +69,7 @@ impl Games {
     /// taken, or the caller's own offer standing.
     pub async fn offer_rematch(
         &self,
-        id: &str,
+        id: &GameId,
         claim: impl Into<SeatClaim<'_>>,
     ) -> Result<RematchAnswer, GameError> {
         self.ask_rematch(id, claim.into(), Ask::Offer).await
@@ -83,7 +84,7 @@ impl Games {
     /// See [`GameError`]: no offer of the opponent's to answer.
     pub async fn respond_to_rematch(
         &self,
-        id: &str,
+        id: &GameId,
         claim: impl Into<SeatClaim<'_>>,
         accept: bool,
     ) -> Result<RematchAnswer, GameError> {
@@ -124,8 +125,8 @@ impl Games {
             Ok(asked) => asked,
             Err(Unwritten::Refused(error)) => return Err(error),
             Err(Unwritten::Exists(rematch, side)) => {
-                let game = self.get(id).await?;
-                let rematch = self.get(&rematch).await?;
+                let game = self.view(id).await?;
+                let rematch = self.view(&rematch).await?;
                 return Ok(RematchAnswer {
                     game,
                     rematch: Some(SeatedGame {

@@ -22,6 +22,7 @@ use std::{
     task::{Context, Poll, ready},
 };
 
+use super::GameId;
 use super::{
     Games, Role, Watcher,
     hub::MAX_BACKLOG,
@@ -96,7 +97,7 @@ impl Games {
     /// too many watchers of the game, or storage.
     pub async fn resume(
         &self,
-        id: &str,
+        id: &GameId,
         version: i64,
         view: View,
         role: Role,
@@ -119,7 +120,7 @@ impl Games {
         }
         let replay = Replay {
             games: self.clone(),
-            id: id.to_owned(),
+            id: id.to_string(),
             view,
             told: version,
             events: None,
@@ -167,7 +168,7 @@ impl Replay {
                             Some(events) if events.len() <= MAX_RETOLD => {
                                 Read::Events(Box::new(Retelling::new(events)))
                             }
-                            _ => Read::Untold(Box::new(games.get(&id).await?)),
+                            _ => Read::Untold(Box::new(games.view(&id).await?)),
                         },
                     )
                 })

@@ -8,6 +8,7 @@
 //! back never buys time; if that side's flag has already fallen, the flag
 //! wins and the game ends on time, as it would for a move made too late.
 
+use super::GameId;
 use super::{
     Games, flag,
     model::{
@@ -78,7 +79,7 @@ impl Games {
     /// fallen (`GameOver`) is `FailedPrecondition`.
     pub async fn propose_takeback(
         &self,
-        id: &str,
+        id: &GameId,
         claim: impl Into<SeatClaim<'_>>,
     ) -> Result<GameView, GameError> {
         let claim = claim.into();
@@ -131,7 +132,7 @@ impl Games {
     /// has fallen (`GameOver`), is `FailedPrecondition`.
     pub async fn respond_to_takeback(
         &self,
-        id: &str,
+        id: &GameId,
         claim: impl Into<SeatClaim<'_>>,
         accept: bool,
     ) -> Result<GameView, GameError> {

@@ -9,7 +9,10 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::Status;
 
 use super::{Services, answer::Answer, form::Call, shapes};
-use crate::api::proto::{self as pb, games_server::Games as _};
+use crate::{
+    api::proto::{self as pb, games_server::Games as _},
+    games::GameId,
+};
 
 /// Games a page of ListGames holds: a stream reads the next page when its
 /// reader has taken this one.
@@ -346,7 +349,7 @@ async fn write(
     }
     if written.clocks && game.clock.is_some() {
         // Each mover's time left after each move, in centiseconds.
-        let view = services.games.games.get(id).await?;
+        let view = services.games.games.get(&GameId::parse(id)?).await?;
         let clocks: Vec<i64> = view.clocks_after_moves().iter().map(|ms| ms / 10).collect();
         value["clocks"] = Value::from(clocks);
     }

@@ -19,7 +19,7 @@ use crate::{
         GamesService,
         proto::{self as pb, games_server::Games as GamesApi},
     },
-    games::{Attendance, Games},
+    games::{Attendance, GameId, Games},
     rules::Side,
     store::StoredChatLine,
 };
@@ -103,12 +103,16 @@ pub(super) async fn stream(services: &Services, call: &Call, id: &str) -> Answer
     if !is_over(&game) {
         let last = shapes::game_state(&game);
         let games = &services.games.games;
-        let attendance = match games.attend(id, side).await {
+        // Well formed: the watch found the game.
+        let Ok(id) = GameId::parse(id) else {
+            return no_such_game();
+        };
+        let attendance = match games.attend(&id, side).await {
             Ok(attendance) => attendance,
             Err(error) => return Answer::from(Status::from(error)),
         };
-        let chat = Chat::open(games.clone(), id, me.id).await;
-        let opponent = Opponent::new(games.clone(), id, side.other());
+        let chat = Chat::open(games.clone(), &id, me.id).await;
+        let opponent = Opponent::new(games.clone(), &id, side.other());
         tokio::spawn(follow(events, tx, last, (chat, opponent), attendance));
     }
     Answer::Stream(Box::pin(ReceiverStream::new(rx)))
@@ -118,7 +122,7 @@ pub(super) async fn stream(services: &Services, call: &Call, id: &str) -> Answer
 /// said after the stream opened.
 struct Chat {
     games: Games,
-    id: String,
+    id: GameId,
     reader: String,
     bell: watch::Receiver<u64>,
     /// The last line told.
@@ -131,11 +135,11 @@ struct Chat {
 }
 
 impl Chat {
-    async fn open(games: Games, id: &str, reader: String) -> Chat {
+    async fn open(games: Games, id: &GameId, reader: String) -> Chat {
         let bell = games.listen_chat(id);
         let mut chat = Chat {
             games,
-            id: id.to_owned(),
+            id: id.clone(),
             reader,
             bell,
             after: 0,
@@ -182,7 +186,7 @@ impl Chat {
 /// The opponent's presence, told in `opponentGone` lines when it changes.
 struct Opponent {
     games: Games,
-    id: String,
+    id: GameId,
     side: Side,
     bell: watch::Receiver<u64>,
     /// The last line told: gone, and the seconds until the claim.
@@ -192,11 +196,11 @@ struct Opponent {
 }
 
 impl Opponent {
-    fn new(games: Games, id: &str, side: Side) -> Opponent {
+    fn new(games: Games, id: &GameId, side: Side) -> Opponent {
         let bell = games.listen_presence(id);
         Opponent {
             games,
-            id: id.to_owned(),
+            id: id.clone(),
             side,
             bell,
             told: None,

@@ -14,8 +14,8 @@ use rand::Rng;
 use super::Players;
 use crate::{
     games::{
-        EngineSeat, GameError, GameView, Games, Refusal, SeatSpec, Start, Terms, TimeControl,
-        TimeSource, model::new_id,
+        EngineSeat, GameError, GameId, GameView, Games, Refusal, SeatSpec, Start, Terms,
+        TimeControl, TimeSource, model::new_id,
     },
     reason::Reason,
     rules::{Quoted, RuleChoices, Side, Variant, referee::referee_under},
@@ -298,7 +298,7 @@ impl Challenges {
             )
             .await?;
         stored.state = ChallengeState::Accepted;
-        stored.game_id = Some(created.game.id.clone());
+        stored.game_id = Some(created.game.id.to_string());
         stored.acceptor = Some(stored.challenger.clone());
         self.store.insert_challenge(&stored).await?;
         Ok((Challenge::at(stored, now), Some(created.game)))
@@ -500,7 +500,7 @@ impl Challenges {
             (Some(game), Some(by)) if by == acceptor && stored.engine.is_none() => {
                 Ok(Some(Accepted {
                     challenge: challenge.clone(),
-                    game: Some(self.games.get(game).await?),
+                    game: Some(self.games.get(&GameId::parse(game)?).await?),
                 }))
             }
             _ => Ok(None),

@@ -6,7 +6,7 @@
 
 use super::Players;
 use crate::{
-    games::{GameError, Games, Refusal, SeatClaim},
+    games::{GameError, GameId, Games, Refusal, SeatClaim},
     reason::Reason,
     rules::Quoted,
     store::GameFilter,
@@ -40,8 +40,9 @@ impl Players {
                 .await?;
             for game in &page.items {
                 let claim = SeatClaim::Player(&player.id);
-                let stopped = match games.abort(&game.id, claim).await {
-                    Err(GameError::FailedPrecondition(_)) => games.resign(&game.id, claim).await,
+                let id = GameId::parse(&game.id)?;
+                let stopped = match games.abort(&id, claim).await {
+                    Err(GameError::FailedPrecondition(_)) => games.resign(&id, claim).await,
                     aborted => aborted,
                 };
                 match stopped {

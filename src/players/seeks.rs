@@ -28,7 +28,8 @@ use tokio::sync::{Notify, watch};
 use super::{Players, pairing};
 use crate::{
     games::{
-        GameError, GameView, Games, Refusal, SeatSpec, Start, Terms, TimeControl, TimeSource,
+        GameError, GameId, GameView, Games, Refusal, SeatSpec, Start, Terms, TimeControl,
+        TimeSource,
         model::{INITIAL_RATING, Speed, new_id, perf},
     },
     reason::Reason,
@@ -191,7 +192,7 @@ impl Seeks {
         let seek = self.store.seek(id).await?.ok_or_else(seek_not_found)?;
         match seek.game_id {
             None => Ok(None),
-            Some(game) => Ok(Some(self.games.get(&game).await?)),
+            Some(game) => Ok(Some(self.games.get(&GameId::parse(&game)?).await?)),
         }
     }
 

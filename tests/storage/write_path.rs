@@ -13,7 +13,7 @@ use std::{
 
 use arbiter::{
     api::proto::{self as pb, games_client::GamesClient},
-    games::{Games, ManualTime, SeatSpec, Start, SystemTime},
+    games::{GameId, Games, ManualTime, SeatSpec, Start, SystemTime},
     rules::{Side, Status, Variant},
     store::{Base, GameFilter, GameWrite, OpenSeat, Store, StoredGame, Written},
 };
@@ -25,7 +25,7 @@ use tonic::transport::Channel;
 /// Games played at once in the batched tests.
 const GAMES: usize = 24;
 
-async fn human_game(games: &Games) -> (String, [String; 2]) {
+async fn human_game(games: &Games) -> (GameId, [String; 2]) {
     let human = SeatSpec::default;
     let created = games
         .create(

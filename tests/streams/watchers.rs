@@ -11,7 +11,7 @@ use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use arbiter::{
     api::proto::{self as pb, games_client::GamesClient},
-    games::{GameError, Games, Role, SeatSpec, Start, SystemTime, View},
+    games::{GameError, GameId, Games, Role, SeatSpec, Start, SystemTime, View},
     rules::Variant,
     store::Store,
 };
@@ -700,7 +700,11 @@ async fn no_channel_outlives_its_watchers_or_its_game() {
             let games = games.clone();
             async move {
                 games
-                    .watch(&arbiter::games::new_id(), View::Basic, Role::Spectator)
+                    .watch(
+                        &GameId::parse(&arbiter::games::new_id()).unwrap(),
+                        View::Basic,
+                        Role::Spectator,
+                    )
                     .await
                     .map(drop)
             }

@@ -1,8 +1,12 @@
 //! Game and position ids, and the secret tokens (seat, owner) that go with
 //! them.
 
+use std::{fmt, ops::Deref};
+
 use rand::Rng;
 use sha2::{Digest, Sha256};
+
+use super::error::GameError;
 
 const ID_ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
 const ID_LENGTH: usize = 16;
@@ -19,6 +23,48 @@ pub fn new_id() -> String {
 /// is refused before it reaches the database or the logs.
 pub fn is_well_formed_id(id: &str) -> bool {
     id.len() == ID_LENGTH && id.bytes().all(|b| ID_ALPHABET.contains(&b))
+}
+
+/// A game's id, known to be well formed: checked once, where it comes in,
+/// so that no id that cannot be a game's reaches the store or the logs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GameId(String);
+
+impl GameId {
+    /// `id` as a game's id.
+    ///
+    /// # Errors
+    ///
+    /// NOT_FOUND (`GAME_NOT_FOUND`) for an id that cannot be a game's.
+    pub fn parse(id: &str) -> Result<GameId, GameError> {
+        if is_well_formed_id(id) {
+            Ok(GameId(id.to_owned()))
+        } else {
+            Err(GameError::game_not_found(id))
+        }
+    }
+
+    /// The id of a game the store holds (made here, so well formed).
+    pub(in crate::games) fn stored(id: &str) -> GameId {
+        GameId(id.to_owned())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Deref for GameId {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 /// A secret token (256 bits), shown once.
@@ -61,5 +107,12 @@ mod tests {
         }
         assert!(!is_well_formed_id("ABCDEFGHIJKMNPQR"));
         assert!(!is_well_formed_id("abcdefghijkmnpé"));
+    }
+
+    #[test]
+    fn a_game_id_is_parsed_once_well_formed() {
+        let id = new_id();
+        assert_eq!(GameId::parse(&id).unwrap().as_str(), id);
+        assert!(matches!(GameId::parse("nope"), Err(GameError::NotFound(_))));
     }
 }

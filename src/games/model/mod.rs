@@ -29,8 +29,8 @@ pub use clock::{FIRST_MOVE_GRACE, GameClock, ManualTime, SystemTime, TimeControl
 pub use ending::Ending;
 pub use error::{GameError, Refusal};
 pub use events::{EncodeEvent, EventKind, GameEvent, Published};
+pub use ids::{GameId, is_well_formed_id, new_id};
 pub(crate) use ids::{hash_token, new_token};
-pub use ids::{is_well_formed_id, new_id};
 pub use move_text::MoveText;
 pub(crate) use names::{hidden_character, refuse_hidden_characters};
 pub use pgn::{PgnLimits, PgnNotation, PgnOptions};

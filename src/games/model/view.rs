@@ -13,6 +13,7 @@ use super::{
     clock::{GameClock, TimeControl},
     ending::Ending,
     error::GameError,
+    ids::GameId,
     play::{replay, rule_choices},
     seats::{EngineSeat, engine_of},
 };
@@ -51,7 +52,7 @@ pub struct MoveView {
 /// A game as clients see it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameView {
-    pub id: String,
+    pub id: GameId,
     pub variant: Variant,
     /// The rules the game is played under.
     pub rules: RuleChoices,
@@ -180,7 +181,7 @@ impl GameView {
             _ => game.status.name().to_owned(),
         };
         GameView {
-            id: game.id.clone(),
+            id: GameId::stored(&game.id),
             variant,
             rules: rule_choices(game).unwrap_or_default(),
             version: game.version,
