@@ -55,6 +55,8 @@ struct Written {
     clocks: bool,
     /// The stored analysis's evaluations in the PGN.
     evals: bool,
+    /// The opening in the JSON (the PGN always names it).
+    opening: bool,
 }
 
 impl Written {
@@ -68,6 +70,7 @@ impl Written {
             tags: call.flag("tags")?.unwrap_or(true),
             clocks: call.flag("clocks")?.unwrap_or(one_game),
             evals: call.flag("evals")?.unwrap_or(one_game),
+            opening: call.flag("opening")?.unwrap_or(one_game),
         })
     }
 }
@@ -347,11 +350,22 @@ async fn write(
     if let Some(pgn) = pgn {
         value["pgn"] = Value::from(pgn);
     }
-    if written.clocks && game.clock.is_some() {
-        // Each mover's time left after each move, in centiseconds.
+    let clocks = written.clocks && game.clock.is_some();
+    let opening = written.opening && game.variant == pb::Variant::Chess as i32;
+    if clocks || opening {
         let view = services.games.games.get(&GameId::parse(id)?).await?;
-        let clocks: Vec<i64> = view.clocks_after_moves().iter().map(|ms| ms / 10).collect();
-        value["clocks"] = Value::from(clocks);
+        if clocks {
+            // Each mover's time left after each move, in centiseconds.
+            let clocks: Vec<i64> = view.clocks_after_moves().iter().map(|ms| ms / 10).collect();
+            value["clocks"] = Value::from(clocks);
+        }
+        if opening && let Some(named) = view.opening() {
+            value["opening"] = serde_json::json!({
+                "eco": named.eco,
+                "name": named.name,
+                "ply": named.uci.split_whitespace().count(),
+            });
+        }
     }
     Ok(format!("{value}\n"))
 }

@@ -507,6 +507,7 @@ async fn a_players_games_export_as_pgn_and_ndjson() {
     assert!(pgn.starts_with("1. f3 {[%clk 0:0"), "oldest first: {pgn}");
     let (_, pgn) = anyone.get_text(&format!("/game/export/{mated}"), "").await;
     assert!(pgn.contains("[%clk "), "one game has its clocks: {pgn}");
+    assert!(pgn.contains("[Opening \"Barnes Opening"), "{pgn}");
 
     let ndjson = |path: &'static str| async move {
         let (status, text) = anyone.get_text(path, "application/x-ndjson").await;
@@ -529,11 +530,13 @@ async fn a_players_games_export_as_pgn_and_ndjson() {
     let games = ndjson("/api/games/user/bob?vs=alice&color=black").await;
     assert_eq!(games.len(), 2);
     assert_eq!(games[1]["moves"], "f3 e5 g4 Qh4#");
+    assert!(games[1].get("opening").is_none(), "only when asked");
     assert_eq!(
         games[1]["clock"],
         serde_json::json!({ "initial": 180, "increment": 2, "totalTime": 260 })
     );
-    let games = ndjson("/api/games/user/bob?vs=alice&color=black&clocks=true").await;
+    let games = ndjson("/api/games/user/bob?vs=alice&color=black&clocks=true&opening=true").await;
+    assert_eq!(games[1]["opening"]["eco"], "A00", "{}", games[1]);
     let clocks = games[1]["clocks"].as_array().expect("clocks");
     assert_eq!(clocks.len(), 4, "{clocks:?}");
     assert!(
@@ -755,23 +758,26 @@ async fn a_games_export_takes_a_place_among_the_addresss_streams() {
     .await;
     let (alice, bob) = two_players(&server).await;
     let id = play_by_challenge(&alice, &bob, "bob", "color=white").await;
+    let export = async || {
+        alice
+            .get_text("/api/games/user/alice?ongoing=true", "application/x-ndjson")
+            .await
+    };
+    // Once the address holds no stream (the event stream just closed).
+    let exported_once_free = async || {
+        for _ in 0..100 {
+            let (status, text) = export().await;
+            if status == StatusCode::OK {
+                return text;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!("never exported");
+    };
+    assert!(exported_once_free().await.contains(&id));
     let held = alice.stream(&format!("/api/bot/game/stream/{id}")).await;
-    let (status, refused) = alice
-        .get_text("/api/games/user/alice?ongoing=true", "application/x-ndjson")
-        .await;
+    let (status, refused) = export().await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{refused}");
     drop(held);
-    let mut exported = None;
-    for _ in 0..50 {
-        let (status, text) = alice
-            .get_text("/api/games/user/alice?ongoing=true", "application/x-ndjson")
-            .await;
-        if status == StatusCode::OK {
-            exported = Some(text);
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    let exported = exported.expect("exported once the stream closed");
-    assert!(exported.contains(&id), "{exported}");
+    assert!(exported_once_free().await.contains(&id));
 }

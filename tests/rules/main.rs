@@ -8,6 +8,7 @@ mod common;
 mod chess_fen;
 mod chess_fixture;
 mod chess_moves;
+mod chess_openings;
 mod chess_perft;
 mod pgn_roundtrip;
 mod random_input;

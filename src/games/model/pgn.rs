@@ -99,6 +99,9 @@ pub fn write(
     if game.start_fen != standard_start {
         tag("SetUp", "1");
         tag("FEN", &game.start_fen);
+    } else if let Some(opening) = game.opening() {
+        tag("ECO", opening.eco);
+        tag("Opening", opening.name);
     }
     tag("TimeControl", &time_control(game));
     tag("Termination", termination(game));

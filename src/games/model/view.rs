@@ -2,7 +2,11 @@ use std::sync::Arc;
 
 use crate::{
     rules::{
-        DrawClaim, MoveDescription, RuleChoices, Side, Termination, Variant,
+        DrawClaim, Game, MoveDescription, RuleChoices, Side, Termination, Variant,
+        chess::{
+            Chess,
+            openings::{self, Opening},
+        },
         referee::{PlayedMove, Referee},
     },
     store::{StoredGame, StoredMove},
@@ -113,6 +117,15 @@ impl Rated {
 }
 
 impl GameView {
+    /// The chess opening the game is named by: the last position of the
+    /// openings dataset it reached, from the standard start.
+    pub fn opening(&self) -> Option<Opening> {
+        let standard = self.variant == Variant::Chess && self.start_fen == Chess::start().fen();
+        standard
+            .then(|| openings::opening_of(self.moves.iter().map(|m| m.fen_after.as_str())))
+            .flatten()
+    }
+
     /// The mover's time left after each move, in milliseconds, replayed
     /// from the moves' times (clocked games only: empty otherwise).
     pub fn clocks_after_moves(&self) -> Vec<i64> {

@@ -13,6 +13,7 @@ mod explain;
 mod fen;
 mod names;
 mod notation;
+pub mod openings;
 mod outcome;
 mod san;
 

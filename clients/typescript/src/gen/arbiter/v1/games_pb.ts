@@ -1099,7 +1099,9 @@ export const ExportGameRequestSchema: GenMessage<ExportGameRequest> = /*@__PURE_
 export type ExportGameResponse = Message<"arbiter.v1.ExportGameResponse"> & {
   /**
    * The game as PGN: tags (Seven Tag Roster, GameId, Variant and Game for
-   * xiangqi, SetUp and FEN for a custom start, Termination, PlyCount), a
+   * xiangqi, SetUp and FEN for a custom start, ECO and Opening for a chess
+   * game from the standard start that reached a position the Lichess
+   * openings dataset names, Termination, PlyCount), a
    * blank line, the movetext with a comment saying how the game ended, and
    * the result.
    *
