@@ -764,20 +764,16 @@ async fn a_games_export_takes_a_place_among_the_addresss_streams() {
             .await
     };
     // Once the address holds no stream (the event stream just closed).
-    let exported_once_free = async || {
-        for _ in 0..100 {
-            let (status, text) = export().await;
-            if status == StatusCode::OK {
-                return text;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        }
-        panic!("never exported");
-    };
-    assert!(exported_once_free().await.contains(&id));
+    let free = std::time::Duration::from_secs(10);
+    crate::wait_until!(free, export().await.0 == StatusCode::OK, "streams held");
     let held = alice.stream(&format!("/api/bot/game/stream/{id}")).await;
     let (status, refused) = export().await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{refused}");
     drop(held);
-    assert!(exported_once_free().await.contains(&id));
+    crate::wait_until!(
+        free,
+        export().await.0 == StatusCode::OK,
+        "the stream held on"
+    );
+    assert!(export().await.1.contains(&id));
 }
