@@ -13,9 +13,14 @@
 //! that is a draw. In xiangqi the cycle is judged by the rules library
 //! ([`Evaluate::repetition_loser`]): the side that checked or chased
 //! perpetually loses (scored as being mated there), otherwise it is a draw.
-//! So the engine does not chase into a lost repetition, and repeats when the
-//! opponent's chasing makes the repetition a win. The judge is asked only
-//! when a position repeats, which few nodes do.
+//! A loss is only taken for a cycle within the search's line, or at the
+//! third occurrence of a position of the game: a cycle that began in the
+//! game has not been forced on the side it blames, which may still leave it
+//! (scored as a mate at once, it was a false "mate in 1"); its positions are
+//! searched on, not answered from the transposition table. So the engine
+//! does not chase into a lost repetition, and repeats when the opponent's
+//! chasing makes the repetition a win. The judge is asked only when a
+//! position repeats, which few nodes do.
 
 use std::{
     sync::{LazyLock, atomic::AtomicBool},
@@ -90,6 +95,18 @@ pub struct Line<M> {
     pub score: i32,
     /// The line, its first move first.
     pub pv: Vec<M>,
+}
+
+/// What a position's earlier occurrences make of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Repetition {
+    /// No earlier occurrence since the last irreversible move.
+    New,
+    /// The rules end the game here: the score for the side to move.
+    Scored(i32),
+    /// A cycle that began in the game's history and blames a side, which
+    /// can still leave it before the third occurrence.
+    Open,
 }
 
 /// One position on the game's path and the search's current line.
@@ -293,19 +310,22 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         pos.evaluate() + i32::try_from(hash % spread).unwrap_or(0) - noise
     }
 
-    /// The score of a repetition of the current position since the last
-    /// irreversible move, for the side to move, or `None` when it has not
-    /// repeated. A repetition is a draw unless the game judges its cycle
-    /// ([`Evaluate::repetition_loser`]): then the loser is mated here.
-    fn repetition(&mut self, pos: &G, ply: usize) -> Option<i32> {
+    /// What earlier occurrences of the current position since the last
+    /// irreversible move make of it. A repetition is a draw unless the game
+    /// judges its cycle ([`Evaluate::repetition_loser`]): then the loser is
+    /// mated here.
+    fn repetition(&mut self, pos: &G, ply: usize) -> Repetition {
         let last = self.path.len() - 1;
         let window = (pos.halfmove_clock() as usize).min(last.saturating_sub(self.barrier));
         let key = self.path[last].key;
-        let earlier = (last - window..last)
+        let mut occurrences = (last - window..last)
             .rev()
-            .find(|&i| self.path[i].key == key)?;
+            .filter(|&i| self.path[i].key == key);
+        let Some(earlier) = occurrences.next() else {
+            return Repetition::New;
+        };
         if !self.judged {
-            return Some(0);
+            return Repetition::Scored(0);
         }
         // No loser (or, never expected, a cycle that cannot be rebuilt):
         // a draw.
@@ -313,11 +333,17 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
             .cycle(earlier)
             .and_then(|(positions, moves)| G::repetition_loser(&positions, &moves))
         else {
-            return Some(0);
+            return Repetition::Scored(0);
         };
+        // A cycle that began in the game's history ends the game only at
+        // the third occurrence: until then the side to blame can still
+        // leave it, so the position is searched on.
+        if earlier < self.history.len() && occurrences.next().is_none() {
+            return Repetition::Open;
+        }
         self.verdicts += 1;
         let win = MATE - i32::try_from(ply).unwrap_or(0);
-        Some(if loser == pos.turn() { -win } else { win })
+        Repetition::Scored(if loser == pos.turn() { -win } else { win })
     }
 
     /// The positions of the path from index `first` to the current one,
@@ -376,9 +402,12 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         if self.out_of_budget() {
             return 0;
         }
-        if ply > 0
-            && let Some(score) = self.repetition(pos, ply)
-        {
+        let repetition = if ply > 0 {
+            self.repetition(pos, ply)
+        } else {
+            Repetition::New
+        };
+        if let Repetition::Scored(score) = repetition {
             return score;
         }
         let Visit { key, in_check, .. } = *self.path.last().expect("path has the root");
@@ -388,7 +417,12 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         }
         let entry = self.table.probe(key);
         let hash_move = entry.map_or(0, |e| e.best);
-        if let Some(e) = entry.filter(|e| ply > 0 && e.depth >= depth) {
+        // An open cycle's position is searched: its entry may come from a
+        // line where the cycle's end was not in sight, and answered from it
+        // the search would walk into the third occurrence unawares.
+        if let Some(e) =
+            entry.filter(|e| ply > 0 && e.depth >= depth && !matches!(repetition, Repetition::Open))
+        {
             let score = from_table(e.score, ply);
             match e.bound {
                 Bound::Exact => return score,
@@ -693,8 +727,8 @@ mod tests {
     use super::*;
     use crate::rules::{Game, chess::Chess, xiangqi::Xiangqi};
 
-    /// The score `repetition` gives the side to move after `moves`.
-    fn repetition_after<G: Evaluate>(fen: &str, moves: &[&str]) -> Option<i32> {
+    /// What `repetition` makes of the position after `moves`.
+    fn repetition_after<G: Evaluate>(fen: &str, moves: &[&str]) -> Repetition {
         let mut record = Record::new(G::from_fen(fen).unwrap());
         for m in moves {
             record.play_text(m).unwrap();
@@ -707,24 +741,33 @@ mod tests {
 
     #[test]
     fn perpetual_check_and_chase_lose_in_xiangqi_and_draw_in_chess() {
-        // Red's chariot checks on every move and the position comes back.
-        let checks = ["a7a9", "e9e8", "a9a8", "e8e9", "a8a9"];
+        // Red's chariot checks on every move and the position comes back:
+        // a second time Red can still leave the cycle, a third time it has
+        // lost.
+        let checks = [
+            "a7a9", "e9e8", "a9a8", "e8e9", "a8a9", "e9e8", "a9a8", "e8e9", "a8a9",
+        ];
         let fen = "4k4/9/R8/9/9/9/9/9/9/5K3 w - - 0 1";
-        assert_eq!(repetition_after::<Xiangqi>(fen, &checks), Some(MATE - 3));
-        assert_eq!(repetition_after::<Xiangqi>(fen, &checks[..4]), None);
-        // Both sides' moves without check: a plain draw.
+        let xiangqi = |fen: &str, moves: &[&str]| repetition_after::<Xiangqi>(fen, moves);
+        assert_eq!(xiangqi(fen, &checks), Repetition::Scored(MATE - 3));
+        assert_eq!(xiangqi(fen, &checks[..5]), Repetition::Open);
+        assert_eq!(xiangqi(fen, &checks[..4]), Repetition::New);
+        // Both sides' moves without check: a plain draw at once.
         let quiet = ["a7b7", "e9d9", "b7a7", "d9e9"];
-        assert_eq!(repetition_after::<Xiangqi>(fen, &quiet), Some(0));
+        assert_eq!(xiangqi(fen, &quiet), Repetition::Scored(0));
         // Black's chariot chases the unprotected horse round the cycle:
         // Black loses, so Red, to move, wins.
-        let chase = ["d0c2", "d3c3", "c2d0", "c3d3"];
+        let chase = [
+            "d0c2", "d3c3", "c2d0", "c3d3", "d0c2", "d3c3", "c2d0", "c3d3",
+        ];
         let fen = "3k5/9/9/9/9/9/3r5/9/9/3NK4 w - - 0 1";
-        assert_eq!(repetition_after::<Xiangqi>(fen, &chase), Some(MATE - 3));
-        // The same checking cycle in chess is a draw.
+        assert_eq!(xiangqi(fen, &chase), Repetition::Scored(MATE - 3));
+        assert_eq!(xiangqi(fen, &chase[..4]), Repetition::Open);
+        // The same checking cycle in chess is a draw at once.
         let chess = ["a6a8", "e8e7", "a8a7", "e7e8", "a7a8"];
         assert_eq!(
             repetition_after::<Chess>("4k3/8/R7/8/8/8/8/5K2 w - - 0 1", &chess),
-            Some(0)
+            Repetition::Scored(0)
         );
     }
 

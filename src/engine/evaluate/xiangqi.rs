@@ -46,8 +46,8 @@ fn relative_rank(side: Side, sq: Square) -> i32 {
     }
 }
 
-/// Middlegame value, for capture ordering.
-fn value(kind: Kind, side: Side, sq: Square) -> i32 {
+/// Middlegame value, for capture ordering and exchanges.
+pub(super) fn value(kind: Kind, side: Side, sq: Square) -> i32 {
     material(kind, relative_rank(side, sq) >= 5).mg
 }
 
@@ -149,6 +149,10 @@ impl Evaluate for Xiangqi {
     fn attacker_value(&self, m: <Xiangqi as Game>::Move) -> i32 {
         self.piece_at(m.from())
             .map_or(0, |p| value(p.kind, p.side, m.from()))
+    }
+
+    fn exchange_at_least(&self, m: <Xiangqi as Game>::Move, threshold: i32) -> bool {
+        super::exchange::xiangqi_at_least(self, m, threshold)
     }
 
     fn move_key(m: <Xiangqi as Game>::Move) -> u32 {

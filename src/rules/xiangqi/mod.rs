@@ -18,6 +18,7 @@
 mod attacks;
 mod bitboard;
 mod chase;
+mod exchange;
 mod explain;
 mod fen;
 mod hash;
