@@ -152,7 +152,9 @@ impl Evaluate for Xiangqi {
     }
 
     fn exchange_at_least(&self, m: <Xiangqi as Game>::Move, threshold: i32) -> bool {
-        super::exchange::xiangqi_at_least(self, m, threshold)
+        super::exchange::xiangqi_at_least(self, m, threshold, |kind, side| {
+            value(kind, side, m.to())
+        })
     }
 
     fn move_key(m: <Xiangqi as Game>::Move) -> u32 {
@@ -187,6 +189,39 @@ impl Evaluate for Xiangqi {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn xiangqi_see(fen: &str, m: &str, threshold: i32) -> bool {
+        let pos = Xiangqi::from_fen(fen).unwrap();
+        let m = pos.parse_move(m).unwrap();
+        pos.exchange_at_least(m, threshold)
+    }
+
+    #[test]
+    fn xiangqi_defended_and_undefended_targets() {
+        // A chariot takes a soldier the horse on d8 guards: 90 for 900.
+        let fen = "5k3/3n5/9/4p4/9/9/4R4/9/9/3K5 w - - 0 1";
+        assert!(xiangqi_see(fen, "e3e6", -810));
+        assert!(!xiangqi_see(fen, "e3e6", -809));
+        // Without the horse the soldier is free.
+        let fen = "5k3/9/9/4p4/9/9/4R4/9/9/3K5 w - - 0 1";
+        assert!(xiangqi_see(fen, "e3e6", 90));
+        assert!(!xiangqi_see(fen, "e3e6", 91));
+    }
+
+    #[test]
+    fn xiangqi_screens_legs_and_eyes() {
+        // Black's cannon on e9 gains its screen once the one on e7 has
+        // taken back: chariot for soldier, then the cannons trade.
+        let fen = "3kc4/9/4c4/4n4/4p4/4R4/4P4/9/4C4/5K3 w - - 0 1";
+        assert!(xiangqi_see(fen, "e4e5", -810));
+        assert!(!xiangqi_see(fen, "e4e5", -809));
+        // The horse on b7 and the elephant on e7 guard c5...
+        let fen = "4k4/9/1n2b4/9/2p6/2R6/9/9/9/4K4 w - - 0 1";
+        assert!(!xiangqi_see(fen, "c4c5", 0));
+        // ...not once the horse's leg and the elephant's eye are blocked.
+        let fen = "4k4/9/1n2b4/1N1n5/2p6/2R6/9/9/9/4K4 w - - 0 1";
+        assert!(xiangqi_see(fen, "c4c5", 90));
+    }
 
     #[test]
     fn the_start_is_balanced() {
