@@ -192,25 +192,10 @@ pub(super) async fn user(services: &Services, call: &Call, username: &str) -> An
         Ok(query) => query,
         Err(refused) => return refused,
     };
-    let place = match services.games.export_place(call.remote_addr()) {
-        Ok(place) => place,
-        Err(status) => return status.into(),
-    };
-    let content_type = if query.written.ndjson { NDJSON } else { PGN };
-    let (tx, rx) = mpsc::channel(QUEUED);
-    let services = services.clone();
-    let call = call.clone();
-    tokio::spawn(async move {
-        let _place = place;
-        tokio::select! {
-            () = tx.closed() => {}
-            () = send_games(&services, &call, &query, &tx) => {}
-        }
-    });
-    Answer::Texts {
-        texts: Box::pin(ReceiverStream::new(rx)),
-        content_type,
-    }
+    let ndjson = query.written.ndjson;
+    exporting(services, call, ndjson, async move |services, call, tx| {
+        send_games(&services, &call, &query, &tx).await;
+    })
 }
 
 /// `POST /api/games/export/_ids`: the games the body names
@@ -230,31 +215,50 @@ pub(super) async fn by_id(services: &Services, call: &Call) -> Answer {
         Ok(written) => written,
         Err(refused) => return refused,
     };
+    exporting(
+        services,
+        call,
+        written.ndjson,
+        async move |services, call, tx| {
+            for id in &ids {
+                if let Ok(text) = write(&services, &call, id, written).await
+                    && tx.send(text).await.is_err()
+                {
+                    return;
+                }
+            }
+        },
+    )
+}
+
+/// A stream of exported games, NDJSON or PGN, that `send` writes into
+/// while the reader stays; it holds one of the address's stream places.
+fn exporting<F>(
+    services: &Services,
+    call: &Call,
+    ndjson: bool,
+    send: impl FnOnce(Services, Call, mpsc::Sender<String>) -> F,
+) -> Answer
+where
+    F: Future<Output = ()> + Send + 'static,
+{
     let place = match services.games.export_place(call.remote_addr()) {
         Ok(place) => place,
         Err(status) => return status.into(),
     };
-    let content_type = if written.ndjson { NDJSON } else { PGN };
     let (tx, rx) = mpsc::channel(QUEUED);
-    let services = services.clone();
-    let call = call.clone();
+    let closed = tx.clone();
+    let sending = send(services.clone(), call.clone(), tx);
     tokio::spawn(async move {
         let _place = place;
-        for id in &ids {
-            let text = tokio::select! {
-                () = tx.closed() => return,
-                text = write(&services, &call, id, written) => text,
-            };
-            if let Ok(text) = text
-                && tx.send(text).await.is_err()
-            {
-                return;
-            }
+        tokio::select! {
+            () = closed.closed() => {}
+            () = sending => {}
         }
     });
     Answer::Texts {
         texts: Box::pin(ReceiverStream::new(rx)),
-        content_type,
+        content_type: if ndjson { NDJSON } else { PGN },
     }
 }
 
