@@ -15,7 +15,7 @@ use std::{
         Arc,
         atomic::{AtomicBool, Ordering},
     },
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use arbiter::api::proto as pb;
@@ -38,19 +38,11 @@ async fn server_with_metrics(metrics: &str) -> TestServer {
 
 /// The whole HTTP/1.1 answer to `method path` on `addr`.
 async fn http(addr: &str, method: &str, path: &str) -> String {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut stream = loop {
-        match TcpStream::connect(addr).await {
-            Ok(stream) => break stream,
-            Err(e) => {
-                assert!(
-                    Instant::now() < deadline,
-                    "the metrics endpoint at {addr} did not come up: {e}"
-                );
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        }
-    };
+    let mut stream = crate::wait_for!(
+        Duration::from_secs(10),
+        TcpStream::connect(addr).await.ok(),
+        "the metrics endpoint at {addr} did not come up"
+    );
     let head = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     stream.write_all(head.as_bytes()).await.unwrap();
     let mut answer = String::new();
@@ -294,15 +286,13 @@ async fn gauges_show_the_servers_games_watchers_and_engine_slots() {
 
     // The client leaves: the stream ends, cancelled.
     drop(stream);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let left = loop {
-        let scrape = Scrape::of(&metrics).await;
-        if scrape.get("arbiter_watchers", &[]) == 0.0 && ended(&scrape) > ended(&before) {
-            break scrape;
-        }
-        assert!(Instant::now() < deadline, "the watcher never left");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let left = crate::wait_for!(
+        Duration::from_secs(10),
+        Some(Scrape::of(&metrics).await).filter(|scrape| {
+            scrape.get("arbiter_watchers", &[]) == 0.0 && ended(scrape) > ended(&before)
+        }),
+        "the watcher never left"
+    );
     assert_eq!(left.get("arbiter_games_watched", &[]), 0.0);
     assert_eq!(ended(&left) - ended(&before), 1.0);
 
@@ -342,25 +332,12 @@ async fn the_endpoint_serves_get_metrics_only_to_a_few_connections_at_once() {
     for _ in 0..METRICS_MAX_CONNECTIONS_PER_PEER {
         idle.push(TcpStream::connect(&metrics).await.unwrap());
     }
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let mut extra = TcpStream::connect(&metrics).await.unwrap();
-        let _ = extra
-            .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-            .await;
-        let mut answer = Vec::new();
-        let read = tokio::time::timeout(Duration::from_secs(5), extra.read_to_end(&mut answer));
-        match read.await {
-            // Closed without an answer (or reset).
-            Ok(Ok(0)) | Ok(Err(_)) => break,
-            // The idle connections were not all accepted yet.
-            _ => assert!(
-                Instant::now() < deadline,
-                "a connection over the share was served"
-            ),
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    // Until the idle connections are all accepted, one more may be served.
+    crate::wait_until!(
+        Duration::from_secs(10),
+        closed_unanswered(&metrics).await,
+        "a connection over the share was served"
+    );
     let mut other = common::connect_from("127.0.0.2", &metrics).await.unwrap();
     other
         .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
@@ -391,6 +368,18 @@ async fn the_endpoint_serves_get_metrics_only_to_a_few_connections_at_once() {
     server.stop().await;
 }
 
+/// Whether a scrape on a new connection to `addr` is closed (or reset)
+/// without an answer.
+async fn closed_unanswered(addr: &str) -> bool {
+    let mut extra = TcpStream::connect(addr).await.unwrap();
+    let _ = extra
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await;
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(5), extra.read_to_end(&mut answer));
+    matches!(read.await, Ok(Ok(0)) | Ok(Err(_)))
+}
+
 /// Six connections that never send a request, reopened as they close,
 /// keep no scrape out, from their own address or another.
 #[tokio::test]
@@ -419,7 +408,8 @@ async fn silent_connections_reopened_keep_no_scrape_out() {
             })
         })
         .collect();
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The squatters take their places.
+    common::let_pass(Duration::from_millis(200)).await;
     let mut served = 0;
     for n in 0..30 {
         let source = if n % 2 == 0 { "127.0.0.1" } else { "127.0.0.2" };

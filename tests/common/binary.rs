@@ -7,7 +7,7 @@ use std::{
     net::SocketAddr,
     path::Path,
     process::Stdio,
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use tokio::process::{Child, Command};
@@ -202,7 +202,7 @@ impl Binary {
     pub async fn settled_rss_kib(&self) -> u64 {
         let mut last = self.rss_kib();
         for _ in 0..20 {
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            super::let_pass(Duration::from_millis(100)).await;
             let now = self.rss_kib();
             if now >= last {
                 return now;
@@ -231,16 +231,10 @@ impl Binary {
 /// A connection through `endpoint`, retried until the server answers (at
 /// most [`COMING_UP`]).
 async fn connect(endpoint: &Endpoint) -> Channel {
-    let deadline = Instant::now() + COMING_UP;
-    loop {
-        if let Ok(channel) = endpoint.connect().await {
-            return channel;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "server at {} did not come up",
-            endpoint.uri()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    crate::wait_for!(
+        COMING_UP,
+        endpoint.connect().await.ok(),
+        "server at {} did not come up",
+        endpoint.uri()
+    )
 }

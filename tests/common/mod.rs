@@ -91,21 +91,41 @@ pub async fn create_players<const N: usize>(
     tokens.try_into().expect("one token each")
 }
 
-/// How often [`wait_until!`] asks again.
+/// How often [`wait_for!`] and [`wait_until!`] ask again.
 pub const POLL: std::time::Duration = std::time::Duration::from_millis(20);
 
-/// Waits until `$ready` (an expression, `.await`s and all) holds, asking
-/// again every [`POLL`] on tokio's clock; fails the test with the message
-/// (format arguments allowed) once `$within` has passed.
+/// Asks `$found` (an expression giving an `Option`, `.await`s and all)
+/// again every [`POLL`] on tokio's clock until it is `Some`, and gives its
+/// value; fails the test with the message (format arguments allowed) once
+/// `$within` has passed. The tests' one way of waiting for something.
 #[macro_export]
-macro_rules! wait_until {
-    ($within:expr, $ready:expr, $($message:tt)+) => {{
+macro_rules! wait_for {
+    ($within:expr, $found:expr, $($message:tt)+) => {{
         let deadline = tokio::time::Instant::now() + $within;
-        while !$ready {
+        loop {
+            if let Some(found) = $found {
+                break found;
+            }
             assert!(tokio::time::Instant::now() < deadline, $($message)+);
             tokio::time::sleep($crate::common::POLL).await;
         }
     }};
+}
+
+/// [`wait_for!`] a condition: waits until `$ready` holds.
+#[macro_export]
+macro_rules! wait_until {
+    ($within:expr, $ready:expr, $($message:tt)+) => {
+        $crate::wait_for!($within, ($ready).then_some(()), $($message)+)
+    };
+}
+
+/// Lets `time` of real time pass on purpose, where waiting *is* the test:
+/// a load runs for a while, a timer under test runs out, or nothing may
+/// happen meanwhile (an absence is only shown by waiting). Waiting *for*
+/// something is [`wait_for!`]'s job.
+pub async fn let_pass(time: std::time::Duration) {
+    tokio::time::sleep(time).await;
 }
 
 pub struct TestServer {
@@ -177,13 +197,12 @@ impl TestServer {
 
     pub async fn channel(&self) -> Channel {
         let url = format!("http://{}", self.addr);
-        for _ in 0..100 {
-            if let Ok(channel) = Channel::from_shared(url.clone()).unwrap().connect().await {
-                return channel;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
-        panic!("server did not come up on {url}");
+        let endpoint = Channel::from_shared(url.clone()).unwrap();
+        crate::wait_for!(
+            std::time::Duration::from_secs(2),
+            endpoint.connect().await.ok(),
+            "server did not come up on {url}"
+        )
     }
 
     pub async fn rules(&self) -> RulesClient<Channel> {
@@ -427,6 +446,28 @@ pub async fn get_game(games: &mut GamesClient<Channel>, id: &str) -> pb::Game {
         .into_inner()
         .game
         .unwrap()
+}
+
+/// The game `id` once `ready` holds of it, asked every [`POLL`]; fails the
+/// test once `within` has passed.
+pub async fn game_once(
+    games: &mut GamesClient<Channel>,
+    id: &str,
+    within: std::time::Duration,
+    ready: impl Fn(&pb::Game) -> bool,
+) -> pb::Game {
+    crate::wait_for!(
+        within,
+        Some(get_game(games, id).await).filter(&ready),
+        "game {id} did not reach the state waited for within {within:?}"
+    )
+}
+
+/// Whether the game has ended.
+pub fn is_over(game: &pb::Game) -> bool {
+    game.outcome
+        .as_ref()
+        .is_some_and(|outcome| outcome.status != pb::OutcomeStatus::Ongoing as i32)
 }
 
 /// Proposes a takeback for the seat holding `token`; the game after it.

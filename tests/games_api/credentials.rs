@@ -144,14 +144,7 @@ async fn positions_are_deleted_by_their_owner_or_the_operator() {
 
 /// The game once it has at least `ply` moves (at most 20 real seconds).
 async fn after_ply(games: &mut GamesClient<Channel>, id: &str, ply: u32) -> pb::Game {
-    for _ in 0..400 {
-        let game = common::get_game(games, id).await;
-        if game.ply >= ply {
-            return game;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("game {id} did not reach ply {ply}");
+    common::game_once(games, id, Duration::from_secs(20), |game| game.ply >= ply).await
 }
 
 /// A game two engines play, each thinking `movetime_ms` a move; its id.
@@ -216,7 +209,7 @@ async fn the_operator_aborts_any_game() {
         )
     );
     // The engines stop: the game stays as it was aborted.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    common::let_pass(Duration::from_millis(300)).await;
     let later = after_ply(&mut games, &id, 0).await;
     assert_eq!(later.ply, aborted.ply);
     let status = abort(&mut games, &id, ADMIN).await.unwrap_err();

@@ -238,22 +238,21 @@ async fn analysis_streams_every_depth_and_a_full_engine_says_busy() {
     }
     // Leaving stops the search and frees the slot.
     drop(long);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let answer = engine
+    crate::wait_for!(
+        Duration::from_secs(10),
+        match engine
             .best_move(best_move(
                 position(pb::Variant::Chess, "", &[]),
                 limits(1, 0, 0),
             ))
-            .await;
-        match answer {
-            Ok(_) => break,
-            Err(s) if s.code() == Code::ResourceExhausted && Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
+            .await
+        {
+            Ok(_) => Some(()),
+            Err(s) if s.code() == Code::ResourceExhausted => None,
             Err(s) => panic!("the slot was not freed: {s:?}"),
-        }
-    }
+        },
+        "the slot was not freed"
+    );
     server.stop().await;
 }
 
@@ -517,24 +516,8 @@ async fn engines_play_each_other_to_the_end_and_resume_after_a_restart() {
     )
     .await;
     let id = created.game.unwrap().id;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let finished = loop {
-        let game = games
-            .get_game(pb::GetGameRequest {
-                game_id: id.clone(),
-                ..Default::default()
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .game
-            .unwrap();
-        if game.outcome.as_ref().unwrap().status != pb::OutcomeStatus::Ongoing as i32 {
-            break game;
-        }
-        assert!(Instant::now() < deadline, "the engines did not finish");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let finished =
+        common::game_once(&mut games, &id, Duration::from_secs(30), common::is_over).await;
     let outcome = finished.outcome.unwrap();
     assert_eq!(outcome.winner, pb::Side::White as i32, "{outcome:?}");
 

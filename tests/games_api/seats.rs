@@ -242,7 +242,7 @@ async fn an_open_game_nobody_joins_expires_and_its_watchers_are_told() {
 
     // Not yet: a minute before the timeout the seat is still open.
     time.advance(Duration::from_secs(540));
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    common::let_pass(Duration::from_millis(1500)).await;
     let game = common::get_game(&mut games, &id).await;
     assert_eq!(
         game.outcome.unwrap().status,

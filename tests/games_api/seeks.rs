@@ -161,7 +161,7 @@ async fn seeks_are_checked_limited_withdrawn_and_listed() {
         (Code::ResourceExhausted, "TOO_MANY_SEEKS".into())
     );
     let (bobs, bobs_stream) = seek(&mut players, &bob, blitz(false)).await.unwrap();
-    tokio::time::sleep(PAIRING * 6).await;
+    common::let_pass(PAIRING * 6).await;
     assert_eq!(lobby(&mut players).await.len(), 4, "nothing paired");
     // Closing a real-time seek's stream withdraws it.
     drop(bobs_stream);
@@ -202,7 +202,7 @@ async fn a_player_is_never_paired_with_themselves_and_plays_one_game_at_a_time()
     let [alice, bob] = common::create_players(&mut players, ["alice", "bob"]).await;
     let (_, mut first) = seek(&mut players, &alice, blitz(false)).await.unwrap();
     let (_, mut second) = seek(&mut players, &alice, blitz(false)).await.unwrap();
-    tokio::time::sleep(PAIRING * 6).await;
+    common::let_pass(PAIRING * 6).await;
     assert_eq!(
         lobby(&mut players).await.len(),
         2,

@@ -27,15 +27,10 @@ fn three_seconds() -> Option<pb::TimeControl> {
 
 /// The game once it is over or has `ply` moves (at most 10 real seconds).
 async fn when(games: &mut GamesClient<Channel>, id: &str, ply: u32) -> pb::Game {
-    for _ in 0..200 {
-        let game = get_game(games, id).await;
-        let over = game.outcome.as_ref().unwrap().status != pb::OutcomeStatus::Ongoing as i32;
-        if over || game.ply >= ply {
-            return game;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("game {id} neither ended nor reached ply {ply}");
+    common::game_once(games, id, Duration::from_secs(10), |game| {
+        common::is_over(game) || game.ply >= ply
+    })
+    .await
 }
 
 async fn human_game(games: &mut GamesClient<Channel>) -> (String, String, String) {

@@ -140,7 +140,8 @@ async fn streams_beyond_the_limit_are_refused() {
     frame_of(&mut stream, 4)
         .await
         .expect("the server's SETTINGS");
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The acknowledgement reaches the server before the streams do.
+    common::let_pass(Duration::from_millis(100)).await;
     let opened: Vec<u8> = (0..20).flat_map(|i| open_stream(2 * i + 1)).collect();
     stream.write_all(&opened).await.unwrap();
     let mut refused = 0;
@@ -243,17 +244,17 @@ async fn connections_beyond_the_cap_are_closed() {
     drop(client);
     // Room comes back once the server has seen those connections close: a
     // client connecting meanwhile is still closed, and tries again.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
+    crate::wait_until!(
+        Duration::from_secs(10),
         match serving(server.channel().await).await {
-            Ok(()) => break,
-            Err(status) if Instant::now() < deadline => {
+            Ok(()) => true,
+            Err(status) => {
                 eprintln!("not yet served: {status}");
-                tokio::time::sleep(Duration::from_millis(100)).await;
+                false
             }
-            Err(status) => panic!("no room again within 10 s: {status:?}"),
-        }
-    }
+        },
+        "no room again within 10 s"
+    );
 }
 
 /// At the file descriptor limit, failed accepts are retried with pauses (the
@@ -269,7 +270,8 @@ async fn at_the_file_limit_the_server_pauses_and_recovers() {
     serving(server.channel().await).await.unwrap();
     // More connections than descriptors: the rest wait in the backlog.
     let flood = connections(server.addr, 100, b"").await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The server takes what it can of them.
+    common::let_pass(Duration::from_millis(500)).await;
     let open = std::fs::read_dir(format!("/proc/{}/fd", server.pid()))
         .unwrap()
         .count();
@@ -278,7 +280,7 @@ async fn at_the_file_limit_the_server_pauses_and_recovers() {
         "the server is at its limit ({open} descriptors)"
     );
     let before = server.cpu_ticks();
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    common::let_pass(Duration::from_secs(3)).await;
     let used = server.cpu_ticks() - before;
     // A busy loop would use up to 300 ticks (a whole core for 3 s; 100 on a
     // busy machine).
@@ -319,7 +321,8 @@ async fn sigterm_closes_connections_without_requests_at_once_and_keeps_acknowled
     let _preface_only = connections(server.addr, 1, PREFACE).await;
     let greeted = [PREFACE, &EMPTY_SETTINGS].concat();
     let _greeted = connections(server.addr, 1, &greeted).await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The server has accepted them all.
+    common::let_pass(Duration::from_millis(200)).await;
     let start = Instant::now();
     server.signal("TERM");
     let exited = tokio::time::timeout(GRACE / 2, server.child.wait()).await;
@@ -377,14 +380,11 @@ async fn over_the_in_flight_limit_the_server_is_busy() {
         server.addr
     );
     let waiting = connections(server.addr, 2, head.as_bytes()).await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        match serving(channel.clone()).await {
-            Err(status) => break status,
-            Ok(()) => assert!(Instant::now() < deadline, "never refused"),
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let status = crate::wait_for!(
+        Duration::from_secs(10),
+        serving(channel.clone()).await.err(),
+        "never refused"
+    );
     assert_eq!(
         common::code_and_reason(&status),
         (Code::ResourceExhausted, "SERVER_BUSY".to_owned()),

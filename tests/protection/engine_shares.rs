@@ -9,10 +9,7 @@
 
 use crate::common;
 
-use std::{
-    net::IpAddr,
-    time::{Duration, Instant},
-};
+use std::{net::IpAddr, time::Duration};
 
 use arbiter::api::proto::{
     self as pb, engine_client::EngineClient, games_client::GamesClient,
@@ -67,13 +64,11 @@ impl Server {
         let endpoint = Endpoint::from_shared(format!("http://{}", self.addr))
             .unwrap()
             .local_address(Some(from));
-        for _ in 0..100 {
-            if let Ok(channel) = endpoint.connect().await {
-                return channel;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        panic!("server did not come up");
+        crate::wait_for!(
+            Duration::from_secs(2),
+            endpoint.connect().await.ok(),
+            "server did not come up"
+        )
     }
 
     async fn stop(self) {
@@ -179,15 +174,10 @@ fn clock(initial_ms: u64, grace_ms: u64) -> Option<pb::TimeControl> {
 
 /// The game once its ply has reached `ply` or it has ended (within 20 s).
 async fn game_at(games: &mut GamesClient<Channel>, id: &str, ply: u32) -> pb::Game {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let game = common::get_game(games, id).await;
-        let over = game.outcome.as_ref().unwrap().status != pb::OutcomeStatus::Ongoing as i32;
-        if game.ply >= ply || over || Instant::now() > deadline {
-            return game;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    common::game_once(games, id, Duration::from_secs(20), |game| {
+        game.ply >= ply || common::is_over(game)
+    })
+    .await
 }
 
 fn assert_ongoing_at(game: &pb::Game, ply: u32) {
@@ -270,7 +260,7 @@ async fn a_full_engine_queue_refuses_and_a_cancelled_wait_leaves_it() {
     let analysis = long_analysis(&mut engine).await;
     let mut second = engine.clone();
     let waiting = tokio::spawn(async move { best_move(&mut second, 100).await });
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    common::let_pass(Duration::from_millis(500)).await;
     assert!(!waiting.is_finished(), "the second call waits its turn");
 
     // The one place in the queue is taken.
@@ -285,18 +275,20 @@ async fn a_full_engine_queue_refuses_and_a_cancelled_wait_leaves_it() {
     // The waiting call is cancelled: its place is free for another caller,
     // who gets a turn with the analysis.
     waiting.abort();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let answer = loop {
+    let answer = crate::wait_for!(
+        Duration::from_secs(10),
         match best_move(&mut other, 100).await {
-            Ok(answer) => break answer,
-            Err(status) if Instant::now() < deadline => assert_eq!(
-                code_and_reason(&status),
-                (Code::ResourceExhausted, "ENGINE_BUSY".to_owned())
-            ),
-            Err(status) => panic!("the cancelled call still holds its place: {status:?}"),
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+            Ok(answer) => Some(answer),
+            Err(status) => {
+                assert_eq!(
+                    code_and_reason(&status),
+                    (Code::ResourceExhausted, "ENGINE_BUSY".to_owned())
+                );
+                None
+            }
+        },
+        "the cancelled call still holds its place"
+    );
     assert!(answer.r#move.is_some());
     drop(analysis);
     server.stop().await;
@@ -334,7 +326,7 @@ async fn a_seat_waiting_for_a_slot_is_not_charged() {
     assert_ongoing_at(&game_at(&mut games, &timed, 1).await, 1);
     // Another engine takes the only seat slot for 5 s...
     let (long, _) = engine_game(&mut games, 5_000, None).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    common::let_pass(Duration::from_millis(300)).await;
     // ...so a new game's engine waits, with a first-move grace of 1.5 s,
     let (graced, _) = engine_game(&mut games, 50, clock(60_000, 1_500)).await;
     // and so does the first engine, once its opponent has moved.
@@ -348,7 +340,7 @@ async fn a_seat_waiting_for_a_slot_is_not_charged() {
         })
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    common::let_pass(Duration::from_millis(500)).await;
     // While they wait their clocks are stopped: nothing can run out.
     for id in [&graced, &timed] {
         let game = game_at(&mut games, id, 0).await;
@@ -441,7 +433,7 @@ async fn creating_calls_are_rate_limited_per_caller() {
     .await
     .unwrap();
     // Once the bucket has refilled, the caller may create again.
-    tokio::time::sleep(wait).await;
+    common::let_pass(wait).await;
     create(&mut games).await.unwrap();
     server.stop().await;
 

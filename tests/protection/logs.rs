@@ -219,7 +219,7 @@ async fn each_call_logs_one_line_with_its_status_and_latency() {
     assert!(watching.message().await.unwrap().is_some());
     drop(watching);
     // The watch's end is seen by the server before it stops.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    common::let_pass(Duration::from_millis(500)).await;
 
     server.signal("TERM");
     let _ = server.child.wait().await;

@@ -28,13 +28,11 @@ async fn channel_from(url: &str, source: &str) -> Channel {
     let endpoint = Endpoint::from_shared(url.to_owned())
         .unwrap()
         .local_address(Some(source));
-    for _ in 0..100 {
-        if let Ok(channel) = endpoint.connect().await {
-            return channel;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("no connection to {url} from {source}");
+    crate::wait_for!(
+        Duration::from_secs(2),
+        endpoint.connect().await.ok(),
+        "no connection to {url} from {source}"
+    )
 }
 
 fn limit(status: &tonic::Status) -> String {
@@ -109,16 +107,13 @@ async fn one_address_holding_its_connections_locks_no_other_out() {
 
     // The share comes back as the connections close.
     drop(held);
-    let mut again = None;
-    for _ in 0..100 {
-        let mut games = Games::new(channel_from(&url, HOLDER).await);
-        if get_game(&mut games, &id).await.is_ok() {
-            again = Some(games);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(again.is_some(), "the address's share never came back");
+    crate::wait_until!(
+        Duration::from_secs(10),
+        get_game(&mut Games::new(channel_from(&url, HOLDER).await), &id)
+            .await
+            .is_ok(),
+        "the address's share never came back"
+    );
 }
 
 fn rate_limited(status: &tonic::Status) -> bool {
@@ -355,7 +350,7 @@ async fn failed_credential_checks_are_limited_per_address() {
         .await
         .expect("another address plays");
     // Once the next check is due, the address is served again.
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    common::let_pass(Duration::from_millis(600)).await;
     let answer = make_move(&mut guesser, &id, "still-a-guess")
         .await
         .unwrap_err();

@@ -320,7 +320,8 @@ async fn changed_certificate_files_serve_new_connections_and_open_ones_go_on() {
 
     // A file that is not PEM: refused, the first certificate stays.
     std::fs::write(&files.cert, "not a certificate").unwrap();
-    tokio::time::sleep(arbiter::server::FILE_CHECK_INTERVAL * 2).await;
+    // The server checks the files meanwhile.
+    common::let_pass(arbiter::server::FILE_CHECK_INTERVAL * 2).await;
     assert_eq!(
         served_certificate(server.addr, &client).await,
         der(&first.cert)
@@ -386,12 +387,11 @@ async fn sighup_reloads_the_certificate_of_the_binary() {
     let (mut server, mut log) = spawn_tls(dir.path(), &files);
     log.logged(&["TLS on"]).await;
     let client = connector(&ca, None, b"h2");
-    let (open, opened) = loop {
-        if let Ok(connected) = tls_channel(server.addr, client.clone()).await {
-            break connected;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let (open, opened) = crate::wait_for!(
+        Duration::from_secs(10),
+        tls_channel(server.addr, client.clone()).await.ok(),
+        "no TLS connection"
+    );
     assert_eq!(check(open.clone()).await.unwrap(), SERVING);
 
     std::fs::write(&files.key, "not a key").unwrap();

@@ -406,7 +406,7 @@ async fn an_engine_seat_moves_from_another_server_when_the_games_server_is_gone(
         ]
     );
     // Exactly once: nothing follows (it is the human's turn).
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    common::let_pass(Duration::from_secs(2)).await;
     assert_eq!(common::get_game(&mut on_b, &id).await.ply, 2);
     b.stop().await;
 }

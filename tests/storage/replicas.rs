@@ -92,20 +92,19 @@ async fn spread_over(db: &TestDatabase, replicas: &[Binary], within: Duration) -
     let live = replicas.len() as i64;
     let fair = (SHARDS / live)..=(SHARDS + live - 1) / live;
     let began = Instant::now();
-    loop {
-        let mut held = Vec::new();
-        for replica in replicas {
-            held.push(leases_of(db, replica.pid()).await);
-        }
-        if held.iter().sum::<i64>() == SHARDS && held.iter().all(|n| fair.contains(n)) {
-            return began.elapsed();
-        }
-        assert!(
-            began.elapsed() < within,
-            "not spread within {within:?}: {held:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let mut held = Vec::new();
+    crate::wait_until!(
+        within,
+        {
+            held.clear();
+            for replica in replicas {
+                held.push(leases_of(db, replica.pid()).await);
+            }
+            held.iter().sum::<i64>() == SHARDS && held.iter().all(|n| fair.contains(n))
+        },
+        "not spread within {within:?}: {held:?}"
+    );
+    began.elapsed()
 }
 
 /// Which of the replicas `pids` owns game `id` (holds its shard's lease).
@@ -458,7 +457,8 @@ async fn play_until(
             Ok(created) => created.into_inner(),
             Err(status) => {
                 assert!(unavailable(&status), "{status:?}");
-                tokio::time::sleep(Duration::from_millis(20)).await;
+                // A client pauses before it tries again.
+                common::let_pass(common::POLL).await;
                 continue;
             }
         };
@@ -498,7 +498,7 @@ async fn play_until(
                 }
                 Err(status) => {
                     assert!(unavailable(&status), "{status:?}");
-                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    common::let_pass(common::POLL).await;
                 }
             }
         }
@@ -559,7 +559,7 @@ async fn killed_database_connections_under_load_lose_no_acknowledged_move() {
     let load = Load::start(&clients_of(&replicas).await, 6);
     let admin = db.pool().await;
     for _ in 0..6 {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        common::let_pass(Duration::from_millis(300)).await;
         sqlx::query(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
              WHERE datname = current_database() AND pid <> pg_backend_pid()",
@@ -574,30 +574,27 @@ async fn killed_database_connections_under_load_lose_no_acknowledged_move() {
     // Each replica serves again: a game made and played through it.
     for replica in &replicas {
         let mut games = client(replica).await;
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let created = games
+        let created = crate::wait_for!(
+            Duration::from_secs(15),
+            match games
                 .create_game(pb::CreateGameRequest {
                     variant: pb::Variant::Chess as i32,
                     white: common::seat("W"),
                     black: common::seat("B"),
                     ..Default::default()
                 })
-                .await;
-            match created {
-                Ok(created) => {
-                    let created = created.into_inner();
-                    let id = created.game.unwrap().id;
-                    play(&mut games, &id, &created.white_token, "e4").await;
-                    break;
-                }
+                .await
+            {
+                Ok(created) => Some(created.into_inner()),
                 Err(status) => {
                     assert_eq!(status.code(), Code::Unavailable, "{status:?}");
-                    assert!(Instant::now() < deadline, "the replica did not recover");
-                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    None
                 }
-            }
-        }
+            },
+            "the replica did not recover"
+        );
+        let id = created.game.unwrap().id;
+        play(&mut games, &id, &created.white_token, "e4").await;
     }
     // Its change listener lost its connection and listens again.
     let reconnects = common::scrape(&metrics, "arbiter_store_listener_reconnects_total").await;
@@ -615,7 +612,7 @@ async fn kill_9_of_every_replica_under_load_loses_no_acknowledged_move() {
     };
     let mut replicas = three_replicas(&db).await;
     let load = Load::start(&clients_of(&replicas).await, 6);
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    common::let_pass(Duration::from_millis(1500)).await;
     for replica in &mut replicas {
         replica.kill().await;
     }

@@ -364,16 +364,18 @@ async fn kill_9_during_batched_moves_loses_no_acknowledged_move() {
             }
         });
     }
+    // Killed after some moves, or after 30 s whatever the count.
     let started = Instant::now();
-    while acknowledged
-        .iter()
-        .map(|(_, d)| d.load(Ordering::SeqCst))
-        .sum::<usize>()
-        < 4 * GAMES
-        && started.elapsed() < Duration::from_secs(30)
-    {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    crate::wait_until!(
+        Duration::from_secs(31),
+        acknowledged
+            .iter()
+            .map(|(_, d)| d.load(Ordering::SeqCst))
+            .sum::<usize>()
+            >= 4 * GAMES
+            || started.elapsed() >= Duration::from_secs(30),
+        "the clock stopped"
+    );
     server.kill().await;
     while players.join_next().await.is_some() {}
     let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display()))
@@ -495,7 +497,8 @@ async fn a_stale_change_in_a_batch_leaves_the_others_committed() {
         let (store, write) = (store.clone(), offer(&stored[BATCH], "white"));
         async move { store.write_game(write).await }
     });
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The first write reaches the lock before the batch queues.
+    common::let_pass(Duration::from_millis(200)).await;
     let mut writes: Vec<GameWrite> = stored[..BATCH].iter().map(|g| offer(g, "white")).collect();
     writes[RENAMED].game.white_name = "Renamed".to_owned();
     writes.push(offer(&stored[1], "black"));
@@ -506,7 +509,8 @@ async fn a_stale_change_in_a_batch_leaves_the_others_committed() {
             tokio::spawn(async move { store.write_game(write).await })
         })
         .collect();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The writes queue behind the lock.
+    common::let_pass(Duration::from_millis(300)).await;
     let most = lock.release().await;
     assert!(matches!(
         first.await.unwrap().unwrap(),
@@ -650,7 +654,8 @@ async fn games_created_at_once_commit_together_and_a_taken_code_is_refused_alone
         let games = games.clone();
         async move { games.make_move(&moved, &tokens[0], "e4", None).await }
     });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The writes queue behind the lock.
+    common::let_pass(Duration::from_millis(300)).await;
     let most = lock.release().await;
     let mut seqs = Vec::new();
     for (n, answer) in created.into_iter().enumerate() {

@@ -193,17 +193,11 @@ async fn player_streams_are_bounded_and_bad_seats_refused() {
     );
     drop(open);
     // The server notices the stream is gone once its connection tells it.
-    let mut again = None;
-    for _ in 0..100 {
-        match watch_player(&mut games, &[(id, token)]).await {
-            Ok(stream) => {
-                again = Some(stream);
-                break;
-            }
-            Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
-        }
-    }
-    assert!(again.is_some(), "the place was given back");
+    crate::wait_for!(
+        Duration::from_secs(2),
+        watch_player(&mut games, &[(id, token)]).await.ok(),
+        "the place was given back"
+    );
     server.stop().await;
 }
 

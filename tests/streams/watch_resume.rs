@@ -346,17 +346,15 @@ async fn resumes_are_limited_per_address() {
 
     let told = take(&mut slow, 40).await;
     assert_eq!(version(&told[39]), 40);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    let mut again = loop {
+    let mut again = crate::wait_for!(
+        Duration::from_secs(10),
         match watch(&mut games, &id, Some(39)).await {
-            Ok(again) => break again,
-            Err(status) if reason(&status) == "RESUME_LIMIT" => {
-                assert!(tokio::time::Instant::now() < deadline, "{status:?}");
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
+            Ok(again) => Some(again),
+            Err(status) if reason(&status) == "RESUME_LIMIT" => None,
             Err(status) => panic!("{status:?}"),
-        }
-    };
+        },
+        "still RESUME_LIMIT"
+    );
     assert_eq!(version(&next(&mut again).await.unwrap()), 40);
 }
 

@@ -298,20 +298,14 @@ async fn memory_returns_to_the_system_when_watchers_close() {
     drop(watchers);
     // At least half of what they took back within the deadline (the
     // allocator returns memory half a second after the streams close).
-    let deadline = std::time::Instant::now() + Duration::from_secs(15);
     let limit = before + added / 2;
-    loop {
-        let now = server.rss_kib();
-        if now <= limit {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "RSS {before} KiB -> {during} KiB with the watchers -> still {now} KiB 15 s after \
-             they closed (at most {limit} KiB expected)"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    crate::wait_until!(
+        Duration::from_secs(15),
+        server.rss_kib() <= limit,
+        "RSS {before} KiB -> {during} KiB with the watchers -> still {} KiB 15 s after they \
+         closed (at most {limit} KiB expected)",
+        server.rss_kib()
+    );
 }
 
 /// Growth below which a memory figure says nothing (the thread caches and
@@ -539,18 +533,17 @@ async fn watcher_caps_refuse_with_too_many_watchers() {
     let status = games.watch_game(watch_request(&id)).await.unwrap_err();
     refused(&status, "game", "3");
     drop(watchers.pop());
-    let mut place = None;
-    for _ in 0..100 {
+    crate::wait_for!(
+        Duration::from_secs(2),
         match games.watch_game(watch_request(&id)).await {
-            Ok(watcher) => {
-                place = Some(watcher);
-                break;
+            Ok(watcher) => Some(watcher),
+            Err(status) => {
+                refused(&status, "game", "3");
+                None
             }
-            Err(status) => refused(&status, "game", "3"),
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(place.is_some(), "a watcher that left frees its place");
+        },
+        "a watcher that left frees its place"
+    );
 }
 
 /// The per-connection cap, set through its environment variable.
@@ -622,7 +615,8 @@ async fn figures() {
             "round {round}: RSS {after_events} KiB with 50 stalled watchers after 300 more events"
         );
         drop(stalled);
-        tokio::time::sleep(Duration::from_secs(1)).await;
+        // The server sees them close.
+        common::let_pass(Duration::from_secs(1)).await;
         let after_close = server.settled_rss_kib().await;
         println!("round {round}: RSS {after_close} KiB once they closed");
     }
@@ -656,7 +650,8 @@ async fn figures() {
     let during = server.settled_rss_kib().await;
     let opened = watchers.len();
     drop(watchers);
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    // The server sees them close.
+    common::let_pass(Duration::from_secs(1)).await;
     let after = server.settled_rss_kib().await;
     println!(
         "RSS {before} KiB -> {during} KiB with {opened} watchers of one game ({refused} of \
