@@ -177,12 +177,7 @@ impl<K: Hash + Eq + Clone, C: Clock + Clone> Rate<K, C> {
     ///
     /// [`RateLimited`] when the caller's bucket is empty.
     pub fn admit(&self, caller: K) -> Result<u32, RateLimited> {
-        if self.limiter.len() >= self.prune_at.load(Ordering::Relaxed) {
-            self.limiter.retain_recent();
-            let left = self.limiter.len();
-            self.prune_at
-                .store(MAX_PEERS.max(left.saturating_mul(2)), Ordering::Relaxed);
-        }
+        self.prune();
         self.limiter
             .check_key(&caller)
             .map(|admitted| admitted.remaining_burst_capacity())
@@ -193,6 +188,30 @@ impl<K: Hash + Eq + Clone, C: Clock + Clone> Rate<K, C> {
                     .wait_time_from(self.clock.now())
                     .max(Duration::from_millis(1)),
             })
+    }
+
+    /// Takes `n` units of `caller`'s share (a rate counted in units, such
+    /// as KiB), waiting until its bucket holds them; more than the burst is
+    /// taken as the burst.
+    pub async fn take(&self, caller: K, n: u32) {
+        let Some(n) = NonZeroU32::new(n.min(self.burst)) else {
+            return;
+        };
+        self.prune();
+        while let Ok(Err(not_until)) = self.limiter.check_key_n(&caller, n) {
+            tokio::time::sleep(not_until.wait_time_from(self.clock.now())).await;
+        }
+    }
+
+    /// Forgets the callers whose bucket is full again, once the table has
+    /// grown past its mark.
+    fn prune(&self) {
+        if self.limiter.len() >= self.prune_at.load(Ordering::Relaxed) {
+            self.limiter.retain_recent();
+            let left = self.limiter.len();
+            self.prune_at
+                .store(MAX_PEERS.max(left.saturating_mul(2)), Ordering::Relaxed);
+        }
     }
 
     #[cfg(test)]

@@ -283,6 +283,9 @@ reasons! {
     /// watchers as it may (metadata `cap` = `game`, `connection`, `peer`,
     /// `player_streams` or `player`, and `limit`).
     TooManyWatchers = "TOO_MANY_WATCHERS", ResourceExhausted;
+    /// An ImportGames call has read as many games as it may (metadata
+    /// `limit`): import the rest in another call.
+    TooManyGames = "TOO_MANY_GAMES", ResourceExhausted;
     /// The caller's address holds as many connections as it may (metadata
     /// `cap` = `peer`, `limit`): close some, or retry later.
     TooManyConnections = "TOO_MANY_CONNECTIONS", ResourceExhausted;

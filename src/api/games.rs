@@ -2,19 +2,19 @@
 
 use std::{pin::Pin, sync::Arc};
 
-use tokio::sync::mpsc;
-use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
-use tonic::{Request, Response, Status};
+use tokio_stream::{Stream, StreamExt};
+use tonic::{Request, Response, Status, Streaming};
 
 use super::{
     admission::{Creates, admit_create},
     caller::{caller, player},
+    collections::{Export, ExportStream, ImportBounds, ImportStream, export_stream, import_stream},
     convert::{self, View},
-    error::{invalid_argument, shutting_down},
+    error::invalid_argument,
     frames::unframed,
     player::{PlayerStream, PlayerStreams},
     proto::{self as pb, games_server},
-    request::{next_token, paging, trace_game},
+    request::{GAMES_PAGES, next_token, paging, trace_game},
     watch::Watchers,
 };
 use crate::{
@@ -22,9 +22,11 @@ use crate::{
         GameError, Games, MoveText, PgnNotation, PgnOptions, RematchAnswer, SeatClaim, SeatSpec,
         Start, Terms,
     },
+    peers::Peer,
     players::Players,
     reason::Reason,
-    store::GameFilter,
+    rules::Side,
+    store::{GameFilter, OpeningFilter},
 };
 
 #[derive(Debug)]
@@ -34,14 +36,13 @@ pub struct GamesService {
     pub creates: Creates,
     /// WatchGame's streams.
     pub watchers: Arc<Watchers>,
+    /// The bounds of ImportGames calls.
+    pub imports: ImportBounds,
     /// WatchPlayer's streams.
     pub player_streams: PlayerStreams,
     /// The players seats are bound to, and who calls.
     pub players: Players,
 }
-
-/// The first character of `ListGames` page tokens.
-const GAMES_PAGES: char = 'g';
 
 /// The claim on a seat a game action makes: its seat token, or else the
 /// calling player.
@@ -128,6 +129,9 @@ impl GamesService {
             created_until: convert::millis("created_before", r.created_before.as_ref())?,
             cursor,
             oldest_first: r.oldest_first,
+            result: result_filter(r.result)?,
+            rated: r.rated,
+            opening: opening_filter(&r.opening)?,
             limit,
         })
     }
@@ -202,67 +206,41 @@ fn pgn_notation(value: i32) -> Result<PgnNotation, Status> {
     }
 }
 
-/// ExportGames's games, each as ExportGame writes it.
-pub type ExportStream =
-    Pin<Box<dyn Stream<Item = Result<pb::ExportGamesResponse, Status>> + Send + 'static>>;
-
-/// Exported games waiting for the reader: the store is read a page ahead
-/// at most.
-const EXPORT_QUEUE: usize = 8;
-
-/// How ExportGames writes its games, and how many.
-#[derive(Clone, Copy)]
-struct Export {
-    pgn: PgnOptions,
-    /// 0: all.
-    max_games: u32,
+/// The result ListGames's `result` selects.
+fn result_filter(value: i32) -> Result<Option<Option<Side>>, Status> {
+    match pb::ResultFilter::try_from(value) {
+        Ok(pb::ResultFilter::Unspecified) => Ok(None),
+        Ok(pb::ResultFilter::WhiteWon) => Ok(Some(Some(Side::White))),
+        Ok(pb::ResultFilter::BlackWon) => Ok(Some(Some(Side::Black))),
+        Ok(pb::ResultFilter::Drawn) => Ok(Some(None)),
+        Err(_) => Err(invalid_argument(
+            "result",
+            Reason::UnknownEnumValue,
+            "unknown result filter",
+        )),
+    }
 }
 
-/// Sends the games `filter` selects, page after page, until the last or
-/// `terms.max_games`; a game deleted meanwhile is left out, and a failure
-/// ends the stream with its status.
-async fn send_exports(
-    games: &Games,
-    mut filter: GameFilter,
-    terms: Export,
-    tx: &mpsc::Sender<Result<pb::ExportGamesResponse, Status>>,
-) {
-    let mut sent = 0;
-    loop {
-        let page = match games.list_ids(filter.clone()).await {
-            Ok(page) => page,
-            Err(error) => {
-                let _ = tx.send(Err(error.into())).await;
-                return;
-            }
-        };
-        for (key, id) in page.items {
-            if terms.max_games > 0 && sent >= terms.max_games {
-                return;
-            }
-            let pgn = match games.export(&id, terms.pgn).await {
-                Ok(pgn) => pgn,
-                Err(GameError::NotFound(_)) => continue,
-                Err(error) => {
-                    let _ = tx.send(Err(error.into())).await;
-                    return;
-                }
-            };
-            let exported = pb::ExportGamesResponse {
-                game_id: id.to_string(),
-                pgn,
-                resume_token: next_token(Some(key), GAMES_PAGES),
-            };
-            if tx.send(Ok(exported)).await.is_err() {
-                return;
-            }
-            sent += 1;
-        }
-        match page.next {
-            Some(next) => filter.cursor = Some(next),
-            None => return,
-        }
+/// The openings ListGames's `opening` selects: an ECO code or its start
+/// (a letter A-E, then up to two digits), else the start of a name.
+fn opening_filter(text: &str) -> Result<Option<OpeningFilter>, Status> {
+    let text = text.trim();
+    if text.chars().count() > 100 {
+        return Err(invalid_argument(
+            "opening",
+            Reason::TooLong,
+            "at most 100 characters",
+        ));
     }
+    let mut chars = text.chars();
+    let eco = matches!(chars.next(), Some('A'..='E'))
+        && text.len() <= 3
+        && chars.all(|c| c.is_ascii_digit());
+    Ok(match text {
+        "" => None,
+        _ if eco => Some(OpeningFilter::Eco(text.to_owned())),
+        _ => Some(OpeningFilter::Name(text.to_lowercase())),
+    })
 }
 
 /// A rematch call's answer as its response's fields: the finished game,
@@ -400,19 +378,33 @@ impl games_server::Games for GamesService {
         };
         let place = self.export_place(request.remote_addr())?;
         let shutdown = self.watchers.streams().shutdown();
-        let (tx, rx) = mpsc::channel(EXPORT_QUEUE);
-        let games = self.games.clone();
-        tokio::spawn(async move {
-            let _place = place;
-            tokio::select! {
-                () = tx.closed() => {}
-                () = shutdown => {
-                    let _ = tx.send(Err(shutting_down("the server is shutting down: export again from the last resume_token"))).await;
-                }
-                () = send_exports(&games, filter, terms, &tx) => {}
-            }
-        });
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+        Ok(Response::new(export_stream(
+            self.games.clone(),
+            filter,
+            terms,
+            place,
+            shutdown,
+        )))
+    }
+
+    type ImportGamesStream = ImportStream;
+
+    async fn import_games(
+        &self,
+        request: Request<Streaming<pb::ImportGamesRequest>>,
+    ) -> Result<Response<ImportStream>, Status> {
+        admit_create(&self.creates, &request)?;
+        let place = self.export_place(request.remote_addr())?;
+        let peer = request.remote_addr().map(Peer::of);
+        let shutdown = self.watchers.streams().shutdown();
+        Ok(Response::new(import_stream(
+            self.games.clone(),
+            &self.imports,
+            peer,
+            request.into_inner(),
+            place,
+            shutdown,
+        )))
     }
 
     async fn import_game(

@@ -4,6 +4,7 @@
 
 mod admission;
 mod caller;
+mod collections;
 mod convert;
 mod engine;
 mod error;
@@ -25,6 +26,7 @@ mod streams;
 mod watch;
 
 pub use admission::Creates;
+pub use collections::{DEFAULT_IMPORT_KIB_PER_SECOND, DEFAULT_IMPORT_MAX_GAMES, ImportBounds};
 pub use engine::EngineService;
 pub use error::{ErrorStatus, code, internal};
 pub use frames::encode_event;

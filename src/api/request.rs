@@ -17,6 +17,9 @@ pub const REQUEST_COMPRESSION: CompressionEncoding = CompressionEncoding::Gzip;
 const DEFAULT_PAGE: u32 = 50;
 const MAX_PAGE: u32 = 100;
 
+/// The first character of `ListGames` page tokens.
+pub(super) const GAMES_PAGES: char = 'g';
+
 /// Page size and cursor from a request to the list whose tokens start with
 /// `list` (a token of another list is refused, not read as this one's).
 pub(super) fn paging(

@@ -107,8 +107,9 @@ impl Service<Request<pb::WatchGameRequest>> for WatchMethod {
 }
 
 /// The `arbiter.v1.Games` service: `WatchGame` here, the rest generated.
-/// ImportGame takes a whole PGN, so it alone may send large requests: it
-/// goes to a copy of the generated service with a limit of its own.
+/// ImportGame takes a whole PGN and ImportGames pieces of a collection, so
+/// they alone may send large requests: they go to a copy of the generated
+/// service with a limit of its own.
 #[derive(Clone, Debug)]
 pub struct GamesRoutes {
     generated: GamesServer<GamesService>,
@@ -119,7 +120,7 @@ pub struct GamesRoutes {
 
 impl GamesRoutes {
     /// Requests larger than `max_decoding_message_size` bytes are refused,
-    /// ImportGame's over `max_import_message_size`.
+    /// ImportGame's and ImportGames's over `max_import_message_size`.
     pub fn new(
         service: Arc<GamesService>,
         max_decoding_message_size: usize,
@@ -157,7 +158,9 @@ impl Service<http::Request<Body>> for GamesRoutes {
     fn call(&mut self, request: http::Request<Body>) -> RouteFuture {
         match request.uri().path() {
             "/arbiter.v1.Games/WatchGame" => {}
-            "/arbiter.v1.Games/ImportGame" => return self.importing.call(request),
+            "/arbiter.v1.Games/ImportGame" | "/arbiter.v1.Games/ImportGames" => {
+                return self.importing.call(request);
+            }
             _ => return self.generated.call(request),
         }
         let limit = self.max_decoding_message_size;

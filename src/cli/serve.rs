@@ -1,9 +1,12 @@
 //! `arbiter serve`: its options, and the process that runs the server
 //! until a signal stops it.
 
+mod imports;
+
 use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use http::{HeaderValue, Uri};
+use imports::ImportArgs;
 
 use crate::{
     analysis::{
@@ -14,7 +17,7 @@ use crate::{
         DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_MAX_STREAMS_PER_PLAYER,
         DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits,
     },
-    games::{AdminToken, DEFAULT_CHAT_LINES, DEFAULT_LIVE_GAMES, LeaseTimes, PgnLimits},
+    games::{AdminToken, DEFAULT_CHAT_LINES, DEFAULT_LIVE_GAMES, LeaseTimes},
     lichess::{DEFAULT_LICHESS_BURST, DEFAULT_LICHESS_RATE},
     players::{
         DEFAULT_MAX_CHALLENGES_PER_PLAYER, DEFAULT_MAX_PLAYER_TOKENS, DEFAULT_MAX_SEEKS_PER_PLAYER,
@@ -151,14 +154,8 @@ pub struct ServeArgs {
     /// is refused with EVENTS_EXPIRED.
     #[arg(long, env = "ARBITER_PLAYER_EVENTS_RETENTION", default_value = "168h", value_parser = duration)]
     player_events_retention: Duration,
-    /// Most moves ImportGame reads: a longer game is refused as soon
-    /// as the reader gets past it.
-    #[arg(long, env = "ARBITER_IMPORT_MAX_MOVES", default_value_t = PgnLimits::DEFAULT.moves as u32, value_parser = clap::value_parser!(u32).range(1..=100_000))]
-    import_max_moves: u32,
-    /// Most tokens (tags, move numbers, moves of variations too, NAGs,
-    /// comments, brackets) ImportGame reads.
-    #[arg(long, env = "ARBITER_IMPORT_MAX_TOKENS", default_value_t = PgnLimits::DEFAULT.tokens as u32, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
-    import_max_tokens: u32,
+    #[command(flatten)]
+    imports: ImportArgs,
     /// How long a seat left open (CreateGame's `open`) waits for a player;
     /// then its game is aborted (unjoined).
     #[arg(long, env = "ARBITER_OPEN_SEAT_TIMEOUT", default_value = "1h", value_parser = duration)]
@@ -403,8 +400,7 @@ impl ServeArgs {
             auth_audience,
             auth_name_claim,
             auth_jwks_refresh,
-            import_max_moves,
-            import_max_tokens,
+            imports,
             open_seat_timeout,
             chat_lines,
             claim_victory_after,
@@ -455,7 +451,7 @@ impl ServeArgs {
             log_format: _,
             log_buffer_lines: _,
         } = self;
-        ServerConfig {
+        imports.apply(ServerConfig {
             engine_slots: engine_slots.map_or_else(Analyst::default_slots, usize::from),
             engine_queue: usize::from(engine_queue),
             engine_queue_wait,
@@ -476,8 +472,6 @@ impl ServeArgs {
             max_seeks_per_player: usize::from(max_seeks_per_player),
             pairing_interval,
             player_events_retention,
-            import_max_moves: import_max_moves as usize,
-            import_max_tokens: import_max_tokens as usize,
             open_seat_timeout,
             chat_lines,
             claim_victory_after,
@@ -527,7 +521,7 @@ impl ServeArgs {
                 renew_every: lease_renew_interval,
             },
             ..ServerConfig::new(database_url)
-        }
+        })
     }
 }
 

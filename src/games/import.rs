@@ -2,12 +2,14 @@
 //! game like any other (listable, exportable; an unfinished one can be
 //! played on with the seat tokens the import returns).
 
+use sha2::{Digest, Sha256};
+
 use super::{
     CreatedGame, Games,
     model::Status,
     model::{
-        Ending, GameError, hidden_character, new_game, pgn, pgn::PgnCap, pgn::PgnGame,
-        pgn::PgnLimits, side_title,
+        Ending, GameError, collection::ROSTER, hidden_character, new_game, pgn, pgn::PgnCap,
+        pgn::PgnGame, pgn::PgnLimits, side_title, stored_opening,
     },
 };
 use crate::{
@@ -17,7 +19,7 @@ use crate::{
         referee::{PlayedMove, Referee, referee_under},
         xiangqi::XiangqiRules,
     },
-    store::{StoredGame, StoredMove, now_millis},
+    store::{ImportedGame, Stored, StoredGame, StoredMove, StoredOpening, now_millis},
 };
 
 impl PgnLimits {
@@ -89,6 +91,18 @@ pub(super) struct ReadGame {
     pub moves: Vec<PlayedMove>,
 }
 
+/// A game read from PGN, ready to store.
+pub(super) struct Prepared {
+    pub game: StoredGame,
+    pub record: Box<dyn Referee>,
+    pub tokens: [String; 2],
+    /// What was imported: the variant, the start, the seven tags and the
+    /// moves, hashed (see [`import_key`]).
+    pub key: String,
+    /// The opening it is named by.
+    pub opening: Option<StoredOpening>,
+}
+
 impl Games {
     /// Stores the game of `text` (one PGN game) after validating every move;
     /// a xiangqi game is played on under `rules`, or else the rules its
@@ -106,81 +120,27 @@ impl Games {
         hint: Option<Variant>,
         rules: Option<XiangqiRules>,
     ) -> Result<CreatedGame, GameError> {
-        let ReadGame {
+        let Prepared {
             game,
-            variant,
-            choices,
             record,
-            moves,
-        } = self.read_pgn(text, hint, rules)?;
-        let (white, black) = (
-            player(&game, "White", side_title(variant, Side::White))?,
-            player(&game, "Black", side_title(variant, Side::Black))?,
-        );
-        let played_at = now_millis();
-        let moves = moves
-            .into_iter()
-            .enumerate()
-            .map(|(ply, played)| StoredMove {
-                ply: ply as i64,
-                uci: played.description.uci.into(),
-                fen_after: played.fen_after,
-                played_at,
-            })
-            .collect();
-        let result = game.result.as_deref().or(game.tag("Result")).unwrap_or("*");
-        let claimed = match result {
-            "1-0" => Some(Some(Side::White)),
-            "0-1" => Some(Some(Side::Black)),
-            "1/2-1/2" => Some(None),
-            _ => None,
+            tokens: [white_token, black_token],
+            key: _,
+            opening,
+        } = prepare(self.read_pgn(text, hint, rules)?)?;
+        // A single import is stored whatever was imported before.
+        let imported = ImportedGame {
+            key: None,
+            game,
+            opening,
         };
-        // Only a position without legal moves ends a recorded game for sure;
-        // other rule endings (repetition, move counts) needed someone to
-        // apply them, so the game's own result prevails when it has one.
-        let rules_end = record.verdict().end.filter(|end| {
-            claimed.is_none()
-                || matches!(
-                    end.termination,
-                    Termination::Checkmate
-                        | Termination::Stalemate
-                        | Termination::InsufficientMaterial
-                )
-        });
-        let (status, winner, ending) = match (rules_end, claimed) {
-            (Some(end), claimed) => {
-                if claimed.is_some_and(|c| c != end.winner) {
-                    return Err(invalid(
-                        Reason::InvalidPgn,
-                        format!(
-                            "the result {result} contradicts the moves, which end in {}",
-                            end.describe(record.variant())
-                        ),
-                    ));
-                }
-                let status = Status::ended(end.winner.is_some());
-                (status, end.winner, Some(Ending::Rules(end.termination)))
+        let stored = match self.store.insert_imported(vec![imported]).await?.pop() {
+            Some(Stored::New(stored)) => *stored,
+            _ => {
+                return Err(GameError::Corrupt(
+                    "the store did not store the imported game".to_owned(),
+                ));
             }
-            // Decided by the players: recorded as a resignation or an
-            // agreed draw.
-            (None, Some(Some(winner))) => {
-                (Status::Decisive, Some(winner), Some(Ending::Resignation))
-            }
-            (None, Some(None)) => (Status::Drawn, None, Some(Ending::Agreement)),
-            (None, None) => (Status::Ongoing, None, None),
         };
-        let (new, [white_token, black_token]) =
-            new_game(variant, choices, record.as_ref(), white, black);
-        let stored = self
-            .store
-            .insert_game(StoredGame {
-                moves,
-                status,
-                winner,
-                termination: ending.map(|e| e.code().to_owned()),
-                ..new
-            })
-            .await?;
         Ok(CreatedGame {
             game: self.live.keep(stored, record),
             white_token,
@@ -201,82 +161,201 @@ impl Games {
         hint: Option<Variant>,
         rules: Option<XiangqiRules>,
     ) -> Result<ReadGame, GameError> {
-        let game = pgn::read(text, self.import_limits).map_err(|e| match e.cap {
-            None => invalid(Reason::InvalidPgn, e.to_string()),
-            Some(cap) => {
-                let (limit, value) = match cap {
-                    PgnCap::Moves(n) => ("limit_moves", n),
-                    PgnCap::Tokens(n) => ("limit_tokens", n),
-                };
-                GameError::OverLimit {
-                    field: "pgn",
-                    reason: Reason::PgnTooLong,
-                    limit,
-                    value,
-                    message: e.to_string(),
-                }
+        read_pgn(text, hint, rules, self.import_limits)
+    }
+}
+
+/// Reads `text` (one PGN game, within `limits`) and replays its moves, under
+/// the variant and rules [`Games::import`] takes.
+///
+/// # Errors
+///
+/// As [`Games::import`], but for the result and storage.
+pub(super) fn read_pgn(
+    text: &str,
+    hint: Option<Variant>,
+    rules: Option<XiangqiRules>,
+    limits: PgnLimits,
+) -> Result<ReadGame, GameError> {
+    let game = pgn::read(text, limits).map_err(|e| match e.cap {
+        None => invalid(Reason::InvalidPgn, e.to_string()),
+        Some(cap) => {
+            let (limit, value) = match cap {
+                PgnCap::Moves(n) => ("limit_moves", n),
+                PgnCap::Tokens(n) => ("limit_tokens", n),
+            };
+            GameError::OverLimit {
+                field: "pgn",
+                reason: Reason::PgnTooLong,
+                limit,
+                value,
+                message: e.to_string(),
             }
+        }
+    })?;
+    let variant = variant(&game, hint)?;
+    let tagged = match game.tag(pgn::RULES_TAG) {
+        None => None,
+        Some(name) => Some(XiangqiRules::from_name(name).ok_or_else(|| {
+            invalid(
+                Reason::InvalidPgn,
+                format!(
+                    "unknown [{} {}]: asian, repetition_draws or asian_refusing",
+                    pgn::RULES_TAG,
+                    Quoted(name)
+                ),
+            )
+        })?),
+    };
+    let choices = match (variant, rules.or(tagged)) {
+        (Variant::Chess, Some(_)) => {
+            return Err(GameError::invalid(
+                if rules.is_some() {
+                    "xiangqi_rules"
+                } else {
+                    "pgn"
+                },
+                Reason::VariantMismatch,
+                "the PGN is a chess game: xiangqi rules do not apply to it".to_owned(),
+            ));
+        }
+        (_, rules) => RuleChoices {
+            xiangqi: rules.unwrap_or_default(),
+        },
+    };
+    let mut record =
+        referee_under::<&str>(variant, choices, game.tag("FEN"), &[]).map_err(|e| {
+            let problem = e
+                .problems
+                .first()
+                .map_or(Reason::InvalidFen.as_str(), |p| p.code);
+            GameError::invalid_for("pgn", Reason::InvalidFen, problem, format!("[FEN]: {e}"))
         })?;
-        let variant = variant(&game, hint)?;
-        let tagged = match game.tag(pgn::RULES_TAG) {
-            None => None,
-            Some(name) => Some(XiangqiRules::from_name(name).ok_or_else(|| {
-                invalid(
+    let mut moves = Vec::with_capacity(game.moves.len());
+    for (ply, (text, line)) in game.moves.iter().enumerate() {
+        let played = record.play_recorded(text).map_err(|e| {
+            GameError::invalid_for(
+                "pgn",
+                Reason::InvalidPgn,
+                Reason::from(&e).as_str(),
+                format!(
+                    "move {} ({}, line {line}) cannot be played: {e}",
+                    ply + 1,
+                    Quoted(text)
+                ),
+            )
+        })?;
+        moves.push(played);
+    }
+    Ok(ReadGame {
+        game,
+        variant,
+        choices,
+        record,
+        moves,
+    })
+}
+
+/// The game to store for a PGN game read: its result is the rules' when the
+/// moves end the game; otherwise 1-0 / 0-1 is a resignation, 1/2-1/2 an
+/// agreed draw, and "*" leaves it ongoing.
+///
+/// # Errors
+///
+/// A display name tag that is not one, or a result the moves contradict.
+pub(super) fn prepare(read: ReadGame) -> Result<Prepared, GameError> {
+    let ReadGame {
+        game,
+        variant,
+        choices,
+        record,
+        moves,
+    } = read;
+    let key = import_key(&game, variant, &moves);
+    let (white, black) = (
+        player(&game, "White", side_title(variant, Side::White))?,
+        player(&game, "Black", side_title(variant, Side::Black))?,
+    );
+    let played_at = now_millis();
+    let moves = moves
+        .into_iter()
+        .enumerate()
+        .map(|(ply, played)| StoredMove {
+            ply: ply as i64,
+            uci: played.description.uci.into(),
+            fen_after: played.fen_after,
+            played_at,
+        })
+        .collect();
+    let result = game.result.as_deref().or(game.tag("Result")).unwrap_or("*");
+    let claimed = match result {
+        "1-0" => Some(Some(Side::White)),
+        "0-1" => Some(Some(Side::Black)),
+        "1/2-1/2" => Some(None),
+        _ => None,
+    };
+    // Only a position without legal moves ends a recorded game for sure;
+    // other rule endings (repetition, move counts) needed someone to
+    // apply them, so the game's own result prevails when it has one.
+    let rules_end = record.verdict().end.filter(|end| {
+        claimed.is_none()
+            || matches!(
+                end.termination,
+                Termination::Checkmate | Termination::Stalemate | Termination::InsufficientMaterial
+            )
+    });
+    let (status, winner, ending) = match (rules_end, claimed) {
+        (Some(end), claimed) => {
+            if claimed.is_some_and(|c| c != end.winner) {
+                return Err(invalid(
                     Reason::InvalidPgn,
                     format!(
-                        "unknown [{} {}]: asian, repetition_draws or asian_refusing",
-                        pgn::RULES_TAG,
-                        Quoted(name)
+                        "the result {result} contradicts the moves, which end in {}",
+                        end.describe(record.variant())
                     ),
-                )
-            })?),
-        };
-        let choices = match (variant, rules.or(tagged)) {
-            (Variant::Chess, Some(_)) => {
-                return Err(GameError::invalid(
-                    if rules.is_some() {
-                        "xiangqi_rules"
-                    } else {
-                        "pgn"
-                    },
-                    Reason::VariantMismatch,
-                    "the PGN is a chess game: xiangqi rules do not apply to it".to_owned(),
                 ));
             }
-            (_, rules) => RuleChoices {
-                xiangqi: rules.unwrap_or_default(),
-            },
-        };
-        let mut record =
-            referee_under::<&str>(variant, choices, game.tag("FEN"), &[]).map_err(|e| {
-                let problem = e
-                    .problems
-                    .first()
-                    .map_or(Reason::InvalidFen.as_str(), |p| p.code);
-                GameError::invalid_for("pgn", Reason::InvalidFen, problem, format!("[FEN]: {e}"))
-            })?;
-        let mut moves = Vec::with_capacity(game.moves.len());
-        for (ply, (text, line)) in game.moves.iter().enumerate() {
-            let played = record.play_recorded(text).map_err(|e| {
-                GameError::invalid_for(
-                    "pgn",
-                    Reason::InvalidPgn,
-                    Reason::from(&e).as_str(),
-                    format!(
-                        "move {} ({}, line {line}) cannot be played: {e}",
-                        ply + 1,
-                        Quoted(text)
-                    ),
-                )
-            })?;
-            moves.push(played);
+            let status = Status::ended(end.winner.is_some());
+            (status, end.winner, Some(Ending::Rules(end.termination)))
         }
-        Ok(ReadGame {
-            game,
-            variant,
-            choices,
-            record,
-            moves,
-        })
+        // Decided by the players: recorded as a resignation or an agreed
+        // draw.
+        (None, Some(Some(winner))) => (Status::Decisive, Some(winner), Some(Ending::Resignation)),
+        (None, Some(None)) => (Status::Drawn, None, Some(Ending::Agreement)),
+        (None, None) => (Status::Ongoing, None, None),
+    };
+    let (new, tokens) = new_game(variant, choices, record.as_ref(), white, black);
+    let game = StoredGame {
+        moves,
+        status,
+        winner,
+        termination: ending.map(|e| e.code().to_owned()),
+        ..new
+    };
+    Ok(Prepared {
+        opening: stored_opening(&game),
+        game,
+        record,
+        tokens,
+        key,
+    })
+}
+
+/// The key of an imported game: the same variant, start, seven tags and
+/// moves (in any notation) give the same key.
+fn import_key(game: &PgnGame, variant: Variant, moves: &[PlayedMove]) -> String {
+    let mut digest = Sha256::new();
+    let mut field = |text: &str| {
+        digest.update(text.len().to_le_bytes());
+        digest.update(text.as_bytes());
+    };
+    field(variant.name());
+    field(game.tag("FEN").unwrap_or_default());
+    for tag in ROSTER {
+        field(game.tag(tag).unwrap_or_default());
     }
+    for played in moves {
+        field(played.description.uci.as_str());
+    }
+    hex::encode(digest.finalize())
 }

@@ -29,7 +29,7 @@ use super::{
     model::Status,
     model::{
         EventKind, GameError, GameView, MoveView, move_view, move_views, rated_end, replay,
-        takeover::engine_due_at, takeover::stamp_flag,
+        stored_opening, takeover::engine_due_at, takeover::stamp_flag,
     },
 };
 use crate::{
@@ -338,6 +338,10 @@ impl super::Games {
             live.follow_moves()?;
             // The change that ends a rated game rates it, in its write.
             let rating = was_ongoing.then(|| rated_end(&live.game)).flatten();
+            // So does the change that ends a chess game name its opening.
+            let opening = (was_ongoing && live.game.status != Status::Ongoing)
+                .then(|| stored_opening(&live.game))
+                .flatten();
             let Live {
                 game,
                 record,
@@ -353,6 +357,7 @@ impl super::Games {
                     fence: fence.cloned(),
                     creates,
                     rating,
+                    opening,
                 })
                 .await
                 .map_err(GameError::from)?;

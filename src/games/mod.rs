@@ -21,6 +21,7 @@ mod actions;
 mod bells;
 mod change_lock;
 mod chat;
+mod collection;
 mod create;
 mod engine_seat;
 mod flag;
@@ -49,9 +50,11 @@ use std::{
 
 pub use bells::Bells;
 pub use chat::{CHAT_READ, DEFAULT_CHAT_LINES, MAX_CHAT_LINE};
+pub use collection::{CollectionGame, Imported, MAX_GAME_BYTES as MAX_COLLECTION_GAME_BYTES};
 pub use create::Terms;
 pub use hub::{FellBehind, MAX_BACKLOG, Role, Watcher, Watching};
 pub use live::DEFAULT_LIVE_GAMES;
+pub use model::collection::{CollectedGame, PgnSplitter};
 pub use model::{
     AdminToken, EncodeEvent, Ending, EngineSeat, EventKind, FIRST_MOVE_GRACE, GameClock, GameError,
     GameEvent, GameId, GameView, ManualTime, MoveText, MoveView, OutcomeView, PgnLimits,

@@ -9,8 +9,8 @@ use super::{connections::ConnectionLimits, tls::TlsFiles};
 use crate::{
     analysis::{Analyst, external::UciEngines},
     api::{
-        DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_MAX_STREAMS_PER_PLAYER,
-        DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits,
+        DEFAULT_IMPORT_KIB_PER_SECOND, DEFAULT_IMPORT_MAX_GAMES, DEFAULT_MAX_PLAYER_STREAMS,
+        DEFAULT_MAX_STREAMS_PER_PLAYER, DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits,
     },
     games::{
         AdminToken, DEFAULT_CHAT_LINES, DEFAULT_CLAIM_VICTORY_AFTER, DEFAULT_LIVE_GAMES,
@@ -97,6 +97,11 @@ pub struct ServerConfig {
     /// Most tokens (tags, move numbers, moves, comments, ...) ImportGame
     /// reads.
     pub import_max_tokens: usize,
+    /// Most games one ImportGames call imports.
+    pub import_max_games: u32,
+    /// KiB a second an address's ImportGames calls are read at together
+    /// (0: no limit).
+    pub import_kib_per_second: u32,
     /// How long a seat left open waits for a player before its game is
     /// aborted.
     pub open_seat_timeout: Duration,
@@ -211,6 +216,8 @@ impl ServerConfig {
             player_events_retention: DEFAULT_EVENT_RETENTION,
             import_max_moves: PgnLimits::DEFAULT.moves,
             import_max_tokens: PgnLimits::DEFAULT.tokens,
+            import_max_games: DEFAULT_IMPORT_MAX_GAMES,
+            import_kib_per_second: DEFAULT_IMPORT_KIB_PER_SECOND,
             open_seat_timeout: DEFAULT_OPEN_SEAT_TIMEOUT,
             chat_lines: DEFAULT_CHAT_LINES,
             claim_victory_after: DEFAULT_CLAIM_VICTORY_AFTER,

@@ -58,8 +58,9 @@ use self::{
 use crate::{
     analysis::{Analyst, Capacity},
     api::{
-        EngineService, GamesRoutes, GamesService, PlayerStreams, PlayersService, PositionsService,
-        REQUEST_COMPRESSION, RulesRoutes, RulesService, Streams, Watchers, encode_event,
+        EngineService, GamesRoutes, GamesService, ImportBounds, PlayerStreams, PlayersService,
+        PositionsService, REQUEST_COMPRESSION, RulesRoutes, RulesService, Streams, Watchers,
+        encode_event,
         proto::{
             self, engine_server::EngineServer, games_server::GamesServer,
             players_server::PlayersServer, positions_server::PositionsServer,
@@ -254,6 +255,11 @@ pub async fn serve(
         )),
         player_streams,
         players,
+        imports: ImportBounds::new(
+            config.import_max_games,
+            config.import_kib_per_second,
+            config.max_import_request_bytes,
+        ),
     });
     let lichess_api = LichessApi::new(
         Arc::clone(&players_service),

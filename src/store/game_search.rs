@@ -13,7 +13,7 @@
 //! PostgreSQL, `LIKE` goes through `pg_trgm` indexes of the names.
 
 use super::{
-    Backend, GameFilter, Page, Store, StoreError, StoredGame,
+    Backend, GameFilter, OpeningFilter, Page, Store, StoreError, StoredGame,
     names::fold,
     rows::{GAME_COLUMNS, game_from_row},
     sql::Sql,
@@ -99,6 +99,35 @@ fn push_query(query: &mut Sql, backend: Backend, filter: &GameFilter) {
     }
     if let Some(termination) = &filter.termination {
         query.push(" AND termination = ").bind(termination.clone());
+    }
+    match filter.result {
+        Some(Some(winner)) => {
+            query
+                .push(" AND status = 'decisive' AND winner = ")
+                .bind(winner.name().to_owned());
+        }
+        Some(None) => {
+            query.push(" AND status = 'drawn'");
+        }
+        None => {}
+    }
+    if let Some(rated) = filter.rated {
+        query.push(" AND rated = ").bind(i64::from(rated));
+    }
+    if let Some(opening) = &filter.opening {
+        // A prefix as a range, which the openings' indexes serve.
+        let (column, prefix) = match opening {
+            OpeningFilter::Eco(eco) => ("eco", eco),
+            OpeningFilter::Name(name) => ("name", name),
+        };
+        query
+            .push(format_args!(
+                " AND games.seq IN (SELECT game_seq FROM game_openings WHERE {column} >= "
+            ))
+            .bind(prefix.clone())
+            .push(format_args!(" AND {column} < "))
+            .bind(format!("{prefix}\u{10FFFF}"))
+            .push(")");
     }
     match backend {
         // Creation times follow seq (see the migration): a time range is the

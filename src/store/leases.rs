@@ -280,6 +280,7 @@ mod tests {
             fence: Some(fence.clone()),
             creates: None,
             rating: None,
+            opening: None,
         };
         match store.write_game(write).await? {
             super::super::Written::Committed { game, .. } => Ok(game.version),

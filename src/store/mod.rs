@@ -15,6 +15,7 @@ mod commit;
 mod events;
 mod game_search;
 mod games;
+mod imports;
 mod leases;
 mod names;
 mod player_log;
@@ -42,6 +43,7 @@ pub use changes::{Change, RECONNECTS as LISTENER_RECONNECTS};
 pub use chat::{ChatRoom, StoredChatLine};
 pub use commit::{DEFAULT_BATCH_MAX, QUEUE_CAPACITY};
 pub use events::History;
+pub use imports::{ImportedGame, Stored};
 pub use leases::{Fence, Lease, shard_of};
 pub use player_log::{Logged, LoggedEvent};
 pub use players::{StoredPlayer, UsernameTaken};
@@ -49,8 +51,8 @@ pub use positions::{NewPosition, PositionFilter, StoredPosition};
 pub use presence::StoredPresence;
 pub use ratings::{Ranked, RateGame, RatedEnd, RatingChange, StoredRating};
 pub use rows::{
-    GameFilter, GameHead, GameNotFound, OpenSeat, StoredClock, StoredEngine, StoredGame,
-    StoredMove, StoredRematch, Update,
+    GameFilter, GameHead, GameNotFound, OpenSeat, OpeningFilter, StoredClock, StoredEngine,
+    StoredGame, StoredMove, StoredOpening, StoredRematch, Update,
 };
 pub use seeks::{Pairing, SeekGone, StoredSeek, TooManySeeks};
 pub use write::{Base, GameWrite, Written};

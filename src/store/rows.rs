@@ -166,7 +166,29 @@ pub struct GameFilter {
     pub cursor: Option<i64>,
     /// Oldest first (else newest first).
     pub oldest_first: bool,
+    /// Only games that ended with this winner (`Some(None)`: drawn).
+    pub result: Option<Option<Side>>,
+    /// Only rated (`true`) or casual (`false`) games.
+    pub rated: Option<bool>,
+    /// Only games named by an opening this selects.
+    pub opening: Option<OpeningFilter>,
     pub limit: u32,
+}
+
+/// Which openings a [`GameFilter`] selects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OpeningFilter {
+    /// ECO codes starting with this (`B9`).
+    Eco(String),
+    /// Names starting with this, in lower case.
+    Name(String),
+}
+
+/// The opening a game is named by, as stored: its ECO code and name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredOpening {
+    pub eco: String,
+    pub name: String,
 }
 
 /// A change a game's judge makes: the value to hand back and the event to

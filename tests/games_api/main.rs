@@ -8,6 +8,7 @@ mod common;
 mod challenges;
 mod chat;
 mod clocks;
+mod collections;
 mod credentials;
 mod engine;
 mod flag_timers;

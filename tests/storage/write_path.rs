@@ -478,6 +478,7 @@ async fn a_stale_change_in_a_batch_leaves_the_others_committed() {
             fence: None,
             creates: None,
             rating: None,
+            opening: None,
         }
     };
     let pool = db.pool().await;

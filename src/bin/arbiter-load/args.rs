@@ -53,7 +53,7 @@ pub(crate) struct Args {
     #[arg(long, required_if_eq("rpc", "raw-commit"))]
     pub(crate) raw_database: Option<String>,
     /// The RPC to measure.
-    #[arg(long, value_enum, required_unless_present_any = ["all", "pairing"])]
+    #[arg(long, value_enum, required_unless_present_any = ["all", "pairing", "history"])]
     pub(crate) rpc: Option<Rpc>,
     /// The game for legal-moves and make-move.
     #[arg(long, value_enum, default_value_t = GameVariant::Chess)]
@@ -87,6 +87,11 @@ pub(crate) struct Args {
     /// --connections connections).
     #[arg(long, conflicts_with_all = ["rpc", "all"])]
     pub(crate) pairing: bool,
+    /// Instead of an RPC: imports this many games through ImportGames
+    /// (the server with `--import-kib-per-second 0 --create-rate 0`), then
+    /// times ListGames pages for the filters a history page uses.
+    #[arg(long, conflicts_with_all = ["rpc", "all", "pairing"])]
+    pub(crate) history: Option<usize>,
     /// --pairing: seeks waiting in the pool, unpairable.
     #[arg(long, default_value_t = 1000, requires = "pairing")]
     pub(crate) open_seeks: usize,

@@ -102,6 +102,7 @@ use std::{
 };
 
 mod args;
+mod history;
 mod long_game;
 mod pairing;
 mod raw_commit;
@@ -431,6 +432,9 @@ async fn main_inner(args: Args) -> Result<(), Fatal> {
         .iter()
         .map(|addr| endpoint(addr))
         .collect::<Result<Vec<_>, _>>()?;
+    if let Some(games) = args.history {
+        return history::measure(&endpoints[0], games).await;
+    }
     if args.pairing {
         let connections = args
             .connections

@@ -6,6 +6,7 @@
 mod admin;
 mod claim;
 mod clock;
+pub mod collection;
 mod ending;
 mod error;
 mod events;
@@ -42,5 +43,6 @@ pub(in crate::games) use rating::rated_end;
 pub use rating::{INITIAL as INITIAL_RATING, PROVISIONAL_DEVIATION, Speed, perf, rate};
 pub(in crate::games) use seats::engine_of;
 pub use seats::{EngineSeat, SeatSpec};
-pub use view::{GameView, MoveView, OutcomeView, Rated, View};
+pub(in crate::games) use view::stored_opening;
+pub use view::{GameView, MoveView, OutcomeView, Rated, View, opening_of};
 pub(in crate::games) use view::{move_view, move_views, view_of};

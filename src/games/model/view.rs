@@ -9,7 +9,7 @@ use crate::{
         },
         referee::{PlayedMove, Referee},
     },
-    store::{StoredGame, StoredMove},
+    store::{StoredGame, StoredMove, StoredOpening},
 };
 
 use super::{
@@ -120,10 +120,11 @@ impl GameView {
     /// The chess opening the game is named by: the last position of the
     /// openings dataset it reached, from the standard start.
     pub fn opening(&self) -> Option<Opening> {
-        let standard = self.variant == Variant::Chess && self.start_fen == Chess::start().fen();
-        standard
-            .then(|| openings::opening_of(self.moves.iter().map(|m| m.fen_after.as_str())))
-            .flatten()
+        opening_of(
+            self.variant,
+            &self.start_fen,
+            self.moves.iter().map(|m| m.fen_after.as_str()),
+        )
     }
 
     /// The mover's time left after each move, in milliseconds, replayed
@@ -276,4 +277,30 @@ pub(in crate::games) fn view_of(game: &StoredGame) -> Result<GameView, GameError
     let record = replay(game)?;
     let moves = Arc::new(move_views(game, record.as_ref()));
     Ok(GameView::build(game, record.as_ref(), moves))
+}
+
+/// The chess opening a game of `variant` from `start_fen` whose positions
+/// after each move are `fens` is named by: the last position of the
+/// openings dataset it reached, from the standard start.
+pub fn opening_of<'a>(
+    variant: Variant,
+    start_fen: &str,
+    fens: impl IntoIterator<Item = &'a str>,
+) -> Option<Opening> {
+    let standard = variant == Variant::Chess && start_fen == Chess::start().fen();
+    standard.then(|| openings::opening_of(fens)).flatten()
+}
+
+/// The opening a stored game is named by, as the store keeps it (its name
+/// in lower case, for searches by prefix).
+pub(in crate::games) fn stored_opening(game: &StoredGame) -> Option<StoredOpening> {
+    let opening = opening_of(
+        game.variant,
+        &game.start_fen,
+        game.moves.iter().map(|m| m.fen_after.as_str()),
+    )?;
+    Some(StoredOpening {
+        eco: opening.eco.to_owned(),
+        name: opening.name.to_lowercase(),
+    })
 }

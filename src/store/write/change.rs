@@ -2,7 +2,7 @@
 
 use crate::{
     rules::{Side, Status},
-    store::{Fence, RatedEnd, StoredGame},
+    store::{Fence, RatedEnd, StoredGame, StoredOpening},
 };
 
 /// A game change to write: the game as changed, what it was judged on, the
@@ -24,6 +24,8 @@ pub struct GameWrite {
     pub creates: Option<StoredGame>,
     /// The ratings the change applies, ending a rated game.
     pub rating: Option<RatedEnd>,
+    /// The opening the change names, ending a chess game.
+    pub opening: Option<StoredOpening>,
 }
 
 /// The stored state a change was judged on: the write goes through only if

@@ -12,7 +12,7 @@ pub use self::change::{Base, GameWrite, Written};
 pub(super) use self::{batch::write_records, change::Applied};
 use super::{
     Backend, StoreError, changes, leases, names, now_millis, ratings,
-    rows::{StoredGame, StoredRematch},
+    rows::{StoredGame, StoredOpening, StoredRematch},
 };
 use crate::rules::Side;
 
@@ -145,12 +145,31 @@ pub(super) async fn write_changes(
     Ok(applied)
 }
 
+/// Names game `seq`'s opening (once: a name given stays).
+pub(super) async fn name_opening(
+    tx: &mut AnyConnection,
+    seq: i64,
+    opening: &StoredOpening,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO game_openings (game_seq, eco, name) VALUES ($1, $2, $3) \
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(seq)
+    .bind(&opening.eco)
+    .bind(&opening.name)
+    .execute(tx)
+    .await?;
+    Ok(())
+}
+
 /// Whether `write` writes its game's row and nothing else (besides the
 /// records every change has): no fence, no moves taken back, no names
 /// changed, no game created.
 fn writes_row_only(write: &GameWrite) -> bool {
     write.fence.is_none()
         && write.rating.is_none()
+        && write.opening.is_none()
         && write.game.undone.is_empty()
         && write.creates.is_none()
         && !write.renames()
@@ -179,6 +198,7 @@ async fn write_change(
         base,
         creates,
         rating,
+        opening,
         ..
     } = write;
     if !game.undone.is_empty() {
@@ -201,6 +221,9 @@ async fn write_change(
     }
     if let Some(rated) = rating {
         ratings::apply(&mut *tx, backend, game, rated, now).await?;
+    }
+    if let Some(opening) = opening {
+        name_opening(&mut *tx, game.seq, opening).await?;
     }
     let created = match creates.take() {
         Some(new) => Some(Box::new(insert_game_in(&mut *tx, backend, new).await??)),

@@ -159,6 +159,8 @@ export const Reason = {
   REQUEST_TOO_LARGE: "REQUEST_TOO_LARGE",
   /** RESOURCE_EXHAUSTED: The server, or the caller's address, has as many requests in flight as it may (metadata `cap` = `server` or `peer`, and `limit`). */
   SERVER_BUSY: "SERVER_BUSY",
+  /** RESOURCE_EXHAUSTED: An ImportGames call has read as many games as it may (metadata `limit`): import the rest in another call. */
+  TOO_MANY_GAMES: "TOO_MANY_GAMES",
   /** RESOURCE_EXHAUSTED: A game, a connection, the caller's address or player has as many watchers as it may (metadata `cap` = `game`, `connection`, `peer`, `player_streams` or `player`, and `limit`). */
   TOO_MANY_WATCHERS: "TOO_MANY_WATCHERS",
   /** RESOURCE_EXHAUSTED: The caller's address holds as many connections as it may (metadata `cap` = `peer`, `limit`): close some, or retry later. */

@@ -1,0 +1,151 @@
+//! PGN collections, imported a batch at a time: every game read and replayed
+//! as a single import reads it, the batch stored in one transaction, each
+//! game's key once (the same game imported again is found, not stored).
+
+use super::{
+    Games,
+    import::{Prepared, prepare, read_pgn},
+    model::{
+        GameError, GameId, Status,
+        collection::{CollectedGame, tags_of},
+        pgn::PgnLimits,
+    },
+};
+use crate::{
+    reason::Reason,
+    rules::{Variant, xiangqi::XiangqiRules},
+    store::{ImportedGame, Stored},
+};
+
+/// The most bytes one game of a collection may have.
+pub const MAX_GAME_BYTES: usize = 1 << 20;
+
+/// What became of one game of a collection.
+#[derive(Debug)]
+pub enum Imported {
+    /// Stored now; with the seat tokens of an unfinished game.
+    New {
+        id: GameId,
+        tokens: Option<[String; 2]>,
+    },
+    /// Imported before as this game.
+    Before(GameId),
+    Refused(GameError),
+}
+
+/// One game of a collection: its roster tags (as far as they read) and what
+/// became of it.
+#[derive(Debug)]
+pub struct CollectionGame {
+    pub tags: Vec<(String, String)>,
+    pub imported: Imported,
+}
+
+impl Games {
+    /// Imports a batch of a collection's games (under the variant and rules
+    /// [`Games::import`] takes, for each), in the batch's order: each game
+    /// stored whole or not at all, and none twice.
+    ///
+    /// # Errors
+    ///
+    /// Storage (then nothing of the batch is stored).
+    pub async fn import_batch(
+        &self,
+        batch: Vec<CollectedGame>,
+        hint: Option<Variant>,
+        rules: Option<XiangqiRules>,
+    ) -> Result<Vec<CollectionGame>, GameError> {
+        let limits = self.import_limits;
+        // Replaying every move is CPU work: off the async threads.
+        let read = tokio::task::spawn_blocking(move || {
+            batch
+                .into_iter()
+                .map(|game| read_collected(game, hint, rules, limits))
+                .collect::<Vec<_>>()
+        })
+        .await
+        .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()));
+        let mut answers = Vec::with_capacity(read.len());
+        let mut to_store = Vec::new();
+        for (tags, prepared) in read {
+            let imported = match prepared {
+                Ok(Prepared {
+                    game,
+                    tokens,
+                    key,
+                    opening,
+                    ..
+                }) => {
+                    let ongoing = game.status == Status::Ongoing;
+                    to_store.push(ImportedGame {
+                        key: Some(key),
+                        game,
+                        opening,
+                    });
+                    // Its id once stored.
+                    Imported::New {
+                        id: GameId::stored(""),
+                        tokens: ongoing.then_some(tokens),
+                    }
+                }
+                Err(refused) => Imported::Refused(refused),
+            };
+            answers.push(CollectionGame { tags, imported });
+        }
+        let mut stored = self.store.insert_imported(to_store).await?.into_iter();
+        for answer in &mut answers {
+            let Imported::New { tokens, .. } = &mut answer.imported else {
+                continue;
+            };
+            let Some(stored) = stored.next() else {
+                return Err(GameError::Corrupt(
+                    "the store answered for fewer games than it was given".to_owned(),
+                ));
+            };
+            answer.imported = match stored {
+                Stored::New(game) => Imported::New {
+                    id: GameId::stored(&game.id),
+                    tokens: tokens.take(),
+                },
+                Stored::Before(id) => Imported::Before(GameId::stored(&id)),
+            };
+        }
+        Ok(answers)
+    }
+}
+
+/// A collection's game read and made ready to store, with its roster tags.
+fn read_collected(
+    game: CollectedGame,
+    hint: Option<Variant>,
+    rules: Option<XiangqiRules>,
+    limits: PgnLimits,
+) -> (Vec<(String, String)>, Result<Prepared, GameError>) {
+    match game {
+        CollectedGame::Text(text) => (
+            tags_of(text.as_bytes()),
+            read_pgn(&text, hint, rules, limits).and_then(prepare),
+        ),
+        CollectedGame::TooLong { bytes, tags } => (
+            tags,
+            Err(GameError::OverLimit {
+                field: "pgn",
+                reason: Reason::PgnTooLong,
+                limit: "limit_bytes",
+                value: MAX_GAME_BYTES,
+                message: format!(
+                    "the game has {bytes} bytes, more than the {} one game may have",
+                    MAX_GAME_BYTES
+                ),
+            }),
+        ),
+        CollectedGame::NotText { tags } => (
+            tags,
+            Err(GameError::invalid(
+                "pgn",
+                Reason::InvalidPgn,
+                "the game is not UTF-8 text".to_owned(),
+            )),
+        ),
+    }
+}

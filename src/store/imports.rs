@@ -1,0 +1,91 @@
+//! Games imported from collections, kept by the key of what was imported
+//! so that the same game imported again is found instead of stored twice.
+
+use sqlx::AnyConnection;
+
+use super::{
+    Store, StoreError,
+    player_log::Log,
+    rows::{StoredGame, StoredOpening},
+    write::{insert_game_in, name_opening},
+};
+
+/// A game of a collection, ready to store, with the key of what was
+/// imported.
+#[derive(Debug)]
+pub struct ImportedGame {
+    /// What was imported (none: stored whatever was before).
+    pub key: Option<String>,
+    pub game: StoredGame,
+    /// The opening it is named by.
+    pub opening: Option<StoredOpening>,
+}
+
+/// What became of an [`ImportedGame`].
+#[derive(Debug)]
+pub enum Stored {
+    /// Stored now.
+    New(Box<StoredGame>),
+    /// Imported before as the game of this id (earlier, or earlier in the
+    /// same batch).
+    Before(String),
+}
+
+impl Store {
+    /// Stores a batch of imported games in one transaction, each game whole
+    /// and each key once; the answer is in the batch's order.
+    ///
+    /// # Errors
+    ///
+    /// Database failure (nothing of the batch is stored), or (about never)
+    /// a game whose id is another's.
+    pub async fn insert_imported(
+        &self,
+        batch: Vec<ImportedGame>,
+    ) -> Result<Vec<Stored>, StoreError> {
+        let mut tx = self.writer.begin().await?;
+        let mut stored = Vec::with_capacity(batch.len());
+        for ImportedGame { key, game, opening } in batch {
+            if let Some(key) = key
+                && let Some(before) = claim_key(tx.conn(), &key, &game.id).await?
+            {
+                stored.push(Stored::Before(before));
+                continue;
+            }
+            let game = insert_game_in(tx.conn(), self.backend, game).await??;
+            if let Some(opening) = &opening {
+                name_opening(tx.conn(), game.seq, opening).await?;
+            }
+            Log::started(&game).append(tx.conn(), self.backend).await?;
+            stored.push(Stored::New(Box::new(game)));
+        }
+        tx.commit().await?;
+        Ok(stored)
+    }
+}
+
+/// Claims `key` for the game `id`; the game that holds it already, if one
+/// does. A concurrent import of the same game waits for this one's
+/// transaction, then finds its game.
+async fn claim_key(
+    tx: &mut AnyConnection,
+    key: &str,
+    id: &str,
+) -> Result<Option<String>, sqlx::Error> {
+    let claimed = sqlx::query(
+        "INSERT INTO imported_games (import_key, game_id) VALUES ($1, $2) \
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(key)
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
+    if claimed.rows_affected() > 0 {
+        return Ok(None);
+    }
+    sqlx::query_scalar("SELECT game_id FROM imported_games WHERE import_key = $1")
+        .bind(key)
+        .fetch_one(tx)
+        .await
+        .map(Some)
+}

@@ -1,0 +1,275 @@
+//! ImportGames: a PGN collection sent in pieces of any size, answered game
+//! by game, each game imported once however often the file comes, and
+//! bounded per call.
+
+use crate::common::{self, TestServer};
+
+use arbiter::{api::proto as pb, server::ServerConfig};
+use tonic::{Code, transport::Channel};
+
+type Games = pb::games_client::GamesClient<Channel>;
+
+/// Five games: a decisive chess game, an unfinished one, one with a move
+/// that cannot be played, a xiangqi game, and a game that is not UTF-8.
+fn collection() -> Vec<u8> {
+    let mut pgn = String::new();
+    pgn.push_str(
+        "[Event \"Club\"]\n[Round \"1\"]\n[White \"Élodie\"]\n[Black \"Bo\"]\n[Result \"1-0\"]\n\n\
+         1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n",
+    );
+    pgn.push_str(
+        "[Event \"Club\"]\n[Round \"2\"]\n[White \"Bo\"]\n[Black \"Élodie\"]\n[Result \"*\"]\n\n\
+         1. d4 {a comment\n[that is no tag]} d5 *\n\n",
+    );
+    pgn.push_str("[Event \"Club\"]\n[Round \"3\"]\n\n1. e4 e5 2. Ke3 *\n\n");
+    pgn.push_str(
+        "[Event \"Xiangqi\"]\n[Variant \"xiangqi\"]\n[Result \"*\"]\n\n1. h2e2 h9g7 *\n\n",
+    );
+    let mut bytes = pgn.into_bytes();
+    bytes.extend_from_slice(b"[Event \"Broken\"]\n\n1. e4 \xff *\n");
+    bytes
+}
+
+/// Imports `pgn` in pieces of `piece` bytes; every answer, or the status
+/// the stream ended with.
+async fn import(
+    games: &mut Games,
+    pgn: &[u8],
+    piece: usize,
+) -> (Vec<pb::ImportGamesResponse>, Option<tonic::Status>) {
+    let pieces: Vec<pb::ImportGamesRequest> = pgn
+        .chunks(piece)
+        .map(|chunk| pb::ImportGamesRequest {
+            pgn: chunk.to_vec(),
+            ..Default::default()
+        })
+        .collect();
+    let mut stream = match games.import_games(tokio_stream::iter(pieces)).await {
+        Ok(answer) => answer.into_inner(),
+        Err(status) => return (Vec::new(), Some(status)),
+    };
+    let mut answers = Vec::new();
+    loop {
+        match stream.message().await {
+            Ok(Some(answer)) => answers.push(answer),
+            Ok(None) => return (answers, None),
+            Err(status) => return (answers, Some(status)),
+        }
+    }
+}
+
+fn results(answers: &[pb::ImportGamesResponse]) -> Vec<pb::ImportResult> {
+    answers.iter().map(|a| a.result()).collect()
+}
+
+#[tokio::test]
+async fn a_collection_in_pieces_is_answered_game_by_game_and_imported_once() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    let pgn = collection();
+    let (first, ended) = import(&mut games, &pgn, 7).await;
+    assert!(ended.is_none(), "{ended:?}");
+    use pb::ImportResult::{Duplicate, Imported, Refused};
+    assert_eq!(
+        results(&first),
+        [Imported, Imported, Refused, Imported, Refused]
+    );
+    assert_eq!(
+        first.iter().map(|a| a.index).collect::<Vec<_>>(),
+        [0, 1, 2, 3, 4]
+    );
+    // The refused games say why, and which they are.
+    assert_eq!(first[2].reason, "INVALID_PGN");
+    assert!(first[2].message.contains("move 3"), "{}", first[2].message);
+    assert_eq!(first[2].tags["Round"], "3");
+    assert_eq!(first[4].reason, "INVALID_PGN");
+    assert_eq!(first[4].tags["Event"], "Broken");
+    assert_eq!(
+        first[4].progress,
+        Some(pb::ImportProgress {
+            bytes_read: pgn.len() as u64,
+            games_read: 5,
+            imported: 3,
+            duplicates: 0,
+            refused: 2,
+        })
+    );
+    // The games are there as the PGN said; the unfinished one can be
+    // played on.
+    let mate = common::get_game(&mut games, &first[0].game_id).await;
+    assert_eq!(
+        (mate.ply, mate.white.unwrap().display_name.as_str()),
+        (7, "Élodie")
+    );
+    assert_eq!(mate.outcome.unwrap().winner, pb::Side::White as i32);
+    assert!(
+        first[0].white_token.is_empty(),
+        "a finished game has no seats"
+    );
+    let unfinished = &first[1];
+    assert_eq!(unfinished.tags["White"], "Bo");
+    let played = common::play(
+        &mut games,
+        &unfinished.game_id,
+        &unfinished.white_token,
+        "c4",
+    )
+    .await;
+    assert_eq!(played.ply, 3);
+    let xiangqi = common::get_game(&mut games, &first[3].game_id).await;
+    assert_eq!(xiangqi.variant, pb::Variant::Xiangqi as i32);
+
+    // The same file again, in other pieces: nothing is added.
+    let (again, ended) = import(&mut games, &pgn, 1000).await;
+    assert!(ended.is_none(), "{ended:?}");
+    assert_eq!(
+        results(&again),
+        [Duplicate, Duplicate, Refused, Duplicate, Refused]
+    );
+    for n in [0, 1, 3] {
+        assert_eq!(again[n].game_id, first[n].game_id);
+    }
+    assert!(again[1].white_token.is_empty(), "no seat token twice");
+    // The same game in another notation is the same game.
+    let uci = "[Event \"Club\"]\n[Round \"1\"]\n[White \"Élodie\"]\n[Black \"Bo\"]\n\
+               [Result \"1-0\"]\n\n1. e2e4 e7e5 2. d1h5 b8c6 3. f1c4 g8f6 4. h5f7 1-0\n";
+    let (uci, _) = import(&mut games, uci.as_bytes(), 64).await;
+    assert_eq!(results(&uci), [Duplicate]);
+    assert_eq!(uci[0].game_id, first[0].game_id);
+    assert_eq!(listed(&mut games, Default::default()).await.len(), 3);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_import_stops_at_its_games_limit_and_refuses_a_bad_variant() {
+    let server = TestServer::start_with_config(|config| ServerConfig {
+        import_max_games: 2,
+        ..config
+    })
+    .await;
+    let mut games = server.games().await;
+    let three = "[Round \"1\"]\n\n1. e4 *\n[Round \"2\"]\n\n1. d4 *\n[Round \"3\"]\n\n1. c4 *\n";
+    let (answers, ended) = import(&mut games, three.as_bytes(), 10).await;
+    assert_eq!(answers.len(), 2, "the first two are imported");
+    let ended = ended.expect("the call ends over its limit");
+    assert_eq!(
+        common::code_and_reason(&ended),
+        (Code::ResourceExhausted, "TOO_MANY_GAMES".into())
+    );
+    use tonic_types::StatusExt;
+    assert_eq!(
+        ended.get_details_error_info().unwrap().metadata["limit"],
+        "2"
+    );
+
+    let bad = pb::ImportGamesRequest {
+        pgn: b"1. e4 *".to_vec(),
+        variant: 99,
+        ..Default::default()
+    };
+    let mut stream = games
+        .import_games(tokio_stream::iter([bad]))
+        .await
+        .unwrap()
+        .into_inner();
+    let refused = stream.message().await.unwrap_err();
+    assert_eq!(refused.code(), Code::InvalidArgument);
+    server.stop().await;
+}
+
+/// The games' ids ListGames gives for `filter`, newest first.
+async fn listed(games: &mut Games, filter: pb::ListGamesRequest) -> Vec<String> {
+    games
+        .list_games(filter)
+        .await
+        .unwrap()
+        .into_inner()
+        .games
+        .into_iter()
+        .map(|game| game.id)
+        .collect()
+}
+
+#[tokio::test]
+async fn games_are_found_by_opening_result_and_rating() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    let pgn = "[Result \"0-1\"]\n\n1. e4 c5 2. Nf3 0-1\n\
+               [Result \"1/2-1/2\"]\n\n1. d4 d5 2. c4 1/2-1/2\n\
+               [Result \"1-0\"]\n\n1. d4 d5 2. c4 e6 1-0\n\
+               [Result \"*\"]\n\n1. e4 c5 *\n";
+    let (imported, _) = import(&mut games, pgn.as_bytes(), 100).await;
+    let ids: Vec<String> = imported.iter().map(|a| a.game_id.clone()).collect();
+    assert_eq!(ids.len(), 4);
+    let by_opening = |opening: &str| pb::ListGamesRequest {
+        opening: opening.into(),
+        ..Default::default()
+    };
+    // Named when imported (ongoing games too), by code or name, in any case.
+    assert_eq!(
+        listed(&mut games, by_opening("B2")).await,
+        [ids[3].clone(), ids[0].clone()]
+    );
+    assert_eq!(
+        listed(&mut games, by_opening("queen's GAMBIT")).await,
+        [ids[2].clone(), ids[1].clone()]
+    );
+    assert_eq!(
+        listed(&mut games, by_opening("Queen's Gambit Declined")).await,
+        [ids[2].clone()]
+    );
+    assert!(listed(&mut games, by_opening("E9")).await.is_empty());
+    let by_result = |result: pb::ResultFilter| pb::ListGamesRequest {
+        result: result as i32,
+        ..Default::default()
+    };
+    assert_eq!(
+        listed(&mut games, by_result(pb::ResultFilter::BlackWon)).await,
+        [ids[0].clone()]
+    );
+    assert_eq!(
+        listed(&mut games, by_result(pb::ResultFilter::Drawn)).await,
+        [ids[1].clone()]
+    );
+    assert_eq!(
+        listed(&mut games, by_result(pb::ResultFilter::WhiteWon)).await,
+        [ids[2].clone()]
+    );
+    let rated = |rated: bool| pb::ListGamesRequest {
+        rated: Some(rated),
+        ..Default::default()
+    };
+    assert!(listed(&mut games, rated(true)).await.is_empty());
+    assert_eq!(listed(&mut games, rated(false)).await.len(), 4);
+    // A game played here is named when it ends.
+    let created = common::new_chess_game(&mut games, None).await;
+    let id = created.game.unwrap().id;
+    for (token, played) in [
+        (&created.white_token, "e4"),
+        (&created.black_token, "c5"),
+        (&created.white_token, "Nf3"),
+    ] {
+        common::play(&mut games, &id, token, played).await;
+    }
+    assert_eq!(
+        listed(&mut games, by_opening("B27")).await,
+        [ids[0].clone()]
+    );
+    common::resign(&mut games, &id, &created.black_token).await;
+    assert_eq!(
+        listed(&mut games, by_opening("B27")).await,
+        [id.clone(), ids[0].clone()]
+    );
+    let refused = games
+        .list_games(pb::ListGamesRequest {
+            result: 9,
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        common::code_and_reason(&refused),
+        (Code::InvalidArgument, "UNKNOWN_ENUM_VALUE".into())
+    );
+    server.stop().await;
+}
