@@ -26,7 +26,7 @@ use crate::{
     players::Players,
     reason::Reason,
     rules::Side,
-    store::{GameFilter, OpeningFilter},
+    store::{GameFilter, OpeningFilter, OpeningLevel},
 };
 
 #[derive(Debug)]
@@ -221,8 +221,9 @@ fn result_filter(value: i32) -> Result<Option<Option<Side>>, Status> {
     }
 }
 
-/// The openings ListGames's `opening` selects: an ECO code or its start
-/// (a letter A-E, then up to two digits), else the start of a name.
+/// The openings ListGames's `opening` selects: an ECO volume, group or code
+/// (`B`, `B5`, `B50`), else a name's family (`Sicilian Defense`),
+/// variation (with a `:`) or whole name (with a `,`), in any case.
 fn opening_filter(text: &str) -> Result<Option<OpeningFilter>, Status> {
     let text = text.trim();
     if text.chars().count() > 100 {
@@ -233,14 +234,23 @@ fn opening_filter(text: &str) -> Result<Option<OpeningFilter>, Status> {
         ));
     }
     let mut chars = text.chars();
-    let eco = matches!(chars.next(), Some('A'..='E'))
+    let eco = matches!(chars.next(), Some('A'..='E' | 'a'..='e'))
         && text.len() <= 3
         && chars.all(|c| c.is_ascii_digit());
-    Ok(match text {
-        "" => None,
-        _ if eco => Some(OpeningFilter::Eco(text.to_owned())),
-        _ => Some(OpeningFilter::Name(text.to_lowercase())),
-    })
+    let level = match text.len() {
+        0 => return Ok(None),
+        1 if eco => OpeningLevel::Volume,
+        2 if eco => OpeningLevel::Group,
+        3 if eco => OpeningLevel::Eco,
+        _ if text.contains(',') => OpeningLevel::Name,
+        _ if text.contains(':') => OpeningLevel::Variation,
+        _ => OpeningLevel::Family,
+    };
+    let value = match eco {
+        true => text.to_ascii_uppercase(),
+        false => text.to_lowercase(),
+    };
+    Ok(Some(OpeningFilter { level, value }))
 }
 
 /// A rematch call's answer as its response's fields: the finished game,

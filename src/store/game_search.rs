@@ -13,7 +13,7 @@
 //! PostgreSQL, `LIKE` goes through `pg_trgm` indexes of the names.
 
 use super::{
-    Backend, GameFilter, OpeningFilter, Page, Store, StoreError, StoredGame,
+    Backend, GameFilter, Page, Store, StoreError, StoredGame,
     names::fold,
     rows::{GAME_COLUMNS, game_from_row},
     sql::Sql,
@@ -26,16 +26,18 @@ const TRIGRAM: usize = 3;
 /// game more than the page, to tell whether another page follows).
 fn push_query(query: &mut Sql, backend: Backend, filter: &GameFilter) {
     // With a player, the names drive (in seq order too) and the games are
-    // looked up for the names that match.
+    // looked up for the names that match; else an opening's level does.
     let player = filter.player.as_deref().map(fold);
+    let names_drive = player.is_some();
     let trigrams = backend == Backend::Sqlite
         && player
             .as_ref()
             .is_some_and(|name| name.chars().count() >= TRIGRAM);
-    let seq = match &player {
-        Some(_) if trigrams => "game_names_trigrams.rowid",
-        Some(_) => "game_names.game_seq",
-        None => "games.seq",
+    let seq = match (&player, &filter.opening) {
+        (Some(_), _) if trigrams => "game_names_trigrams.rowid",
+        (Some(_), _) => "game_names.game_seq",
+        (None, Some(_)) => "game_openings.game_seq",
+        (None, None) => "games.seq",
     };
     query.push(format_args!("SELECT {GAME_COLUMNS} FROM "));
     match player {
@@ -71,9 +73,21 @@ fn push_query(query: &mut Sql, backend: Backend, filter: &GameFilter) {
                 }
             }
         }
-        None => {
-            query.push("games WHERE TRUE");
-        }
+        // Without a player, the opening's level drives, in seq order.
+        None => match &filter.opening {
+            Some(opening) => {
+                query
+                    .push(format_args!(
+                        "game_openings CROSS JOIN games WHERE games.seq = game_openings.game_seq \
+                         AND game_openings.{} = ",
+                        opening.level.column()
+                    ))
+                    .bind(opening.value.clone());
+            }
+            None => {
+                query.push("games WHERE TRUE");
+            }
+        },
     }
     match filter.finished {
         Some(true) => {
@@ -116,19 +130,13 @@ fn push_query(query: &mut Sql, backend: Backend, filter: &GameFilter) {
     if let Some(rated) = filter.rated {
         query.push(" AND rated = ").bind(i64::from(rated));
     }
-    if let Some(opening) = &filter.opening {
-        // A prefix as a range, which the openings' indexes serve.
-        let (column, prefix) = match opening {
-            OpeningFilter::Eco(eco) => ("eco", eco),
-            OpeningFilter::Name(name) => ("name", name),
-        };
+    if let (Some(opening), true) = (&filter.opening, names_drive) {
         query
             .push(format_args!(
-                " AND games.seq IN (SELECT game_seq FROM game_openings WHERE {column} >= "
+                " AND games.seq IN (SELECT game_seq FROM game_openings WHERE {} = ",
+                opening.level.column()
             ))
-            .bind(prefix.clone())
-            .push(format_args!(" AND {column} < "))
-            .bind(format!("{prefix}\u{10FFFF}"))
+            .bind(opening.value.clone())
             .push(")");
     }
     match backend {

@@ -51,8 +51,8 @@ pub use positions::{NewPosition, PositionFilter, StoredPosition};
 pub use presence::StoredPresence;
 pub use ratings::{Ranked, RateGame, RatedEnd, RatingChange, StoredRating};
 pub use rows::{
-    GameFilter, GameHead, GameNotFound, OpenSeat, OpeningFilter, StoredClock, StoredEngine,
-    StoredGame, StoredMove, StoredOpening, StoredRematch, Update,
+    GameFilter, GameHead, GameNotFound, OpenSeat, OpeningFilter, OpeningLevel, StoredClock,
+    StoredEngine, StoredGame, StoredMove, StoredOpening, StoredRematch, Update,
 };
 pub use seeks::{Pairing, SeekGone, StoredSeek, TooManySeeks};
 pub use write::{Base, GameWrite, Written};

@@ -175,13 +175,44 @@ pub struct GameFilter {
     pub limit: u32,
 }
 
-/// Which openings a [`GameFilter`] selects.
+/// Which openings a [`GameFilter`] selects: those whose `level` is `value`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum OpeningFilter {
-    /// ECO codes starting with this (`B9`).
-    Eco(String),
-    /// Names starting with this, in lower case.
-    Name(String),
+pub struct OpeningFilter {
+    pub level: OpeningLevel,
+    pub value: String,
+}
+
+/// A level of the openings' classification, each searched by equality
+/// through its own index in game order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpeningLevel {
+    /// ECO volume: `B`.
+    Volume,
+    /// ECO group: `B5`.
+    Group,
+    /// ECO code: `B50`.
+    Eco,
+    /// The name before `:`, in lower case: `sicilian defense`.
+    Family,
+    /// The name before `,`, in lower case: `sicilian defense: najdorf
+    /// variation`.
+    Variation,
+    /// The whole name, in lower case.
+    Name,
+}
+
+impl OpeningLevel {
+    /// The column of `game_openings` that holds it.
+    pub(super) fn column(self) -> &'static str {
+        match self {
+            OpeningLevel::Volume => "eco_volume",
+            OpeningLevel::Group => "eco_group",
+            OpeningLevel::Eco => "eco",
+            OpeningLevel::Family => "family",
+            OpeningLevel::Variation => "variation",
+            OpeningLevel::Name => "name",
+        }
+    }
 }
 
 /// The opening a game is named by, as stored: its ECO code and name.

@@ -205,14 +205,19 @@ async fn games_are_found_by_opening_result_and_rating() {
         opening: opening.into(),
         ..Default::default()
     };
-    // Named when imported (ongoing games too), by code or name, in any case.
+    // Named when imported (ongoing games too), by an ECO volume, group or
+    // code, or a name's family, variation or whole name, in any case.
     assert_eq!(
         listed(&mut games, by_opening("B2")).await,
         [ids[3].clone(), ids[0].clone()]
     );
     assert_eq!(
         listed(&mut games, by_opening("queen's GAMBIT")).await,
-        [ids[2].clone(), ids[1].clone()]
+        [ids[1].clone()]
+    );
+    assert_eq!(
+        listed(&mut games, by_opening("sicilian defense")).await,
+        [ids[3].clone(), ids[0].clone()]
     );
     assert_eq!(
         listed(&mut games, by_opening("Queen's Gambit Declined")).await,

@@ -145,19 +145,28 @@ pub(super) async fn write_changes(
     Ok(applied)
 }
 
-/// Names game `seq`'s opening (once: a name given stays).
+/// Names game `seq`'s opening (once: a name given stays), with each level
+/// of it searched by.
 pub(super) async fn name_opening(
     tx: &mut AnyConnection,
     seq: i64,
     opening: &StoredOpening,
 ) -> Result<(), sqlx::Error> {
+    fn before(text: &str, end: char) -> &str {
+        text.split(end).next().unwrap_or(text)
+    }
     sqlx::query(
-        "INSERT INTO game_openings (game_seq, eco, name) VALUES ($1, $2, $3) \
-         ON CONFLICT DO NOTHING",
+        "INSERT INTO game_openings \
+         (game_seq, eco, name, eco_volume, eco_group, family, variation) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
     )
     .bind(seq)
     .bind(&opening.eco)
     .bind(&opening.name)
+    .bind(opening.eco.get(..1).unwrap_or_default())
+    .bind(opening.eco.get(..2).unwrap_or_default())
+    .bind(before(&opening.name, ':'))
+    .bind(before(&opening.name, ','))
     .execute(tx)
     .await?;
     Ok(())

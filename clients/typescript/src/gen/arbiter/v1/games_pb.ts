@@ -960,12 +960,13 @@ export type ListGamesRequest = Message<"arbiter.v1.ListGamesRequest"> & {
   rated?: boolean | undefined;
 
   /**
-   * Only chess games named by this opening: an ECO code or its start
-   * (`B90`, `B9`, `B`), or the start of the opening's name in any case
-   * (`sicilian defense`, `Sicilian Defense: Najdorf`); at most 100
-   * characters. Games are named by the Lichess openings dataset when they
-   * end, and imported games when imported: an ongoing game matches only if
-   * it was imported.
+   * Only chess games named by this opening, at one level of the
+   * classification: an ECO volume, group or code (`B`, `B5`, `B50`), or,
+   * in any case, a name's family (`Sicilian Defense`), variation (with a
+   * colon: `Sicilian Defense: Najdorf Variation`) or whole name (with a
+   * comma); at most 100 characters. Games are named by the Lichess openings
+   * dataset when they end, and imported games when imported: an ongoing
+   * game matches only if it was imported.
    *
    * @generated from field: string opening = 13;
    */

@@ -1,0 +1,16 @@
+-- Openings searched by level, each level's index in game order: the ECO
+-- volume (`B`), group (`B5`) and code; the name's family (before `:`),
+-- variation (before `,`) and the whole name.
+ALTER TABLE game_openings ADD COLUMN eco_volume TEXT COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE game_openings ADD COLUMN eco_group TEXT COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE game_openings ADD COLUMN family TEXT COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE game_openings ADD COLUMN variation TEXT COLLATE "C" NOT NULL DEFAULT '';
+UPDATE game_openings SET
+    eco_volume = substr(eco, 1, 1),
+    eco_group = substr(eco, 1, 2),
+    family = split_part(name, ':', 1),
+    variation = split_part(name, ',', 1);
+CREATE INDEX game_openings_by_volume ON game_openings (eco_volume, game_seq);
+CREATE INDEX game_openings_by_group ON game_openings (eco_group, game_seq);
+CREATE INDEX game_openings_by_family ON game_openings (family, game_seq);
+CREATE INDEX game_openings_by_variation ON game_openings (variation, game_seq);
