@@ -306,8 +306,16 @@ impl Import {
             .games
             .import_batch(std::mem::take(batch), hint, rules)
             .await?;
-        for game in answers {
-            let answer = self.answer(game);
+        let answers: Vec<_> = answers.into_iter().map(|game| self.answer(game)).collect();
+        let progress = &self.progress;
+        tracing::info!(
+            games_read = progress.games_read,
+            imported = progress.imported,
+            duplicates = progress.duplicates,
+            refused = progress.refused,
+            "collection batch stored"
+        );
+        for answer in answers {
             if tx.send(Ok(answer)).await.is_err() {
                 return Ok(());
             }
@@ -327,7 +335,6 @@ impl Import {
         let result = match game.imported {
             Imported::New { id, tokens } => {
                 progress.imported += 1;
-                tracing::info!(game_id = %id, "game imported");
                 answer.game_id = id.to_string();
                 [answer.white_token, answer.black_token] = tokens.unwrap_or_default();
                 pb::ImportResult::Imported

@@ -14,19 +14,16 @@ use super::{
     frames::unframed,
     player::{PlayerStream, PlayerStreams},
     proto::{self as pb, games_server},
-    request::{GAMES_PAGES, next_token, paging, trace_game},
+    request::trace_game,
     watch::Watchers,
 };
 use crate::{
     games::{
-        GameError, Games, MoveText, PgnNotation, PgnOptions, RematchAnswer, SeatClaim, SeatSpec,
-        Start, Terms,
+        Games, MoveText, PgnNotation, PgnOptions, RematchAnswer, SeatClaim, SeatSpec, Start, Terms,
     },
     peers::Peer,
     players::Players,
     reason::Reason,
-    rules::Side,
-    store::{GameFilter, OpeningFilter, OpeningLevel},
 };
 
 #[derive(Debug)]
@@ -81,59 +78,6 @@ impl GamesService {
             return Ok(None);
         }
         Ok(caller(&self.players, request).await?.map(|c| c.id))
-    }
-
-    /// The games a ListGames (or ExportGames) request selects, and its page.
-    async fn game_filter(&self, r: &pb::ListGamesRequest) -> Result<GameFilter, Status> {
-        let (limit, cursor) = paging(r.page_size, &r.page_token, GAMES_PAGES)?;
-        let finished = match pb::GameStatusFilter::try_from(r.status) {
-            Ok(pb::GameStatusFilter::Ongoing) => Some(false),
-            Ok(pb::GameStatusFilter::Finished) => Some(true),
-            Ok(pb::GameStatusFilter::Unspecified) => None,
-            Err(_) => {
-                return Err(invalid_argument(
-                    "status",
-                    Reason::UnknownEnumValue,
-                    "unknown status filter",
-                ));
-            }
-        };
-        let variant = match r.variant {
-            0 => None,
-            v => Some(convert::variant("variant", v)?),
-        };
-        let player = r.player.trim();
-        if player.chars().count() > 100 {
-            return Err(invalid_argument(
-                "player",
-                Reason::TooLong,
-                "at most 100 characters",
-            ));
-        }
-        // A player named by id or username; one nobody is has no games.
-        let player_id = match r.player_id.trim() {
-            "" => None,
-            name => Some(match self.players.get(name).await {
-                Ok(found) => found.id,
-                Err(GameError::NotFound(_)) => name.to_owned(),
-                Err(other) => return Err(other.into()),
-            }),
-        };
-        Ok(GameFilter {
-            finished,
-            variant,
-            player: (!player.is_empty()).then(|| player.to_owned()),
-            player_id,
-            termination: convert::termination_filter("termination", r.termination)?,
-            created_from: convert::millis("created_after", r.created_after.as_ref())?,
-            created_until: convert::millis("created_before", r.created_before.as_ref())?,
-            cursor,
-            oldest_first: r.oldest_first,
-            result: result_filter(r.result)?,
-            rated: r.rated,
-            opening: opening_filter(&r.opening)?,
-            limit,
-        })
     }
 
     /// The seat CreateGame's `seat` asks for, bound to its player if it
@@ -206,53 +150,6 @@ fn pgn_notation(value: i32) -> Result<PgnNotation, Status> {
     }
 }
 
-/// The result ListGames's `result` selects.
-fn result_filter(value: i32) -> Result<Option<Option<Side>>, Status> {
-    match pb::ResultFilter::try_from(value) {
-        Ok(pb::ResultFilter::Unspecified) => Ok(None),
-        Ok(pb::ResultFilter::WhiteWon) => Ok(Some(Some(Side::White))),
-        Ok(pb::ResultFilter::BlackWon) => Ok(Some(Some(Side::Black))),
-        Ok(pb::ResultFilter::Drawn) => Ok(Some(None)),
-        Err(_) => Err(invalid_argument(
-            "result",
-            Reason::UnknownEnumValue,
-            "unknown result filter",
-        )),
-    }
-}
-
-/// The openings ListGames's `opening` selects: an ECO volume, group or code
-/// (`B`, `B5`, `B50`), else a name's family (`Sicilian Defense`),
-/// variation (with a `:`) or whole name (with a `,`), in any case.
-fn opening_filter(text: &str) -> Result<Option<OpeningFilter>, Status> {
-    let text = text.trim();
-    if text.chars().count() > 100 {
-        return Err(invalid_argument(
-            "opening",
-            Reason::TooLong,
-            "at most 100 characters",
-        ));
-    }
-    let mut chars = text.chars();
-    let eco = matches!(chars.next(), Some('A'..='E' | 'a'..='e'))
-        && text.len() <= 3
-        && chars.all(|c| c.is_ascii_digit());
-    let level = match text.len() {
-        0 => return Ok(None),
-        1 if eco => OpeningLevel::Volume,
-        2 if eco => OpeningLevel::Group,
-        3 if eco => OpeningLevel::Eco,
-        _ if text.contains(',') => OpeningLevel::Name,
-        _ if text.contains(':') => OpeningLevel::Variation,
-        _ => OpeningLevel::Family,
-    };
-    let value = match eco {
-        true => text.to_ascii_uppercase(),
-        false => text.to_lowercase(),
-    };
-    Ok(Some(OpeningFilter { level, value }))
-}
-
 /// A rematch call's answer as its response's fields: the finished game,
 /// and once created the rematch, the caller's side and token in it.
 fn rematch_answer(
@@ -289,6 +186,10 @@ impl games_server::Games for GamesService {
         let black = self
             .seat("black", request.get_ref().black.clone(), &request)
             .await?;
+        // A seat bound to a player other than the caller is played with
+        // that player's credential alone: its token is not handed out.
+        let caller = caller(&self.players, &request).await?.map(|c| c.id);
+        let hands_out = [&white, &black].map(|seat| seat.player.is_none() || seat.player == caller);
         let r = request.into_inner();
         let variant = convert::variant("variant", r.variant)?;
         tracing::Span::current().record("variant", variant.name());
@@ -322,8 +223,16 @@ impl games_server::Games for GamesService {
         tracing::info!(game_id = %created.game.id, %variant, "game created");
         Ok(Response::new(pb::CreateGameResponse {
             game: game(&created.game),
-            white_token: created.white_token,
-            black_token: created.black_token,
+            white_token: if hands_out[0] {
+                created.white_token
+            } else {
+                String::new()
+            },
+            black_token: if hands_out[1] {
+                created.black_token
+            } else {
+                String::new()
+            },
             join_code: created.join_code,
         }))
     }
@@ -345,12 +254,7 @@ impl games_server::Games for GamesService {
         &self,
         request: Request<pb::ListGamesRequest>,
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
-        let filter = self.game_filter(request.get_ref()).await?;
-        let page = self.games.list(filter).await?;
-        Ok(Response::new(pb::ListGamesResponse {
-            games: page.items.iter().map(convert::game).collect(),
-            next_page_token: next_token(page.next, GAMES_PAGES),
-        }))
+        self.list_page(request.get_ref()).await.map(Response::new)
     }
 
     async fn export_game(
@@ -563,7 +467,18 @@ impl games_server::Games for GamesService {
         admit_create(&self.creates, &request)?;
         let r = request.get_ref();
         let shown = action_view(r.view)?;
-        let joined = self.games.join(&r.join_code, &r.display_name).await?;
+        // A player's call binds the seat to them.
+        let player = match caller(&self.players, &request).await? {
+            Some(caller) => Some(self.players.get(&caller.id).await?),
+            None => None,
+        };
+        let player = player
+            .as_ref()
+            .map(|p| (p.id.as_str(), p.display_name.as_str()));
+        let joined = self
+            .games
+            .join(&r.join_code, &r.display_name, player)
+            .await?;
         trace_game(&joined.game.id)?;
         tracing::info!(game_id = %joined.game.id, side = %joined.side, "open seat taken");
         Ok(Response::new(pb::JoinGameResponse {

@@ -11,6 +11,7 @@ mod error;
 mod frames;
 mod games;
 mod legal_moves;
+mod listing;
 mod player;
 mod player_events;
 mod players;

@@ -130,6 +130,15 @@ pub struct ServeArgs {
     /// The JWT claim holding a player's display name.
     #[arg(long, env = "ARBITER_AUTH_NAME_CLAIM", default_value = "name")]
     auth_name_claim: String,
+    /// The JWT claim holding the username a new player of the identity
+    /// provider's takes, when it is a free Lichess-style username (else
+    /// the subject, else a name made from it).
+    #[arg(
+        long,
+        env = "ARBITER_AUTH_USERNAME_CLAIM",
+        default_value = "preferred_username"
+    )]
+    auth_username_claim: String,
     /// How often the JWKS is read again (also on a token naming a key id
     /// it lacks, at most every 10 s).
     #[arg(long, env = "ARBITER_AUTH_JWKS_REFRESH", default_value = "5m", value_parser = duration)]
@@ -399,6 +408,7 @@ impl ServeArgs {
             auth_issuer,
             auth_audience,
             auth_name_claim,
+            auth_username_claim,
             auth_jwks_refresh,
             imports,
             open_seat_timeout,
@@ -465,6 +475,7 @@ impl ServeArgs {
                 issuer: auth_issuer,
                 audience: auth_audience,
                 name_claim: auth_name_claim,
+                username_claim: auth_username_claim,
                 refresh: auth_jwks_refresh,
             }),
             challenge_expiry,

@@ -65,52 +65,53 @@ impl Games {
         })
         .await
         .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()));
-        let mut answers = Vec::with_capacity(read.len());
+        // Each game that reads well is stored, and answered with its id
+        // from the store's answers, in the same order.
         let mut to_store = Vec::new();
-        for (tags, prepared) in read {
-            let imported = match prepared {
-                Ok(Prepared {
-                    game,
-                    tokens,
-                    key,
-                    opening,
-                    ..
-                }) => {
-                    let ongoing = game.status == Status::Ongoing;
-                    to_store.push(ImportedGame {
-                        key: Some(key),
-                        game,
-                        opening,
-                    });
-                    // Its id once stored.
-                    Imported::New {
-                        id: GameId::stored(""),
-                        tokens: ongoing.then_some(tokens),
-                    }
-                }
-                Err(refused) => Imported::Refused(refused),
-            };
-            answers.push(CollectionGame { tags, imported });
-        }
+        let read: Vec<_> = read
+            .into_iter()
+            .map(|(tags, prepared)| {
+                let tokens = prepared.map(
+                    |Prepared {
+                         game,
+                         tokens,
+                         key,
+                         opening,
+                         ..
+                     }| {
+                        let ongoing = game.status == Status::Ongoing;
+                        to_store.push(ImportedGame {
+                            key: Some(key),
+                            game,
+                            opening,
+                        });
+                        ongoing.then_some(tokens)
+                    },
+                );
+                (tags, tokens)
+            })
+            .collect();
         let mut stored = self.store.insert_imported(to_store).await?.into_iter();
-        for answer in &mut answers {
-            let Imported::New { tokens, .. } = &mut answer.imported else {
-                continue;
-            };
-            let Some(stored) = stored.next() else {
-                return Err(GameError::Corrupt(
-                    "the store answered for fewer games than it was given".to_owned(),
-                ));
-            };
-            answer.imported = match stored {
-                Stored::New(game) => Imported::New {
-                    id: GameId::stored(&game.id),
-                    tokens: tokens.take(),
-                },
-                Stored::Before(id) => Imported::Before(GameId::stored(&id)),
-            };
-        }
-        Ok(answers)
+        read.into_iter()
+            .map(|(tags, tokens)| {
+                let imported = match tokens {
+                    Ok(tokens) => match stored.next() {
+                        Some(Stored::New(game)) => Imported::New {
+                            id: GameId::stored(&game.id),
+                            tokens,
+                        },
+                        Some(Stored::Before(id)) => Imported::Before(GameId::stored(&id)),
+                        None => {
+                            return Err(GameError::Corrupt(
+                                "the store answered for fewer games than it was given".to_owned(),
+                            ));
+                        }
+                    },
+                    Err(refused) => Imported::Refused(refused),
+                };
+                Ok(CollectionGame { tags, imported })
+            })
+            .collect()
     }
 }
 

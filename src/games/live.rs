@@ -363,7 +363,10 @@ impl super::Games {
                 .map_err(GameError::from)?;
             match written {
                 Written::Committed { game, created } => {
-                    if was_ongoing && game.status != Status::Ongoing {
+                    // A game's end, or a seat taken by a player, is news
+                    // to its players' event streams.
+                    let seated = update.event == EventKind::SeatJoined.name();
+                    if seated || (was_ongoing && game.status != Status::Ongoing) {
                         self.ring_players(&game);
                     }
                     let live = Live {

@@ -23,6 +23,7 @@ mod change_lock;
 mod chat;
 mod collection;
 mod create;
+mod earlier_openings;
 mod engine_seat;
 mod flag;
 mod hub;
@@ -65,6 +66,7 @@ pub use open_seat::{DEFAULT_OPEN_SEAT_TIMEOUT, SeatedGame};
 pub use ownership::LeaseTimes;
 pub use player::FollowedSeat;
 pub use presence::{Absence, Attendance, DEFAULT_CLAIM_VICTORY_AFTER};
+pub use read::PlayerPages;
 pub use rematch::RematchAnswer;
 pub use replay::{MAX_RETOLD, Replay, Replayed};
 pub use review::{
@@ -189,6 +191,7 @@ impl Games {
             tokio::spawn(telling::follow(games.clone(), changes));
         }
         tokio::spawn(open_seat::sweep(games.clone()));
+        tokio::spawn(earlier_openings::name_earlier_games(games.clone()));
         games
     }
 

@@ -180,13 +180,21 @@ impl Games {
     }
 
     /// Takes the open seat of the game whose join code is `code`, for a
-    /// player shown as `display_name` (empty: the side's name).
+    /// player shown as `display_name` (empty: the player's name, else the
+    /// side's); with `player` (id and display name), the seat is bound to
+    /// that player, who plays it with their own credential too.
     ///
     /// # Errors
     ///
     /// No code, an unknown code, a bad name, a game that is over (expired
-    /// or aborted) or a seat already taken, or storage.
-    pub async fn join(&self, code: &str, display_name: &str) -> Result<SeatedGame, GameError> {
+    /// or aborted) or a seat already taken, the player holding the other
+    /// seat, or storage.
+    pub async fn join(
+        &self,
+        code: &str,
+        display_name: &str,
+        player: Option<(&str, &str)>,
+    ) -> Result<SeatedGame, GameError> {
         require_join_code(code)?;
         refuse_hidden_characters("display_name", display_name)?;
         let id = self.game_of_join_code(code).await?;
@@ -200,8 +208,27 @@ impl Games {
                 };
                 let side = open.side;
                 let variant = game.variant;
+                let (other, seat_player) = match side {
+                    Side::White => (&game.black_player, &mut game.white_player),
+                    Side::Black => (&game.white_player, &mut game.black_player),
+                };
+                if let Some((id, _)) = player
+                    && other.as_deref() == Some(id)
+                {
+                    return Err(GameError::invalid(
+                        "join_code",
+                        Reason::InvalidPlayerSeat,
+                        "one player holds at most one seat of a game: this game's other seat is \
+                         yours",
+                    ));
+                }
+                *seat_player = player.map(|(id, _)| id.to_owned());
+                let shown = match (display_name.trim(), player) {
+                    ("", Some((_, name))) => name,
+                    _ => display_name,
+                };
                 let spec = SeatSpec {
-                    display_name: display_name.to_owned(),
+                    display_name: shown.to_owned(),
                     ..SeatSpec::default()
                 };
                 let name = seat_name("display_name", &spec, variant, side)?;

@@ -8,6 +8,14 @@ use super::{
 };
 use crate::store::{GameFilter, Page, StoredGame};
 
+/// Where a page of a player's games, ongoing first, starts: among the
+/// ongoing games or the finished ones, past a cursor or from the first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayerPages {
+    Ongoing(Option<i64>),
+    Finished(Option<i64>),
+}
+
 impl Games {
     /// A game.
     ///
@@ -82,6 +90,62 @@ impl Games {
             items: page.items.iter().map(GameView::summary).collect(),
             next: page.next,
         })
+    }
+
+    /// A player's games, ongoing first: the ongoing ones newest first,
+    /// then the finished ones newest first, a page at a time from `from`;
+    /// the page, and where the next one starts.
+    ///
+    /// # Errors
+    ///
+    /// Storage.
+    pub async fn list_ongoing_first(
+        &self,
+        filter: GameFilter,
+        from: PlayerPages,
+    ) -> Result<(Page<GameView>, Option<PlayerPages>), GameError> {
+        let finished = |cursor| GameFilter {
+            finished: Some(true),
+            cursor,
+            ..filter.clone()
+        };
+        let mut page = match from {
+            PlayerPages::Finished(cursor) => {
+                let page = self.list(finished(cursor)).await?;
+                let next = page.next.map(|next| PlayerPages::Finished(Some(next)));
+                return Ok((page, next));
+            }
+            PlayerPages::Ongoing(cursor) => {
+                self.list(GameFilter {
+                    finished: Some(false),
+                    cursor,
+                    ..filter.clone()
+                })
+                .await?
+            }
+        };
+        if let Some(next) = page.next {
+            return Ok((page, Some(PlayerPages::Ongoing(Some(next)))));
+        }
+        // The ongoing games ended within this page: the finished ones fill
+        // the rest of it.
+        let left = filter.limit.saturating_sub(page.items.len() as u32);
+        let rest = self
+            .list(GameFilter {
+                // A full page still looks for one finished game: whether a
+                // page follows.
+                limit: left.max(1),
+                ..finished(None)
+            })
+            .await?;
+        if left == 0 {
+            let next = (!rest.items.is_empty()).then_some(PlayerPages::Finished(None));
+            return Ok((page, next));
+        }
+        page.items.extend(rest.items);
+        page.next = rest.next;
+        let next = rest.next.map(|next| PlayerPages::Finished(Some(next)));
+        Ok((page, next))
     }
 
     /// A snapshot of the game and the feed of what happens next, each

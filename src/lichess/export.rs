@@ -152,8 +152,7 @@ impl Query {
         let speed = shapes::speed_key(shapes::speed(
             game.clock.as_ref().and_then(|c| c.control.as_ref()),
         ));
-        self.rated.is_none_or(|rated| rated == game.rated)
-            && self.color.is_none_or(|color| color == side)
+        self.color.is_none_or(|color| color == side)
             && self.vs.as_deref().is_none_or(|vs| opponent == Some(vs))
             && (self.perfs.is_empty() || self.perfs.iter().any(|perf| perf == speed))
     }
@@ -278,6 +277,7 @@ async fn send_games(services: &Services, call: &Call, query: &Query, tx: &mpsc::
                 created_before: query.until,
                 player_id: query.player.clone(),
                 oldest_first: query.oldest_first,
+                rated: query.rated,
                 ..Default::default()
             }))
             .await;

@@ -238,11 +238,11 @@ impl Challenges {
         if let Some(engine) = spec.engine {
             return self.play_engine(stored, engine).await;
         }
-        let waiting = self
+        let inserted = self
             .store
-            .challenges_from(challenger, now, self.max_waiting)
+            .insert_challenge(&stored, Some(self.max_waiting))
             .await?;
-        if waiting.len() >= self.max_waiting {
+        if inserted.is_err() {
             return Err(GameError::OverLimit {
                 field: "destination_id",
                 reason: Reason::TooManyChallenges,
@@ -255,7 +255,6 @@ impl Challenges {
                 ),
             });
         }
-        self.store.insert_challenge(&stored).await?;
         let told = [&stored.challenger].into_iter().chain(&stored.destination);
         for player in told.chain(&stored.open_to) {
             self.games.bells().ring(player);
@@ -300,7 +299,8 @@ impl Challenges {
         stored.state = ChallengeState::Accepted;
         stored.game_id = Some(created.game.id.to_string());
         stored.acceptor = Some(stored.challenger.clone());
-        self.store.insert_challenge(&stored).await?;
+        // Accepted already: it waits for nothing, and counts for no limit.
+        let _ = self.store.insert_challenge(&stored, None).await?;
         Ok((Challenge::at(stored, now), Some(created.game)))
     }
 

@@ -1,14 +1,17 @@
 //! Players named by the platform's identity provider: a JWT signed with a
 //! key of the provider's JWKS (`--auth-jwks FILE|URL`), RS256, ES256 or
 //! EdDSA, checked for its issuer and audience when they are set; its `sub`
-//! is the player's id, and a claim (`--auth-name-claim`, default `name`) the
-//! display name. Verification is the `jsonwebtoken` crate's.
+//! is the player's id, a claim (`--auth-name-claim`, default `name`) the
+//! display name, and another (`--auth-username-claim`, default
+//! `preferred_username`) the username a new player takes if it can.
+//! Verification is the `jsonwebtoken` crate's.
 //!
 //! The key set is loaded at start-up (a failure stops the server), and
-//! again every `--auth-jwks-refresh` and whenever a token names a key id
-//! the set lacks (at most every [`RELOAD_AT_MOST_EVERY`]): a provider's
-//! rotated key is known without a restart. A failed reload keeps the keys
-//! held.
+//! again every `--auth-jwks-refresh`, whenever a key-set file changes
+//! (looked at every [`FILE_CHECK_INTERVAL`]), and whenever a token names a
+//! key id the set lacks (at most every [`RELOAD_AT_MOST_EVERY`]): a
+//! provider's rotated key is known without a restart, and a key taken out
+//! of the set is refused from then on. A failed reload keeps the keys held.
 
 use std::{
     path::PathBuf,
@@ -34,6 +37,8 @@ use crate::{
 pub const DEFAULT_JWKS_REFRESH: Duration = Duration::from_secs(300);
 /// A token naming an unknown key reloads the set at most this often.
 pub const RELOAD_AT_MOST_EVERY: Duration = Duration::from_secs(10);
+/// How often a key-set file is looked at for a change.
+pub const FILE_CHECK_INTERVAL: Duration = Duration::from_secs(2);
 /// The largest key set read.
 const MAX_JWKS_BYTES: usize = 1 << 20;
 /// How long fetching the key set may take.
@@ -72,6 +77,8 @@ pub struct JwtSettings {
     pub audience: Option<String>,
     /// The claim holding the display name.
     pub name_claim: String,
+    /// The claim holding the username a new player takes, if it can.
+    pub username_claim: String,
     pub refresh: Duration,
 }
 
@@ -82,6 +89,8 @@ pub struct JwtPlayer {
     pub id: String,
     /// The display name claim, if the token has one.
     pub name: Option<String>,
+    /// The username claim, if the token has one.
+    pub username: Option<String>,
 }
 
 /// The provider's keys, and how tokens are checked against them.
@@ -90,6 +99,8 @@ pub struct Jwt {
     settings: JwtSettings,
     keys: RwLock<Arc<JwkSet>>,
     reloaded: Mutex<Instant>,
+    /// The key set's text as last read, to tell a changed file.
+    text: Mutex<String>,
 }
 
 impl Jwt {
@@ -99,10 +110,12 @@ impl Jwt {
     ///
     /// The key set cannot be read or is not one.
     pub async fn load(settings: JwtSettings) -> Result<Arc<Jwt>, String> {
-        let keys = read_jwks(&settings.jwks).await?;
+        let text = read_jwks(&settings.jwks).await?;
+        let keys = parse_jwks(&text)?;
         Ok(Arc::new(Jwt {
             settings,
             keys: RwLock::new(Arc::new(keys)),
+            text: Mutex::new(text),
             // The first unknown key id reloads at once.
             reloaded: Mutex::new(
                 Instant::now()
@@ -173,22 +186,28 @@ impl Jwt {
                 ))
             })?
             .to_owned();
-        let name = claims
-            .get(&self.settings.name_claim)
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        Ok(JwtPlayer { id, name })
+        let claim = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
+        Ok(JwtPlayer {
+            id,
+            name: claim(&self.settings.name_claim),
+            username: claim(&self.settings.username_claim),
+        })
     }
 
-    /// Reloads the key set every `--auth-jwks-refresh` until `stop` says so.
+    /// Reloads the key set every `--auth-jwks-refresh`, and a file's when
+    /// it changes, until `stop` says so.
     pub fn keep_fresh(
         self: Arc<Jwt>,
         mut stop: tokio::sync::watch::Receiver<bool>,
     ) -> tokio::task::JoinHandle<()> {
+        let every = match self.settings.jwks {
+            JwksSource::File(_) => self.settings.refresh.min(FILE_CHECK_INTERVAL),
+            JwksSource::Url(_) => self.settings.refresh,
+        };
         tokio::spawn(async move {
             loop {
                 tokio::select! {
-                    () = tokio::time::sleep(self.settings.refresh) => self.reload().await,
+                    () = tokio::time::sleep(every) => self.reload().await,
                     _ = stop.changed() => return,
                 }
             }
@@ -217,9 +236,27 @@ impl Jwt {
         self.reload().await;
     }
 
+    /// Reads the key set again, and takes it if its text changed.
     async fn reload(&self) {
-        match read_jwks(&self.settings.jwks).await {
+        let text = match read_jwks(&self.settings.jwks).await {
+            Ok(text) => text,
+            Err(error) => {
+                tracing::warn!(%error, "the identity provider's keys did not reload");
+                return;
+            }
+        };
+        if *self.text.lock().unwrap_or_else(|e| e.into_inner()) == text {
+            return;
+        }
+        let parsed = parse_jwks(&text);
+        // A bad set is reported once, not at every look.
+        *self.text.lock().unwrap_or_else(|e| e.into_inner()) = text;
+        match parsed {
             Ok(keys) => {
+                tracing::info!(
+                    keys = keys.keys.len(),
+                    "the identity provider's keys reloaded"
+                );
                 *self.keys.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(keys);
             }
             Err(error) => tracing::warn!(%error, "the identity provider's keys did not reload"),
@@ -243,7 +280,8 @@ fn invalid(why: &str) -> GameError {
     ))
 }
 
-async fn read_jwks(source: &JwksSource) -> Result<JwkSet, String> {
+/// The key set's text.
+async fn read_jwks(source: &JwksSource) -> Result<String, String> {
     let text = match source {
         JwksSource::File(path) => tokio::fs::read_to_string(path)
             .await
@@ -255,7 +293,11 @@ async fn read_jwks(source: &JwksSource) -> Result<JwkSet, String> {
     if text.len() > MAX_JWKS_BYTES {
         return Err(format!("the key set is over {MAX_JWKS_BYTES} bytes"));
     }
-    serde_json::from_str(&text).map_err(|e| format!("not a JWK set: {e}"))
+    Ok(text)
+}
+
+fn parse_jwks(text: &str) -> Result<JwkSet, String> {
+    serde_json::from_str(text).map_err(|e| format!("not a JWK set: {e}"))
 }
 
 /// GETs `url` (http or https, the system's web roots trusted).

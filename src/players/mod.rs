@@ -36,11 +36,14 @@ pub use self::checked::TRUSTED_FOR;
 use crate::{
     games::{
         AdminToken, GameError, Refusal,
-        model::{PROVISIONAL_DEVIATION, hash_token, is_admin, new_token, refuse_hidden_characters},
+        model::{
+            IDLE_GROWTH_PER_MS, PROVISIONAL_DEVIATION, hash_token, is_admin, new_token,
+            refuse_hidden_characters,
+        },
     },
     reason::Reason,
     rules::Quoted,
-    store::{Ranked, RatingChange, Store, StoredPlayer, StoredRating, UsernameTaken},
+    store::{PlayerOrigin, Ranked, RatingChange, Store, StoredPlayer, StoredRating, UsernameTaken},
 };
 
 /// Default `--max-player-tokens`.
@@ -164,7 +167,7 @@ impl Players {
                  credential as admin_token",
             )));
         }
-        let username = Username::parse(username)?;
+        let username = Username::new_name(username)?;
         refuse_hidden_characters("display_name", display_name)?;
         let display_name = match display_name.trim() {
             "" => username.as_str(),
@@ -184,6 +187,7 @@ impl Players {
             display_name: display_name.to_owned(),
             created_at: 0,
             bot: false,
+            origin: PlayerOrigin::Enrolled,
         };
         match self
             .store
@@ -218,8 +222,11 @@ impl Players {
         {
             return Ok(player);
         }
-        let id = Username::parse(name).map_err(|_| not_found())?.id();
-        self.store.player(&id).await?.ok_or_else(not_found)
+        let username = Username::parse(name).map_err(|_| not_found())?;
+        self.store
+            .player_by_username(username.as_str())
+            .await?
+            .ok_or_else(not_found)
     }
 
     /// Makes player `id` a bot account (for good: Lichess has no way back).
@@ -263,15 +270,18 @@ impl Players {
         Ok(self.store.rating_history(&player.id, perf, limit).await?)
     }
 
-    /// The best established ratings in `perf`, at most `limit`.
+    /// The best established ratings in `perf`, at most `limit`: those
+    /// whose deviation, grown by the time since their last game, is below
+    /// the provisional one.
     ///
     /// # Errors
     ///
     /// Storage.
     pub async fn leaderboard(&self, perf: &str, limit: usize) -> Result<Vec<Ranked>, GameError> {
+        let now = crate::store::now_millis();
         Ok(self
             .store
-            .leaderboard(perf, PROVISIONAL_DEVIATION, limit)
+            .leaderboard(perf, PROVISIONAL_DEVIATION, IDLE_GROWTH_PER_MS, now, limit)
             .await?)
     }
 
@@ -315,9 +325,11 @@ impl Players {
     async fn ensure(&self, named: JwtPlayer) -> Result<String, GameError> {
         // Known subjects are noted under a key no token hash can be.
         let known = format!("sub:{}", named.id);
-        if self.checked.player(&known).is_some() || self.store.player(&named.id).await?.is_some() {
-            self.checked.remember(known, named.id.clone());
+        if self.checked.player(&known).is_some() {
             return Ok(named.id);
+        }
+        if let Some(player) = self.store.player(&named.id).await? {
+            return self.provider_player(player, known);
         }
         let display_name = named
             .name
@@ -327,25 +339,59 @@ impl Players {
                     && name.chars().count() <= MAX_DISPLAY_NAME
             })
             .unwrap_or_else(|| named.id.clone());
-        let player = StoredPlayer {
-            id: named.id.clone(),
-            username: named.id.clone(),
-            display_name: display_name.trim().to_owned(),
-            created_at: 0,
-            bot: false,
-        };
-        // No player token is issued: the provider's JWTs name them. Created
-        // by this call or a racing one, the player exists either way.
-        if let Err(UsernameTaken) = self.store.insert_player(player, None).await?
-            && self.store.player(&named.id).await?.is_none()
-        {
-            // Taken, and no player now: one deleted, whose id stays theirs.
+        // The provider's username, else the subject, else one made from the
+        // subject: the first that is a username and nobody's.
+        let usernames = [named.username.as_deref(), Some(named.id.as_str())]
+            .into_iter()
+            .flatten()
+            .filter(|name| Username::parse(name).is_ok())
+            .map(str::to_owned)
+            .chain([made_username(&named.id)])
+            .collect::<Vec<_>>();
+        for username in usernames {
+            let player = StoredPlayer {
+                id: named.id.clone(),
+                username,
+                display_name: display_name.trim().to_owned(),
+                created_at: 0,
+                bot: false,
+                origin: PlayerOrigin::Provider,
+            };
+            // No player token is issued: the provider's JWTs name them.
+            if self.store.insert_player(player, None).await?.is_ok() {
+                self.checked.remember(known, named.id.clone());
+                return Ok(named.id);
+            }
+            // Created by a racing call, or a deleted player whose id stays
+            // theirs; else the username is another player's.
+            if let Some(player) = self.store.player(&named.id).await? {
+                return self.provider_player(player, known);
+            }
+            if self.store.player_deleted(&named.id).await? {
+                return Err(GameError::Unauthenticated(Refusal::new(
+                    Reason::PlayerDeleted,
+                    "the token names a player who was deleted",
+                )));
+            }
+        }
+        Err(GameError::Unauthenticated(Refusal::new(
+            Reason::JwtInvalid,
+            "the JWT is refused: no username is free for its subject",
+        )))
+    }
+
+    /// The id of `player`, whom a JWT names, unless Arbiter enrolled them:
+    /// a provider's subject never acts as a player enrolled here.
+    fn provider_player(&self, player: StoredPlayer, known: String) -> Result<String, GameError> {
+        if player.origin == PlayerOrigin::Enrolled {
             return Err(GameError::Unauthenticated(Refusal::new(
-                Reason::PlayerDeleted,
-                "the token names a player who was deleted",
+                Reason::JwtInvalid,
+                "the JWT is refused: its sub is the id of a player enrolled on this server, not \
+                 one of the identity provider's",
             )));
         }
-        Ok(named.id)
+        self.checked.remember(known, player.id.clone());
+        Ok(player.id)
     }
 
     /// A new token for player `id`.
@@ -388,4 +434,10 @@ impl Players {
         self.checked.forget(id, only);
         Ok(revoked)
     }
+}
+
+/// A username for an identity provider's subject whose own names are none
+/// (or are taken): `u` and 15 hex digits of the subject's SHA-256.
+fn made_username(subject: &str) -> String {
+    format!("u{}", &hash_token(subject)[..15])
 }

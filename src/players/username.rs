@@ -1,6 +1,8 @@
 //! Usernames as Lichess allows them, so that Lichess clients can address
 //! Arbiter's players: 2 to 20 ASCII letters, digits, `_` and `-`, starting
-//! and ending with a letter or digit, unique in any case.
+//! and ending with a letter or digit, unique in any case. A new one, as
+//! Lichess's sign-up asks, starts with a letter and has no `_` or `-` next
+//! to another.
 
 use std::fmt;
 
@@ -43,6 +45,34 @@ impl Username {
         Ok(Username(name.to_owned()))
     }
 
+    /// `name`, if a new player may take it.
+    ///
+    /// # Errors
+    ///
+    /// INVALID_ARGUMENT (`INVALID_USERNAME`) saying what is wrong.
+    pub fn new_name(name: &str) -> Result<Username, GameError> {
+        let username = Username::parse(name)?;
+        let refuse = |why: &str| {
+            Err(GameError::invalid(
+                "username",
+                Reason::InvalidUsername,
+                format!("a new username {why}"),
+            ))
+        };
+        let separator = |b: &u8| *b == b'_' || *b == b'-';
+        let bytes = name.as_bytes();
+        if !bytes[0].is_ascii_alphabetic() {
+            return refuse("starts with a letter");
+        }
+        if bytes
+            .windows(2)
+            .any(|pair| separator(&pair[0]) && separator(&pair[1]))
+        {
+            return refuse("has no `_` or `-` next to another");
+        }
+        Ok(username)
+    }
+
     /// The player id it gives: the username in lower case.
     pub fn id(&self) -> String {
         self.0.to_ascii_lowercase()
@@ -80,6 +110,11 @@ mod tests {
         ] {
             assert!(Username::parse(bad).is_err(), "{bad}");
         }
+        for old_style in ["1ab", "a__b", "a-_b"] {
+            assert!(Username::parse(old_style).is_ok(), "{old_style}");
+            assert!(Username::new_name(old_style).is_err(), "{old_style}");
+        }
+        assert!(Username::new_name("Magnus_Carlsen-2").is_ok());
         assert_eq!(
             Username::parse("DrNykterstein").unwrap().id(),
             "drnykterstein"

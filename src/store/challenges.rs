@@ -5,6 +5,7 @@ use sqlx::{Row, any::AnyRow};
 
 use super::{
     Store, StoreError, StoredClock, StoredEngine, StoredGame,
+    holds::hold_player,
     player_log::{Log, Logged},
     rows::{decoded, decoded_option, time_control_columns},
     write::insert_game_in,
@@ -76,6 +77,11 @@ const COLUMNS: &str = "id, challenger, destination, open_to, engine_level, engin
 /// Only challenges waiting for an answer at `$1`.
 const WAITING: &str = "status = 'open' AND expires_at > $1";
 
+/// The challenger has as many challenges waiting for an answer as they
+/// may.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooManyChallenges;
+
 fn challenge_from_row(row: &AnyRow) -> Result<StoredChallenge, sqlx::Error> {
     let open_to: Option<String> = row.get(3);
     let engine = match (row.get::<Option<i64>, _>(4), row.get::<Option<i64>, _>(5)) {
@@ -120,14 +126,33 @@ pub(super) fn log_withdrawn(log: &mut Log, id: &str, row: &AnyRow, column: usize
 }
 
 impl Store {
-    /// Saves `challenge`.
+    /// Saves `challenge`, unless (with `max_waiting`) its challenger has
+    /// that many challenges waiting for an answer already.
     ///
     /// # Errors
     ///
     /// Database failure.
-    pub async fn insert_challenge(&self, challenge: &StoredChallenge) -> Result<(), StoreError> {
+    pub async fn insert_challenge(
+        &self,
+        challenge: &StoredChallenge,
+        max_waiting: Option<usize>,
+    ) -> Result<Result<(), TooManyChallenges>, StoreError> {
         let c = challenge;
         let mut tx = self.writer.begin().await?;
+        if let Some(most) = max_waiting {
+            hold_player(tx.conn(), self.backend, &c.challenger).await?;
+            let waiting: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                "SELECT count(*) FROM challenges WHERE {WAITING} AND challenger = $2"
+            )))
+            .bind(c.created_at)
+            .bind(&c.challenger)
+            .fetch_one(tx.conn())
+            .await?;
+            if usize::try_from(waiting).unwrap_or(usize::MAX) >= most {
+                tx.commit().await?;
+                return Ok(Err(TooManyChallenges));
+            }
+        }
         sqlx::query(
             "INSERT INTO challenges (id, challenger, destination, open_to, engine_level, \
              engine_movetime_ms, variant, start_fen, xiangqi_rules, clock_initial_ms, \
@@ -169,7 +194,8 @@ impl Store {
             log.add(Logged::Challenge, &c.id, to.map(String::as_str));
             log.append(tx.conn(), self.backend).await?;
         }
-        tx.commit().await
+        tx.commit().await?;
+        Ok(Ok(()))
     }
 
     /// The challenge `id`.

@@ -29,7 +29,7 @@ use sqlx::{Any, pool::PoolConnection};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{
-    Backend, StoreError, StoredGame, now_millis,
+    Backend, StoreError, StoredGame, names, now_millis,
     player_log::{Log, Logged},
     write::{self, Applied, GameWrite, Written},
     writer::Writer,
@@ -177,11 +177,19 @@ async fn commit(
     }
     // One order of row locks for every server's batches (PostgreSQL): two
     // batches never wait for each other's rows. Stable, so that two changes
-    // of one game keep their order. New games lock no row of another.
+    // of one game keep their order. New games lock no row of another, and
+    // the new players' names are added first, in order (see `names`).
     changes.sort_by_key(|(write, _)| write.game.seq);
     let written = async {
         let mut tx = writer.begin_on(held).await?;
         let now = now_millis();
+        names::remember(
+            tx.conn(),
+            creates
+                .iter()
+                .flat_map(|new| [new.white_name.as_str(), new.black_name.as_str()]),
+        )
+        .await?;
         let mut created = Vec::with_capacity(creates.len());
         for new in creates {
             created.push(write::insert_game_in(tx.conn(), backend, *new).await?);
@@ -248,6 +256,8 @@ fn logged_for_players(
         if write.ends() {
             log.game(Logged::GameEnded, &write.game);
         }
+        // A player who took a seat: the game starts for them.
+        log.add(Logged::GameStarted, &write.game.id, write.bound());
         if let Some(game) = created {
             log.game(Logged::GameStarted, game);
         }

@@ -5,12 +5,15 @@
 //!
 //! The player filter is a case-insensitive substring search of either
 //! display name. Case is folded here, in Unicode (`to_lowercase`, and a
-//! final sigma as a sigma), for the names stored in `game_names` and for the
-//! search alike. On SQLite, a search of 3 or more characters goes through an
-//! FTS5 trigram index; a shorter one (which matches a large share of all
-//! names) reads the folded names newest first, so it is quick when it
-//! matches and reads every name (a compact table) when it matches none. On
-//! PostgreSQL, `LIKE` goes through `pg_trgm` indexes of the names.
+//! final sigma as a sigma), for the names stored and for the search alike.
+//! It takes two steps. The names that match are found first, in
+//! `player_names`: each name once, through a trigram index (FTS5 on
+//! SQLite for 3 or more characters, `pg_trgm` on PostgreSQL). Then, when
+//! there are at most [`MAX_NAMES`], each name's games are read in seq order
+//! (`game_player_names`), a page of each at most, and merged: a page costs
+//! about the page times the names, and a time range reads no game out of it
+//! on SQLite. Past that many names, the games are read in seq order and
+//! each one's names checked: so many names match a large share of games.
 
 use super::{
     Backend, GameFilter, Page, Store, StoreError, StoredGame,
@@ -22,60 +25,74 @@ use super::{
 /// The shortest search the trigram index serves.
 const TRIGRAM: usize = 3;
 
-/// Appends the ListGames query for `filter` on `backend` (fetching one
-/// game more than the page, to tell whether another page follows).
-fn push_query(query: &mut Sql, backend: Backend, filter: &GameFilter) {
-    // With a player, the names drive (in seq order too) and the games are
-    // looked up for the names that match; else an opening's level does.
-    let player = filter.player.as_deref().map(fold);
-    let names_drive = player.is_some();
-    let trigrams = backend == Backend::Sqlite
-        && player
-            .as_ref()
-            .is_some_and(|name| name.chars().count() >= TRIGRAM);
-    let seq = match (&player, &filter.opening) {
-        (Some(_), _) if trigrams => "game_names_trigrams.rowid",
-        (Some(_), _) => "game_names.game_seq",
-        (None, Some(_)) => "game_openings.game_seq",
-        (None, None) => "games.seq",
+/// The most matching names whose games are read name by name.
+const MAX_NAMES: usize = 64;
+
+/// What drives a query: the index read in seq order.
+#[derive(Clone, Copy, Debug)]
+enum Driver<'a> {
+    /// The games (or the index of another filter).
+    Games,
+    /// An opening's level, without a player.
+    Opening,
+    /// One matching name's games.
+    Name(i64),
+    /// The games, each one's names checked against this folded search.
+    Names(&'a str),
+}
+
+/// The condition that the folded name in `column` contains `search`.
+fn push_name_match(query: &mut Sql, backend: Backend, column: &str, search: &str) {
+    match backend {
+        Backend::Sqlite => {
+            query.push(format_args!("instr({column}, "));
+            query.bind(search.to_owned()).push(") > 0");
+        }
+        Backend::Postgres => {
+            // LIKE's own characters, escaped with its default `\`.
+            let pattern = format!(
+                "%{}%",
+                search
+                    .replace('\\', "\\\\")
+                    .replace('%', "\\%")
+                    .replace('_', "\\_")
+            );
+            query.push(format_args!("{column} LIKE ")).bind(pattern);
+        }
+    }
+}
+
+/// Appends the query for the ids of the names containing the folded
+/// `search`, one more than [`MAX_NAMES`] at most.
+fn push_names_query(query: &mut Sql, backend: Backend, search: &str) {
+    if backend == Backend::Sqlite && search.chars().count() >= TRIGRAM {
+        // One quoted phrase: the name as it is, operators and all.
+        query
+            .push("SELECT rowid FROM player_names_trigrams WHERE player_names_trigrams MATCH ")
+            .bind(format!("\"{}\"", search.replace('"', "\"\"")));
+    } else {
+        query.push("SELECT id FROM player_names WHERE ");
+        push_name_match(query, backend, "name", search);
+    }
+    query.push(format_args!(" LIMIT {}", MAX_NAMES + 1));
+}
+
+/// Appends the query for a page of the games `filter` selects, read
+/// through `driver` (one game more than the page, to tell whether another
+/// page follows).
+fn push_query(query: &mut Sql, backend: Backend, filter: &GameFilter, driver: Driver) {
+    let seq = match driver {
+        Driver::Games | Driver::Names(_) => "games.seq",
+        Driver::Opening => "game_openings.game_seq",
+        Driver::Name(_) => "game_player_names.game_seq",
     };
     query.push(format_args!("SELECT {GAME_COLUMNS} FROM "));
-    match player {
-        Some(name) if trigrams => {
-            // CROSS JOIN: SQLite keeps this order, so that no other
-            // filter's index drives with a trigram search for each game.
-            query.push(
-                "game_names_trigrams CROSS JOIN games ON games.seq = game_names_trigrams.rowid \
-                 WHERE game_names_trigrams MATCH ",
-            );
-            // One quoted phrase: the name as it is, operators and all.
-            query.bind(format!("\"{}\"", name.replace('"', "\"\"")));
+    match driver {
+        Driver::Games => {
+            query.push("games WHERE TRUE");
         }
-        Some(name) => {
-            query.push("game_names CROSS JOIN games WHERE games.seq = game_names.game_seq AND ");
-            match backend {
-                Backend::Sqlite => {
-                    query.push("(instr(game_names.white, ").bind(name.clone());
-                    query.push(") > 0 OR instr(game_names.black, ").bind(name);
-                    query.push(") > 0)");
-                }
-                Backend::Postgres => {
-                    // LIKE's own characters, escaped with its default `\`.
-                    let pattern = format!(
-                        "%{}%",
-                        name.replace('\\', "\\\\")
-                            .replace('%', "\\%")
-                            .replace('_', "\\_")
-                    );
-                    query.push("(game_names.white LIKE ").bind(pattern.clone());
-                    query.push(" OR game_names.black LIKE ").bind(pattern);
-                    query.push(")");
-                }
-            }
-        }
-        // Without a player, the opening's level drives, in seq order.
-        None => match &filter.opening {
-            Some(opening) => {
+        Driver::Opening => {
+            if let Some(opening) = &filter.opening {
                 query
                     .push(format_args!(
                         "game_openings CROSS JOIN games WHERE games.seq = game_openings.game_seq \
@@ -84,10 +101,27 @@ fn push_query(query: &mut Sql, backend: Backend, filter: &GameFilter) {
                     ))
                     .bind(opening.value.clone());
             }
-            None => {
-                query.push("games WHERE TRUE");
-            }
-        },
+        }
+        Driver::Name(id) => {
+            // CROSS JOIN: SQLite keeps this order, so that no other
+            // filter's index drives.
+            query
+                .push(
+                    "game_player_names CROSS JOIN games \
+                     WHERE games.seq = game_player_names.game_seq \
+                     AND game_player_names.name_id = ",
+                )
+                .bind(id);
+        }
+        Driver::Names(search) => {
+            query.push(
+                "games WHERE EXISTS (SELECT 1 FROM game_player_names CROSS JOIN player_names \
+                 WHERE game_player_names.game_seq = games.seq \
+                 AND player_names.id = game_player_names.name_id AND ",
+            );
+            push_name_match(query, backend, "player_names.name", search);
+            query.push(")");
+        }
     }
     match filter.finished {
         Some(true) => {
@@ -130,7 +164,7 @@ fn push_query(query: &mut Sql, backend: Backend, filter: &GameFilter) {
     if let Some(rated) = filter.rated {
         query.push(" AND rated = ").bind(i64::from(rated));
     }
-    if let (Some(opening), true) = (&filter.opening, names_drive) {
+    if let (Some(opening), false) = (&filter.opening, matches!(driver, Driver::Opening)) {
         query
             .push(format_args!(
                 " AND games.seq IN (SELECT game_seq FROM game_openings WHERE {} = ",
@@ -175,16 +209,38 @@ fn push_query(query: &mut Sql, backend: Backend, filter: &GameFilter) {
             }
         }
     }
-    let (past, order) = if filter.oldest_first {
-        (">", "ASC")
-    } else {
-        ("<", "DESC")
-    };
+    let (past, order) = order(filter);
     if let Some(cursor) = filter.cursor {
         query.push(format_args!(" AND {seq} {past} ")).bind(cursor);
     }
     query
         .push(format_args!(" ORDER BY {seq} {order} LIMIT "))
+        .bind(i64::from(filter.limit) + 1);
+}
+
+/// The comparison that keeps the games past a cursor, and the order.
+fn order(filter: &GameFilter) -> (&'static str, &'static str) {
+    if filter.oldest_first {
+        (">", "ASC")
+    } else {
+        ("<", "DESC")
+    }
+}
+
+/// Appends the query for a page of the games of any of `names`: each
+/// name's page, merged (a game of two of them once).
+fn push_names_page(query: &mut Sql, backend: Backend, filter: &GameFilter, names: &[i64]) {
+    for (i, &name) in names.iter().enumerate() {
+        if i > 0 {
+            query.push(" UNION ");
+        }
+        query.push("SELECT * FROM (");
+        push_query(query, backend, filter, Driver::Name(name));
+        query.push(format_args!(") AS name{i}"));
+    }
+    let (_, order) = order(filter);
+    query
+        .push(format_args!(" ORDER BY seq {order} LIMIT "))
         .bind(i64::from(filter.limit) + 1);
 }
 
@@ -196,7 +252,33 @@ impl Store {
     /// Database failure.
     pub async fn games(&self, filter: GameFilter) -> Result<Page<StoredGame>, StoreError> {
         let mut query = Sql::default();
-        push_query(&mut query, self.backend, &filter);
+        match filter.player.as_deref().map(fold) {
+            Some(search) => {
+                let mut names = Sql::default();
+                push_names_query(&mut names, self.backend, &search);
+                let names: Vec<i64> = names
+                    .build()
+                    .fetch_all(&self.pool)
+                    .await?
+                    .iter()
+                    .map(|row| sqlx::Row::get(row, 0))
+                    .collect();
+                match names.len() {
+                    0 => {
+                        return Ok(Page {
+                            items: Vec::new(),
+                            next: None,
+                        });
+                    }
+                    1..=MAX_NAMES => push_names_page(&mut query, self.backend, &filter, &names),
+                    _ => push_query(&mut query, self.backend, &filter, Driver::Names(&search)),
+                }
+            }
+            None if filter.opening.is_some() => {
+                push_query(&mut query, self.backend, &filter, Driver::Opening);
+            }
+            None => push_query(&mut query, self.backend, &filter, Driver::Games),
+        }
         let rows = query.build().fetch_all(&self.pool).await?;
         let mut items = rows
             .iter()
@@ -229,7 +311,13 @@ mod tests {
     async fn plan(store: &Store, filter: &GameFilter) -> String {
         let mut query = Sql::default();
         query.push("EXPLAIN QUERY PLAN ");
-        push_query(&mut query, Backend::Sqlite, filter);
+        let driver = match (&filter.player, &filter.opening) {
+            (Some(search), _) if search.chars().count() < TRIGRAM => Driver::Names(search),
+            (Some(_), _) => Driver::Name(1),
+            (None, Some(_)) => Driver::Opening,
+            (None, None) => Driver::Games,
+        };
+        push_query(&mut query, Backend::Sqlite, filter, driver);
         let rows = query.build().fetch_all(&store.pool).await.unwrap();
         rows.iter()
             .map(|row| row.get::<String, _>(3))
@@ -284,7 +372,7 @@ mod tests {
                     finished: Some(true),
                     ..page.clone()
                 },
-                "SCAN game_names_trigrams VIRTUAL TABLE INDEX",
+                "SEARCH game_player_names USING PRIMARY KEY (name_id=? AND game_seq<?)",
             ),
             (
                 GameFilter {
@@ -304,10 +392,19 @@ mod tests {
             ),
             (
                 GameFilter {
+                    player: Some("Élodie".into()),
+                    created_from: Some(5),
+                    created_until: Some(9),
+                    ..page.clone()
+                },
+                "SEARCH game_player_names USING PRIMARY KEY (name_id=? AND game_seq>? AND game_seq<?)",
+            ),
+            (
+                GameFilter {
                     player: Some("Él".into()),
                     ..page.clone()
                 },
-                "SEARCH game_names USING INTEGER PRIMARY KEY",
+                "SEARCH game_player_names USING COVERING INDEX game_player_names_by_game (game_seq=?)",
             ),
         ];
         for (filter, step) in cases {
@@ -348,6 +445,96 @@ mod tests {
         store.close().await;
         let store = Store::connect(&url).await.unwrap();
         assert_eq!(find(store.clone()).await, ["old"]);
+        store.close().await;
+    }
+
+    /// Games whose players are named `white(i)` and "Bob", written as the
+    /// old schema did, then indexed when the store opens again.
+    async fn named_games(
+        count: usize,
+        white: impl Fn(usize) -> String,
+    ) -> (Store, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("a.db").display());
+        let store = Store::connect(&url).await.unwrap();
+        for i in 0..count {
+            sqlx::query(
+                "INSERT INTO games (id, variant, start_fen, white_name, black_name, \
+                 white_token_hash, black_token_hash, status, created_at, updated_at) \
+                 VALUES (?, 'chess', '', ?, 'Bob', 'w', 'b', 'ongoing', 0, 0)",
+            )
+            .bind(format!("g{i}"))
+            .bind(white(i))
+            .execute(&store.writer.pool)
+            .await
+            .unwrap();
+        }
+        store.close().await;
+        (Store::connect(&url).await.unwrap(), dir)
+    }
+
+    /// Every game of a search, page after page.
+    async fn found(store: &Store, search: &str, limit: u32) -> Vec<String> {
+        let mut filter = GameFilter {
+            player: Some(search.into()),
+            limit,
+            ..GameFilter::default()
+        };
+        let mut ids = Vec::new();
+        loop {
+            let page = store.games(filter.clone()).await.unwrap();
+            ids.extend(page.items.into_iter().map(|g| g.id));
+            match page.next {
+                Some(next) => filter.cursor = Some(next),
+                None => return ids,
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_search_merges_the_games_of_every_name_that_matches() {
+        let (store, _dir) = named_games(200, |i| format!("Player{}", i % 70)).await;
+        let newest_first = |keep: &dyn Fn(usize) -> bool| {
+            (0..200)
+                .rev()
+                .filter(|&i| keep(i))
+                .map(|i| format!("g{i}"))
+                .collect::<Vec<_>>()
+        };
+        // 11 names (player1, player10-19), each name's games read in turn.
+        let one = newest_first(&|i| i % 70 == 1 || (10..20).contains(&(i % 70)));
+        assert_eq!(found(&store, "PLAYER1", 7).await, one);
+        // 70 names: more than are read one by one.
+        assert_eq!(found(&store, "player", 9).await, newest_first(&|_| true));
+        assert_eq!(found(&store, "b", 50).await, newest_first(&|_| true));
+        assert!(found(&store, "nobody", 5).await.is_empty());
+        store.close().await;
+        // Both seats match: each game once.
+        let (store, _dir) = named_games(30, |i| format!("Bobby{}", i % 3)).await;
+        let all: Vec<_> = (0..30).rev().map(|i| format!("g{i}")).collect();
+        assert_eq!(found(&store, "bob", 4).await, all);
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_name_no_game_has_is_forgotten() {
+        let (store, _dir) = named_games(2, |i| format!("Ann{i}")).await;
+        let mut tx = store.writer.begin().await.unwrap();
+        let seq: i64 = sqlx::query_scalar("SELECT seq FROM games WHERE id = 'g0'")
+            .fetch_one(tx.conn())
+            .await
+            .unwrap();
+        super::super::names::reindex_players(tx.conn(), seq, "Player", "Bob")
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        let names: Vec<String> = sqlx::query_scalar("SELECT name FROM player_names ORDER BY name")
+            .fetch_all(&store.pool)
+            .await
+            .unwrap();
+        assert_eq!(names, ["ann1", "bob", "player"]);
+        assert!(found(&store, "ann0", 5).await.is_empty());
+        assert_eq!(found(&store, "PLAY", 5).await, ["g0"]);
         store.close().await;
     }
 

@@ -4,7 +4,7 @@
 use sqlx::AnyConnection;
 
 use super::{
-    Store, StoreError,
+    Store, StoreError, names,
     player_log::Log,
     rows::{StoredGame, StoredOpening},
     write::{insert_game_in, name_opening},
@@ -44,6 +44,13 @@ impl Store {
         batch: Vec<ImportedGame>,
     ) -> Result<Vec<Stored>, StoreError> {
         let mut tx = self.writer.begin().await?;
+        names::remember(
+            tx.conn(),
+            batch
+                .iter()
+                .flat_map(|new| [new.game.white_name.as_str(), new.game.black_name.as_str()]),
+        )
+        .await?;
         let mut stored = Vec::with_capacity(batch.len());
         for ImportedGame { key, game, opening } in batch {
             if let Some(key) = key

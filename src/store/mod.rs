@@ -15,9 +15,11 @@ mod commit;
 mod events;
 mod game_search;
 mod games;
+mod holds;
 mod imports;
 mod leases;
 mod names;
+mod openings;
 mod player_log;
 mod players;
 mod positions;
@@ -38,6 +40,7 @@ pub use analyses::StoredPositionAnalysis;
 pub use backend::{Backend, DatabaseUrl, DatabaseUrlError};
 pub use challenges::{
     Acceptance, ChallengeAnswered, ChallengeState, ParseChallengeStateError, StoredChallenge,
+    TooManyChallenges,
 };
 pub use changes::{Change, RECONNECTS as LISTENER_RECONNECTS};
 pub use chat::{ChatRoom, StoredChatLine};
@@ -45,8 +48,9 @@ pub use commit::{DEFAULT_BATCH_MAX, QUEUE_CAPACITY};
 pub use events::History;
 pub use imports::{ImportedGame, Stored};
 pub use leases::{Fence, Lease, shard_of};
+pub use openings::{UnnamedGame, UnnamedWindow};
 pub use player_log::{Logged, LoggedEvent};
-pub use players::{StoredPlayer, UsernameTaken};
+pub use players::{PlayerOrigin, StoredPlayer, UsernameTaken};
 pub use positions::{NewPosition, PositionFilter, StoredPosition};
 pub use presence::StoredPresence;
 pub use ratings::{Ranked, RateGame, RatedEnd, RatingChange, StoredRating};

@@ -1,86 +1,102 @@
-//! The players' names as the game search indexes them: folded in case,
-//! written with their game in its transaction.
+//! The players' names as the game search indexes them: each name once,
+//! folded in case (`player_names`), and the games each name played in
+//! (`game_player_names`), written with their game in its transaction.
+//!
+//! A search finds the few names that match first, then reads each name's
+//! games in order; see `game_search`.
+
+use std::collections::BTreeSet;
 
 use sqlx::{AnyConnection, AnyPool, Row};
 
-use super::{Backend, sql::Sql};
+use super::sql::Sql;
 
 /// `name` with its case folded, as stored and searched.
 pub(super) fn fold(name: &str) -> String {
     name.to_lowercase().replace('ς', "σ")
 }
 
-/// Records game `seq`'s folded player names (in the game's transaction).
+/// Adds the folded `names` to the names known, those not known yet (in
+/// the transaction of `conn`).
+///
+/// On PostgreSQL a new name is a unique key another transaction may be
+/// adding too, and one waits for the other: they are added in one
+/// statement, in order, so that two transactions never wait for each
+/// other. A batch adds all its games' names first, before any of its games.
+pub(super) async fn remember<'a>(
+    conn: &mut AnyConnection,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Result<(), sqlx::Error> {
+    /// Names per statement (one parameter each).
+    const BATCH: usize = 1_000;
+    let names: BTreeSet<String> = names.into_iter().map(fold).collect();
+    let names: Vec<String> = names.into_iter().collect();
+    for chunk in names.chunks(BATCH) {
+        let mut insert = Sql::default();
+        insert.push("INSERT INTO player_names (name) VALUES ");
+        for (i, name) in chunk.iter().enumerate() {
+            insert.push(if i == 0 { "(" } else { ", (" });
+            insert.bind(name.clone()).push(")");
+        }
+        insert.push(" ON CONFLICT (name) DO NOTHING");
+        insert.build().execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
+/// Records the names of game `seq`'s players (in the game's transaction).
 pub(super) async fn index_players(
     conn: &mut AnyConnection,
-    backend: Backend,
     seq: i64,
     white: &str,
     black: &str,
 ) -> Result<(), sqlx::Error> {
-    let (white, black) = (fold(white), fold(black));
-    let tables: &[&str] = match backend {
-        Backend::Sqlite => &["game_names (game_seq", "game_names_trigrams (rowid"],
-        Backend::Postgres => &["game_names (game_seq"],
-    };
-    for table in tables {
-        sqlx::query(sqlx::AssertSqlSafe(format!(
-            "INSERT INTO {table}, white, black) VALUES ($1, $2, $3)"
-        )))
-        .bind(seq)
-        .bind(&white)
-        .bind(&black)
-        .execute(&mut *conn)
-        .await?;
-    }
+    remember(&mut *conn, [white, black]).await?;
+    sqlx::query(
+        "INSERT INTO game_player_names (name_id, game_seq) \
+         SELECT id, $1 FROM player_names WHERE name IN ($2, $3)",
+    )
+    .bind(seq)
+    .bind(fold(white))
+    .bind(fold(black))
+    .execute(&mut *conn)
+    .await?;
     Ok(())
 }
 
 /// Indexes game `seq`'s players again after a name changed (a player took
-/// an open seat): `was` are the names as indexed until now.
+/// an open seat, or left). A name no game has any more is forgotten.
 pub(super) async fn reindex_players(
     conn: &mut AnyConnection,
-    backend: Backend,
     seq: i64,
-    was: (&str, &str),
-    now: (&str, &str),
+    white: &str,
+    black: &str,
 ) -> Result<(), sqlx::Error> {
-    let (white, black) = (fold(now.0), fold(now.1));
-    sqlx::query("UPDATE game_names SET white = $2, black = $3 WHERE game_seq = $1")
-        .bind(seq)
-        .bind(&white)
-        .bind(&black)
-        .execute(&mut *conn)
-        .await?;
-    if backend == Backend::Sqlite {
-        // A contentless FTS5 table forgets a row by its indexed text.
-        sqlx::query(
-            "INSERT INTO game_names_trigrams (game_names_trigrams, rowid, white, black) \
-             VALUES ('delete', $1, $2, $3)",
-        )
-        .bind(seq)
-        .bind(fold(was.0))
-        .bind(fold(was.1))
-        .execute(&mut *conn)
-        .await?;
-        sqlx::query("INSERT INTO game_names_trigrams (rowid, white, black) VALUES ($1, $2, $3)")
+    let was: Vec<i64> =
+        sqlx::query_scalar("DELETE FROM game_player_names WHERE game_seq = $1 RETURNING name_id")
             .bind(seq)
-            .bind(&white)
-            .bind(&black)
-            .execute(&mut *conn)
+            .fetch_all(&mut *conn)
             .await?;
+    index_players(&mut *conn, seq, white, black).await?;
+    for name_id in was {
+        sqlx::query(
+            "DELETE FROM player_names WHERE id = $1 \
+             AND NOT EXISTS (SELECT 1 FROM game_player_names WHERE name_id = $1)",
+        )
+        .bind(name_id)
+        .execute(&mut *conn)
+        .await?;
     }
     Ok(())
 }
 
-/// Indexes the names of the games that have no `game_names` row yet:
-/// those created before the table existed (games get theirs with their own
-/// insert, in seq order, so they are the ones past its last row). Returns
-/// how many. SQLite only (PostgreSQL stores began with the table).
+/// Indexes the names of the games that have no `game_player_names` row
+/// yet: those created before the search tables existed (games get theirs
+/// with their own insert, in seq order, so they are the ones past its last
+/// row). Returns how many. SQLite only (PostgreSQL stores began with the
+/// tables).
 pub(super) async fn index_missing_players(pool: &AnyPool) -> Result<u64, sqlx::Error> {
-    /// Names written per statement (3 parameters each).
-    const BATCH: usize = 1_000;
-    let last: i64 = sqlx::query("SELECT coalesce(max(game_seq), 0) FROM game_names")
+    let last: i64 = sqlx::query("SELECT coalesce(max(game_seq), 0) FROM game_player_names")
         .fetch_one(pool)
         .await?
         .get(0);
@@ -92,24 +108,9 @@ pub(super) async fn index_missing_players(pool: &AnyPool) -> Result<u64, sqlx::E
         return Ok(0);
     }
     let mut tx = pool.begin().await?;
-    for rows in missing.chunks(BATCH) {
-        let mut insert = Sql::default();
-        insert.push("INSERT INTO game_names (game_seq, white, black) VALUES ");
-        for (i, row) in rows.iter().enumerate() {
-            insert.push(if i == 0 { "(" } else { ", (" });
-            insert.bind(row.get::<i64, _>(0)).push(", ");
-            insert.bind(fold(row.get(1))).push(", ");
-            insert.bind(fold(row.get(2))).push(")");
-        }
-        insert.build().execute(&mut *tx).await?;
+    for row in &missing {
+        index_players(&mut tx, row.get(0), row.get(1), row.get(2)).await?;
     }
-    sqlx::query(
-        "INSERT INTO game_names_trigrams (rowid, white, black) \
-         SELECT game_seq, white, black FROM game_names WHERE game_seq > $1",
-    )
-    .bind(last)
-    .execute(&mut *tx)
-    .await?;
     tx.commit().await?;
     Ok(missing.len() as u64)
 }

@@ -244,6 +244,7 @@ mod tests {
                 display_name: id.into(),
                 created_at: 0,
                 bot: false,
+                origin: crate::store::PlayerOrigin::Enrolled,
             };
             store.insert_player(player, None).await.unwrap().unwrap();
         }

@@ -3,14 +3,14 @@
 use sqlx::Row;
 
 use super::{
-    Store, StoreError, challenges::log_withdrawn, names::reindex_players, now_millis,
-    player_log::Log,
+    Store, StoreError, challenges::log_withdrawn, holds::hold_player, names::reindex_players,
+    now_millis, player_log::Log,
 };
 
 /// A player as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredPlayer {
-    /// The username in lower case.
+    /// The username in lower case, or the identity provider's subject.
     pub id: String,
     pub username: String,
     pub display_name: String,
@@ -18,11 +18,56 @@ pub struct StoredPlayer {
     pub created_at: i64,
     /// A bot account (Lichess's BOT title).
     pub bot: bool,
+    pub origin: PlayerOrigin,
 }
 
-/// The player's id (their username in any case) is another player's.
+/// Where a player comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayerOrigin {
+    /// Enrolled by Arbiter (CreatePlayer): the id is the username in lower
+    /// case.
+    Enrolled,
+    /// Named by the platform's identity provider: the id is its subject.
+    Provider,
+    /// Enrolled before the origin was recorded.
+    Unrecorded,
+}
+
+impl PlayerOrigin {
+    fn column(self) -> Option<i64> {
+        match self {
+            PlayerOrigin::Enrolled => Some(0),
+            PlayerOrigin::Provider => Some(1),
+            PlayerOrigin::Unrecorded => None,
+        }
+    }
+
+    fn of_column(value: Option<i64>) -> PlayerOrigin {
+        match value {
+            Some(0) => PlayerOrigin::Enrolled,
+            Some(_) => PlayerOrigin::Provider,
+            None => PlayerOrigin::Unrecorded,
+        }
+    }
+}
+
+/// The player's id, or their username in any case, is another player's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UsernameTaken;
+
+/// The columns a [`StoredPlayer`] is read from.
+const PLAYER_COLUMNS: &str = "id, username, display_name, created_at, bot, from_provider";
+
+fn player_from_row(row: &sqlx::any::AnyRow) -> StoredPlayer {
+    StoredPlayer {
+        id: row.get(0),
+        username: row.get(1),
+        display_name: row.get(2),
+        created_at: row.get(3),
+        bot: row.get::<i64, _>(4) != 0,
+        origin: PlayerOrigin::of_column(row.get(5)),
+    }
+}
 
 impl Store {
     /// Creates `player`, with the token hashed `token_hash` if it has one,
@@ -38,14 +83,19 @@ impl Store {
     ) -> Result<Result<StoredPlayer, UsernameTaken>, StoreError> {
         let created_at = now_millis();
         let mut tx = self.writer.begin().await?;
+        // The unique indexes keep ids, and usernames in any case, apart;
+        // the look at the username covers players from before the second.
         let inserted = sqlx::query(
-            "INSERT INTO players (id, username, display_name, created_at) \
-             VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING seq",
+            "INSERT INTO players (id, username, display_name, created_at, from_provider) \
+             SELECT $1, $2, $3, $4, $5 \
+             WHERE NOT EXISTS (SELECT 1 FROM players WHERE lower(username) = lower($2)) \
+             ON CONFLICT DO NOTHING RETURNING seq",
         )
         .bind(&player.id)
         .bind(&player.username)
         .bind(&player.display_name)
         .bind(created_at)
+        .bind(player.origin.column())
         .fetch_optional(tx.conn())
         .await?;
         if let (Some(_), Some(token_hash)) = (&inserted, token_hash) {
@@ -69,20 +119,46 @@ impl Store {
     ///
     /// Database failure.
     pub async fn player(&self, id: &str) -> Result<Option<StoredPlayer>, StoreError> {
-        let row = sqlx::query(
-            "SELECT id, username, display_name, created_at, bot FROM players \
-                 WHERE id = $1 AND deleted_at IS NULL",
-        )
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {PLAYER_COLUMNS} FROM players WHERE id = $1 AND deleted_at IS NULL"
+        )))
         .bind(id)
         .fetch_optional(&self.pool)
         .await?;
-        Ok(row.map(|row| StoredPlayer {
-            id: row.get(0),
-            username: row.get(1),
-            display_name: row.get(2),
-            created_at: row.get(3),
-            bot: row.get::<i64, _>(4) != 0,
-        }))
+        Ok(row.as_ref().map(player_from_row))
+    }
+
+    /// Whether player `id` was deleted (their id stays theirs).
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn player_deleted(&self, id: &str) -> Result<bool, StoreError> {
+        let row = sqlx::query("SELECT 1 FROM players WHERE id = $1 AND deleted_at IS NOT NULL")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.is_some())
+    }
+
+    /// The player whose username is `username`, in any case (ASCII, as
+    /// usernames are).
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn player_by_username(
+        &self,
+        username: &str,
+    ) -> Result<Option<StoredPlayer>, StoreError> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {PLAYER_COLUMNS} FROM players \
+             WHERE lower(username) = lower($1) AND deleted_at IS NULL ORDER BY seq LIMIT 1"
+        )))
+        .bind(username)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.as_ref().map(player_from_row))
     }
 
     /// Makes player `id` a bot account; whether there is such a player.
@@ -189,7 +265,7 @@ impl Store {
             .bind(id)
             .execute(tx.conn())
             .await?;
-            reindex_players(tx.conn(), self.backend, seq, (&white, &black), now_named).await?;
+            reindex_players(tx.conn(), seq, now_named.0, now_named.1).await?;
         }
         tx.commit().await?;
         Ok(true)
@@ -221,6 +297,7 @@ impl Store {
         most: usize,
     ) -> Result<bool, StoreError> {
         let mut tx = self.writer.begin().await?;
+        hold_player(tx.conn(), self.backend, id).await?;
         let held: i64 = sqlx::query("SELECT count(*) FROM player_tokens WHERE player_id = $1")
             .bind(id)
             .fetch_one(tx.conn())

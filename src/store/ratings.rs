@@ -232,8 +232,10 @@ impl Store {
             .collect())
     }
 
-    /// The best ratings in `perf` whose deviation is below
-    /// `max_deviation` (established ratings), at most `limit`.
+    /// The best ratings in `perf` whose deviation at `now`, grown by
+    /// `growth` times the squared volatility for each millisecond since
+    /// the rating's last game, is below `max_deviation` (established
+    /// ratings), at most `limit`.
     ///
     /// # Errors
     ///
@@ -242,15 +244,21 @@ impl Store {
         &self,
         perf: &str,
         max_deviation: f64,
+        growth: f64,
+        now: i64,
         limit: usize,
     ) -> Result<Vec<Ranked>, StoreError> {
         let rows = sqlx::query(
             "SELECT player_id, rating, deviation, volatility, games, updated_at \
              FROM player_ratings WHERE perf = $1 AND deviation < $2 \
-             ORDER BY rating DESC LIMIT $3",
+             AND deviation * deviation + volatility * volatility * $3 * ($4 - updated_at) \
+             < $2 * $2 \
+             ORDER BY rating DESC LIMIT $5",
         )
         .bind(perf)
         .bind(max_deviation)
+        .bind(growth)
+        .bind(now)
         .bind(i64::try_from(limit).unwrap_or(i64::MAX))
         .fetch_all(&self.pool)
         .await?;
@@ -261,5 +269,54 @@ impl Store {
                 rating: rating_from_row(row, 1),
             })
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Established ratings only, grown by inactivity, best first, one perf.
+    #[tokio::test]
+    async fn the_leaderboard_holds_established_ratings_of_its_perf() {
+        let store = Store::connect("sqlite::memory:").await.unwrap();
+        let now = 1_000_000_000_000;
+        let year = 365 * 86_400_000;
+        // Lichess's growth: 173.7178² × 0.21436 a day, per squared volatility.
+        let growth = 173.7178 * 173.7178 * 0.21436 / 86_400_000.0;
+        for (player, perf, rating, deviation, updated_at) in [
+            ("ann", "chess_blitz", 1900.0, 60.0, now),
+            ("ben", "chess_blitz", 2100.0, 50.0, now - 3 * year),
+            ("cid", "chess_blitz", 2000.0, 109.0, now),
+            ("dan", "chess_blitz", 2200.0, 120.0, now),
+            ("eve", "chess_rapid", 2300.0, 60.0, now),
+            ("fay", "chess_blitz", 1700.0, 45.0, now - 86_400_000),
+        ] {
+            sqlx::query(
+                "INSERT INTO player_ratings \
+                 (player_id, perf, rating, deviation, volatility, games, updated_at) \
+                 VALUES ($1, $2, $3, $4, 0.06, 30, $5)",
+            )
+            .bind(player)
+            .bind(perf)
+            .bind(rating)
+            .bind(deviation)
+            .bind(updated_at)
+            .execute(&store.writer.pool)
+            .await
+            .unwrap();
+        }
+        let board = store
+            .leaderboard("chess_blitz", 110.0, growth, now, 10)
+            .await
+            .unwrap();
+        let names: Vec<&str> = board.iter().map(|r| r.player_id.as_str()).collect();
+        // Ben's 50 has grown past 110 in three idle years; Dan is provisional.
+        assert_eq!(names, ["cid", "ann", "fay"]);
+        let top = store
+            .leaderboard("chess_blitz", 110.0, growth, now, 1)
+            .await
+            .unwrap();
+        assert_eq!(top.len(), 1);
     }
 }

@@ -5,6 +5,7 @@ use sqlx::{Row, any::AnyRow};
 
 use super::{
     Store, StoreError, StoredClock, StoredGame,
+    holds::hold_player,
     player_log::Log,
     rows::{decoded, decoded_option, time_control_columns},
     write::insert_game_in,
@@ -98,6 +99,7 @@ impl Store {
     ) -> Result<Result<(), TooManySeeks>, StoreError> {
         let s = seek;
         let mut tx = self.writer.begin().await?;
+        hold_player(tx.conn(), self.backend, &s.player).await?;
         let open: i64 =
             sqlx::query_scalar("SELECT count(*) FROM seeks WHERE player = $1 AND status = 'open'")
                 .bind(&s.player)

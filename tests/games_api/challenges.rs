@@ -192,6 +192,91 @@ async fn racing_acceptances_of_an_open_challenge_start_one_game() {
     server.stop().await;
 }
 
+/// A challenge accepted while its maker cancels it (or its player
+/// declines it), on two servers of one database on PostgreSQL: one of the
+/// two wins, and a game exists exactly when the acceptance did.
+#[tokio::test]
+async fn an_acceptance_racing_a_cancel_or_a_decline_settles_one_way() {
+    let server = TestServer::start_with_config(|config| ServerConfig {
+        max_challenges_per_player: 100,
+        ..config
+    })
+    .await;
+    let other = if common::database::backend_is_postgres() {
+        Some(TestServer::start_on(&server.db).await)
+    } else {
+        None
+    };
+    let mut players = PlayersClient::new(server.channel().await);
+    let tokens = common::create_players(&mut players, ["host", "guest"]).await;
+    let mut across = match &other {
+        Some(other) => PlayersClient::new(other.channel().await),
+        None => players.clone(),
+    };
+    let mut accepted = 0;
+    for round in 0..12 {
+        let made = challenge(&mut players, &tokens[0], chess_challenge("guest"))
+            .await
+            .unwrap();
+        let (mut acceptor, id, guest) = (players.clone(), made.id.clone(), tokens[1].clone());
+        let accepting = tokio::spawn(async move { accept(&mut acceptor, &guest, &id).await });
+        let withdrawn = if round % 2 == 0 {
+            across
+                .cancel_challenge(bearing(
+                    pb::CancelChallengeRequest {
+                        challenge_id: made.id.clone(),
+                    },
+                    &tokens[0],
+                ))
+                .await
+                .map(drop)
+        } else {
+            across
+                .decline_challenge(bearing(
+                    pb::DeclineChallengeRequest {
+                        challenge_id: made.id.clone(),
+                        reason: pb::DeclineReason::Later as i32,
+                    },
+                    &tokens[1],
+                ))
+                .await
+                .map(drop)
+        };
+        let acceptance = accepting.await.unwrap();
+        assert!(
+            acceptance.is_ok() != withdrawn.is_ok(),
+            "round {round}: exactly one wins: {acceptance:?} {withdrawn:?}"
+        );
+        for refused in [acceptance.as_ref().err(), withdrawn.as_ref().err()]
+            .into_iter()
+            .flatten()
+        {
+            assert_eq!(
+                code_and_reason(refused),
+                (Code::FailedPrecondition, "CHALLENGE_ANSWERED".into()),
+                "round {round}"
+            );
+        }
+        accepted += usize::from(acceptance.is_ok());
+    }
+    let hosts = server
+        .games()
+        .await
+        .list_games(pb::ListGamesRequest {
+            player_id: "host".into(),
+            page_size: 100,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(hosts.games.len(), accepted, "a game for each acceptance");
+    if let Some(other) = other {
+        other.stop().await;
+    }
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn challenges_are_declined_withdrawn_limited_and_checked() {
     let server = TestServer::start_with_config(|config| ServerConfig {

@@ -2,6 +2,8 @@
 //! by game, each game imported once however often the file comes, and
 //! bounded per call.
 
+use std::time::Duration;
+
 use crate::common::{self, TestServer};
 
 use arbiter::{api::proto as pb, server::ServerConfig};
@@ -275,6 +277,41 @@ async fn games_are_found_by_opening_result_and_rating() {
     assert_eq!(
         common::code_and_reason(&refused),
         (Code::InvalidArgument, "UNKNOWN_ENUM_VALUE".into())
+    );
+    server.stop().await;
+}
+
+/// Games that ended before openings were stored are named once the server
+/// starts: finished chess games only, each once.
+#[tokio::test]
+async fn games_that_ended_before_openings_were_stored_are_named_at_start() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    let pgn = "[Result \"0-1\"]\n\n1. e4 c5 2. Nf3 0-1\n[Result \"*\"]\n\n1. e4 c5 *\n";
+    let (imported, _) = import(&mut games, pgn.as_bytes(), 100).await;
+    let finished = imported[0].game_id.clone();
+    let sicilian = || pb::ListGamesRequest {
+        opening: "B2".into(),
+        ..Default::default()
+    };
+    assert_eq!(listed(&mut games, sicilian()).await.len(), 2);
+    // As a store from before openings: none named, every game to look at.
+    let db = server.stop().await;
+    let pool = db.pool().await;
+    sqlx::raw_sql(
+        "DELETE FROM game_openings; \
+         UPDATE opening_backfill SET next_seq = 0, last_seq = (SELECT max(seq) FROM games)",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+    let server = TestServer::start_on(&db).await;
+    let mut games = server.games().await;
+    crate::wait_until!(
+        Duration::from_secs(10),
+        listed(&mut games, sicilian()).await == [finished.clone()],
+        "the finished game is not named"
     );
     server.stop().await;
 }

@@ -4,7 +4,7 @@
 //! provider's JWKS for their signature, expiry, issuer, audience and key
 //! id, and a rotated key picked up without a restart.
 
-use crate::common::{TestServer, bearing, code_and_reason};
+use crate::common::{self, TestServer, bearing, code_and_reason};
 
 use std::{
     path::Path,
@@ -110,6 +110,7 @@ async fn server_trusting(path: &Path) -> TestServer {
             issuer: Some(ISSUER.into()),
             audience: Some(AUDIENCE.into()),
             name_claim: "name".into(),
+            username_claim: "preferred_username".into(),
             refresh: Duration::from_secs(300),
         }),
         ..config
@@ -207,6 +208,79 @@ async fn a_providers_jwt_names_a_player_who_plays_with_it() {
 }
 
 #[tokio::test]
+async fn a_providers_player_gets_a_username_and_never_acts_as_one_enrolled_here() {
+    let dir = tempfile::tempdir().unwrap();
+    let jwks = dir.path().join("jwks.json");
+    let key = SigningKey::es256("k1");
+    write_jwks(&jwks, &[&key]);
+    let server = server_trusting(&jwks).await;
+    let mut players = PlayersClient::new(server.channel().await);
+    let asking = players.clone();
+    let who = |token: String| {
+        let mut players = asking.clone();
+        async move {
+            players
+                .get_player(bearing(pb::GetPlayerRequest::default(), &token))
+                .await
+                .map(|answer| answer.into_inner().player.unwrap())
+        }
+    };
+    // The provider's username when it is one; found by it in any case.
+    let ann = who(key.token("auth0|1", json!({ "preferred_username": "Ann_E" })))
+        .await
+        .unwrap();
+    assert_eq!(
+        (ann.id.as_str(), ann.username.as_str()),
+        ("auth0|1", "Ann_E")
+    );
+    let found = players
+        .get_player(pb::GetPlayerRequest {
+            player: "ann_e".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .player
+        .unwrap();
+    assert_eq!(found.id, "auth0|1");
+    // Taken (in another case) or not a username: a name made from the
+    // subject.
+    let taken = who(key.token("auth0|2", json!({ "preferred_username": "ANN_E" })))
+        .await
+        .unwrap();
+    let dotted = who(key.token("auth0|3", json!({ "preferred_username": "ann.e" })))
+        .await
+        .unwrap();
+    for made in [&taken, &dotted] {
+        assert!(
+            made.username.starts_with('u') && made.username.len() == 16,
+            "{made:?}"
+        );
+    }
+    assert_ne!(taken.username, dotted.username);
+    // A subject that is an enrolled player's id does not act as them.
+    common::create_player(&mut players, "carol").await;
+    let refused = who(key.token("carol", json!({}))).await.unwrap_err();
+    assert_eq!(
+        code_and_reason(&refused),
+        (Code::Unauthenticated, "JWT_INVALID".into())
+    );
+    // Nor does an enrolment take a provider player's username.
+    let status = players
+        .create_player(pb::CreatePlayerRequest {
+            username: "aNN_e".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        code_and_reason(&status),
+        (Code::AlreadyExists, "USERNAME_TAKEN".into())
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn jwts_that_do_not_check_out_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let jwks = dir.path().join("jwks.json");
@@ -269,6 +343,39 @@ async fn a_rotated_key_is_picked_up_without_a_restart() {
 }
 
 #[tokio::test]
+async fn a_key_taken_out_of_the_file_is_refused_once_the_file_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let jwks = dir.path().join("jwks.json");
+    let (kept, dropped) = (SigningKey::ed25519("kept"), SigningKey::es256("dropped"));
+    write_jwks(&jwks, &[&kept, &dropped]);
+    let server = server_trusting(&jwks).await;
+    let mut games = server.games().await;
+    let token = dropped.token("p", json!({}));
+    games
+        .create_game(bearing(game_for_caller(), &token))
+        .await
+        .expect("a key of the set");
+    // The key's id stays known until the file is read again: only the
+    // file's change drops it.
+    write_jwks(&jwks, &[&kept]);
+    let mut players = PlayersClient::new(server.channel().await);
+    crate::wait_until!(
+        Duration::from_secs(10),
+        players
+            .get_player(bearing(pb::GetPlayerRequest::default(), &token))
+            .await
+            .is_err_and(|status| code_and_reason(&status)
+                == (Code::Unauthenticated, "JWT_INVALID".to_owned())),
+        "the dropped key still verifies"
+    );
+    games
+        .create_game(bearing(game_for_caller(), &kept.token("p", json!({}))))
+        .await
+        .expect("the kept key");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn the_key_set_comes_from_a_url_too() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -296,6 +403,7 @@ async fn the_key_set_comes_from_a_url_too() {
             issuer: None,
             audience: None,
             name_claim: "name".into(),
+            username_claim: "preferred_username".into(),
             refresh: Duration::from_secs(300),
         }),
         ..config

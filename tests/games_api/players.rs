@@ -211,11 +211,13 @@ async fn players_act_on_their_seats_with_their_own_tokens() {
         code_and_reason(&anonymous),
         (Code::Unauthenticated, "SEAT_TOKEN_MISSING".into())
     );
-    // The seat token still works, whoever calls.
-    common::play(&mut games, &id, &created.black_token, "e5").await;
-    move_as(&mut games, &id, &alice_token, "Nf3")
+    // Bob's seat token is not handed to Alice, who bound his seat: only
+    // Bob plays it. Alice's own seat token works, as any seat token does.
+    assert!(created.black_token.is_empty());
+    move_as(&mut games, &id, &bob_token, "e5")
         .await
-        .expect("alice moves");
+        .expect("bob moves");
+    common::play(&mut games, &id, &created.white_token, "Nf3").await;
     games
         .offer_draw(bearing(pb::OfferDrawRequest::by_seat(&id, ""), &bob_token))
         .await
@@ -304,6 +306,128 @@ async fn a_players_games_are_listed_by_their_id() {
         .unwrap()
         .into_inner();
     assert_eq!(carols.games.len(), 1);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_player_takes_an_open_seat_as_themselves() {
+    let server = TestServer::start().await;
+    let mut players = PlayersClient::new(server.channel().await);
+    let mut games = server.games().await;
+    let (alice, alice_token) = create_player(&mut players, "alice").await;
+    let (bob, bob_token) = create_player(&mut players, "bob").await;
+    let open = |caller: bool| pb::CreateGameRequest {
+        variant: pb::Variant::Chess as i32,
+        white: Some(pb::SeatRequest {
+            caller,
+            display_name: if caller { String::new() } else { "Host".into() },
+            ..Default::default()
+        }),
+        black: Some(pb::SeatRequest {
+            open: true,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let join = |code: &str| pb::JoinGameRequest {
+        join_code: code.into(),
+        ..Default::default()
+    };
+    // An anonymous host; Bob joins with his credential.
+    let hosted = games.create_game(open(false)).await.unwrap().into_inner();
+    let joined = games
+        .join_game(bearing(join(&hosted.join_code), &bob_token))
+        .await
+        .expect("bob joins")
+        .into_inner();
+    let black = joined.game.unwrap().black.unwrap();
+    assert_eq!(
+        (black.player_id.as_str(), black.display_name.as_str()),
+        ("bob", "bob")
+    );
+    let id = hosted.game.unwrap().id;
+    common::play(&mut games, &id, &hosted.white_token, "e4").await;
+    move_as(&mut games, &id, &bob_token, "e5")
+        .await
+        .expect("bob plays his seat with his credential");
+    let bobs = games
+        .list_games(pb::ListGamesRequest {
+            player_id: bob.id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(bobs.games.len(), 1);
+    // Alice hosts as herself: she cannot take her own game's other seat.
+    let hosted = games
+        .create_game(bearing(open(true), &alice_token))
+        .await
+        .unwrap()
+        .into_inner();
+    let twice = games
+        .join_game(bearing(join(&hosted.join_code), &alice_token))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        code_and_reason(&twice),
+        (Code::InvalidArgument, "INVALID_PLAYER_SEAT".into())
+    );
+    assert_eq!(hosted.game.unwrap().white.unwrap().player_id, alice.id);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_players_ongoing_games_come_first() {
+    let server = TestServer::start().await;
+    let mut players = PlayersClient::new(server.channel().await);
+    let mut games = server.games().await;
+    let (_, alice_token) = create_player(&mut players, "alice").await;
+    create_player(&mut players, "bob").await;
+    // Oldest to newest: ongoing, finished, ongoing, finished, finished.
+    let mut ids = Vec::new();
+    for finished in [false, true, false, true, true] {
+        let created = players_game(&mut games, &alice_token, "bob").await;
+        let id = created.game.unwrap().id;
+        if finished {
+            games
+                .resign(bearing(pb::ResignRequest::by_seat(&id, ""), &alice_token))
+                .await
+                .expect("resigned");
+        }
+        ids.push(id);
+    }
+    let expected = [&ids[2], &ids[0], &ids[4], &ids[3], &ids[1]];
+    for page_size in [1, 2, 3, 5] {
+        let mut listed = Vec::new();
+        let mut page_token = String::new();
+        loop {
+            let page = games
+                .list_games(pb::ListGamesRequest {
+                    player_id: "alice".into(),
+                    page_size,
+                    page_token: page_token.clone(),
+                    ..Default::default()
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            assert!(
+                !page.games.is_empty(),
+                "page size {page_size}: an empty page"
+            );
+            listed.extend(page.games.into_iter().map(|g| g.id));
+            if page.next_page_token.is_empty() {
+                break;
+            }
+            page_token = page.next_page_token;
+        }
+        assert_eq!(
+            listed.iter().collect::<Vec<_>>(),
+            expected,
+            "page size {page_size}"
+        );
+    }
     server.stop().await;
 }
 

@@ -179,7 +179,7 @@ async fn watching_unknown_ids_retains_no_memory() {
     let server = serve(&[]).await;
     let channel = server.channel().await;
     // Warm up the connection, the allocator and the database pool first.
-    watch_random_ids(&channel, 500).await;
+    watch_random_ids(&channel, 5_000).await;
     let before = server.settled_rss_kib().await;
     watch_random_ids(&channel, 5_000).await;
     let after = server.settled_rss_kib().await;

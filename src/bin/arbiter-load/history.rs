@@ -155,6 +155,20 @@ fn searches(middle: SystemTime) -> Vec<Search> {
             },
         ),
         search(
+            "player, a part of 10 names (player004)",
+            pb::ListGamesRequest {
+                player: "player004".into(),
+                ..Default::default()
+            },
+        ),
+        search(
+            "player, a part of 100 names (player00)",
+            pb::ListGamesRequest {
+                player: "player00".into(),
+                ..Default::default()
+            },
+        ),
+        search(
             "player matching no game",
             pb::ListGamesRequest {
                 player: "nobody-here".into(),

@@ -40,9 +40,11 @@ pub(in crate::games) use play::{
     offered_by_opponent, play, replay, rule_choices, seat_name, side_title, turn_after,
 };
 pub(in crate::games) use rating::rated_end;
-pub use rating::{INITIAL as INITIAL_RATING, PROVISIONAL_DEVIATION, Speed, perf, rate};
+pub use rating::{
+    IDLE_GROWTH_PER_MS, INITIAL as INITIAL_RATING, PROVISIONAL_DEVIATION, Speed, perf, rate,
+};
 pub(in crate::games) use seats::engine_of;
 pub use seats::{EngineSeat, SeatSpec};
-pub(in crate::games) use view::stored_opening;
 pub use view::{GameView, MoveView, OutcomeView, Rated, View, opening_of};
 pub(in crate::games) use view::{move_view, move_views, view_of};
+pub(in crate::games) use view::{stored_opening, stored_opening_of};

@@ -5,6 +5,8 @@
 //! 700 points a game). The update is `skillratings`'; what Lichess adds
 //! around it is here.
 
+use std::f64::consts::PI;
+
 use skillratings::{
     Outcomes,
     glicko2::{Glicko2Config, Glicko2Rating, glicko2},
@@ -27,6 +29,9 @@ pub const INITIAL: StoredRating = StoredRating {
 /// A rating is provisional while its deviation is at least this.
 pub const PROVISIONAL_DEVIATION: f64 = 110.0;
 const MIN_DEVIATION: f64 = 45.0;
+const MIN_RATING: f64 = 400.0;
+const MAX_RATING: f64 = 4000.0;
+const MAX_VOLATILITY: f64 = 0.1;
 const MAX_DEVIATION: f64 = 500.0;
 const TAU: f64 = 0.75;
 /// Rating periods a day of inactivity counts for, as Lichess counts them.
@@ -36,6 +41,9 @@ const SCALE: f64 = 173.7178;
 /// The most a rating moves in one game.
 const MAX_CHANGE: f64 = 700.0;
 const DAY_MS: f64 = 86_400_000.0;
+/// What a millisecond of inactivity adds to a squared deviation (in rating
+/// points), times the squared volatility.
+pub const IDLE_GROWTH_PER_MS: f64 = SCALE * SCALE * PERIODS_PER_DAY / DAY_MS;
 
 /// How fast a game is played, from its time control, as Lichess names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,7 +58,8 @@ pub enum Speed {
 
 impl Speed {
     /// The speed of `control`: a clock's by its estimated duration,
-    /// initial time plus 40 moves' increment (or delay).
+    /// initial time plus 40 moves' increment (or delay); six hours or more
+    /// count as correspondence, as on Lichess.
     pub fn of(control: TimeControl) -> Speed {
         match control {
             TimeControl::Correspondence { .. } => Speed::Correspondence,
@@ -66,7 +75,8 @@ impl Speed {
                     30..180 => Speed::Bullet,
                     180..480 => Speed::Blitz,
                     480..1500 => Speed::Rapid,
-                    _ => Speed::Classical,
+                    1500..21_600 => Speed::Classical,
+                    _ => Speed::Correspondence,
                 }
             }
         }
@@ -119,6 +129,12 @@ pub(in crate::games) fn rated_end(game: &StoredGame) -> Option<RatedEnd> {
 
 /// Both players' ratings after a game White scored `white_score` in, at
 /// `now` (unix milliseconds).
+///
+/// As Lichess rates: each deviation first grown by the rating periods its
+/// player sat out, then the game rated at once, with no further period
+/// (Glicko-2's step 6 with none elapsed). `skillratings` finds the new
+/// volatility (step 5, which the periods do not enter); steps 6-8 are
+/// here, since the crate always lets one period pass.
 pub fn rate(
     white: StoredRating,
     black: StoredRating,
@@ -137,8 +153,11 @@ pub fn rate(
         ..Glicko2Config::new()
     };
     let (w, b) = (glicko(white, now), glicko(black, now));
-    let (w_after, b_after) = glicko2(&w, &b, &outcome, &config);
-    (after(white, w, w_after, now), after(black, b, b_after, now))
+    let (w_step5, b_step5) = glicko2(&w, &b, &outcome, &config);
+    (
+        after(white, w, b, white_score, w_step5.volatility, now),
+        after(black, b, w, 1.0 - white_score, b_step5.volatility, now),
+    )
 }
 
 /// `stored` as Glicko-2 takes it, its deviation grown by the rating periods
@@ -154,24 +173,35 @@ fn glicko(stored: StoredRating, now: i64) -> Glicko2Rating {
         .sqrt()
         * SCALE;
     Glicko2Rating {
-        rating: stored.rating,
+        rating: stored.rating.clamp(MIN_RATING, MAX_RATING),
         deviation: grown.clamp(MIN_DEVIATION, MAX_DEVIATION),
-        volatility: stored.volatility,
+        volatility: stored.volatility.min(MAX_VOLATILITY),
     }
 }
 
-/// The stored rating after a game that took `before` to `after`.
+/// The stored rating of the player rated `us` after scoring `score`
+/// against `them`, with the new `volatility`: Glicko-2's steps 6-8 with no
+/// rating period elapsed, the change and the result within Lichess's caps.
 fn after(
     stored: StoredRating,
-    before: Glicko2Rating,
-    after: Glicko2Rating,
+    us: Glicko2Rating,
+    them: Glicko2Rating,
+    score: f64,
+    volatility: f64,
     now: i64,
 ) -> StoredRating {
-    let change = (after.rating - before.rating).clamp(-MAX_CHANGE, MAX_CHANGE);
+    let phi = us.deviation / SCALE;
+    let their_phi = them.deviation / SCALE;
+    let g = 1.0 / (1.0 + 3.0 * their_phi * their_phi / (PI * PI)).sqrt();
+    let expected = 1.0 / (1.0 + (-g * (us.rating - them.rating) / SCALE).exp());
+    let v = 1.0 / (g * g * expected * (1.0 - expected));
+    let new_phi = 1.0 / (1.0 / (phi * phi) + 1.0 / v).sqrt();
+    let change =
+        (new_phi * new_phi * g * (score - expected) * SCALE).clamp(-MAX_CHANGE, MAX_CHANGE);
     StoredRating {
-        rating: before.rating + change,
-        deviation: after.deviation.clamp(MIN_DEVIATION, MAX_DEVIATION),
-        volatility: after.volatility,
+        rating: (us.rating + change).clamp(MIN_RATING, MAX_RATING),
+        deviation: (new_phi * SCALE).clamp(MIN_DEVIATION, MAX_DEVIATION),
+        volatility: volatility.min(MAX_VOLATILITY),
         games: stored.games + 1,
         updated_at: now,
     }
@@ -219,18 +249,45 @@ mod tests {
         assert!((after.volatility - 0.05999).abs() < 0.00001, "{after:?}");
     }
 
-    /// One game between equals, 1500/350/0.06, by the paper's formulas
-    /// worked by hand: the winner ends at 1662.31, deviation 290.32.
+    /// scalachess's own test of Lichess's calculator: two 1500/350/0.06
+    /// players, White wins: 1662.21 (deviation 290.2305, volatility
+    /// 0.0599993) and 1337.79; a draw leaves both at 1500, deviation 290.2305.
     #[test]
-    fn a_win_between_equals_moves_both_ratings_alike() {
+    fn a_game_is_rated_as_lichess_rates_it() {
         let player = rating(1500.0, 350.0, 0.06);
         let (winner, loser) = rate(player, player, 1.0, 0);
-        assert!((winner.rating - 1662.31).abs() < 0.01, "{winner:?}");
-        assert!((winner.deviation - 290.32).abs() < 0.01, "{winner:?}");
-        assert!((loser.rating - 1337.69).abs() < 0.01, "{loser:?}");
+        assert!((winner.rating - 1662.21).abs() < 0.005, "{winner:?}");
+        assert!((winner.deviation - 290.2305).abs() < 0.0001, "{winner:?}");
+        assert!((winner.volatility - 0.0599993).abs() < 1e-7, "{winner:?}");
+        assert!((loser.rating - 1337.79).abs() < 0.005, "{loser:?}");
+        assert!((loser.deviation - 290.2305).abs() < 0.0001, "{loser:?}");
         assert_eq!((winner.games, loser.games), (2, 2));
-        let (drawn, _) = rate(player, player, 0.5, 0);
-        assert!((drawn.rating - 1500.0).abs() < 1e-6);
+        let (drawn, other) = rate(player, player, 0.5, 0);
+        assert!((drawn.rating - 1500.0).abs() < 1e-6, "{drawn:?}");
+        assert!((other.rating - 1500.0).abs() < 1e-6, "{other:?}");
+        assert!((drawn.deviation - 290.2305).abs() < 0.0001, "{drawn:?}");
+    }
+
+    /// An upset, 1400/80 beating 1500/150: both move, the less certain
+    /// rating the more.
+    #[test]
+    fn an_upset_moves_the_less_certain_rating_more() {
+        let (underdog, favourite) = (rating(1400.0, 80.0, 0.06), rating(1500.0, 150.0, 0.06));
+        let (up, down) = rate(underdog, favourite, 1.0, 0);
+        assert!(up.rating > 1400.0 && down.rating < 1500.0);
+        assert!(1500.0 - down.rating > up.rating - 1400.0, "{up:?} {down:?}");
+        assert!(up.deviation < 80.0 && down.deviation < 150.0);
+    }
+
+    #[test]
+    fn ratings_stay_within_lichess_caps() {
+        let floor = rating(400.0, 300.0, 0.2);
+        let top = rating(4000.0, 300.0, 0.06);
+        let (lost, _) = rate(floor, top, 0.0, 0);
+        assert!(lost.rating >= MIN_RATING, "{lost:?}");
+        assert!(lost.volatility <= MAX_VOLATILITY, "{lost:?}");
+        let (won, _) = rate(top, floor, 1.0, 0);
+        assert!(won.rating <= MAX_RATING, "{won:?}");
     }
 
     #[test]
@@ -258,6 +315,8 @@ mod tests {
         assert_eq!(Speed::of(clock(180, 2)), Speed::Blitz);
         assert_eq!(Speed::of(clock(600, 5)), Speed::Rapid);
         assert_eq!(Speed::of(clock(1800, 20)), Speed::Classical);
+        assert_eq!(Speed::of(clock(21_599, 0)), Speed::Classical);
+        assert_eq!(Speed::of(clock(3 * 3600, 270)), Speed::Correspondence);
         let days = TimeControl::Correspondence {
             days_per_move: Some(3),
         };

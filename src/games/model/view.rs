@@ -294,11 +294,21 @@ pub fn opening_of<'a>(
 /// The opening a stored game is named by, as the store keeps it (its name
 /// in lower case, for searches by prefix).
 pub(in crate::games) fn stored_opening(game: &StoredGame) -> Option<StoredOpening> {
-    let opening = opening_of(
+    stored_opening_of(
         game.variant,
         &game.start_fen,
         game.moves.iter().map(|m| m.fen_after.as_str()),
-    )?;
+    )
+}
+
+/// The opening of a game of `variant` from `start_fen` through the
+/// positions `fens`, as the store keeps it.
+pub(in crate::games) fn stored_opening_of<'a>(
+    variant: Variant,
+    start_fen: &str,
+    fens: impl IntoIterator<Item = &'a str>,
+) -> Option<StoredOpening> {
+    let opening = opening_of(variant, start_fen, fens)?;
     Some(StoredOpening {
         eco: opening.eco.to_owned(),
         name: opening.name.to_lowercase(),

@@ -109,14 +109,18 @@ fn push_update(sql: &mut Sql, write: &GameWrite, now: i64) {
         .bind(now)
         .push(", engine_due_at = ")
         .bind(game.engine_due_at);
-    // Names are written only by the change that renames (a seat taken), so
-    // that a change judged on a game cached before its names were replaced
-    // (a player deleted) cannot bring them back.
+    // Names and players are written only by the change that renames (a
+    // seat taken), so that a change judged on a game cached before its
+    // names were replaced (a player deleted) cannot bring them back.
     if write.renames() {
         sql.push(", white_name = ")
             .bind(game.white_name.clone())
             .push(", black_name = ")
-            .bind(game.black_name.clone());
+            .bind(game.black_name.clone())
+            .push(", white_player = ")
+            .bind(game.white_player.clone())
+            .push(", black_player = ")
+            .bind(game.black_player.clone());
     }
     sql.push(", white_token_hash = ")
         .bind(game.white_token_hash.clone())

@@ -40,15 +40,31 @@ pub struct Base {
     pub engine_waiting_ply: Option<i64>,
     /// White's and Black's names as stored (the name search follows them).
     pub names: (String, String),
+    /// The players White's and Black's seats are bound to, as stored.
+    pub players: (Option<String>, Option<String>),
     /// The game was being played (a change that finishes it ends it).
     pub ongoing: bool,
 }
 
 impl GameWrite {
-    /// Whether the change renames a player (whose names the search indexes).
+    /// Whether the change renames a seat or binds it to a player (a seat
+    /// taken): names the search indexes, players whose games these are.
     pub(in crate::store) fn renames(&self) -> bool {
         let (white, black) = &self.base.names;
-        (white, black) != (&self.game.white_name, &self.game.black_name)
+        (white, black) != (&self.game.white_name, &self.game.black_name) || !self.bound().is_empty()
+    }
+
+    /// The players the change binds a seat to.
+    pub(in crate::store) fn bound(&self) -> Vec<&str> {
+        let was = &self.base.players;
+        [
+            (&was.0, &self.game.white_player),
+            (&was.1, &self.game.black_player),
+        ]
+        .into_iter()
+        .filter(|(was, now)| was.is_none() && now.is_some())
+        .filter_map(|(_, now)| now.as_deref())
+        .collect()
     }
 
     /// Whether the change ends its game.
@@ -66,6 +82,7 @@ impl Base {
             turn_started_at: game.clock.map(|c| c.turn_started_at),
             engine_waiting_ply: game.clock.and_then(|c| c.engine_waiting_ply),
             names: (game.white_name.clone(), game.black_name.clone()),
+            players: (game.white_player.clone(), game.black_player.clone()),
             ongoing: game.status == Status::Ongoing,
         }
     }

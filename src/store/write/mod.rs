@@ -86,7 +86,7 @@ pub(super) async fn insert_game_in(
         ))));
     };
     batch::insert_moves(&mut *tx, backend, seq, None, &new.moves).await?;
-    names::index_players(&mut *tx, backend, seq, &new.white_name, &new.black_name).await?;
+    names::index_players(&mut *tx, seq, &new.white_name, &new.black_name).await?;
     // The other servers learn of the game (its clock or engine seat may be
     // theirs to run).
     if backend == Backend::Postgres {
@@ -204,7 +204,6 @@ async fn write_change(
     let renames = write.renames();
     let GameWrite {
         game,
-        base,
         creates,
         rating,
         opening,
@@ -219,14 +218,7 @@ async fn write_change(
         batch::insert_moves(tx, backend, game.seq, Some(game.version), &game.undone).await?;
     }
     if renames {
-        names::reindex_players(
-            &mut *tx,
-            backend,
-            game.seq,
-            (&base.names.0, &base.names.1),
-            (&game.white_name, &game.black_name),
-        )
-        .await?;
+        names::reindex_players(&mut *tx, game.seq, &game.white_name, &game.black_name).await?;
     }
     if let Some(rated) = rating {
         ratings::apply(&mut *tx, backend, game, rated, now).await?;

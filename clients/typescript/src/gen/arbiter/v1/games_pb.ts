@@ -784,15 +784,15 @@ export type CreateGameResponse = Message<"arbiter.v1.CreateGameResponse"> & {
 
   /**
    * White's (Red's) secret seat token. Shown only here; keep it. Empty for
-   * an engine seat.
+   * an engine seat, an open one, and a seat bound to a player other than
+   * the caller (that player plays it with their own credential).
    *
    * @generated from field: string white_token = 2;
    */
   whiteToken: string;
 
   /**
-   * Black's secret seat token. Shown only here; keep it. Empty for an
-   * engine seat.
+   * As `white_token`, Black's.
    *
    * @generated from field: string black_token = 3;
    */
@@ -932,7 +932,8 @@ export type ListGamesRequest = Message<"arbiter.v1.ListGamesRequest"> & {
 
   /**
    * Only games with a seat bound to this player (by id or username; empty =
-   * any).
+   * any). With no `status` and newest first, the player's ongoing games
+   * come first (newest first), then the finished ones: "my games".
    *
    * @generated from field: string player_id = 9;
    */
@@ -2144,8 +2145,11 @@ export type JoinGameRequest = Message<"arbiter.v1.JoinGameRequest"> & {
   joinCode: string;
 
   /**
-   * The joiner's name, as SeatRequest.display_name (empty: the side's
-   * name).
+   * The joiner's name, as SeatRequest.display_name (empty: the calling
+   * player's display name, else the side's name). A call with a player's
+   * credential binds the seat to that player, who then plays it with that
+   * credential as with the seat token (INVALID_ARGUMENT
+   * `INVALID_PLAYER_SEAT` when the player holds the other seat).
    *
    * @generated from field: string display_name = 2;
    */
@@ -2999,7 +3003,8 @@ export const Games: GenService<{
     output: typeof GetGameResponseSchema;
   },
   /**
-   * Lists games, newest first, optionally filtered.
+   * Lists games, newest first, optionally filtered; a player's games
+   * (`player_id`, no status, newest first) come ongoing first.
    *
    * @generated from rpc arbiter.v1.Games.ListGames
    */

@@ -476,17 +476,22 @@ export const ListChallengesResponseSchema: GenMessage<ListChallengesResponse> = 
  */
 export type Player = Message<"arbiter.v1.Player"> & {
   /**
-   * The player's id: their username in lower case. Seats, lists and
-   * streams name players by it.
+   * The player's id: their username in lower case, or for a player of the
+   * identity provider's, the JWT's `sub`. Seats, lists and streams name
+   * players by it.
    *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
-   * The username as chosen: 2 to 20 characters, ASCII letters, digits, `_`
-   * and `-`, starting and ending with a letter or digit; unique in any
-   * case.
+   * The username: 2 to 20 characters, ASCII letters, digits, `_` and `-`,
+   * starting and ending with a letter or digit; unique in any case. One
+   * enrolled here (CreatePlayer) also starts with a letter and has no `_`
+   * or `-` next to another, as Lichess asks of new usernames. A provider's
+   * player takes the `--auth-username-claim` claim when it is a free
+   * username, else the subject when it is one, else `u` and 15 hex digits
+   * of the subject's SHA-256.
    *
    * @generated from field: string username = 2;
    */
@@ -1552,7 +1557,7 @@ export const Players: GenService<{
   /**
    * Creates a player and answers their first token. Who may call it is
    * the server's choice (`--players`): anyone (`open`, the default;
-   * limited per address by --player-creations-per-minute) or the operator
+   * limited per address by `--create-rate`) or the operator
    * only (`operator`: `admin_token` must be the operator credential, else
    * PERMISSION_DENIED OPERATOR_ONLY). A username taken already, in any
    * case, is ALREADY_EXISTS (USERNAME_TAKEN).
