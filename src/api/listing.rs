@@ -11,7 +11,7 @@ use super::{
     request::{GAMES_PAGES, next_token, paging},
 };
 use crate::{
-    games::{GameError, PlayerPages},
+    games::{GameError, PlayerPages, position_key},
     reason::Reason,
     rules::Side,
     store::{GameFilter, OpeningFilter, OpeningLevel},
@@ -102,6 +102,7 @@ impl GamesService {
             result: result_filter(r.result)?,
             rated: r.rated,
             opening: opening_filter(&r.opening)?,
+            position: position_filter(&r.position)?,
             limit,
         })
     }
@@ -153,6 +154,32 @@ fn result_filter(value: i32) -> Result<Option<Option<Side>>, Status> {
             "unknown result filter",
         )),
     }
+}
+
+/// The key of the position ListGames's `position` (a FEN) selects.
+fn position_filter(fen: &str) -> Result<Option<i64>, Status> {
+    let fen = fen.trim();
+    if fen.is_empty() {
+        return Ok(None);
+    }
+    if fen.chars().count() > 200 {
+        return Err(invalid_argument(
+            "position",
+            Reason::TooLong,
+            "at most 200 characters",
+        ));
+    }
+    let mut fields = fen.split_whitespace();
+    let board = fields.next().unwrap_or_default();
+    let side = fields.next().unwrap_or_default();
+    if !board.contains('/') || !matches!(side, "w" | "b" | "r") {
+        return Err(invalid_argument(
+            "position",
+            Reason::InvalidFen,
+            "a position is a FEN: its board, then the side to move",
+        ));
+    }
+    Ok(Some(position_key(fen)))
 }
 
 /// The openings ListGames's `opening` selects: an ECO volume, group or code

@@ -77,6 +77,7 @@ impl Games {
                          tokens,
                          key,
                          opening,
+                         positions,
                          ..
                      }| {
                         let ongoing = game.status == Status::Ongoing;
@@ -84,6 +85,7 @@ impl Games {
                             key: Some(key),
                             game,
                             opening,
+                            positions,
                         });
                         ongoing.then_some(tokens)
                     },

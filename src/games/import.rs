@@ -9,7 +9,7 @@ use super::{
     model::Status,
     model::{
         Ending, GameError, collection::ROSTER, hidden_character, new_game, pgn, pgn::PgnCap,
-        pgn::PgnGame, pgn::PgnLimits, side_title, stored_opening,
+        pgn::PgnGame, pgn::PgnLimits, position_keys, side_title, stored_opening,
     },
 };
 use crate::{
@@ -101,6 +101,8 @@ pub(super) struct Prepared {
     pub key: String,
     /// The opening it is named by.
     pub opening: Option<StoredOpening>,
+    /// The keys of the positions it reached.
+    pub positions: Vec<i64>,
 }
 
 impl Games {
@@ -126,12 +128,14 @@ impl Games {
             tokens: [white_token, black_token],
             key: _,
             opening,
+            positions,
         } = prepare(self.read_pgn(text, hint, rules)?)?;
         // A single import is stored whatever was imported before.
         let imported = ImportedGame {
             key: None,
             game,
             opening,
+            positions,
         };
         let stored = match self.store.insert_imported(vec![imported]).await?.pop() {
             Some(Stored::New(stored)) => *stored,
@@ -334,6 +338,10 @@ pub(super) fn prepare(read: ReadGame) -> Result<Prepared, GameError> {
     };
     Ok(Prepared {
         opening: stored_opening(&game),
+        positions: position_keys(
+            &game.start_fen,
+            game.moves.iter().map(|m| m.fen_after.as_str()),
+        ),
         game,
         record,
         tokens,

@@ -28,8 +28,8 @@ use super::{
     change_lock::ChangeLocks,
     model::Status,
     model::{
-        EventKind, GameError, GameView, MoveView, move_view, move_views, rated_end, replay,
-        stored_opening, takeover::engine_due_at, takeover::stamp_flag,
+        EventKind, GameError, GameView, MoveView, move_view, move_views, position_keys, rated_end,
+        replay, stored_opening, takeover::engine_due_at, takeover::stamp_flag,
     },
 };
 use crate::{
@@ -339,9 +339,15 @@ impl super::Games {
             // The change that ends a rated game rates it, in its write.
             let rating = was_ongoing.then(|| rated_end(&live.game)).flatten();
             // So does the change that ends a chess game name its opening.
-            let opening = (was_ongoing && live.game.status != Status::Ongoing)
-                .then(|| stored_opening(&live.game))
-                .flatten();
+            let ends = was_ongoing && live.game.status != Status::Ongoing;
+            let opening = ends.then(|| stored_opening(&live.game)).flatten();
+            // And it records the positions the game reached.
+            let positions = if ends {
+                let fens = live.game.moves.iter().map(|m| m.fen_after.as_str());
+                position_keys(&live.game.start_fen, fens)
+            } else {
+                Vec::new()
+            };
             let Live {
                 game,
                 record,
@@ -358,6 +364,7 @@ impl super::Games {
                     creates,
                     rating,
                     opening,
+                    positions,
                 })
                 .await
                 .map_err(GameError::from)?;

@@ -23,7 +23,7 @@ mod change_lock;
 mod chat;
 mod collection;
 mod create;
-mod earlier_openings;
+mod earlier_games;
 mod engine_seat;
 mod flag;
 mod hub;
@@ -60,7 +60,7 @@ pub use model::{
     AdminToken, EncodeEvent, Ending, EngineSeat, EventKind, FIRST_MOVE_GRACE, GameClock, GameError,
     GameEvent, GameId, GameView, ManualTime, MoveText, MoveView, OutcomeView, PgnLimits,
     PgnNotation, PgnOptions, Published, Refusal, SeatClaim, SeatSpec, Status, SystemTime,
-    TimeControl, TimeSource, View, is_well_formed_id, new_id,
+    TimeControl, TimeSource, View, is_well_formed_id, new_id, position_key,
 };
 pub use open_seat::{DEFAULT_OPEN_SEAT_TIMEOUT, SeatedGame};
 pub use ownership::LeaseTimes;
@@ -191,7 +191,7 @@ impl Games {
             tokio::spawn(telling::follow(games.clone(), changes));
         }
         tokio::spawn(open_seat::sweep(games.clone()));
-        tokio::spawn(earlier_openings::name_earlier_games(games.clone()));
+        tokio::spawn(earlier_games::index_earlier_games(games.clone()));
         games
     }
 

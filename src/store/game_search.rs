@@ -33,8 +33,10 @@ const MAX_NAMES: usize = 64;
 enum Driver<'a> {
     /// The games (or the index of another filter).
     Games,
-    /// An opening's level, without a player.
+    /// An opening's level, without a player or a position.
     Opening,
+    /// A position reached, without a player.
+    Position,
     /// One matching name's games.
     Name(i64),
     /// The games, each one's names checked against this folded search.
@@ -84,6 +86,7 @@ fn push_query(query: &mut Sql, backend: Backend, filter: &GameFilter, driver: Dr
     let seq = match driver {
         Driver::Games | Driver::Names(_) => "games.seq",
         Driver::Opening => "game_openings.game_seq",
+        Driver::Position => "game_positions.game_seq",
         Driver::Name(_) => "game_player_names.game_seq",
     };
     query.push(format_args!("SELECT {GAME_COLUMNS} FROM "));
@@ -100,6 +103,16 @@ fn push_query(query: &mut Sql, backend: Backend, filter: &GameFilter, driver: Dr
                         opening.level.column()
                     ))
                     .bind(opening.value.clone());
+            }
+        }
+        Driver::Position => {
+            if let Some(key) = filter.position {
+                query
+                    .push(
+                        "game_positions CROSS JOIN games WHERE games.seq = game_positions.game_seq \
+                         AND game_positions.position_key = ",
+                    )
+                    .bind(key);
             }
         }
         Driver::Name(id) => {
@@ -163,6 +176,12 @@ fn push_query(query: &mut Sql, backend: Backend, filter: &GameFilter, driver: Dr
     }
     if let Some(rated) = filter.rated {
         query.push(" AND rated = ").bind(i64::from(rated));
+    }
+    if let (Some(key), false) = (filter.position, matches!(driver, Driver::Position)) {
+        query
+            .push(" AND games.seq IN (SELECT game_seq FROM game_positions WHERE position_key = ")
+            .bind(key)
+            .push(")");
     }
     if let (Some(opening), false) = (&filter.opening, matches!(driver, Driver::Opening)) {
         query
@@ -274,6 +293,9 @@ impl Store {
                     _ => push_query(&mut query, self.backend, &filter, Driver::Names(&search)),
                 }
             }
+            None if filter.position.is_some() => {
+                push_query(&mut query, self.backend, &filter, Driver::Position);
+            }
             None if filter.opening.is_some() => {
                 push_query(&mut query, self.backend, &filter, Driver::Opening);
             }
@@ -311,11 +333,12 @@ mod tests {
     async fn plan(store: &Store, filter: &GameFilter) -> String {
         let mut query = Sql::default();
         query.push("EXPLAIN QUERY PLAN ");
-        let driver = match (&filter.player, &filter.opening) {
-            (Some(search), _) if search.chars().count() < TRIGRAM => Driver::Names(search),
-            (Some(_), _) => Driver::Name(1),
-            (None, Some(_)) => Driver::Opening,
-            (None, None) => Driver::Games,
+        let driver = match (&filter.player, filter.position, &filter.opening) {
+            (Some(search), ..) if search.chars().count() < TRIGRAM => Driver::Names(search),
+            (Some(_), ..) => Driver::Name(1),
+            (None, Some(_), _) => Driver::Position,
+            (None, None, Some(_)) => Driver::Opening,
+            (None, None, None) => Driver::Games,
         };
         push_query(&mut query, Backend::Sqlite, filter, driver);
         let rows = query.build().fetch_all(&store.pool).await.unwrap();
@@ -398,6 +421,14 @@ mod tests {
                     ..page.clone()
                 },
                 "SEARCH game_player_names USING PRIMARY KEY (name_id=? AND game_seq>? AND game_seq<?)",
+            ),
+            (
+                GameFilter {
+                    position: Some(-42),
+                    finished: Some(true),
+                    ..page.clone()
+                },
+                "SEARCH game_positions USING PRIMARY KEY (position_key=? AND game_seq<?)",
             ),
             (
                 GameFilter {

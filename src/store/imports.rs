@@ -7,7 +7,7 @@ use super::{
     Store, StoreError, names,
     player_log::Log,
     rows::{StoredGame, StoredOpening},
-    write::{insert_game_in, name_opening},
+    write::{index_positions, insert_game_in, name_opening},
 };
 
 /// A game of a collection, ready to store, with the key of what was
@@ -19,6 +19,8 @@ pub struct ImportedGame {
     pub game: StoredGame,
     /// The opening it is named by.
     pub opening: Option<StoredOpening>,
+    /// The keys of the positions it reached.
+    pub positions: Vec<i64>,
 }
 
 /// What became of an [`ImportedGame`].
@@ -52,7 +54,13 @@ impl Store {
         )
         .await?;
         let mut stored = Vec::with_capacity(batch.len());
-        for ImportedGame { key, game, opening } in batch {
+        for ImportedGame {
+            key,
+            game,
+            opening,
+            positions,
+        } in batch
+        {
             if let Some(key) = key
                 && let Some(before) = claim_key(tx.conn(), &key, &game.id).await?
             {
@@ -63,6 +71,7 @@ impl Store {
             if let Some(opening) = &opening {
                 name_opening(tx.conn(), game.seq, opening).await?;
             }
+            index_positions(tx.conn(), game.seq, &positions).await?;
             Log::started(&game).append(tx.conn(), self.backend).await?;
             stored.push(Stored::New(Box::new(game)));
         }

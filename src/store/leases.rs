@@ -281,6 +281,7 @@ mod tests {
             creates: None,
             rating: None,
             opening: None,
+            positions: Vec::new(),
         };
         match store.write_game(write).await? {
             super::super::Written::Committed { game, .. } => Ok(game.version),

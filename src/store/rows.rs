@@ -172,6 +172,8 @@ pub struct GameFilter {
     pub rated: Option<bool>,
     /// Only games named by an opening this selects.
     pub opening: Option<OpeningFilter>,
+    /// Only games that reached the position of this key.
+    pub position: Option<i64>,
     pub limit: u32,
 }
 

@@ -299,8 +299,8 @@ async fn games_that_ended_before_openings_were_stored_are_named_at_start() {
     let db = server.stop().await;
     let pool = db.pool().await;
     sqlx::raw_sql(
-        "DELETE FROM game_openings; \
-         UPDATE opening_backfill SET next_seq = 0, last_seq = (SELECT max(seq) FROM games)",
+        "DELETE FROM game_openings; DELETE FROM game_positions; \
+         UPDATE history_backfill SET next_seq = 0, last_seq = (SELECT max(seq) FROM games)",
     )
     .execute(&pool)
     .await
@@ -312,6 +312,59 @@ async fn games_that_ended_before_openings_were_stored_are_named_at_start() {
         Duration::from_secs(10),
         listed(&mut games, sicilian()).await == [finished.clone()],
         "the finished game is not named"
+    );
+    let after_c5 = pb::ListGamesRequest {
+        position: "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq c6 0 2".into(),
+        ..Default::default()
+    };
+    assert_eq!(listed(&mut games, after_c5).await, [finished]);
+    server.stop().await;
+}
+
+/// Games are found by a position they reached, whatever the order of the
+/// moves that led there and the FEN's move counters.
+#[tokio::test]
+async fn games_are_found_by_a_position_they_reached() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    // Two move orders to one Queen's Gambit Declined position; another
+    // opening; a xiangqi game.
+    let pgn = "[Result \"1-0\"]\n\n1. d4 d5 2. c4 e6 3. Nc3 1-0\n\
+               [Result \"0-1\"]\n\n1. c4 e6 2. Nc3 d5 3. d4 0-1\n\
+               [Result \"1/2-1/2\"]\n\n1. e4 e5 1/2-1/2\n\
+               [Variant \"xiangqi\"]\n[Result \"*\"]\n\n1. h2e2 h9g7 *\n";
+    let (imported, _) = import(&mut games, pgn.as_bytes(), 1_000).await;
+    let ids: Vec<String> = imported.iter().map(|a| a.game_id.clone()).collect();
+    assert_eq!(ids.len(), 4, "{imported:?}");
+    let reached = |fen: &str| pb::ListGamesRequest {
+        position: fen.into(),
+        ..Default::default()
+    };
+    let qgd = "rnbqkbnr/ppp2ppp/4p3/3p4/2PP4/2N5/PP2PPPP/R1BQKBNR b KQkq - 1 3";
+    assert_eq!(
+        listed(&mut games, reached(qgd)).await,
+        [ids[1].clone(), ids[0].clone()]
+    );
+    // The move counters do not count.
+    let counters = qgd.replace(" 1 3", " 0 9");
+    assert_eq!(listed(&mut games, reached(&counters)).await.len(), 2);
+    // The start: every chess game; with a result, those of it.
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    assert_eq!(listed(&mut games, reached(start)).await.len(), 3);
+    let drawn = pb::ListGamesRequest {
+        result: pb::ResultFilter::Drawn as i32,
+        ..reached(start)
+    };
+    assert_eq!(listed(&mut games, drawn).await, [ids[2].clone()]);
+    let xiangqi = "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR r";
+    assert_eq!(listed(&mut games, reached(xiangqi)).await, [ids[3].clone()]);
+    let refused = games
+        .list_games(reached("not a position"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        common::code_and_reason(&refused),
+        (Code::InvalidArgument, "INVALID_FEN".into())
     );
     server.stop().await;
 }

@@ -280,6 +280,91 @@ async fn a_providers_player_gets_a_username_and_never_acts_as_one_enrolled_here(
     server.stop().await;
 }
 
+/// Two players of the provider, known only by their JWTs: a rated
+/// challenge by username, accepted, played and rated.
+#[tokio::test]
+async fn the_providers_players_play_a_rated_challenge() {
+    let dir = tempfile::tempdir().unwrap();
+    let jwks = dir.path().join("jwks.json");
+    let key = SigningKey::es256("k1");
+    write_jwks(&jwks, &[&key]);
+    let server = server_trusting(&jwks).await;
+    let mut players = PlayersClient::new(server.channel().await);
+    let mut games = server.games().await;
+    let ann = key.token("idp|ann", json!({ "preferred_username": "Ann" }));
+    let ben = key.token("idp|ben", json!({ "preferred_username": "Ben" }));
+    // Ben is known once he has called.
+    players
+        .get_player(bearing(pb::GetPlayerRequest::default(), &ben))
+        .await
+        .unwrap();
+    let challenge = players
+        .create_challenge(bearing(
+            pb::CreateChallengeRequest {
+                destination_id: "ben".into(),
+                variant: pb::Variant::Chess as i32,
+                rated: true,
+                color: pb::ChallengeColor::Black as i32,
+                time_control: crate::ratings::blitz(),
+                ..Default::default()
+            },
+            &ann,
+        ))
+        .await
+        .expect("ann challenges ben by username")
+        .into_inner()
+        .challenge
+        .unwrap();
+    let game = players
+        .accept_challenge(bearing(
+            pb::AcceptChallengeRequest {
+                challenge_id: challenge.id,
+                ..Default::default()
+            },
+            &ben,
+        ))
+        .await
+        .expect("ben accepts")
+        .into_inner()
+        .game
+        .unwrap();
+    assert_eq!(
+        (game.white.unwrap().player_id, game.black.unwrap().player_id),
+        ("idp|ben".to_owned(), "idp|ann".to_owned())
+    );
+    for (text, token) in [("f3", &ben), ("e5", &ann), ("g4", &ben), ("Qh4#", &ann)] {
+        crate::ratings::play(&mut games, &game.id, token, text).await;
+    }
+    let ended = games
+        .get_game(pb::GetGameRequest {
+            game_id: game.id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .game
+        .unwrap();
+    let (white, black) = (ended.white.unwrap(), ended.black.unwrap());
+    assert!(
+        white.rating_diff < 0 && black.rating_diff > 0,
+        "{white:?} {black:?}"
+    );
+    let rated = players
+        .get_player(pb::GetPlayerRequest {
+            player: "ann".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .player
+        .unwrap()
+        .ratings;
+    assert_eq!(rated.len(), 1);
+    assert_eq!(rated[0].perf, "chess_blitz");
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn jwts_that_do_not_check_out_are_refused() {
     let dir = tempfile::tempdir().unwrap();

@@ -479,6 +479,7 @@ async fn a_stale_change_in_a_batch_leaves_the_others_committed() {
             creates: None,
             rating: None,
             opening: None,
+            positions: Vec::new(),
         }
     };
     let pool = db.pool().await;

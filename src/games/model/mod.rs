@@ -16,6 +16,7 @@ mod names;
 pub mod pgn;
 mod play;
 mod rating;
+mod reached;
 mod seats;
 pub(in crate::games) mod takeover;
 mod view;
@@ -43,6 +44,7 @@ pub(in crate::games) use rating::rated_end;
 pub use rating::{
     IDLE_GROWTH_PER_MS, INITIAL as INITIAL_RATING, PROVISIONAL_DEVIATION, Speed, perf, rate,
 };
+pub use reached::{INDEXED_PLIES, position_key, position_keys};
 pub(in crate::games) use seats::engine_of;
 pub use seats::{EngineSeat, SeatSpec};
 pub use view::{GameView, MoveView, OutcomeView, Rated, View, opening_of};

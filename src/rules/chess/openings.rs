@@ -11,7 +11,7 @@ const DATASET: &str = include_str!("../../../data/openings/openings.tsv");
 
 /// The most plies a named line has is well under this: later positions are
 /// not looked up.
-pub const MAX_PLIES: usize = 50;
+const MAX_PLIES: usize = 50;
 
 /// A named opening.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

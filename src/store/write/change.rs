@@ -26,6 +26,9 @@ pub struct GameWrite {
     pub rating: Option<RatedEnd>,
     /// The opening the change names, ending a chess game.
     pub opening: Option<StoredOpening>,
+    /// The keys of the positions the game reached, ending it (see
+    /// `games::model::reached`); empty otherwise.
+    pub positions: Vec<i64>,
 }
 
 /// The stored state a change was judged on: the write goes through only if

@@ -13,6 +13,7 @@ pub(super) use self::{batch::write_records, change::Applied};
 use super::{
     Backend, StoreError, changes, leases, names, now_millis, ratings,
     rows::{StoredGame, StoredOpening, StoredRematch},
+    sql::Sql,
 };
 use crate::rules::Side;
 
@@ -172,6 +173,28 @@ pub(super) async fn name_opening(
     Ok(())
 }
 
+/// Records that game `seq` reached the positions `keys` (once: a key
+/// recorded stays).
+pub(super) async fn index_positions(
+    tx: &mut AnyConnection,
+    seq: i64,
+    keys: &[i64],
+) -> Result<(), sqlx::Error> {
+    /// Rows per statement (two parameters each).
+    const ROWS: usize = 400;
+    for chunk in keys.chunks(ROWS) {
+        let mut insert = Sql::default();
+        insert.push("INSERT INTO game_positions (position_key, game_seq) VALUES ");
+        for (i, key) in chunk.iter().enumerate() {
+            insert.push(if i == 0 { "(" } else { ", (" });
+            insert.bind(*key).push(", ").bind(seq).push(")");
+        }
+        insert.push(" ON CONFLICT DO NOTHING");
+        insert.build().execute(&mut *tx).await?;
+    }
+    Ok(())
+}
+
 /// Whether `write` writes its game's row and nothing else (besides the
 /// records every change has): no fence, no moves taken back, no names
 /// changed, no game created.
@@ -179,6 +202,7 @@ fn writes_row_only(write: &GameWrite) -> bool {
     write.fence.is_none()
         && write.rating.is_none()
         && write.opening.is_none()
+        && write.positions.is_empty()
         && write.game.undone.is_empty()
         && write.creates.is_none()
         && !write.renames()
@@ -207,6 +231,7 @@ async fn write_change(
         creates,
         rating,
         opening,
+        positions,
         ..
     } = write;
     if !game.undone.is_empty() {
@@ -226,6 +251,7 @@ async fn write_change(
     if let Some(opening) = opening {
         name_opening(&mut *tx, game.seq, opening).await?;
     }
+    index_positions(&mut *tx, game.seq, positions).await?;
     let created = match creates.take() {
         Some(new) => Some(Box::new(insert_game_in(&mut *tx, backend, new).await??)),
         None => None,
