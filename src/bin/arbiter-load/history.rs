@@ -26,6 +26,8 @@ const CALLS_AT_ONCE: usize = 2;
 const PIECE: usize = 60 * 1024;
 /// Calls timed for each filter.
 const SAMPLES: usize = 15;
+/// The position after 1. e4 e5 2. Nf3 Nc6, which two of the lines reach.
+const AFTER_NC6: &str = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
 /// Players' names: each plays about 2 games in 1,000.
 const NAMES: usize = 1000;
 /// The openings the games play (SAN): B50, D30, C60, C00, E61, A20, B12 and
@@ -194,6 +196,21 @@ fn searches(middle: SystemTime) -> Vec<Search> {
             "opening by name (\"french defense\")",
             pb::ListGamesRequest {
                 opening: "french defense".into(),
+                ..Default::default()
+            },
+        ),
+        search(
+            "position after 1. e4 e5 2. Nf3 Nc6 (a quarter of the games)",
+            pb::ListGamesRequest {
+                position: AFTER_NC6.into(),
+                ..Default::default()
+            },
+        ),
+        search(
+            "position + result",
+            pb::ListGamesRequest {
+                position: AFTER_NC6.into(),
+                result: pb::ResultFilter::Drawn as i32,
                 ..Default::default()
             },
         ),
