@@ -148,6 +148,7 @@ pub fn import_stream(
                 }
             }
         }
+        import.games.imported(import.progress.imported);
     });
     Box::pin(ReceiverStream::new(rx))
 }

@@ -20,6 +20,10 @@ use crate::{
 /// The most bytes one game of a collection may have.
 pub const MAX_GAME_BYTES: usize = 1 << 20;
 
+/// Games one import call stores past which the store's statistics are
+/// brought up to date at its end.
+const ANALYSE_AFTER: u32 = 10_000;
+
 /// What became of one game of a collection.
 #[derive(Debug)]
 pub enum Imported {
@@ -42,6 +46,20 @@ pub struct CollectionGame {
 }
 
 impl Games {
+    /// Tells that an import call stored `games` games: after many, the
+    /// store's statistics are brought up to date in the background, so that
+    /// searches of the history take the right index at once.
+    pub fn imported(&self, games: u32) {
+        if games >= ANALYSE_AFTER {
+            let store = self.store.clone();
+            tokio::spawn(async move {
+                if let Err(error) = store.analyse_history().await {
+                    tracing::warn!(%error, "the store's statistics were not brought up to date");
+                }
+            });
+        }
+    }
+
     /// Imports a batch of a collection's games (under the variant and rules
     /// [`Games::import`] takes, for each), in the batch's order: each game
     /// stored whole or not at all, and none twice.

@@ -4,7 +4,7 @@
 use sqlx::AnyConnection;
 
 use super::{
-    Store, StoreError, names,
+    Backend, Store, StoreError, names,
     player_log::Log,
     rows::{StoredGame, StoredOpening},
     write::{index_positions, insert_game_in, name_opening},
@@ -34,6 +34,25 @@ pub enum Stored {
 }
 
 impl Store {
+    /// Brings the query planner's statistics of the game history up to date
+    /// (PostgreSQL, where autovacuum would only later): after a bulk import
+    /// they tell which index serves a search best. SQLite plans by its
+    /// indexes alone.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn analyse_history(&self) -> Result<(), StoreError> {
+        if self.backend == Backend::Postgres {
+            sqlx::query(
+                "ANALYZE games, game_player_names, player_names, game_openings, game_positions",
+            )
+            .execute(&self.pool)
+            .await?;
+        }
+        Ok(())
+    }
+
     /// Stores a batch of imported games in one transaction, each game whole
     /// and each key once; the answer is in the batch's order.
     ///
