@@ -55,6 +55,11 @@ pub(super) async fn caller<T>(
     }))
 }
 
+/// Whether `request` bears a trusted backend's credential.
+pub(super) fn is_backend<T>(players: &Players, request: &Request<T>) -> Result<bool, Status> {
+    Ok(bearer(request.metadata())?.is_some_and(|token| players.is_backend(token)))
+}
+
 /// The player `request` is made by, who must be one.
 pub(super) async fn player<T>(players: &Players, request: &Request<T>) -> Result<Caller, Status> {
     caller(players, request).await?.ok_or_else(|| {

@@ -147,6 +147,29 @@ impl players_server::Players for PlayersService {
         request: Request<pb::CreatePlayerRequest>,
     ) -> Result<Response<pb::CreatePlayerResponse>, Status> {
         admit_create(&self.creates, &request)?;
+        if !request.get_ref().provider_subject.is_empty() {
+            let r = request.get_ref();
+            if !(caller::is_backend(&self.players, &request)?
+                || self.players.is_operator(&r.admin_token))
+            {
+                return Err(GameError::PermissionDenied(Refusal::new(
+                    Reason::OperatorOnly,
+                    "a provider's player is created ahead by a trusted backend: send the operator \
+                     or service credential as `authorization: Bearer`",
+                ))
+                .into());
+            }
+            let player = self
+                .players
+                .create_provider_player(&r.provider_subject, &r.username, &r.display_name)
+                .await?;
+            tracing::info!(player_id = %player.id, "provider's player created ahead");
+            let ratings = self.players.ratings(&player.id).await?;
+            return Ok(Response::new(pb::CreatePlayerResponse {
+                player: Some(self::player(player, &ratings)),
+                token: String::new(),
+            }));
+        }
         let r = request.into_inner();
         let created = self
             .players

@@ -266,7 +266,7 @@ impl Jwt {
 
 /// Whether `sub` can be a player id: printable, without spaces, commas,
 /// quotes or backslashes (lists and logs hold ids as they are).
-fn is_subject(sub: &str) -> bool {
+pub(super) fn is_subject(sub: &str) -> bool {
     (1..=MAX_SUBJECT).contains(&sub.len())
         && sub
             .bytes()

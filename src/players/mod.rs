@@ -168,23 +168,12 @@ impl Players {
             )));
         }
         let username = Username::new_name(username)?;
-        refuse_hidden_characters("display_name", display_name)?;
-        let display_name = match display_name.trim() {
-            "" => username.as_str(),
-            name if name.chars().count() > MAX_DISPLAY_NAME => {
-                return Err(GameError::invalid(
-                    "display_name",
-                    Reason::TooLong,
-                    format!("a display name of at most {MAX_DISPLAY_NAME} characters is allowed"),
-                ));
-            }
-            name => name,
-        };
+        let display_name = checked_display_name(display_name, username.as_str())?;
         let token = new_token();
         let player = StoredPlayer {
             id: username.id(),
             username: username.to_string(),
-            display_name: display_name.to_owned(),
+            display_name,
             created_at: 0,
             bot: false,
             origin: PlayerOrigin::Enrolled,
@@ -195,11 +184,90 @@ impl Players {
             .await?
         {
             Ok(player) => Ok(CreatedPlayer { player, token }),
-            Err(UsernameTaken) => Err(GameError::AlreadyExists(Refusal::new(
-                Reason::UsernameTaken,
-                format!("the username {username} is taken (usernames are unique in any case)"),
-            ))),
+            Err(UsernameTaken) => Err(username_taken(&username)),
         }
+    }
+
+    /// The identity provider's player whose JWTs carry `subject`, created
+    /// ahead of their first call by a trusted backend; with `username`
+    /// empty, one is chosen as on that first call. A provider's player
+    /// there already is answered as stored.
+    ///
+    /// # Errors
+    ///
+    /// A subject that cannot be an id, a bad username or display name, the
+    /// subject an enrolled player's id or the username taken, a deleted
+    /// player, or storage.
+    pub async fn create_provider_player(
+        &self,
+        subject: &str,
+        username: &str,
+        display_name: &str,
+    ) -> Result<StoredPlayer, GameError> {
+        if !identity::is_subject(subject) {
+            return Err(GameError::invalid(
+                "provider_subject",
+                Reason::MalformedRequest,
+                "a provider's subject is 1 to 128 printable characters, without spaces, commas, \
+                 quotes or backslashes",
+            ));
+        }
+        let username = match username.trim() {
+            "" => None,
+            name => Some(Username::parse(name)?),
+        };
+        let unnamed = username.as_ref().map_or(subject, Username::as_str);
+        let display_name = checked_display_name(display_name, unnamed)?;
+        if let Some(player) = self.store.player(subject).await? {
+            return self.stored_provider_player(player);
+        }
+        if self.store.player_deleted(subject).await? {
+            return Err(GameError::AlreadyExists(Refusal::new(
+                Reason::UsernameTaken,
+                "the player of this subject was deleted, and the id stays theirs",
+            )));
+        }
+        let Some(username) = username else {
+            let named = JwtPlayer {
+                id: subject.to_owned(),
+                name: Some(display_name),
+                username: None,
+            };
+            let id = self.ensure(named).await?;
+            return self.get(&id).await;
+        };
+        let player = StoredPlayer {
+            id: subject.to_owned(),
+            username: username.to_string(),
+            display_name,
+            created_at: 0,
+            bot: false,
+            origin: PlayerOrigin::Provider,
+        };
+        match self.store.insert_player(player, None).await? {
+            Ok(player) => Ok(player),
+            // A racing call may have created the same player.
+            Err(UsernameTaken) => match self.store.player(subject).await? {
+                Some(player) => self.stored_provider_player(player),
+                None => Err(username_taken(&username)),
+            },
+        }
+    }
+
+    /// `player`, found by a provider's subject, unless Arbiter enrolled
+    /// them.
+    fn stored_provider_player(&self, player: StoredPlayer) -> Result<StoredPlayer, GameError> {
+        if player.origin == PlayerOrigin::Enrolled {
+            return Err(GameError::AlreadyExists(Refusal::new(
+                Reason::UsernameTaken,
+                format!(
+                    "{} is the id of a player enrolled on this server, not one of the identity \
+                     provider's",
+                    Quoted(&player.id)
+                ),
+            )));
+        }
+        Ok(player)
     }
 
     /// The player whose id or username (in any case) is `name`.
@@ -434,6 +502,27 @@ impl Players {
         self.checked.forget(id, only);
         Ok(revoked)
     }
+}
+
+/// `display_name` once checked; left empty, `unnamed`.
+fn checked_display_name(display_name: &str, unnamed: &str) -> Result<String, GameError> {
+    refuse_hidden_characters("display_name", display_name)?;
+    match display_name.trim() {
+        "" => Ok(unnamed.to_owned()),
+        name if name.chars().count() > MAX_DISPLAY_NAME => Err(GameError::invalid(
+            "display_name",
+            Reason::TooLong,
+            format!("a display name of at most {MAX_DISPLAY_NAME} characters is allowed"),
+        )),
+        name => Ok(name.to_owned()),
+    }
+}
+
+fn username_taken(username: &Username) -> GameError {
+    GameError::AlreadyExists(Refusal::new(
+        Reason::UsernameTaken,
+        format!("the username {username} is taken (usernames are unique in any case)"),
+    ))
 }
 
 /// A username for an identity provider's subject whose own names are none

@@ -235,9 +235,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_shards_are_shared_evenly_among_the_replicas_live() {
-        let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("leases.db").display());
-        let store = Store::connect(&url).await.unwrap();
+        let store = crate::store::testing::store().await;
         // Each joins the ones before: the shares add up to the shards, the
         // first (by name) taking one more while some remain.
         assert_eq!(settled(&store, &["a"]).await, [64]);
@@ -291,9 +289,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_write_fenced_by_a_lease_taken_over_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("leases.db").display());
-        let store = Store::connect(&url).await.unwrap();
+        let store = crate::store::testing::store().await;
         let game = store
             .insert_game(super::super::StoredGame {
                 id: "g1".into(),

@@ -28,6 +28,8 @@ mod ratings;
 mod rows;
 mod seeks;
 mod sql;
+#[cfg(test)]
+pub(crate) mod testing;
 mod write;
 mod writer;
 
@@ -333,9 +335,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_failed_write_leaves_no_transaction_behind() {
-        let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("w.db").display());
-        let store = Store::connect(&url).await.unwrap();
+        let store = crate::store::testing::store().await;
         // A statement fails inside the transaction; the transaction is
         // dropped without COMMIT or ROLLBACK.
         {

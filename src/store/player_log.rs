@@ -234,9 +234,7 @@ mod tests {
     /// bad.
     #[tokio::test]
     async fn a_players_log_is_numbered_read_on_and_pruned() {
-        let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("log.db").display());
-        let store = Store::connect(&url).await.unwrap();
+        let store = crate::store::testing::store().await;
         for id in ["alice", "bob"] {
             let player = crate::store::StoredPlayer {
                 id: id.into(),

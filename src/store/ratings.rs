@@ -274,12 +274,10 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     /// Established ratings only, grown by inactivity, best first, one perf.
     #[tokio::test]
     async fn the_leaderboard_holds_established_ratings_of_its_perf() {
-        let store = Store::connect("sqlite::memory:").await.unwrap();
+        let store = crate::store::testing::store().await;
         let now = 1_000_000_000_000;
         let year = 365 * 86_400_000;
         // Lichess's growth: 173.7178² × 0.21436 a day, per squared volatility.

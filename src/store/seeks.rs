@@ -322,16 +322,9 @@ mod tests {
         }
     }
 
-    async fn store() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("seeks.db").display());
-        let store = Store::connect(&url).await.unwrap();
-        (dir, store)
-    }
-
     #[tokio::test]
     async fn a_seek_is_paired_once_with_its_game_and_read_back_whole() {
-        let (_dir, store) = store().await;
+        let store = crate::store::testing::store().await;
         for s in [
             seek("a", "alice", Some("me")),
             seek("b", "bob", Some("me")),
@@ -380,7 +373,7 @@ mod tests {
 
     #[tokio::test]
     async fn seeks_are_limited_per_player_and_those_of_servers_gone_are_swept() {
-        let (_dir, store) = store().await;
+        let store = crate::store::testing::store().await;
         store
             .insert_seek(&seek("a", "alice", Some("gone")), 2)
             .await

@@ -91,6 +91,58 @@ pub async fn create_players<const N: usize>(
     tokens.try_into().expect("one token each")
 }
 
+/// Challenge `id` withdrawn while an acceptance may race it: cancelled by
+/// its maker (`host`'s token) in even rounds, declined by its player
+/// (`guest`'s) in odd ones.
+pub async fn withdraw_challenge(
+    players: &mut PlayersClient<Channel>,
+    id: &str,
+    [host, guest]: [&str; 2],
+    round: usize,
+) -> Result<(), tonic::Status> {
+    if round.is_multiple_of(2) {
+        let cancel = pb::CancelChallengeRequest {
+            challenge_id: id.into(),
+        };
+        players
+            .cancel_challenge(bearing(cancel, host))
+            .await
+            .map(drop)
+    } else {
+        let decline = pb::DeclineChallengeRequest {
+            challenge_id: id.into(),
+            reason: pb::DeclineReason::Later as i32,
+        };
+        players
+            .decline_challenge(bearing(decline, guest))
+            .await
+            .map(drop)
+    }
+}
+
+/// Of an acceptance and a withdrawal racing it, exactly one won; the other
+/// was refused `CHALLENGE_ANSWERED`.
+pub fn assert_one_won<T: std::fmt::Debug>(
+    acceptance: &Result<T, tonic::Status>,
+    withdrawn: &Result<(), tonic::Status>,
+    round: usize,
+) {
+    assert!(
+        acceptance.is_ok() != withdrawn.is_ok(),
+        "round {round}: exactly one wins: {acceptance:?} {withdrawn:?}"
+    );
+    for refused in [acceptance.as_ref().err(), withdrawn.as_ref().err()]
+        .into_iter()
+        .flatten()
+    {
+        assert_eq!(
+            code_and_reason(refused),
+            (tonic::Code::FailedPrecondition, "CHALLENGE_ANSWERED".into()),
+            "round {round}"
+        );
+    }
+}
+
 /// How often [`wait_for!`] and [`wait_until!`] ask again.
 pub const POLL: std::time::Duration = std::time::Duration::from_millis(20);
 

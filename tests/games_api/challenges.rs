@@ -220,43 +220,11 @@ async fn an_acceptance_racing_a_cancel_or_a_decline_settles_one_way() {
             .unwrap();
         let (mut acceptor, id, guest) = (players.clone(), made.id.clone(), tokens[1].clone());
         let accepting = tokio::spawn(async move { accept(&mut acceptor, &guest, &id).await });
-        let withdrawn = if round % 2 == 0 {
-            across
-                .cancel_challenge(bearing(
-                    pb::CancelChallengeRequest {
-                        challenge_id: made.id.clone(),
-                    },
-                    &tokens[0],
-                ))
-                .await
-                .map(drop)
-        } else {
-            across
-                .decline_challenge(bearing(
-                    pb::DeclineChallengeRequest {
-                        challenge_id: made.id.clone(),
-                        reason: pb::DeclineReason::Later as i32,
-                    },
-                    &tokens[1],
-                ))
-                .await
-                .map(drop)
-        };
+        let withdrawn =
+            common::withdraw_challenge(&mut across, &made.id, [&tokens[0], &tokens[1]], round)
+                .await;
         let acceptance = accepting.await.unwrap();
-        assert!(
-            acceptance.is_ok() != withdrawn.is_ok(),
-            "round {round}: exactly one wins: {acceptance:?} {withdrawn:?}"
-        );
-        for refused in [acceptance.as_ref().err(), withdrawn.as_ref().err()]
-            .into_iter()
-            .flatten()
-        {
-            assert_eq!(
-                code_and_reason(refused),
-                (Code::FailedPrecondition, "CHALLENGE_ANSWERED".into()),
-                "round {round}"
-            );
-        }
+        common::assert_one_won(&acceptance, &withdrawn, round);
         accepted += usize::from(acceptance.is_ok());
     }
     let hosts = server

@@ -13,6 +13,7 @@ use std::{
 
 use arbiter::{
     api::proto::{self as pb, players_client::PlayersClient},
+    games::AdminToken,
     players::{JwksSource, JwtSettings},
     server::ServerConfig,
 };
@@ -102,20 +103,32 @@ fn write_jwks(path: &Path, keys: &[&SigningKey]) {
     std::fs::write(path, json!({ "keys": keys }).to_string()).unwrap();
 }
 
-async fn server_trusting(path: &Path) -> TestServer {
-    let jwks = path.to_path_buf();
-    TestServer::start_with_config(move |config| ServerConfig {
-        jwt: Some(JwtSettings {
-            jwks: JwksSource::File(jwks),
-            issuer: Some(ISSUER.into()),
-            audience: Some(AUDIENCE.into()),
-            name_claim: "name".into(),
-            username_claim: "preferred_username".into(),
-            refresh: Duration::from_secs(300),
-        }),
+/// The key-set file of [`trusting`]'s server, in its directory.
+const JWKS: &str = "jwks.json";
+
+fn jwt_settings(jwks: &Path) -> JwtSettings {
+    JwtSettings {
+        jwks: JwksSource::File(jwks.to_path_buf()),
+        issuer: Some(ISSUER.into()),
+        audience: Some(AUDIENCE.into()),
+        name_claim: "name".into(),
+        username_claim: "preferred_username".into(),
+        refresh: Duration::from_secs(300),
+    }
+}
+
+/// A server trusting the provider's `keys`, written to [`JWKS`] in the
+/// directory answered (kept as long as the server runs).
+async fn trusting(keys: &[&SigningKey]) -> (tempfile::TempDir, TestServer) {
+    let dir = tempfile::tempdir().unwrap();
+    let jwks = dir.path().join(JWKS);
+    write_jwks(&jwks, keys);
+    let server = TestServer::start_with_config(move |config| ServerConfig {
+        jwt: Some(jwt_settings(&jwks)),
         ..config
     })
-    .await
+    .await;
+    (dir, server)
 }
 
 /// A game White plays as the caller named by `token`, against an anonymous
@@ -137,12 +150,9 @@ fn game_for_caller() -> pb::CreateGameRequest {
 
 #[tokio::test]
 async fn a_providers_jwt_names_a_player_who_plays_with_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let jwks = dir.path().join("jwks.json");
     let (es, ed) = (SigningKey::es256("es-1"), SigningKey::ed25519("ed-1"));
     let rs = SigningKey::rs256();
-    write_jwks(&jwks, &[&es, &ed, &rs]);
-    let server = server_trusting(&jwks).await;
+    let (_dir, server) = trusting(&[&es, &ed, &rs]).await;
     let mut games = server.games().await;
     let mut players = PlayersClient::new(server.channel().await);
 
@@ -209,11 +219,8 @@ async fn a_providers_jwt_names_a_player_who_plays_with_it() {
 
 #[tokio::test]
 async fn a_providers_player_gets_a_username_and_never_acts_as_one_enrolled_here() {
-    let dir = tempfile::tempdir().unwrap();
-    let jwks = dir.path().join("jwks.json");
     let key = SigningKey::es256("k1");
-    write_jwks(&jwks, &[&key]);
-    let server = server_trusting(&jwks).await;
+    let (_dir, server) = trusting(&[&key]).await;
     let mut players = PlayersClient::new(server.channel().await);
     let asking = players.clone();
     let who = |token: String| {
@@ -266,29 +273,32 @@ async fn a_providers_player_gets_a_username_and_never_acts_as_one_enrolled_here(
         (Code::Unauthenticated, "JWT_INVALID".into())
     );
     // Nor does an enrolment take a provider player's username.
-    let status = players
-        .create_player(pb::CreatePlayerRequest {
-            username: "aNN_e".into(),
-            ..Default::default()
-        })
-        .await
-        .unwrap_err();
+    let enrolment = pb::CreatePlayerRequest {
+        username: "aNN_e".into(),
+        ..Default::default()
+    };
     assert_eq!(
-        code_and_reason(&status),
+        refused_creation(&mut players, tonic::Request::new(enrolment)).await,
         (Code::AlreadyExists, "USERNAME_TAKEN".into())
     );
     server.stop().await;
+}
+
+/// How CreatePlayer refuses `request`.
+async fn refused_creation(
+    players: &mut PlayersClient<tonic::transport::Channel>,
+    request: tonic::Request<pb::CreatePlayerRequest>,
+) -> (Code, String) {
+    let status = players.create_player(request).await.unwrap_err();
+    code_and_reason(&status)
 }
 
 /// Two players of the provider, known only by their JWTs: a rated
 /// challenge by username, accepted, played and rated.
 #[tokio::test]
 async fn the_providers_players_play_a_rated_challenge() {
-    let dir = tempfile::tempdir().unwrap();
-    let jwks = dir.path().join("jwks.json");
     let key = SigningKey::es256("k1");
-    write_jwks(&jwks, &[&key]);
-    let server = server_trusting(&jwks).await;
+    let (_dir, server) = trusting(&[&key]).await;
     let mut players = PlayersClient::new(server.channel().await);
     let mut games = server.games().await;
     let ann = key.token("idp|ann", json!({ "preferred_username": "Ann" }));
@@ -365,13 +375,157 @@ async fn the_providers_players_play_a_rated_challenge() {
     server.stop().await;
 }
 
+/// A platform's backend enrols its users ahead: challenged, seated and
+/// acted for before their first call, and then the same players with
+/// their JWTs.
+#[tokio::test]
+async fn a_backend_creates_the_providers_players_ahead_of_their_first_call() {
+    use crate::players::{SERVICE, acting_for};
+
+    let key = SigningKey::es256("k1");
+    let dir = tempfile::tempdir().unwrap();
+    let jwks = dir.path().join(JWKS);
+    write_jwks(&jwks, &[&key]);
+    let server = TestServer::start_with_config(move |config| ServerConfig {
+        jwt: Some(jwt_settings(&jwks)),
+        service_credential: Some(AdminToken::new(SERVICE).unwrap()),
+        ..config
+    })
+    .await;
+    let mut players = PlayersClient::new(server.channel().await);
+    let ahead = |subject: &str, username: &str| pb::CreatePlayerRequest {
+        provider_subject: subject.into(),
+        username: username.into(),
+        display_name: String::new(),
+        ..Default::default()
+    };
+    // Only a backend may.
+    assert_eq!(
+        refused_creation(&mut players, tonic::Request::new(ahead("idp|dee", "Dee"))).await,
+        (Code::PermissionDenied, "OPERATOR_ONLY".into())
+    );
+    let dee = players
+        .create_player(bearing(ahead("idp|dee", "Dee"), SERVICE))
+        .await
+        .expect("created by the backend")
+        .into_inner();
+    assert!(dee.token.is_empty(), "the provider's JWTs name the player");
+    let dee = dee.player.unwrap();
+    assert_eq!(
+        (
+            dee.id.as_str(),
+            dee.username.as_str(),
+            dee.display_name.as_str()
+        ),
+        ("idp|dee", "Dee", "Dee")
+    );
+    // Again: the same player, as stored; no username given: the subject's.
+    let again = players
+        .create_player(bearing(ahead("idp|dee", "Other"), SERVICE))
+        .await
+        .unwrap()
+        .into_inner()
+        .player
+        .unwrap();
+    assert_eq!(again.username, "Dee");
+    let eve = players
+        .create_player(bearing(ahead("eve-7", ""), SERVICE))
+        .await
+        .unwrap()
+        .into_inner()
+        .player
+        .unwrap();
+    assert_eq!((eve.id.as_str(), eve.username.as_str()), ("eve-7", "eve-7"));
+    // A taken username, a subject that is an enrolled id, a bad subject.
+    common::create_player(&mut players, "frank").await;
+    for (request, expected) in [
+        (
+            ahead("idp|x", "FRANK"),
+            (Code::AlreadyExists, "USERNAME_TAKEN"),
+        ),
+        (ahead("frank", ""), (Code::AlreadyExists, "USERNAME_TAKEN")),
+        (
+            ahead("a b", ""),
+            (Code::InvalidArgument, "MALFORMED_REQUEST"),
+        ),
+    ] {
+        assert_eq!(
+            refused_creation(&mut players, bearing(request, SERVICE)).await,
+            (expected.0, expected.1.into())
+        );
+    }
+    // Eve challenges Dee by username before Dee ever called; the backend
+    // lists it for Dee.
+    let eve_jwt = key.token("eve-7", json!({}));
+    let challenge = players
+        .create_challenge(bearing(
+            pb::CreateChallengeRequest {
+                destination_id: "dee".into(),
+                variant: pb::Variant::Chess as i32,
+                color: pb::ChallengeColor::White as i32,
+                time_control: crate::ratings::blitz(),
+                ..Default::default()
+            },
+            &eve_jwt,
+        ))
+        .await
+        .expect("dee is known")
+        .into_inner()
+        .challenge
+        .unwrap();
+    let listed = players
+        .list_challenges(acting_for(
+            pb::ListChallengesRequest::default(),
+            SERVICE,
+            "idp|dee",
+        ))
+        .await
+        .expect("the backend acts for dee")
+        .into_inner();
+    assert!(
+        listed.incoming.iter().any(|c| c.id == challenge.id),
+        "{listed:?}"
+    );
+    // Dee's first JWT names the player made ahead, who accepts.
+    let dee_jwt = key.token("idp|dee", json!({ "preferred_username": "someone" }));
+    let game = players
+        .accept_challenge(bearing(
+            pb::AcceptChallengeRequest {
+                challenge_id: challenge.id,
+                ..Default::default()
+            },
+            &dee_jwt,
+        ))
+        .await
+        .expect("dee accepts with a JWT")
+        .into_inner()
+        .game
+        .unwrap();
+    assert_eq!(game.black.unwrap().player_id, "idp|dee");
+    let me = players
+        .get_player(bearing(pb::GetPlayerRequest::default(), &dee_jwt))
+        .await
+        .unwrap()
+        .into_inner()
+        .player
+        .unwrap();
+    assert_eq!(me.username, "Dee");
+    // A deleted player's subject is not made again.
+    players
+        .delete_player(bearing(pb::DeletePlayerRequest::default(), &eve_jwt))
+        .await
+        .unwrap();
+    assert_eq!(
+        refused_creation(&mut players, bearing(ahead("eve-7", ""), SERVICE)).await,
+        (Code::AlreadyExists, "USERNAME_TAKEN".into())
+    );
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn jwts_that_do_not_check_out_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let jwks = dir.path().join("jwks.json");
     let key = SigningKey::es256("k1");
-    write_jwks(&jwks, &[&key]);
-    let server = server_trusting(&jwks).await;
+    let (_dir, server) = trusting(&[&key]).await;
     let mut games = server.games().await;
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -407,11 +561,8 @@ async fn jwts_that_do_not_check_out_are_refused() {
 
 #[tokio::test]
 async fn a_rotated_key_is_picked_up_without_a_restart() {
-    let dir = tempfile::tempdir().unwrap();
-    let jwks = dir.path().join("jwks.json");
     let old = SigningKey::es256("2026-11");
-    write_jwks(&jwks, &[&old]);
-    let server = server_trusting(&jwks).await;
+    let (dir, server) = trusting(&[&old]).await;
     let mut games = server.games().await;
     games
         .create_game(bearing(game_for_caller(), &old.token("p", json!({}))))
@@ -419,7 +570,7 @@ async fn a_rotated_key_is_picked_up_without_a_restart() {
         .expect("the old key");
     // The provider rotates: the new key is published, the old one dropped.
     let new = SigningKey::es256("2026-12");
-    write_jwks(&jwks, &[&new]);
+    write_jwks(&dir.path().join(JWKS), &[&new]);
     games
         .create_game(bearing(game_for_caller(), &new.token("p", json!({}))))
         .await
@@ -429,11 +580,8 @@ async fn a_rotated_key_is_picked_up_without_a_restart() {
 
 #[tokio::test]
 async fn a_key_taken_out_of_the_file_is_refused_once_the_file_changes() {
-    let dir = tempfile::tempdir().unwrap();
-    let jwks = dir.path().join("jwks.json");
     let (kept, dropped) = (SigningKey::ed25519("kept"), SigningKey::es256("dropped"));
-    write_jwks(&jwks, &[&kept, &dropped]);
-    let server = server_trusting(&jwks).await;
+    let (dir, server) = trusting(&[&kept, &dropped]).await;
     let mut games = server.games().await;
     let token = dropped.token("p", json!({}));
     games
@@ -442,7 +590,7 @@ async fn a_key_taken_out_of_the_file_is_refused_once_the_file_changes() {
         .expect("a key of the set");
     // The key's id stays known until the file is read again: only the
     // file's change drops it.
-    write_jwks(&jwks, &[&kept]);
+    write_jwks(&dir.path().join(JWKS), &[&kept]);
     let mut players = PlayersClient::new(server.channel().await);
     crate::wait_until!(
         Duration::from_secs(10),

@@ -554,7 +554,7 @@ async fn player_tokens_are_issued_up_to_a_limit_and_revoked() {
     server.stop().await;
 }
 
-const SERVICE: &str = "5e8b1d4a7c0f2e6b9d3a8c1f4e7b0d2a";
+pub(crate) const SERVICE: &str = "5e8b1d4a7c0f2e6b9d3a8c1f4e7b0d2a";
 
 /// A server whose players only the operator creates, with the operator
 /// credential `ADMIN` and the service credential `SERVICE`.
@@ -608,7 +608,7 @@ async fn only_the_operator_creates_players_when_the_server_says_so() {
 }
 
 /// `message` sent by a backend holding `credential`, acting for `player`.
-fn acting_for<T>(message: T, credential: &str, player: &str) -> Request<T> {
+pub(crate) fn acting_for<T>(message: T, credential: &str, player: &str) -> Request<T> {
     let mut request = bearing(message, credential);
     request
         .metadata_mut()

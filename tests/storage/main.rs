@@ -6,7 +6,9 @@
 mod common;
 
 mod full_disk;
+mod import_kill;
 mod list_scale;
+mod player_replicas;
 mod postgres;
 mod replicas;
 mod write_path;

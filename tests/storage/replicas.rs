@@ -56,7 +56,7 @@ async fn replica(db: &TestDatabase, metrics: Option<&str>) -> Binary {
 }
 
 /// Starts `serve` and waits until it serves.
-async fn up(serve: Serve) -> Binary {
+pub(crate) async fn up(serve: Serve) -> Binary {
     let replica = serve.start().await;
     // Its port takes connections before it serves: a call tells.
     common::wait_health(

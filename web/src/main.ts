@@ -28,6 +28,8 @@ function route(hash: string): Screen {
   }
   if (parts[0] === "join" && parts[1]) return joinScreen(parts[1]);
   if (parts[0] === "player") {
+    const token = params.get("token");
+    if (token) return signInScreen(token);
     const session = signedIn();
     return session ? playerScreen(session) : signInScreen();
   }

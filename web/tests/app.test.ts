@@ -16,6 +16,7 @@ import type { Page } from "playwright-core";
 import {
   clickSquare,
   dragPiece,
+  providerJwt,
   screenshot,
   shownGameId,
   shownMoves,
@@ -559,10 +560,10 @@ describe("web app", () => {
     const token = await alice.page.getByLabel("Player token").inputValue();
     const elsewhere = await stack.newPlayer();
     await elsewhere.page.goto(`${stack.appUrl}/#/player`);
-    const signIn = elsewhere.page.getByRole("form", { name: "Sign in with a player token" });
+    const signIn = elsewhere.page.getByRole("form", { name: "Sign in with a token" });
     await signIn.getByLabel("Player token").fill("not-a-token");
     await signIn.getByRole("button", { name: "Sign in" }).click();
-    await waitForText(elsewhere.page, "form[aria-label='Sign in with a player token'] [role=alert]", "no player's token");
+    await waitForText(elsewhere.page, "form[aria-label='Sign in with a token'] [role=alert]", "no player's token");
     assert.equal(await elsewhere.page.textContent("[data-testid=session]"), "Sign in");
     await signIn.getByLabel("Player token").fill(token);
     await signIn.getByRole("button", { name: "Sign in" }).click();
@@ -610,6 +611,50 @@ describe("web app", () => {
     assert.deepEqual(await waitForMoves(black.page, 1), ["d4"]);
     await carol.context.close();
     await dave.context.close();
+  });
+
+  test("a platform's user signs in by a link carrying their identity provider's JWT, is challenged by name and plays; an expired JWT is told", async () => {
+    const erin = await stack.newPlayer();
+    const jwt = providerJwt("idp|erin", { preferred_username: "Erin", name: "Erin Example" });
+    await erin.page.goto(`${stack.appUrl}/#/player?token=${encodeURIComponent(jwt)}`);
+    await waitForText(erin.page, "[data-testid=session]", "Signed in as Erin");
+    await erin.page.waitForSelector('[data-testid=player][data-player-id="idp|erin"]');
+    // The token left the address bar; a short-lived JWT offers no
+    // sign-in for other devices.
+    assert.equal(new URL(erin.page.url()).hash, "#/player");
+    assert.equal(await erin.page.getByLabel("Player token").count(), 0);
+
+    // An enrolled player challenges Erin by her provider's username.
+    const frank = await signedInPlayer("frank");
+    const form = frank.page.getByRole("form", { name: "Challenge a player" });
+    await form.getByLabel("Opponent's username").fill("erin");
+    await form.getByLabel("Clock").selectOption("5+0");
+    await form.getByLabel("White / Red").check();
+    await form.getByRole("button", { name: "Send challenge" }).click();
+    const challenge = erin.page.getByRole("listitem", { name: "Challenge from frank" });
+    await challenge.waitFor();
+    await challenge.getByRole("button", { name: "Accept" }).click();
+    await erin.page.waitForSelector("[data-game-id]");
+    const gameId = await shownGameId(erin.page);
+    await frank.page.waitForSelector(`[data-game-id="${gameId}"]`);
+    await clickSquare(frank.page, "e2");
+    await clickSquare(frank.page, "e4");
+    assert.deepEqual(await waitForMoves(erin.page, 1), ["e4"]);
+    await dragPiece(erin.page, "c7", "c5");
+    assert.deepEqual(await waitForMoves(frank.page, 2), ["e4", "c5"]);
+    const { game } = await stack.api.games.getGame({ gameId });
+    assert.equal(game?.black?.playerId, "idp|erin");
+    assert.equal(game?.ply, 2);
+
+    // An expired JWT, by the form: the page says so and nobody is signed in.
+    const late = await stack.newPlayer();
+    await late.page.goto(`${stack.appUrl}/#/player`);
+    const signIn = late.page.getByRole("form", { name: "Sign in with a token" });
+    await signIn.getByLabel("Player token").fill(providerJwt("idp|late", { exp: Math.floor(Date.now() / 1000) - 120 }));
+    await signIn.getByRole("button", { name: "Sign in" }).click();
+    await waitForText(late.page, "form[aria-label='Sign in with a token'] [role=alert]", "expired");
+    assert.equal(await late.page.textContent("[data-testid=session]"), "Sign in");
+    for (const player of [erin, frank, late]) await player.context.close();
   });
 
   test("the pages carry a strict Content-Security-Policy, which no page of these tests broke", async (t) => {

@@ -5,7 +5,8 @@
 // browser of its own).
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync, copyFileSync } from "node:fs";
+import { createSign } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync, copyFileSync, writeFileSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -17,6 +18,19 @@ import { createArbiter, type Arbiter } from "@arbiter/client";
 const webDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const screenshotDir = join(webDir, "test-results", "screenshots");
 const docsDir = resolve(webDir, "..", "docs");
+/** The RSA test key pair the server trusts as its identity provider's. */
+const jwtDir = resolve(webDir, "..", "tests", "fixtures", "jwt");
+const jwk = JSON.parse(readFileSync(join(jwtDir, "rs256-test-key.jwk.json"), "utf8")) as { kid: string };
+
+/** A JWT of the identity provider the test server trusts (RS256, the
+ * test key), naming player `sub`; `claims` over an hour to live. */
+export function providerJwt(sub: string, claims: Record<string, unknown> = {}): string {
+  const now = Math.floor(Date.now() / 1000);
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const signed = `${part({ alg: "RS256", typ: "JWT", kid: jwk.kid })}.${part({ sub, iat: now, exp: now + 3600, ...claims })}`;
+  const signature = createSign("RSA-SHA256").update(signed).sign(readFileSync(join(jwtDir, "rs256-test-key.pem")));
+  return `${signed}.${signature.toString("base64url")}`;
+}
 
 /** The server binary: ARBITER_BIN, else the workspace's debug build. */
 const arbiterBin = process.env.ARBITER_BIN ?? resolve(webDir, "../target/debug/arbiter");
@@ -85,12 +99,14 @@ export async function startStack(): Promise<Stack> {
   const port = await freePort();
   const serverUrl = `http://127.0.0.1:${port}`;
   const api = createArbiter(serverUrl);
+  const jwks = join(dir, "jwks.json");
+  writeFileSync(jwks, JSON.stringify({ keys: [jwk] }));
   let serverLog = "";
   let server: ChildProcess | undefined;
   const startServer = async () => {
     const child = spawn(
       arbiterBin,
-      ["serve", "--listen", `127.0.0.1:${port}`, "--database-url", `sqlite://${join(dir, "arbiter.db")}`],
+      ["serve", "--listen", `127.0.0.1:${port}`, "--database-url", `sqlite://${join(dir, "arbiter.db")}`, "--auth-jwks", jwks],
       { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RUST_LOG: "warn" } },
     );
     server = child;

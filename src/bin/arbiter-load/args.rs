@@ -46,6 +46,14 @@ pub(crate) struct Args {
     /// metadata) instead of seat tokens. Not with --start-ply.
     #[arg(long, conflicts_with = "start_ply")]
     pub(crate) as_players: bool,
+    /// With --as-players: the players are the identity provider's, named
+    /// by RS256 JWTs the task signs with this PEM key (the server trusting
+    /// its public half through --auth-jwks), instead of player tokens.
+    #[arg(long, requires = "as_players")]
+    pub(crate) jwt_key: Option<std::path::PathBuf>,
+    /// The key id the JWTs of --jwt-key carry (the JWKS's `kid`).
+    #[arg(long, default_value = "rs256-test", requires = "jwt_key")]
+    pub(crate) jwt_kid: String,
     /// raw-commit's database: `sqlite:///PATH` on the filesystem of the
     /// server's database, or `postgres://USER@HOST:PORT/DATABASE`. A scratch
     /// table is created in it and dropped at the end. With --all, adds

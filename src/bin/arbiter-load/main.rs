@@ -103,6 +103,7 @@ use std::{
 
 mod args;
 mod history;
+mod jwt;
 mod long_game;
 mod pairing;
 mod raw_commit;
@@ -119,6 +120,7 @@ use tonic::{
 
 use crate::{
     args::{Args, Asked, DEFAULT_MAX_CONNECTIONS, Rpc, plan},
+    jwt::{AsPlayers, Signer},
     report::{Cell, Report},
     workers::{FirstError, Script, Window, Worker, drive},
 };
@@ -151,8 +153,8 @@ struct Setup {
     endpoints: Vec<Endpoint>,
     /// make-move tasks alternate their moves over the endpoints.
     alternate: bool,
-    /// make-move tasks play as players, with player tokens.
-    as_players: bool,
+    /// make-move tasks play as players, with these credentials.
+    as_players: Option<AsPlayers>,
     script: Arc<Script>,
     /// What the legal-moves RPCs ask about.
     asked: Asked,
@@ -171,8 +173,11 @@ impl Setup {
                 Some(raw) => vec![raw.backend().to_string()],
                 None => vec![],
             },
-            Rpc::MakeMove if self.as_players => vec![variant.to_string(), "as players".into()],
-            Rpc::MakeMove => vec![variant.to_string()],
+            Rpc::MakeMove => match self.as_players {
+                Some(AsPlayers::Tokens) => vec![variant.to_string(), "as players".into()],
+                Some(AsPlayers::Jwt(_)) => vec![variant.to_string(), "as JWT players".into()],
+                None => vec![variant.to_string()],
+            },
             _ => match self.asked {
                 Asked::Middlegame => vec![variant.to_string()],
                 Asked::Start => vec![variant.to_string(), "start".into()],
@@ -293,7 +298,7 @@ async fn preflight(setup: &Setup, rpcs: &[Rpc]) -> Result<(), Fatal> {
                 vec![channel.clone()],
                 &setup.script,
                 None,
-                setup.as_players,
+                setup.as_players.clone(),
             )?;
             let result = match worker.prepare().await {
                 Ok(()) => worker.call().await,
@@ -393,7 +398,7 @@ async fn run(setup: &Setup, spec: RunSpec) -> Result<Report, Fatal> {
                 task_channels,
                 &setup.script,
                 committers.next(),
-                setup.as_players,
+                setup.as_players.clone(),
             )
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -450,7 +455,11 @@ async fn main_inner(args: Args) -> Result<(), Fatal> {
     let setup = Setup {
         endpoints,
         alternate: args.alternate,
-        as_players: args.as_players,
+        as_players: match (&args.jwt_key, args.as_players) {
+            (_, false) => None,
+            (None, true) => Some(AsPlayers::Tokens),
+            (Some(key), true) => Some(AsPlayers::Jwt(Arc::new(Signer::load(key, &args.jwt_kid)?))),
+        },
         script: Arc::new(Script::new(args.variant, args.start_ply)?),
         asked: args.position,
         raw,
@@ -652,7 +661,7 @@ mod tests {
         let setup = |servers: usize, alternate: bool, start: u32| Setup {
             endpoints: vec![Endpoint::from_static("http://127.0.0.1:1"); servers],
             alternate,
-            as_players: false,
+            as_players: None,
             script: Arc::new(Script::new(GameVariant::Xiangqi, start).unwrap()),
             asked: Asked::Middlegame,
             raw: None,

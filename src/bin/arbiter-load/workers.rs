@@ -22,7 +22,9 @@ use tonic_health::pb::{
 use crate::{
     Fatal, SETUP_BACKOFF,
     args::{Asked, GameVariant, Rpc},
-    describe, long_game,
+    describe,
+    jwt::AsPlayers,
+    long_game,
     raw_commit::Committer,
     wire::WireCodec,
 };
@@ -68,7 +70,7 @@ impl Worker {
         channels: Vec<Channel>,
         script: &Arc<Script>,
         committer: Option<Committer>,
-        as_players: bool,
+        as_players: Option<AsPlayers>,
     ) -> Result<Worker, Fatal> {
         if let Some(committer) = committer {
             return Ok(Worker::RawCommit(committer));
@@ -102,7 +104,8 @@ impl Worker {
                 script: Arc::clone(script),
                 game: None,
                 channel,
-                as_players: as_players.then_some(None),
+                as_players,
+                players: None,
             }),
         })
     }
@@ -229,8 +232,10 @@ pub(crate) struct Player {
     pub(crate) game: Option<OpenGame>,
     /// The task's own server's channel, for its other services.
     pub(crate) channel: Channel,
-    /// Play as two players (`--as-players`), once created.
-    pub(crate) as_players: Option<Option<LoadPlayers>>,
+    /// Play as two players (`--as-players`) with these credentials.
+    pub(crate) as_players: Option<AsPlayers>,
+    /// The two players, once created.
+    pub(crate) players: Option<LoadPlayers>,
 }
 
 /// A game being played by a [`Player`].
@@ -252,13 +257,13 @@ impl Player {
             return Ok(());
         }
         self.game = None;
-        if let Some(None) = self.as_players {
-            self.as_players = Some(Some(self.create_players().await?));
+        if let (Some(credentials), None) = (self.as_players.clone(), &self.players) {
+            self.players = Some(self.create_players(credentials).await?);
         }
         let client = &mut self.clients[0];
         let (game, tokens) = match &*self.script {
             Script::Cycle(_) => {
-                let players = self.as_players.clone().flatten();
+                let players = self.players.clone();
                 let seat = |n: usize, name: &str| {
                     Some(pb::SeatRequest {
                         display_name: name.into(),
@@ -303,20 +308,35 @@ impl Player {
         Ok(())
     }
 
-    /// Creates this task's two players, under random names.
-    async fn create_players(&mut self) -> Result<LoadPlayers, Status> {
+    /// Creates this task's two players, under random names: enrolled,
+    /// or the identity provider's, made by their first call.
+    async fn create_players(&mut self, credentials: AsPlayers) -> Result<LoadPlayers, Status> {
         let mut players = PlayersClient::new(self.channel.clone());
         let ids = [0, 1].map(|n| format!("load{:08x}-{n}", rand::random::<u32>()));
         let mut tokens = [String::new(), String::new()];
         for (id, token) in ids.iter().zip(&mut tokens) {
-            *token = players
-                .create_player(pb::CreatePlayerRequest {
-                    username: id.clone(),
-                    ..Default::default()
-                })
-                .await?
-                .into_inner()
-                .token;
+            *token = match &credentials {
+                AsPlayers::Tokens => {
+                    players
+                        .create_player(pb::CreatePlayerRequest {
+                            username: id.clone(),
+                            ..Default::default()
+                        })
+                        .await?
+                        .into_inner()
+                        .token
+                }
+                AsPlayers::Jwt(signer) => {
+                    let jwt = signer.token(id).map_err(|e| Status::internal(e.0))?;
+                    let mut whoami = Request::new(pb::GetPlayerRequest::default());
+                    let bearer = format!("Bearer {jwt}")
+                        .parse()
+                        .map_err(|_| Status::internal("a JWT that is no metadata value"))?;
+                    whoami.metadata_mut().insert("authorization", bearer);
+                    players.get_player(whoami).await?;
+                    jwt
+                }
+            };
         }
         Ok(LoadPlayers { ids, tokens })
     }

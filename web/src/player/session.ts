@@ -1,7 +1,9 @@
 // The signed-in player: their id and token, kept in this browser's
 // localStorage (the server shows a token once and keeps only its hash), and
-// the call options that act as them. Signing in or out tells the page
-// (the header shows who is signed in).
+// the call options that act as them. The token is Arbiter's player token or
+// the platform's identity-provider JWT, which expires: a session the server
+// refuses ends, saying why on the sign-in screen. Signing in or out tells
+// the page (the header shows who is signed in).
 
 import type { CallOptions } from "../api";
 
@@ -13,6 +15,8 @@ export interface Session {
 }
 
 const KEY = "arbiter.player";
+/** Why the last session ended, told once on the sign-in screen. */
+const ENDED_KEY = "arbiter.player.ended";
 export const SESSION_CHANGED = "arbiter:session";
 
 export function signedIn(): Session | undefined {
@@ -29,9 +33,23 @@ export function signIn(session: Session): void {
   window.dispatchEvent(new Event(SESSION_CHANGED));
 }
 
-export function signOut(): void {
+export function signOut(why?: string): void {
   localStorage.removeItem(KEY);
+  if (why) sessionStorage.setItem(ENDED_KEY, why);
   window.dispatchEvent(new Event(SESSION_CHANGED));
+}
+
+/** Why the last session ended, if the server ended it; told only once. */
+export function endedBecause(): string | undefined {
+  const why = sessionStorage.getItem(ENDED_KEY) ?? undefined;
+  sessionStorage.removeItem(ENDED_KEY);
+  return why;
+}
+
+/** Whether `token` is an identity provider's JWT (three parts), not a
+ * player token of Arbiter's. */
+export function isJwt(token: string): boolean {
+  return token.split(".").length === 3;
 }
 
 /** A call made as the player: their token as the bearer credential. */

@@ -3,7 +3,7 @@
 // events stream keeps it live: a challenge made to them or answered shows
 // at once, and a game that starts (a challenge accepted, a pairing) opens.
 
-import { errorText, PlayerEventKind, type WatchEventsResponse } from "../api";
+import { errorReason, errorText, PlayerEventKind, Reason, type WatchEventsResponse } from "../api";
 import { button, h } from "../dom";
 import { challengeForm } from "../player/challenge-form";
 import { ChallengesPanel } from "../player/challenges";
@@ -11,7 +11,7 @@ import { watchPlayerEvents } from "../player/events";
 import { MyGames } from "../player/my-games";
 import { RatingsPanel } from "../player/ratings";
 import { SeekPanel } from "../player/seek";
-import { signOut, type Session } from "../player/session";
+import { isJwt, signOut, type Session } from "../player/session";
 import type { Screen } from "./screen";
 
 export function playerScreen(session: Session): Screen {
@@ -34,13 +34,16 @@ export function playerScreen(session: Session): Screen {
       h("div", {}, seek.element, challengeForm(session, () => void challenges.refresh())),
       h("div", {}, challenges.element, ratings.element, games.element),
     ),
-    h(
-      "details",
-      { class: "panel" },
-      h("summary", {}, "Play from another device"),
-      h("p", {}, "Sign in there with this token. Keep it secret: it acts as you."),
-      h("div", { class: "row links" }, token),
-    ),
+    // A platform's JWT is short-lived: other devices sign in through the
+    // platform.
+    !isJwt(session.token) &&
+      h(
+        "details",
+        { class: "panel" },
+        h("summary", {}, "Play from another device"),
+        h("p", {}, "Sign in there with this token. Keep it secret: it acts as you."),
+        h("div", { class: "row links" }, token),
+      ),
   );
   void ratings.refresh();
   void challenges.refresh();
@@ -67,6 +70,15 @@ export function playerScreen(session: Session): Screen {
       connection.textContent = connected ? "" : "Reconnecting…";
     };
     watchPlayerEvents(session, onEvent, onConnected, abort.signal).catch((err: unknown) => {
+      switch (errorReason(err)) {
+        case Reason.JWT_EXPIRED:
+          signOut("Your sign-in has expired: sign in again through your platform.");
+          return;
+        case Reason.PLAYER_TOKEN_UNKNOWN:
+        case Reason.PLAYER_DELETED:
+          signOut("The server no longer knows this player's token: sign in again.");
+          return;
+      }
       connection.textContent = errorText(err);
       connection.hidden = false;
     });

@@ -1,10 +1,13 @@
 // Signing in as a player: a new one (CreatePlayer, whose token the server
 // shows once and this browser keeps), or one made before, by a token of
 // theirs alone (from another device, say): the server says whose it is.
+// The token may be the platform's identity-provider JWT; a platform signs
+// its user in with a link, `#/player?token=<JWT>`, whose token leaves the
+// address bar at once.
 
 import { api, errorReason, errorText, Reason } from "../api";
 import { h } from "../dom";
-import { asPlayer, signIn } from "../player/session";
+import { asPlayer, endedBecause, signIn } from "../player/session";
 import type { Screen } from "./screen";
 
 /**
@@ -42,28 +45,44 @@ function refusal(err: unknown): string {
     case Reason.PLAYER_TOKEN_UNKNOWN:
     case Reason.AUTHORIZATION_MALFORMED:
       return "This is no player's token, or it was revoked: check that the whole token was copied.";
+    case Reason.JWT_EXPIRED:
+      return "This sign-in token has expired: sign in again through your platform.";
+    case Reason.JWT_INVALID:
+      return `Your platform's sign-in token was refused: ${errorText(err)}`;
+    case Reason.PLAYER_DELETED:
+      return "This player was deleted.";
     default:
       return errorText(err);
   }
 }
 
-export function signInScreen(): Screen {
+/** Signs in as the player `token` names (GetPlayer naming nobody answers
+ * the caller, or refuses the token): the token is kept only then. */
+async function signInWith(token: string): Promise<void> {
+  const { player } = await api.players.getPlayer({}, asPlayer({ token }));
+  if (!player) throw new Error("the server sent no player");
+  signIn({ id: player.id, username: player.username, token });
+}
+
+/** The sign-in screen; with `token` (a platform's link), signing in with it
+ * at once. */
+export function signInScreen(token?: string): Screen {
+  const ended = h("p", { class: "notice", role: "alert" }, endedBecause() ?? "");
+  if (token) {
+    // The token leaves the address bar (and the history) before anything.
+    history.replaceState(null, "", "#/player");
+    signInWith(token).catch((err: unknown) => (ended.textContent = refusal(err)));
+  }
   const create = signInForm("New player", { label: "Username", name: "username" }, "Create player", async (username) => {
     const { player, token } = await api.players.createPlayer({ username });
     if (!player) throw new Error("the server sent no player");
     signIn({ id: player.id, username: player.username, token });
   });
   const existing = signInForm(
-    "Sign in with a player token",
-    { label: "Player token", name: "token", type: "password" },
+    "Sign in with a token",
+    { label: "Player token, or your platform's sign-in token (JWT)", name: "token", type: "password" },
     "Sign in",
-    async (token) => {
-      // Naming nobody, GetPlayer answers the player the token is (or
-      // refuses it): the token is kept with them only then.
-      const { player } = await api.players.getPlayer({}, asPlayer({ token }));
-      if (!player) throw new Error("the server sent no player");
-      signIn({ id: player.id, username: player.username, token });
-    },
+    signInWith,
     refusal,
   );
   return {
@@ -72,6 +91,7 @@ export function signInScreen(): Screen {
       {},
       h("h1", {}, "Play online"),
       h("p", {}, "Sign in as a player to challenge others by name, find an opponent, and keep your games and ratings."),
+      ended,
       create,
       existing,
     ),
