@@ -61,7 +61,7 @@ pub(crate) struct Args {
     #[arg(long, required_if_eq("rpc", "raw-commit"))]
     pub(crate) raw_database: Option<String>,
     /// The RPC to measure.
-    #[arg(long, value_enum, required_unless_present_any = ["all", "pairing", "history"])]
+    #[arg(long, value_enum, required_unless_present_any = ["all", "pairing", "history", "platform"])]
     pub(crate) rpc: Option<Rpc>,
     /// The game for legal-moves and make-move.
     #[arg(long, value_enum, default_value_t = GameVariant::Chess)]
@@ -100,6 +100,41 @@ pub(crate) struct Args {
     /// times ListGames pages for the filters a history page uses.
     #[arg(long, conflicts_with_all = ["rpc", "all", "pairing"])]
     pub(crate) history: Option<usize>,
+    /// Instead of an RPC: a platform's traffic at human pace (games
+    /// between players who think, streams for both players, spectators,
+    /// a broadcast game, reconnects, games ending and starting) from many
+    /// loopback source addresses; reports moves/s and the latencies from
+    /// a move to its events. Every --platform-* flag shapes it. The game is
+    /// --variant; the window is --warmup then --duration.
+    #[arg(long, conflicts_with_all = ["rpc", "all", "pairing", "history"])]
+    pub(crate) platform: bool,
+    /// --platform: games in play at once.
+    #[arg(long, default_value_t = 100, requires = "platform", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub(crate) platform_games: u32,
+    /// --platform: a player's mean think time before each move, in ms.
+    #[arg(long, default_value_t = 2000, requires = "platform")]
+    pub(crate) platform_think_ms: u64,
+    /// --platform: plies after which a game is resigned and another starts.
+    #[arg(long, default_value_t = 60, requires = "platform", value_parser = clap::value_parser!(u32).range(2..=2000))]
+    pub(crate) platform_plies: u32,
+    /// --platform: spectator streams, spread over the games.
+    #[arg(long, default_value_t = 0, requires = "platform")]
+    pub(crate) platform_spectators: usize,
+    /// --platform: spectator streams on one game (the first).
+    #[arg(long, default_value_t = 0, requires = "platform")]
+    pub(crate) platform_broadcast: usize,
+    /// --platform: how often each stream drops and resumes from its last
+    /// version, a minute.
+    #[arg(long, default_value_t = 0.0, requires = "platform")]
+    pub(crate) platform_reconnects_per_minute: f64,
+    /// --platform: loopback source addresses the simulated users connect
+    /// from (127.0.0.2 on), each with its own connections.
+    #[arg(long, default_value_t = 64, requires = "platform", value_parser = clap::value_parser!(u32).range(1..=65_000))]
+    pub(crate) platform_addresses: u32,
+    /// --platform: the server's process id, to report its RSS and CPU per
+    /// move (from /proc).
+    #[arg(long, requires = "platform")]
+    pub(crate) server_pid: Option<u32>,
     /// --pairing: seeks waiting in the pool, unpairable.
     #[arg(long, default_value_t = 1000, requires = "pairing")]
     pub(crate) open_seeks: usize,

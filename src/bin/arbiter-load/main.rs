@@ -91,7 +91,16 @@
 //! target/release/arbiter-load --rpc make-move --start-ply 400 --concurrency 16
 //! target/release/arbiter-load --rpc make-move --concurrency 64 --alternate \
 //!     --addr http://127.0.0.1:50051,http://127.0.0.1:50052
+//! target/release/arbiter-load --platform --platform-games 2000 \
+//!     --platform-think-ms 2000 --platform-spectators 500 --platform-broadcast 1000 \
+//!     --platform-reconnects-per-minute 1 --server-pid "$(pgrep -f 'arbiter serve')"
 //! ```
+//!
+//! `--platform` (see `platform.rs`) prints moves/s and p50/p99/p99.9 from a
+//! move sent to its MakeMove answer and to its event on the opponent's,
+//! spectators' and the broadcast's streams, reconnects, errors by reason,
+//! and the CPU a move costs the server (with `--server-pid`) and the tool;
+//! any error fails it.
 
 use std::{
     error::Error,
@@ -106,6 +115,7 @@ mod history;
 mod jwt;
 mod long_game;
 mod pairing;
+mod platform;
 mod raw_commit;
 mod report;
 mod wire;
@@ -439,6 +449,22 @@ async fn main_inner(args: Args) -> Result<(), Fatal> {
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(games) = args.history {
         return history::measure(&endpoints[0], games).await;
+    }
+    if args.platform {
+        let plan = platform::Plan {
+            games: args.platform_games as usize,
+            think: Duration::from_millis(args.platform_think_ms),
+            plies: args.platform_plies,
+            spectators: args.platform_spectators,
+            broadcast: args.platform_broadcast,
+            reconnects_per_minute: args.platform_reconnects_per_minute,
+            addresses: args.platform_addresses as usize,
+            variant: args.variant,
+            warmup: args.warmup,
+            duration: args.duration,
+            server_pid: args.server_pid,
+        };
+        return platform::measure(&endpoints[0], plan).await;
     }
     if args.pairing {
         let connections = args
