@@ -51,9 +51,10 @@ pub(crate) struct Args {
     /// its public half through --auth-jwks), instead of player tokens.
     #[arg(long, requires = "as_players")]
     pub(crate) jwt_key: Option<std::path::PathBuf>,
-    /// The key id the JWTs of --jwt-key carry (the JWKS's `kid`).
-    #[arg(long, default_value = "rs256-test", requires = "jwt_key")]
-    pub(crate) jwt_kid: String,
+    /// The key id the JWTs of --jwt-key carry (the JWKS's `kid`); without
+    /// it they carry none, which a server whose key set has one key takes.
+    #[arg(long, requires = "jwt_key")]
+    pub(crate) jwt_kid: Option<String>,
     /// raw-commit's database: `sqlite:///PATH` on the filesystem of the
     /// server's database, or `postgres://USER@HOST:PORT/DATABASE`. A scratch
     /// table is created in it and dropped at the end. With --all, adds

@@ -25,19 +25,19 @@ pub(crate) enum AsPlayers {
 /// An RS256 signing key and its key id.
 pub(crate) struct Signer {
     key: EncodingKey,
-    kid: String,
+    kid: Option<String>,
 }
 
 impl Signer {
     /// The PEM key at `path`, published under key id `kid`.
-    pub(crate) fn load(path: &Path, kid: &str) -> Result<Signer, Fatal> {
+    pub(crate) fn load(path: &Path, kid: Option<&str>) -> Result<Signer, Fatal> {
         let pem =
             std::fs::read(path).map_err(|e| Fatal(format!("--jwt-key {}: {e}", path.display())))?;
         let key = EncodingKey::from_rsa_pem(&pem)
             .map_err(|e| Fatal(format!("--jwt-key {}: not an RSA key: {e}", path.display())))?;
         Ok(Signer {
             key,
-            kid: kid.to_owned(),
+            kid: kid.map(str::to_owned),
         })
     }
 
@@ -47,7 +47,7 @@ impl Signer {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         let header = Header {
-            kid: Some(self.kid.clone()),
+            kid: self.kid.clone(),
             ..Header::new(Algorithm::RS256)
         };
         let claims = json!({ "sub": sub, "iat": now, "exp": now + 86_400 });

@@ -484,7 +484,10 @@ async fn main_inner(args: Args) -> Result<(), Fatal> {
         as_players: match (&args.jwt_key, args.as_players) {
             (_, false) => None,
             (None, true) => Some(AsPlayers::Tokens),
-            (Some(key), true) => Some(AsPlayers::Jwt(Arc::new(Signer::load(key, &args.jwt_kid)?))),
+            (Some(key), true) => Some(AsPlayers::Jwt(Arc::new(Signer::load(
+                key,
+                args.jwt_kid.as_deref(),
+            )?))),
         },
         script: Arc::new(Script::new(args.variant, args.start_ply)?),
         asked: args.position,
