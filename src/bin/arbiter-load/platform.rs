@@ -230,8 +230,11 @@ async fn follow(
     }
 }
 
-/// The games of slot `slot`, one after another, until the window ends.
+/// The games of slot `slot`, one after another, until the window ends;
+/// the slots' first games start spread over the warm-up, as a platform's
+/// players come and go rather than all at once.
 async fn play(slot: usize, plan: Arc<Plan>, run: Arc<Run>) {
+    tokio::time::sleep(plan.warmup.mul_f64(slot as f64 / plan.games as f64)).await;
     while Instant::now() < run.measured.window.1 {
         if let Err(status) = play_one(slot, &plan, &run).await {
             run.measured.error(&status);
