@@ -91,6 +91,8 @@ pub struct JwtPlayer {
     pub name: Option<String>,
     /// The username claim, if the token has one.
     pub username: Option<String>,
+    /// When the token expires (its `exp`, in seconds since 1970).
+    pub expires_at: u64,
 }
 
 /// The provider's keys, and how tokens are checked against them.
@@ -191,6 +193,7 @@ impl Jwt {
             id,
             name: claim(&self.settings.name_claim),
             username: claim(&self.settings.username_claim),
+            expires_at: claims.get("exp").and_then(Value::as_u64).unwrap_or(0),
         })
     }
 
