@@ -96,6 +96,7 @@ impl Games {
                          key,
                          opening,
                          positions,
+                         roster,
                          ..
                      }| {
                         let ongoing = game.status == Status::Ongoing;
@@ -104,6 +105,7 @@ impl Games {
                             game,
                             opening,
                             positions,
+                            roster,
                         });
                         ongoing.then_some(tokens)
                     },

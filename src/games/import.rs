@@ -8,8 +8,8 @@ use super::{
     CreatedGame, Games,
     model::Status,
     model::{
-        Ending, GameError, collection::ROSTER, hidden_character, new_game, pgn, pgn::PgnCap,
-        pgn::PgnGame, pgn::PgnLimits, position_keys, side_title, stored_opening,
+        Ending, GameError, hidden_character, new_game, pgn, pgn::PgnCap, pgn::PgnGame,
+        pgn::PgnLimits, pgn::result_of, position_keys, side_title, stored_opening,
     },
 };
 use crate::{
@@ -19,7 +19,9 @@ use crate::{
         referee::{PlayedMove, Referee, referee_under},
         xiangqi::XiangqiRules,
     },
-    store::{ImportedGame, Stored, StoredGame, StoredMove, StoredOpening, now_millis},
+    store::{
+        ImportedGame, Stored, StoredGame, StoredMove, StoredOpening, StoredRoster, now_millis,
+    },
 };
 
 impl PgnLimits {
@@ -103,6 +105,8 @@ pub(super) struct Prepared {
     pub opening: Option<StoredOpening>,
     /// The keys of the positions it reached.
     pub positions: Vec<i64>,
+    /// Its Event, Site, Date and Round.
+    pub roster: StoredRoster,
 }
 
 impl Games {
@@ -129,6 +133,7 @@ impl Games {
             key: _,
             opening,
             positions,
+            roster,
         } = prepare(self.read_pgn(text, hint, rules)?)?;
         // A single import is stored whatever was imported before.
         let imported = ImportedGame {
@@ -136,6 +141,7 @@ impl Games {
             game,
             opening,
             positions,
+            roster,
         };
         let stored = match self.store.insert_imported(vec![imported]).await?.pop() {
             Some(Stored::New(stored)) => *stored,
@@ -275,7 +281,7 @@ pub(super) fn prepare(read: ReadGame) -> Result<Prepared, GameError> {
         record,
         moves,
     } = read;
-    let key = import_key(&game, variant, &moves);
+    let roster = roster(&game);
     let (white, black) = (
         player(&game, "White", side_title(variant, Side::White))?,
         player(&game, "Black", side_title(variant, Side::Black))?,
@@ -336,6 +342,7 @@ pub(super) fn prepare(read: ReadGame) -> Result<Prepared, GameError> {
         termination: ending.map(|e| e.code().to_owned()),
         ..new
     };
+    let key = import_key(&game, &roster);
     Ok(Prepared {
         opening: stored_opening(&game),
         positions: position_keys(
@@ -346,24 +353,49 @@ pub(super) fn prepare(read: ReadGame) -> Result<Prepared, GameError> {
         record,
         tokens,
         key,
+        roster,
     })
 }
 
-/// The key of an imported game: the same variant, start, seven tags and
-/// moves (in any notation) give the same key.
-fn import_key(game: &PgnGame, variant: Variant, moves: &[PlayedMove]) -> String {
+/// The longest Event, Site, Date or Round kept, in characters.
+const MAX_ROSTER_TAG: usize = 255;
+
+/// The Event, Site, Date and Round tags of `game`, each `None` when missing
+/// or unknown (empty, `?`, `-`, or a date of question marks).
+fn roster(game: &PgnGame) -> StoredRoster {
+    let known = |tag: &str| {
+        game.tag(tag)
+            .map(str::trim)
+            .filter(|value| !value.chars().all(|c| matches!(c, '?' | '-' | '.')))
+            .map(|value| value.chars().take(MAX_ROSTER_TAG).collect())
+    };
+    StoredRoster {
+        event: known("Event"),
+        site: known("Site"),
+        date: known("Date"),
+        round: known("Round"),
+    }
+}
+
+/// The key of an imported game: the same variant, start, seven tags (as
+/// stored, so as an export writes them) and moves (in any notation) give
+/// the same key, and so does the game's own export.
+fn import_key(game: &StoredGame, roster: &StoredRoster) -> String {
     let mut digest = Sha256::new();
     let mut field = |text: &str| {
         digest.update(text.len().to_le_bytes());
         digest.update(text.as_bytes());
     };
-    field(variant.name());
-    field(game.tag("FEN").unwrap_or_default());
-    for tag in ROSTER {
-        field(game.tag(tag).unwrap_or_default());
+    field(game.variant.name());
+    field(&game.start_fen);
+    for tag in [&roster.event, &roster.site, &roster.date, &roster.round] {
+        field(tag.as_deref().unwrap_or_default());
     }
-    for played in moves {
-        field(played.description.uci.as_str());
+    field(&game.white_name);
+    field(&game.black_name);
+    field(result_of(game.status, game.winner));
+    for played in &game.moves {
+        field(&played.uci);
     }
     hex::encode(digest.finalize())
 }

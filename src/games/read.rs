@@ -53,11 +53,13 @@ impl Games {
             true => self.stored_evals(stored.seq, stored.moves.len()).await?,
             false => None,
         };
+        let roster = self.store.roster(stored.seq).await?;
         pgn::write(
             &view_of(&stored)?,
             options.notation,
             options.clocks,
             evals.as_deref(),
+            roster.as_ref(),
         )
     }
 

@@ -1,12 +1,12 @@
 //! Games imported from collections, kept by the key of what was imported
 //! so that the same game imported again is found instead of stored twice.
 
-use sqlx::AnyConnection;
+use sqlx::{AnyConnection, Row};
 
 use super::{
     Backend, Store, StoreError, names,
     player_log::Log,
-    rows::{StoredGame, StoredOpening},
+    rows::{StoredGame, StoredOpening, StoredRoster},
     write::{index_positions, insert_game_in, name_opening},
 };
 
@@ -21,6 +21,8 @@ pub struct ImportedGame {
     pub opening: Option<StoredOpening>,
     /// The keys of the positions it reached.
     pub positions: Vec<i64>,
+    /// Its Event, Site, Date and Round.
+    pub roster: StoredRoster,
 }
 
 /// What became of an [`ImportedGame`].
@@ -78,6 +80,7 @@ impl Store {
             game,
             opening,
             positions,
+            roster,
         } in batch
         {
             if let Some(key) = key
@@ -91,11 +94,44 @@ impl Store {
                 name_opening(tx.conn(), game.seq, opening).await?;
             }
             index_positions(tx.conn(), game.seq, &positions).await?;
+            sqlx::query(
+                "INSERT INTO game_roster (game_seq, event, site, date, round) \
+                 VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(game.seq)
+            .bind(roster.event)
+            .bind(roster.site)
+            .bind(roster.date)
+            .bind(roster.round)
+            .execute(tx.conn())
+            .await?;
             Log::started(&game).append(tx.conn(), self.backend).await?;
             stored.push(Stored::New(Box::new(game)));
         }
         tx.commit().await?;
         Ok(stored)
+    }
+}
+
+impl Store {
+    /// The Event, Site, Date and Round game `seq` was imported with, if it
+    /// was imported with any.
+    ///
+    /// # Errors
+    ///
+    /// Database failure.
+    pub async fn roster(&self, seq: i64) -> Result<Option<StoredRoster>, StoreError> {
+        let row =
+            sqlx::query("SELECT event, site, date, round FROM game_roster WHERE game_seq = $1")
+                .bind(seq)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(row.map(|row| StoredRoster {
+            event: row.get(0),
+            site: row.get(1),
+            date: row.get(2),
+            round: row.get(3),
+        }))
     }
 }
 

@@ -58,7 +58,7 @@ pub use presence::StoredPresence;
 pub use ratings::{Ranked, RateGame, RatedEnd, RatingChange, StoredRating};
 pub use rows::{
     GameFilter, GameHead, GameNotFound, OpenSeat, OpeningFilter, OpeningLevel, StoredClock,
-    StoredEngine, StoredGame, StoredMove, StoredOpening, StoredRematch, Update,
+    StoredEngine, StoredGame, StoredMove, StoredOpening, StoredRematch, StoredRoster, Update,
 };
 pub use seeks::{Pairing, SeekGone, StoredSeek, TooManySeeks};
 pub use write::{Base, GameWrite, Written};

@@ -217,6 +217,16 @@ impl OpeningLevel {
     }
 }
 
+/// An imported game's Event, Site, Date and Round, as its PGN gave them
+/// (`None`: missing or unknown).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StoredRoster {
+    pub event: Option<String>,
+    pub site: Option<String>,
+    pub date: Option<String>,
+    pub round: Option<String>,
+}
+
 /// The opening a game is named by, as stored: its ECO code and name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredOpening {

@@ -368,3 +368,53 @@ async fn games_are_found_by_a_position_they_reached() {
     );
     server.stop().await;
 }
+
+/// An imported game's export keeps its Event, Site, Date and Round (the
+/// unknown ones as `?`), and the export imported again is the same games.
+#[tokio::test]
+async fn an_imported_collection_exports_as_itself_and_reimports_as_duplicates() {
+    let server = TestServer::start().await;
+    let mut games = server.games().await;
+    let mut pgn = collection();
+    pgn.extend_from_slice(
+        b"\n[Event \"Open\"]\n[Site \"Z\xc3\xbcrich SUI\"]\n[Date \"2020.01.02\"]\n\
+          [Round \"3\"]\n[White \"Ann\"]\n[Black \"Ben\"]\n[Result \"*\"]\n\n1. e4 e5 2. Qh5 Nc6 \
+          3. Bc4 Nf6 4. Qxf7# *\n",
+    );
+    let (first, _) = import(&mut games, &pgn, 4096).await;
+    let imported: Vec<&str> = first
+        .iter()
+        .filter(|a| a.result() == pb::ImportResult::Imported)
+        .map(|a| a.game_id.as_str())
+        .collect();
+    assert_eq!(imported.len(), 4, "{first:?}");
+    let mut stream = games
+        .export_games(pb::ExportGamesRequest {
+            filter: Some(pb::ListGamesRequest::default()),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut exported = String::new();
+    while let Some(game) = stream.message().await.unwrap() {
+        exported.push_str(&game.pgn);
+        exported.push('\n');
+    }
+    assert!(exported.contains(
+        "[Event \"Open\"]\n[Site \"Zürich SUI\"]\n[Date \"2020.01.02\"]\n[Round \"3\"]\n\
+         [White \"Ann\"]\n[Black \"Ben\"]\n[Result \"1-0\"]"
+    ));
+    // The club's games have no Site and no Date.
+    assert!(
+        exported.contains("[Event \"Club\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"1\"]")
+    );
+    let (again, status) = import(&mut games, exported.as_bytes(), 1000).await;
+    assert!(status.is_none(), "{status:?}");
+    assert_eq!(again.len(), 4);
+    for answer in &again {
+        assert_eq!(answer.result(), pb::ImportResult::Duplicate, "{answer:?}");
+        assert!(imported.contains(&answer.game_id.as_str()));
+    }
+    server.stop().await;
+}

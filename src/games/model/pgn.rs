@@ -12,6 +12,7 @@ use crate::{
     analysis::review::{Eval, Judgement, judge},
     reason::Reason,
     rules::{Game, Side, Variant, chess::Chess, xiangqi::Xiangqi},
+    store::StoredRoster,
 };
 
 /// The notation of the movetext.
@@ -56,6 +57,7 @@ pub fn write(
     notation: PgnNotation,
     clocks: bool,
     evals: Option<&[Eval]>,
+    roster: Option<&StoredRoster>,
 ) -> Result<String, GameError> {
     if notation == PgnNotation::Chinese && game.variant == Variant::Chess {
         return Err(GameError::invalid(
@@ -70,10 +72,25 @@ pub fn write(
         let value = value.replace('\\', "\\\\").replace('"', "\\\"");
         let _ = writeln!(pgn, "[{name} \"{value}\"]");
     };
-    tag("Event", "Arbiter game");
-    tag("Site", "Arbiter");
-    tag("Date", &date(game.created_at));
-    tag("Round", "-");
+    // An imported game's own, unknown ones as the PGN standard writes them;
+    // a game played here is Arbiter's.
+    match roster {
+        Some(roster) => {
+            let or = |value: &Option<String>, unknown: &'static str| {
+                value.clone().unwrap_or_else(|| unknown.to_owned())
+            };
+            tag("Event", &or(&roster.event, "?"));
+            tag("Site", &or(&roster.site, "?"));
+            tag("Date", &or(&roster.date, "????.??.??"));
+            tag("Round", &or(&roster.round, "?"));
+        }
+        None => {
+            tag("Event", "Arbiter game");
+            tag("Site", "Arbiter");
+            tag("Date", &date(game.created_at));
+            tag("Round", "-");
+        }
+    }
     tag("White", &game.white_name);
     tag("Black", &game.black_name);
     tag("Result", result);
@@ -210,7 +227,12 @@ fn clock_text(millis: i64) -> String {
 
 /// The PGN result token.
 fn result(game: &GameView) -> &'static str {
-    match (game.outcome.status, game.outcome.winner) {
+    result_of(game.outcome.status, game.outcome.winner)
+}
+
+/// The PGN result of a game with this status and winner.
+pub fn result_of(status: Status, winner: Option<Side>) -> &'static str {
+    match (status, winner) {
         (Status::Decisive, Some(Side::White)) => "1-0",
         (Status::Decisive, Some(Side::Black)) => "0-1",
         (Status::Drawn, _) => "1/2-1/2",
