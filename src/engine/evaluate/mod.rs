@@ -36,6 +36,12 @@ pub trait Evaluate: Game {
     /// The score of having no legal move while not in check, for the side to
     /// move: a draw in chess, a loss in xiangqi.
     const STALEMATE_IS_LOSS: bool;
+    /// Late-move pruning by move count up to depth 6: at a node that may be
+    /// pruned, a quiet move is skipped once `(3 + depth²) / 2` moves were
+    /// tried, or `3 + depth²` where the static evaluation has risen since
+    /// the side's previous move. Without it, a fixed count at depth 1-3.
+    /// Xiangqi, with many quiet moves a position, gains from it.
+    const MOVE_COUNT_PRUNING: bool = false;
     /// Are repetition cycles judged under `options` (xiangqi's perpetual
     /// check and chase), rather than every repetition drawn (chess, and
     /// xiangqi played with repetitions drawn)?
