@@ -255,12 +255,28 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
             (-INFINITY, INFINITY)
         };
         let depth = i32::try_from(depth).unwrap_or(i32::MAX);
+        let mut delta = ASPIRATION;
         loop {
             let score = self.negamax(root, depth, alpha, beta, 0);
             if self.stopped {
                 return None;
             }
-            if score <= alpha {
+            if G::GRADUAL_ASPIRATION && score <= alpha {
+                delta *= 2;
+                beta = (alpha + beta) / 2;
+                alpha = if delta > 500 {
+                    -INFINITY
+                } else {
+                    (score - delta).max(-INFINITY)
+                };
+            } else if G::GRADUAL_ASPIRATION && score >= beta {
+                delta *= 2;
+                beta = if delta > 500 {
+                    INFINITY
+                } else {
+                    (score + delta).min(INFINITY)
+                };
+            } else if score <= alpha {
                 alpha = -INFINITY;
             } else if score >= beta {
                 beta = INFINITY;
