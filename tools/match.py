@@ -16,13 +16,20 @@ Elo difference with a 95% error bar, and the engine's average nodes/s.
         --opponent fairy-stockfish --opponent-option "Skill Level=0" \
         --movetime 100 --games 20 --pgn xiangqi.pgn
 
+    # xiangqi self-play at a fixed number of nodes (deterministic searches:
+    # openings from tools/gen_xiangqi_openings.py keep the games apart)
+    python3 tools/match.py --variant xiangqi --engine "new/arbiter uci" \
+        --opponent "old/arbiter uci" --nodes 25000 --games 200 \
+        --xiangqi-move-rule 120 --openings tools/openings/xiangqi-selfplay.txt
+
 The rules are never the engines' word: chess is adjudicated by python-chess
 (`board.outcome(claim_draw=True)` after every move), xiangqi by pyffish
 (no legal move -> `game_result`; `is_optional_game_end` for repetition,
 perpetual check and the move rule -- pyffish's 100 plies without a capture,
 or --xiangqi-move-rule 120 for the Asian rule that Arbiter's own rules use;
 `has_insufficient_material`). Games longer than --max-plies are drawn. An
-engine that gives no `bestmove` within movetime + --timeout-margin ms, plays
+engine that gives no `bestmove` within movetime + --timeout-margin ms (with
+--nodes N, `go nodes N` for both engines, N/20 ms + the margin), plays
 an illegal move, or dies, loses the game (the reason is recorded) and is
 restarted for the next game.
 
@@ -59,6 +66,9 @@ XIANGQI_START = pyffish.start_fen("xiangqi")
 # pyffish's own 100 plies defines a derived variant with another move rule.
 XIANGQI_VARIANT = "xiangqi"
 XIANGQI_MOVE_RULE = 100
+# With --nodes, an engine has N / NODES_FLOOR ms (plus the margin) to answer:
+# it is expected to search at least NODES_FLOOR nodes a millisecond.
+NODES_FLOOR = 20
 
 
 def set_xiangqi_move_rule(plies):
@@ -359,18 +369,23 @@ class Engine:
         except EngineError:
             self.restart()
 
-    def go(self, moves, movetime, margin):
+    def go(self, moves, movetime, margin, nodes=None):
         """The engine's answer for the position after `moves` (referee notation).
 
-        Returns a dict: move (engine text), time (s), and the last info's
-        depth, score, nps, plus any info strings; raises EngineError on a
-        timeout or crash.
+        With `nodes`, sends `go nodes N` and waits N / NODES_FLOOR ms (plus
+        `margin`) instead of `go movetime`. Returns a dict: move (engine
+        text), time (s), and the last info's depth, score, nps, plus any info
+        strings; raises EngineError on a timeout or crash.
         """
         position = "position startpos"
         if moves:
             position += " moves " + " ".join(self.to_engine(m) for m in moves)
         self.send(position)
-        self.send(f"go movetime {movetime}")
+        if nodes:
+            self.send(f"go nodes {nodes}")
+            movetime = nodes // NODES_FLOOR
+        else:
+            self.send(f"go movetime {movetime}")
         started = time.monotonic()
         deadline = started + (movetime + margin) / 1000
         answer = {"depth": None, "score": None, "nps": None, "strings": []}
@@ -484,7 +499,7 @@ def play_game(number, opening, engine_white, engine, opponent, args):
         loss = "0-1" if white_to_move else "1-0"
         move_no = f"{ply // 2 + 1}{'.' if white_to_move else '...'}"
         try:
-            answer = player.go(referee.moves, args.movetime, args.timeout_margin)
+            answer = player.go(referee.moves, args.movetime, args.timeout_margin, args.nodes)
         except EngineError as e:
             result, reason = loss, f"{player.label} {e} at {move_no}"
             try:
@@ -547,7 +562,7 @@ def play_game(number, opening, engine_white, engine, opponent, args):
 
 def pgn_text(game, args):
     headers = [
-        ("Event", f"Arbiter match ({args.variant}, {args.movetime} ms/move)"),
+        ("Event", f"Arbiter match ({args.variant}, {per_move(args)})"),
         ("Site", "local"),
         ("Date", time.strftime("%Y.%m.%d")),
         ("Round", str(game["number"])),
@@ -593,6 +608,10 @@ def pgn_text(game, args):
 
 
 # ---------------------------------------------------------------- statistics
+
+
+def per_move(args):
+    return f"{args.nodes} nodes/move" if args.nodes else f"{args.movetime} ms/move"
 
 
 def elo(p):
@@ -641,6 +660,8 @@ def main():
     ap.add_argument("--opponent-option", action="append", metavar="NAME=VALUE", help="setoption for the opponent (repeatable)")
     ap.add_argument("--opponent-notation", choices=["auto", "iccs", "fsf"], default="auto")
     ap.add_argument("--movetime", type=int, default=100, help="ms per move for both engines (default 100)")
+    ap.add_argument("--nodes", type=int, help="search this many nodes a move (`go nodes N`, both engines) "
+                    "instead of --movetime; the answer is awaited N/%d ms plus the margin" % NODES_FLOOR)
     ap.add_argument("--timeout-margin", type=int, default=2000, help="ms past movetime before a missing bestmove loses (default 2000)")
     ap.add_argument("--games", type=int, default=20, help="number of games (default 20; pairs share an opening)")
     ap.add_argument("--openings", help="file of openings (default tools/openings/<variant>.txt)")
@@ -696,7 +717,7 @@ def main():
 
     started = time.monotonic()
     games = []
-    print(f"{args.variant}: {args.games} games, {args.movetime} ms/move, engine: {args.engine}, "
+    print(f"{args.variant}: {args.games} games, {per_move(args)}, engine: {args.engine}, "
           f"opponent: {args.opponent} {' '.join(f'{k}={v}' for k, v in opponent_options)}", flush=True)
     try:
         with ThreadPoolExecutor(max_workers=max(1, args.concurrency)) as pool:

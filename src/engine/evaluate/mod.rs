@@ -36,6 +36,17 @@ pub trait Evaluate: Game {
     /// The score of having no legal move while not in check, for the side to
     /// move: a draw in chess, a loss in xiangqi.
     const STALEMATE_IS_LOSS: bool;
+    /// Late-move pruning by move count up to depth 6: at a node that may be
+    /// pruned, a quiet move is skipped once `(3 + depth²) / 2` moves were
+    /// tried, or `3 + depth²` where the static evaluation has risen since
+    /// the side's previous move. Without it, a fixed count at depth 1-3.
+    /// Xiangqi, with many quiet moves a position, gains from it.
+    const MOVE_COUNT_PRUNING: bool = false;
+    /// A root search that falls outside its aspiration window is searched
+    /// again with the window widened step by step on the failing side
+    /// (doubling, unbounded past 500 centipawns; a fail low also draws beta
+    /// to the window's middle); without it, opened fully on that side.
+    const GRADUAL_ASPIRATION: bool = false;
     /// Are repetition cycles judged under `options` (xiangqi's perpetual
     /// check and chase), rather than every repetition drawn (chess, and
     /// xiangqi played with repetitions drawn)?

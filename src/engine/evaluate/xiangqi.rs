@@ -170,6 +170,8 @@ impl Evaluate for Xiangqi {
     }
 
     const STALEMATE_IS_LOSS: bool = true;
+    const MOVE_COUNT_PRUNING: bool = true;
+    const GRADUAL_ASPIRATION: bool = true;
 
     fn judges_repetitions(options: &XiangqiOptions) -> bool {
         options.rules != XiangqiRules::RepetitionDraws

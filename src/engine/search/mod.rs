@@ -35,8 +35,13 @@ const MATE_MARGIN: i32 = 4;
 /// not searched further.
 const FUTILITY_MARGIN: i32 = 90;
 /// Late-move pruning: at depth 1, 2 and 3 (non-PV, not in check) only this
-/// many moves are searched (then captures and checks).
+/// many moves are searched (then captures and checks), unless the game
+/// prunes by [`Evaluate::MOVE_COUNT_PRUNING`] (up to depth
+/// [`MOVE_COUNT_DEPTH`]).
 const LATE_MOVES: [usize; 4] = [0, 8, 14, 24];
+const MOVE_COUNT_DEPTH: i32 = 6;
+/// No static evaluation at this ply (in check, or not computed).
+const NO_EVAL: i32 = i32::MIN;
 /// Delta pruning margin in quiescence search.
 const DELTA_MARGIN: i32 = 200;
 /// Exchange pruning near the horizon: a capture losing more than this per
@@ -119,6 +124,9 @@ struct Searcher<'a, G: Evaluate> {
     /// Root moves left out of the current root search (the first moves of
     /// the lines already found at this depth, in a multi-line search).
     excluded: Vec<G::Move>,
+    /// The static evaluation at each ply of the current line (`NO_EVAL`
+    /// where none was taken), to tell whether a side's position improves.
+    evals: Vec<i32>,
     nodes: u64,
     stopped: bool,
 }
@@ -231,6 +239,7 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
             barrier: 0,
             root_best: None,
             excluded: Vec::new(),
+            evals: vec![NO_EVAL; MAX_PLY],
             nodes: 0,
             stopped: false,
         }
@@ -246,12 +255,28 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
             (-INFINITY, INFINITY)
         };
         let depth = i32::try_from(depth).unwrap_or(i32::MAX);
+        let mut delta = ASPIRATION;
         loop {
             let score = self.negamax(root, depth, alpha, beta, 0);
             if self.stopped {
                 return None;
             }
-            if score <= alpha {
+            if G::GRADUAL_ASPIRATION && score <= alpha {
+                delta *= 2;
+                beta = (alpha + beta) / 2;
+                alpha = if delta > 500 {
+                    -INFINITY
+                } else {
+                    (score - delta).max(-INFINITY)
+                };
+            } else if G::GRADUAL_ASPIRATION && score >= beta {
+                delta *= 2;
+                beta = if delta > 500 {
+                    INFINITY
+                } else {
+                    (score + delta).min(INFINITY)
+                };
+            } else if score <= alpha {
                 alpha = -INFINITY;
             } else if score >= beta {
                 beta = INFINITY;
@@ -345,7 +370,19 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         };
         // The static evaluation where pruning may use it.
         let prunable = !pv_node && !in_check && ply > 0 && beta.abs() < MATE_BOUND;
-        let static_eval = prunable.then(|| self.evaluate(pos));
+        // Move-count pruning also asks whether the position improves, so
+        // such a game takes the evaluation at every node out of check.
+        let eval = if prunable || (G::MOVE_COUNT_PRUNING && !in_check) {
+            self.evaluate(pos)
+        } else {
+            NO_EVAL
+        };
+        self.evals[ply] = eval;
+        let improving = ply >= 2
+            && eval != NO_EVAL
+            && self.evals[ply - 2] != NO_EVAL
+            && eval > self.evals[ply - 2];
+        let static_eval = prunable.then_some(eval);
         if let Some(eval) = static_eval {
             // Reverse futility: far above beta near the horizon.
             if depth <= 3 && eval - FUTILITY_MARGIN * depth >= beta {
@@ -394,7 +431,7 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
                 && i > 0
                 && !gives_check
                 && best.0 > -MATE_BOUND
-                && self.skippable(pos, m, quiet_move, eval, alpha, depth, i)
+                && self.skippable(pos, m, quiet_move, eval, alpha, depth, i, improving)
             {
                 self.path.pop();
                 continue;
@@ -480,6 +517,7 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
     /// (not the first, not a check) not worth searching? Late quiet moves,
     /// quiet moves that cannot lift a hopeless static evaluation to alpha,
     /// and moves that lose material in the exchange they start are skipped.
+    /// `improving`: the static evaluation rose since the side's last move.
     #[allow(clippy::too_many_arguments)]
     fn skippable(
         &self,
@@ -490,11 +528,17 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         alpha: i32,
         depth: i32,
         i: usize,
+        improving: bool,
     ) -> bool {
         if quiet {
-            depth <= 3
+            let late = if G::MOVE_COUNT_PRUNING {
+                depth <= MOVE_COUNT_DEPTH
+                    && i >= ((3 + depth * depth) / (2 - i32::from(improving))) as usize
+            } else {
+                depth <= 3 && i >= LATE_MOVES[depth as usize]
+            };
+            late || depth <= 3
                 && (eval + FUTILITY_MARGIN * 2 * depth <= alpha
-                    || i >= LATE_MOVES[depth as usize]
                     || !pos.exchange_at_least(m, -LOSING_QUIET_MARGIN * depth * depth))
         } else {
             depth <= 4 && !pos.exchange_at_least(m, -LOSING_CAPTURE_MARGIN * depth)
