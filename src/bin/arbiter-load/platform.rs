@@ -119,14 +119,22 @@ impl Measured {
     }
 }
 
-/// Connections of each source address.
-struct Addresses(Vec<Vec<Channel>>);
+/// Connections of each source address, and how many were handed out.
+struct Addresses(Vec<(Vec<Channel>, AtomicU64)>);
 
 impl Addresses {
-    /// The `n`th connection of address `address`.
-    fn channel(&self, address: usize, n: usize) -> Channel {
-        let of = &self.0[address % self.0.len()];
+    /// The next connection of address `address` for a stream, in turn, so
+    /// that its streams spread evenly over its connections.
+    fn for_stream(&self, address: usize) -> Channel {
+        let (of, handed) = &self.0[address % self.0.len()];
+        let n = handed.fetch_add(1, Ordering::Relaxed) as usize;
         of[n % of.len()].clone()
+    }
+
+    /// A connection of address `address` for game `slot`'s calls.
+    fn for_calls(&self, address: usize, slot: usize) -> Channel {
+        let (of, _) = &self.0[address % self.0.len()];
+        of[slot % of.len()].clone()
     }
 }
 
@@ -254,7 +262,7 @@ async fn play_one(slot: usize, plan: &Plan, run: &Run) -> Result<(), Status> {
     let measured = &run.measured;
     // White and Black from addresses of their own; spectators after them.
     let seats = [2 * slot, 2 * slot + 1];
-    let mut clients = seats.map(|address| GamesClient::new(run.addresses.channel(address, slot)));
+    let mut clients = seats.map(|address| GamesClient::new(run.addresses.for_calls(address, slot)));
     let seat = |name: &str| {
         Some(pb::SeatRequest {
             display_name: name.into(),
@@ -279,7 +287,7 @@ async fn play_one(slot: usize, plan: &Plan, run: &Run) -> Result<(), Status> {
     let mut watch = |address: usize, token: &str, watcher: Watcher| {
         let follow = follow(
             measured.clone(),
-            run.addresses.channel(address, slot),
+            run.addresses.for_stream(address),
             (id.clone(), token.to_owned()),
             watcher,
             sent.clone(),
@@ -380,7 +388,7 @@ pub(crate) async fn measure(
         for _ in 0..per_address {
             of.push(connect_from(endpoint, local).await?);
         }
-        channels.push(of);
+        channels.push((of, AtomicU64::new(0)));
     }
     let moves = long_game::moves(plan.variant, plan.plies as usize)
         .map_err(|err| Fatal(format!("--plies {}: {err}", plan.plies)))?;
