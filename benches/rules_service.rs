@@ -94,6 +94,7 @@ fn bench(c: &mut Criterion) {
                     variant: match variant {
                         Variant::Chess => pb::Variant::Chess,
                         Variant::Xiangqi => pb::Variant::Xiangqi,
+                        Variant::Chess960 => pb::Variant::Chess960,
                     } as i32,
                     fen: fen.to_owned(),
                     moves: moves.map(String::from).to_vec(),

@@ -986,6 +986,18 @@ consistent except where the counter itself is the mutation.
 
 Deliberately excluded (python-chess is more lenient than a strict FEN parser):
 {quirks}
+## chess960.jsonl and chess960.epd
+
+`chess960.jsonl` is written by `tools/gen_chess960_fixture.py` (python-chess's
+`Board(chess960=True)`), in the format of games.jsonl plus `start_shredder`
+(the start as Shredder-FEN) and, for a numbered start, `start_number`: 40
+numbered starts with castling preferred and ten hand-made castling cases.
+Positions are X-FEN; castling is UCI king takes rook (`e1h1`).
+
+`chess960.epd` holds the published perft counts of 960 Chess960 positions
+(one from each start, depths 1-6, Shredder-FEN) from
+https://www.chessprogramming.org/Chess960_Perft_Results, one line each:
+`FEN;count at depth 1;...;count at depth 6`.
 """
 
 

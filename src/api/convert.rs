@@ -21,26 +21,31 @@ use crate::{
     rules::{
         DrawClaim, GameEnd, IllegalReason, MoveDescription, Ranks, RuleChoices, Side, Termination,
         Variant, Verdict,
+        chess::Chess960Start,
         referee::{InvalidPosition, Referee, referee_under},
         xiangqi::XiangqiRules,
     },
     store::{ChatRoom, StoredChatLine, StoredSeek},
 };
 
+/// The variants a request may name.
+const VARIANTS: &str = "VARIANT_CHESS, VARIANT_XIANGQI or VARIANT_CHESS960";
+
 /// The variant of a request; UNSPECIFIED or unknown is INVALID_ARGUMENT.
 pub fn variant(field: &str, value: i32) -> Result<Variant, Status> {
     match pb::Variant::try_from(value) {
         Ok(pb::Variant::Chess) => Ok(Variant::Chess),
         Ok(pb::Variant::Xiangqi) => Ok(Variant::Xiangqi),
+        Ok(pb::Variant::Chess960) => Ok(Variant::Chess960),
         Ok(pb::Variant::Unspecified) => Err(invalid_argument(
             field,
             Reason::MissingVariant,
-            "a variant is required: VARIANT_CHESS or VARIANT_XIANGQI",
+            format!("a variant is required: {VARIANTS}"),
         )),
         Err(_) => Err(invalid_argument(
             field,
             Reason::UnknownEnumValue,
-            format!("unknown variant {value}: VARIANT_CHESS or VARIANT_XIANGQI"),
+            format!("unknown variant {value}: {VARIANTS}"),
         )),
     }
 }
@@ -131,7 +136,7 @@ pub fn xiangqi_rules(field: &str, value: i32) -> Result<Option<XiangqiRules>, St
 /// A game's xiangqi rules as the protobuf enum (UNSPECIFIED for chess).
 pub fn xiangqi_rules_to_pb(variant: Variant, choices: RuleChoices) -> i32 {
     match (variant, choices.xiangqi) {
-        (Variant::Chess, _) => pb::XiangqiRules::Unspecified as i32,
+        (Variant::Chess | Variant::Chess960, _) => pb::XiangqiRules::Unspecified as i32,
         (Variant::Xiangqi, XiangqiRules::Asian) => pb::XiangqiRules::Asian as i32,
         (Variant::Xiangqi, XiangqiRules::RepetitionDraws) => {
             pb::XiangqiRules::RepetitionDraws as i32
@@ -165,6 +170,7 @@ pub fn variant_to_pb(v: Variant) -> i32 {
     match v {
         Variant::Chess => pb::Variant::Chess as i32,
         Variant::Xiangqi => pb::Variant::Xiangqi as i32,
+        Variant::Chess960 => pb::Variant::Chess960 as i32,
     }
 }
 
@@ -398,6 +404,10 @@ pub fn game_in(g: &GameView, view: View) -> pb::Game {
         rematch_of: g.rematch_of.clone().unwrap_or_default(),
         rematch: g.rematch.clone().unwrap_or_default(),
         rematch_offer: opt_side(g.rematch_offer),
+        chess960_start: (g.variant == Variant::Chess960)
+            .then(|| Chess960Start::of_fen(&g.start_fen))
+            .flatten()
+            .map(|start| u32::from(start.number())),
         rated: g.rated,
     }
 }

@@ -3,7 +3,9 @@
 //! UCI_Variant value chess|xiangqi` (or `arbiter uci --variant`). Xiangqi
 //! moves number the ranks as the tools around the GUI do (option
 //! `XiangqiRanks`): 1-10 as Fairy-Stockfish (`h3e3`) once `UCI_Variant`
-//! chose xiangqi, 0-9 as ICCS and Pikafish (`h2e2`) otherwise.
+//! chose xiangqi, 0-9 as ICCS and Pikafish (`h2e2`) otherwise. Chess is
+//! Chess960 once `UCI_Chess960` is true: castling is then read and written
+//! as the king taking its own rook (`e1h1`).
 
 use std::{
     io::{BufRead, Write},
@@ -80,6 +82,8 @@ impl Setup {
 pub struct Session {
     output: Output,
     variant: Variant,
+    /// Option `UCI_Chess960`: chess is played as Chess960.
+    chess960: bool,
     /// Option `XiangqiRanks`; None (`auto`) follows `auto_ranks`.
     xiangqi_ranks: Option<Ranks>,
     /// Xiangqi's ranks unless chosen: 1-10 once the GUI chose the game with
@@ -103,7 +107,13 @@ impl Session {
     pub fn new(output: Output, variant: Variant) -> Session {
         Session {
             output,
-            variant,
+            // Chess960 is chess with the option set.
+            variant: if variant == Variant::Chess960 {
+                Variant::Chess
+            } else {
+                variant
+            },
+            chess960: variant == Variant::Chess960,
             xiangqi_ranks: None,
             auto_ranks: Ranks::AsRules,
             table: Arc::new(Mutex::new(TranspositionTable::new(16))),
@@ -156,6 +166,13 @@ impl Session {
                 );
                 say(
                     &self.output,
+                    &format!(
+                        "option name UCI_Chess960 type check default {}",
+                        self.chess960
+                    ),
+                );
+                say(
+                    &self.output,
                     "option name XiangqiRanks type combo default auto var auto var 0-9 var 1-10",
                 );
                 say(
@@ -198,11 +215,27 @@ impl Session {
             "uci_variant" => match value.trim().parse() {
                 Ok(variant) => {
                     self.stop();
-                    self.variant = variant;
+                    self.variant = if variant == Variant::Chess960 {
+                        self.chess960 = true;
+                        Variant::Chess
+                    } else {
+                        variant
+                    };
                     self.auto_ranks = Ranks::FromOne;
                     self.setup = Ok(Setup::default());
                 }
                 Err(e) => say(&self.output, &format!("info string {e}")),
+            },
+            "uci_chess960" => match value.trim() {
+                "true" | "false" => {
+                    self.stop();
+                    self.chess960 = value.trim() == "true";
+                    self.setup = Ok(Setup::default());
+                }
+                _ => say(
+                    &self.output,
+                    "info string UCI_Chess960 must be true or false",
+                ),
             },
             "xiangqiranks" => match value.trim() {
                 "auto" => self.xiangqi_ranks = None,
@@ -281,16 +314,24 @@ impl Session {
             })
             .collect::<Result<_, _>>()?;
         let setup = Setup { fen, moves };
-        with_game!(self.variant, G => {
+        with_game!(self.game(), G => {
             Record::replay(setup.start::<G>()?, &setup.moves).map_err(|e| rejected(&given, &e))?;
         });
         Ok(setup)
     }
 
+    /// The game played now: chess is Chess960 under `UCI_Chess960`.
+    fn game(&self) -> Variant {
+        match self.variant {
+            Variant::Chess if self.chess960 => Variant::Chess960,
+            variant => variant,
+        }
+    }
+
     /// How xiangqi's ranks are numbered now.
     fn ranks(&self) -> Ranks {
         match self.variant {
-            Variant::Chess => Ranks::AsRules,
+            Variant::Chess | Variant::Chess960 => Ranks::AsRules,
             Variant::Xiangqi => self.xiangqi_ranks.unwrap_or(self.auto_ranks),
         }
     }
@@ -299,7 +340,7 @@ impl Session {
         self.stop();
         let stop = Arc::new(AtomicBool::new(false));
         let go = Go::parse(rest);
-        let thread = with_game!(self.variant, G => {
+        let thread = with_game!(self.game(), G => {
             let setup = self.setup.as_ref().map_err(String::clone);
             let record = match setup.and_then(Setup::record::<G>) {
                 Ok(record) => record,

@@ -13,7 +13,11 @@ use std::convert::Infallible;
 
 use crate::{
     reason::Reason,
-    rules::{Quoted, RuleChoices, Side, Variant, referee::referee_under},
+    rules::{
+        Game, Quoted, RuleChoices, Side, Variant,
+        chess::{Chess960Start, START_COUNT},
+        referee::referee_under,
+    },
     store::{Acceptance, ChallengeAnswered, StoreError, StoredGame},
 };
 
@@ -144,7 +148,20 @@ impl Games {
         let white_name = seat_name("white.display_name", &white, variant, Side::White)?;
         let black_name = seat_name("black.display_name", &black, variant, Side::Black)?;
         let (field, fen) = match start {
+            Start::Standard if variant == Variant::Chess960 => {
+                ("fen", Some(random_chess960_start().position().fen()))
+            }
             Start::Standard => ("fen", None),
+            Start::Chess960(number) if variant == Variant::Chess960 => {
+                ("chess960_start", Some(number.position().fen()))
+            }
+            Start::Chess960(_) => {
+                return Err(GameError::invalid(
+                    "chess960_start",
+                    Reason::VariantMismatch,
+                    format!("a Chess960 start number is for Chess960 games, not {variant}"),
+                ));
+            }
             Start::Fen(fen) => ("fen", Some(fen)),
             Start::SavedPosition(id) => {
                 let saved = if is_well_formed_id(&id) {
@@ -266,10 +283,16 @@ fn ratable(
         "both seats of a rated game are bound to players"
     } else if time_control.is_none() {
         "a rated game has a time control (its speed names the rating)"
-    } else if !matches!(start, Start::Standard) {
-        "a rated game starts from the standard position"
+    } else if !matches!(start, Start::Standard | Start::Chess960(_)) {
+        "a rated game starts from the variant's start: the standard one, or a Chess960 one"
     } else {
         return Ok(());
     };
     Err(GameError::invalid("rated", Reason::InvalidRatedGame, why))
+}
+
+/// A Chess960 start drawn at random, as a game with no start chosen gets.
+fn random_chess960_start() -> Chess960Start {
+    let number = rand::random_range(0..START_COUNT);
+    Chess960Start::new(number).expect("drawn below the count")
 }

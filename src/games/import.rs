@@ -44,11 +44,14 @@ fn variant(game: &PgnGame, hint: Option<Variant>) -> Result<Variant, GameError> 
     let named = match game.tag("Variant").map(str::to_ascii_lowercase).as_deref() {
         None | Some("" | "standard" | "chess") => None,
         Some("xiangqi" | "chinese chess") => Some(Variant::Xiangqi),
+        Some("chess960" | "chess 960" | "fischerandom" | "fischer random") => {
+            Some(Variant::Chess960)
+        }
         Some(other) => {
             return Err(invalid(
                 Reason::InvalidPgn,
                 format!(
-                    "[Variant {}] is not supported: chess or xiangqi",
+                    "[Variant {}] is not supported: chess, chess960 or xiangqi",
                     Quoted(other)
                 ),
             ));
@@ -218,7 +221,7 @@ pub(super) fn read_pgn(
         })?),
     };
     let choices = match (variant, rules.or(tagged)) {
-        (Variant::Chess, Some(_)) => {
+        (Variant::Chess | Variant::Chess960, Some(_)) => {
             return Err(GameError::invalid(
                 if rules.is_some() {
                     "xiangqi_rules"

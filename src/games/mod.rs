@@ -76,16 +76,20 @@ pub use review::{
 
 use crate::{
     analysis::Analyst,
-    rules::Side,
+    rules::{Side, chess::Chess960Start},
     store::{Fence, Store},
 };
 
 /// Where a new game starts.
 #[derive(Clone, Debug)]
 pub enum Start {
+    /// The variant's start: chess's and xiangqi's one, a Chess960 start
+    /// drawn at random.
     Standard,
     Fen(String),
     SavedPosition(String),
+    /// A Chess960 start by its number.
+    Chess960(Chess960Start),
 }
 
 /// A new game and the seat tokens (shown once).

@@ -32,10 +32,11 @@ fn color(call: &Call) -> Result<pb::ChallengeColor, Answer> {
 fn terms(call: &Call) -> Result<pb::CreateChallengeRequest, Answer> {
     let variant = match call.field("variant").unwrap_or("standard") {
         "standard" | "fromPosition" => pb::Variant::Chess,
+        "chess960" => pb::Variant::Chess960,
         "xiangqi" => pb::Variant::Xiangqi,
         other => {
             return Err(Answer::bad_request(format!(
-                "variant {other:?} is not played here: standard, fromPosition or xiangqi"
+                "variant {other:?} is not played here: standard, fromPosition, chess960 or xiangqi"
             )));
         }
     };
@@ -254,10 +255,11 @@ pub(super) async fn seek(services: &Services, call: &Call) -> Answer {
 fn seek_terms(call: &Call) -> Result<pb::SeekRequest, Answer> {
     let variant = match call.field("variant").unwrap_or("standard") {
         "standard" => pb::Variant::Chess,
+        "chess960" => pb::Variant::Chess960,
         "xiangqi" => pb::Variant::Xiangqi,
         other => {
             return Err(Answer::bad_request(format!(
-                "variant {other:?} is not sought here: standard or xiangqi"
+                "variant {other:?} is not sought here: standard, chess960 or xiangqi"
             )));
         }
     };

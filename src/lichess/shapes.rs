@@ -114,6 +114,9 @@ fn is_xiangqi(variant: i32) -> bool {
 pub(super) fn perf_of(variant: i32, speed: Speed) -> String {
     let game = if is_xiangqi(variant) {
         "xiangqi"
+    } else if variant == pb::Variant::Chess960 as i32 {
+        // One perf at every speed, as on Lichess.
+        return "chess960".to_owned();
     } else {
         "chess"
     };
@@ -124,6 +127,8 @@ pub(super) fn perf_of(variant: i32, speed: Speed) -> String {
 pub(super) fn variant(variant: i32, start_fen: &str) -> Value {
     if is_xiangqi(variant) {
         json!({"key": "xiangqi", "name": "Xiangqi", "short": "Xiangqi"})
+    } else if variant == pb::Variant::Chess960 as i32 {
+        json!({"key": "chess960", "name": "Chess960", "short": "960"})
     } else if start_fen.is_empty() || start_fen == CHESS_START {
         json!({"key": "standard", "name": "Standard", "short": "Std"})
     } else {

@@ -16,7 +16,7 @@ struct Shape {
 
 const fn shape(variant: Variant) -> Shape {
     match variant {
-        Variant::Chess => Shape {
+        Variant::Chess | Variant::Chess960 => Shape {
             files: 8,
             ranks: 8,
             first_rank: 1,

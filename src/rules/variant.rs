@@ -8,18 +8,27 @@ pub enum Variant {
     #[default]
     Chess,
     Xiangqi,
+    /// Chess from one of 960 start positions (Fischer random chess).
+    Chess960,
 }
 
 impl Variant {
     /// Every variant, in a stable order.
-    pub const ALL: [Variant; 2] = [Variant::Chess, Variant::Xiangqi];
+    pub const ALL: [Variant; 3] = [Variant::Chess, Variant::Xiangqi, Variant::Chess960];
 
     /// The lower-case name used on the command line and in messages.
     pub const fn name(self) -> &'static str {
         match self {
             Variant::Chess => "chess",
             Variant::Xiangqi => "xiangqi",
+            Variant::Chess960 => "chess960",
         }
+    }
+
+    /// Is this a game of chess (its pieces, board and notation), under any
+    /// start and castling rules?
+    pub const fn is_chess(self) -> bool {
+        matches!(self, Variant::Chess | Variant::Chess960)
     }
 
     /// What players of this game call `side`, in lower case as used in
@@ -47,7 +56,7 @@ impl fmt::Display for Variant {
 
 /// A variant name that is not one of [`Variant::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown variant {0:?}: expected one of chess, xiangqi")]
+#[error("unknown variant {0:?}: expected one of chess, xiangqi, chess960")]
 pub struct ParseVariantError(pub String);
 
 impl FromStr for Variant {
@@ -83,6 +92,10 @@ macro_rules! with_game {
             }
             $crate::rules::Variant::Xiangqi => {
                 type $G = $crate::rules::xiangqi::Xiangqi;
+                $body
+            }
+            $crate::rules::Variant::Chess960 => {
+                type $G = $crate::rules::chess::Chess960;
                 $body
             }
         }

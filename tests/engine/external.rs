@@ -1,5 +1,5 @@
 //! External UCI engines behind the analyst: Stockfish for chess and
-//! Fairy-Stockfish for xiangqi, a long analysis stepping aside for another
+//! Chess960 and Fairy-Stockfish for xiangqi, a long analysis stepping aside for another
 //! caller, a game's positions one after another, an engine killed mid-search, one that never answers `go`, and
 //! one that answers an illegal move. Without Stockfish or Fairy-Stockfish
 //! installed the tests that play them skip, except under `CI=true`, where
@@ -47,7 +47,7 @@ fn analyst(variant: Variant, path: impl Into<PathBuf>) -> Analyst {
         ranks: None,
     };
     let engines = UciEngines {
-        chess: (variant == Variant::Chess).then(|| engine.clone()),
+        chess: variant.is_chess().then(|| engine.clone()),
         xiangqi: (variant == Variant::Xiangqi).then_some(engine),
         processes: 1,
     };
@@ -113,6 +113,32 @@ async fn stockfish_answers_bestmove_for_chess() {
         .unwrap();
     assert!(analysis.best().is_some());
     assert_eq!(analysis.lines.len(), 3);
+}
+
+/// The chess engine plays Chess960 set to it (`UCI_Chess960`): castling
+/// reaches it as the king taking its rook, and its answer is legal there.
+#[tokio::test]
+async fn stockfish_plays_chess960_with_castling_king_takes_rook() {
+    if !installed(STOCKFISH) {
+        return;
+    }
+    let analyst = analyst(Variant::Chess960, STOCKFISH);
+    analyst.start_uci_engines().await.unwrap();
+    // Start 100 (QBBNRNKR); White castled with the king staying on g1.
+    let castled = job(
+        Variant::Chess960,
+        Some("qbbnrnkr/pppppppp/8/8/8/8/PPPPPPPP/QBBNRNKR w KQkq - 0 1"),
+        &["f1g3", "f8g6", "g1h1"],
+    );
+    let analysis = analyst
+        .best_move(None, castled, order(Duration::from_millis(300)))
+        .await
+        .unwrap();
+    let best = analysis.best().expect("a move");
+    assert!(
+        best.piece.is_ascii_lowercase(),
+        "a move for Black: {best:?}"
+    );
 }
 
 #[tokio::test]

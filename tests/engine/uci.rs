@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex};
 
 use arbiter::{
     cli::uci::{Output, Session},
-    rules::{Game, Record, Variant, xiangqi::Xiangqi},
+    rules::{Game, Record, Variant, chess::Chess960, xiangqi::Xiangqi},
 };
 
 /// Runs a script through a session that starts as chess and returns what it
@@ -268,4 +268,36 @@ fn multipv_reports_numbered_lines() {
     assert_eq!(lines.last().unwrap(), "bestmove a1a8");
     let lines = transcript("setoption name MultiPV value 0\n");
     assert_eq!(lines, ["info string MultiPV must be a number from 1 to 16"]);
+}
+
+/// Under `UCI_Chess960` a Chess960 position with its castling rights in
+/// Shredder-FEN is set, castling is read as the king taking its rook, and the
+/// engine's moves are Chess960's; without the option the position is refused.
+#[test]
+fn chess960_castles_king_takes_rook_under_the_option() {
+    let fen = "1r2k3/pppppppp/8/8/8/8/PPPPPPPP/RK5R w AH - 0 1";
+    let legal: Vec<String> = {
+        let pos = Chess960::from_fen(fen).unwrap();
+        pos.legal_moves()
+            .into_iter()
+            .map(|m| pos.coordinate_notation(m))
+            .collect()
+    };
+    assert!(legal.contains(&"b1a1".to_owned()), "{legal:?}");
+    let lines = transcript(&format!(
+        "setoption name UCI_Chess960 value true\nposition fen {fen}\ngo depth 3\n"
+    ));
+    let best = lines.last().unwrap().strip_prefix("bestmove ").unwrap();
+    assert!(legal.iter().any(|m| m == best), "{lines:?}");
+    // Castled queenside: the black reply is searched in the castled position.
+    let lines = transcript(&format!(
+        "setoption name UCI_Chess960 value true\nposition fen {fen} moves b1a1\ngo depth 1\n"
+    ));
+    assert_ne!(lines.last().unwrap(), "bestmove 0000", "{lines:?}");
+    let lines = transcript(&format!("position fen {fen}\ngo depth 1\n"));
+    assert_eq!(lines.last().unwrap(), "bestmove 0000", "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("info string")),
+        "{lines:?}"
+    );
 }

@@ -7,6 +7,7 @@ mod common;
 
 mod challenges;
 mod chat;
+mod chess960;
 mod clocks;
 mod collections;
 mod credentials;

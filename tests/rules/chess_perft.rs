@@ -41,9 +41,9 @@ const WIKI: &[(&str, &[u64])] = &[
     ),
 ];
 
-/// The suite's lines: a FEN, then the counts from depth 1.
-fn suite() -> Vec<(String, Vec<u64>)> {
-    include_str!("../fixtures/chess/perftsuite.epd")
+/// Lines of `FEN;count at depth 1;...`, as the perft fixtures hold them.
+pub(crate) fn counts_of(lines: &str) -> Vec<(String, Vec<u64>)> {
+    lines
         .lines()
         .filter(|line| !line.trim().is_empty())
         .map(|line| {
@@ -60,7 +60,7 @@ fn all_cases() -> Vec<(String, Vec<u64>)> {
         .iter()
         .map(|(fen, counts)| ((*fen).to_owned(), counts.to_vec()))
         .collect();
-    cases.extend(suite());
+    cases.extend(counts_of(include_str!("../fixtures/chess/perftsuite.epd")));
     cases
 }
 
@@ -72,15 +72,13 @@ const IMPOSSIBLE: &[(&str, &str)] = &[(
     "IMPOSSIBLE_CHECK", // two bishops check along one diagonal from both sides
 )];
 
-/// Checks every (position, depth) whose count is within `[low, high]`.
-fn check_counts(low: u64, high: u64) -> usize {
+/// Checks every (position, depth) of `cases` whose count is within
+/// `[low, high]`, on `G`'s rules; returns how many were checked.
+pub(crate) fn check_perft<G: Game>(cases: Vec<(String, Vec<u64>)>, low: u64, high: u64) -> usize {
     let mut checked = 0;
     let mut failures = Vec::new();
-    for (fen, counts) in all_cases() {
-        if IMPOSSIBLE.iter().any(|(f, _)| *f == fen) {
-            continue;
-        }
-        let pos = Chess::from_fen(&fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+    for (fen, counts) in cases {
+        let pos = G::from_fen(&fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
         for (depth, &expected) in (1..).zip(&counts) {
             if expected < low || expected > high {
                 continue;
@@ -96,6 +94,15 @@ fn check_counts(low: u64, high: u64) -> usize {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     checked
+}
+
+/// Checks every possible (position, depth) whose count is within `[low, high]`.
+fn check_counts(low: u64, high: u64) -> usize {
+    let cases = all_cases()
+        .into_iter()
+        .filter(|(fen, _)| !IMPOSSIBLE.iter().any(|(f, _)| f == fen))
+        .collect();
+    check_perft::<Chess>(cases, low, high)
 }
 
 #[test]

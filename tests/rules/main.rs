@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod chess960_perft;
 mod chess_fen;
 mod chess_fixture;
 mod chess_moves;

@@ -36,7 +36,7 @@ function route(hash: string): Screen {
   if (parts[0] === "editor") return editorScreen(parts[1] === "xiangqi" ? "xiangqi" : "chess");
   const variant = params.get("variant");
   return newGameScreen({
-    variant: variant === "xiangqi" || variant === "chess" ? variant : undefined,
+    variant: variant === "xiangqi" || variant === "chess" || variant === "chess960" ? variant : undefined,
     positionId: params.get("position") ?? undefined,
   });
 }

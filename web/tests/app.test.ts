@@ -5,8 +5,8 @@
 // aborting only once confirmed, the position editor (decided positions,
 // deleting saved ones), the PGN download, players (a challenge by name
 // between two browsers, a pairing in the pool, ratings, signing in with a
-// token on another browser), and the Content-Security-Policy the pages run
-// under.
+// token on another browser), a Chess960 start chosen by number and castled
+// by clicks, and the Content-Security-Policy the pages run under.
 
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -300,6 +300,37 @@ describe("web app", () => {
     await page.click('[data-testid=promotion] [data-promotion="n"]');
     assert.deepEqual(await waitForMoves(page, 1), ["a8=N"]);
     await page.waitForSelector('g.piece[data-square="a8"][data-piece="N"]');
+    await context.close();
+  });
+
+  test("a Chess960 start is chosen by number, and the king castles by clicking its rook", async () => {
+    const { page, context } = await stack.newPlayer();
+    await page.goto(`${stack.appUrl}/#/`);
+    await page.waitForSelector("[data-testid=new-game]");
+    await page.check("input[name=variant][value=chess960]");
+    await page.fill("[data-testid=chess960-start]", "100");
+    await page.check("input[name=opponent][value=engine]");
+    await page.fill("[data-testid=level]", "1");
+    await page.check("input[name=colour][value=white]");
+    await page.click("[data-testid=start]");
+    await page.waitForSelector("[data-game-id]");
+    await waitForText(page, "[data-testid=chess960-start]", "start 100");
+    // Start 100 is QBBNRNKR: the knight leaves f1, then the king on g1
+    // takes its h1 rook to castle, staying on g1 with the rook on f1.
+    await page.waitForSelector('g.piece[data-square="a1"][data-piece="Q"]');
+    await clickSquare(page, "f1");
+    await page.waitForSelector('[data-dest="g3"]');
+    await clickSquare(page, "g3");
+    await waitForMoves(page, 2);
+    await waitForText(page, "[data-testid=status]", "Your move");
+    await clickSquare(page, "g1");
+    await page.waitForSelector('[data-dest="h1"]');
+    await clickSquare(page, "h1");
+    const moves = await waitForMoves(page, 3);
+    assert.equal(moves[2], "O-O");
+    await page.waitForSelector('g.piece[data-square="f1"][data-piece="R"]');
+    await page.waitForSelector('g.piece[data-square="g1"][data-piece="K"]');
+    await screenshot(page, "chess960-castled");
     await context.close();
   });
 

@@ -27,6 +27,9 @@ pub enum EngineFailure {
     /// It answered a move the rules do not allow in the position.
     #[error("it answered {0:?}, which is not a legal move in the position")]
     IllegalMove(String),
+    /// It lacks an option the game needs.
+    #[error("it has no option {0}, which the game needs")]
+    Unsupported(&'static str),
 }
 
 /// An external engine that could not be started at start-up.

@@ -17,6 +17,8 @@ use crate::{analysis::AnalysisError, rules::Variant};
 pub(crate) struct Pools {
     chess: Option<Arc<Pool>>,
     xiangqi: Option<Arc<Pool>>,
+    /// The chess engine's processes set to Chess960.
+    chess960: Option<Arc<Pool>>,
 }
 
 impl Pools {
@@ -28,6 +30,7 @@ impl Pools {
         Pools {
             chess: pool(Variant::Chess),
             xiangqi: pool(Variant::Xiangqi),
+            chess960: pool(Variant::Chess960),
         }
     }
 
@@ -36,10 +39,13 @@ impl Pools {
         match variant {
             Variant::Chess => self.chess.as_ref(),
             Variant::Xiangqi => self.xiangqi.as_ref(),
+            Variant::Chess960 => self.chess960.as_ref(),
         }
     }
 
-    /// Starts a process of each engine, kept for the first search.
+    /// Starts a process of each engine, kept for the first search. The
+    /// chess engine's Chess960 processes start with the first Chess960
+    /// search, so that a chess engine without Chess960 serves chess.
     pub(crate) async fn start(&self) -> Result<(), EngineStartError> {
         for pool in [&self.chess, &self.xiangqi].into_iter().flatten() {
             let variant = pool.variant;

@@ -27,7 +27,13 @@ use crate::{
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The options Arbiter sets when an engine has them, in lower case.
-const KNOWN: [&str; 4] = ["uci_variant", "uci_elo", "skill level", "multipv"];
+const KNOWN: [&str; 5] = [
+    "uci_variant",
+    "uci_chess960",
+    "uci_elo",
+    "skill level",
+    "multipv",
+];
 
 /// A spin option's range, as the engine announced it.
 #[derive(Clone, Copy, Debug)]
@@ -121,7 +127,7 @@ impl EngineProcess {
         }
         let fairy = self.name.starts_with("Fairy-Stockfish");
         self.ranks = match (variant, engine.ranks) {
-            (Variant::Chess, _) => Ranks::AsRules,
+            (Variant::Chess | Variant::Chess960, _) => Ranks::AsRules,
             (Variant::Xiangqi, Some(ranks)) => ranks,
             (Variant::Xiangqi, None) if fairy => Ranks::FromOne,
             (Variant::Xiangqi, None) => Ranks::AsRules,
@@ -134,9 +140,21 @@ impl EngineProcess {
             (None, None) => Strength::Fixed,
         };
         self.multipv = spins.get("multipv").copied();
-        // Fairy-Stockfish plays either game once told which.
+        // Fairy-Stockfish plays either game once told which; Chess960 is
+        // chess with its castling (moves king takes rook, `e1h1`).
         if announced.contains("uci_variant") {
-            self.set("UCI_Variant", &variant.to_string()).await?;
+            let name = if variant.is_chess() {
+                "chess"
+            } else {
+                variant.name()
+            };
+            self.set("UCI_Variant", name).await?;
+        }
+        if variant == Variant::Chess960 {
+            if !announced.contains("uci_chess960") {
+                return Err(EngineFailure::Unsupported("UCI_Chess960"));
+            }
+            self.set("UCI_Chess960", "true").await?;
         }
         for (option, value) in &engine.options {
             self.set(option, value).await?;

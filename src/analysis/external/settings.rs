@@ -28,10 +28,11 @@ pub struct UciEngines {
 }
 
 impl UciEngines {
-    /// The engine for `variant`, if there is one.
+    /// The engine for `variant`, if there is one: Chess960 is played by
+    /// the chess engine, set to it.
     pub fn get(&self, variant: Variant) -> Option<&UciEngine> {
         match variant {
-            Variant::Chess => self.chess.as_ref(),
+            Variant::Chess | Variant::Chess960 => self.chess.as_ref(),
             Variant::Xiangqi => self.xiangqi.as_ref(),
         }
     }

@@ -10,7 +10,7 @@ use super::{
     Evaluate,
     score::{Score, s},
 };
-use crate::rules::chess::Chess;
+use crate::rules::chess::{Castling, Orthodox};
 
 /// Phase weight per piece; 24 with every piece on the board.
 const FULL_PHASE: i32 = 24;
@@ -306,7 +306,7 @@ fn mop_up(board: &Board, strong: Color) -> i32 {
     (3 - centrality(file, rank)) * 20 + (7 - ours.distance(theirs) as i32) * 8
 }
 
-impl Evaluate for Chess {
+impl<C: Castling> Evaluate for Orthodox<C> {
     fn evaluate(&self) -> i32 {
         let pos = self.position();
         if pos.is_insufficient_material() {
@@ -347,7 +347,7 @@ impl Evaluate for Chess {
     }
 
     fn exchange_at_least(&self, m: shakmaty::Move, threshold: i32) -> bool {
-        super::exchange::at_least(self, m, threshold)
+        super::exchange::at_least(self.position(), m, threshold)
     }
 
     fn move_key(m: shakmaty::Move) -> u32 {
@@ -356,7 +356,7 @@ impl Evaluate for Chess {
         1 + from + 65 * (m.to().to_u32() + 64 * promotion)
     }
 
-    fn null_move(&self) -> Option<Chess> {
+    fn null_move(&self) -> Option<Orthodox<C>> {
         let pos = self.position();
         let us = pos.board().by_color(pos.turn());
         let pieces = us & !pos.board().pawns() & !pos.board().kings();
@@ -372,7 +372,7 @@ impl Evaluate for Chess {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Game;
+    use crate::rules::{Game, chess::Chess};
 
     fn eval(fen: &str) -> i32 {
         Chess::from_fen(fen).unwrap().evaluate()

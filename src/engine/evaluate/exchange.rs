@@ -10,7 +10,6 @@ use shakmaty::{Bitboard, Color, Move, Position, Role, Square, attacks};
 
 use crate::rules::{
     Side,
-    chess::Chess,
     xiangqi::{Kind, Move as XiangqiMove, Xiangqi},
 };
 
@@ -39,7 +38,7 @@ const CHEAPEST_FIRST: [Role; 6] = [
 /// Does `m` gain at least `threshold` centipawns of material after the best
 /// sequence of recaptures on its target square? Castling and promotions are
 /// counted as even.
-pub(super) fn at_least(pos: &Chess, m: Move, threshold: i32) -> bool {
+pub(super) fn at_least(pos: &shakmaty::Chess, m: Move, threshold: i32) -> bool {
     let (from, to, victim, captured_on) = match m {
         Move::Normal {
             from,
@@ -66,7 +65,7 @@ pub(super) fn at_least(pos: &Chess, m: Move, threshold: i32) -> bool {
     if swap <= 0 {
         return true;
     }
-    let board = pos.position().board();
+    let board = pos.board();
     let mut occupied =
         board.occupied() ^ Bitboard::from_square(from) ^ Bitboard::from_square(captured_on)
             | Bitboard::from_square(to);
@@ -74,7 +73,7 @@ pub(super) fn at_least(pos: &Chess, m: Move, threshold: i32) -> bool {
         board.attacks_to(to, Color::White, occupied) | board.attacks_to(to, Color::Black, occupied);
     let diagonal = board.bishops_and_queens();
     let straight = board.rooks_and_queens();
-    let mut side = pos.position().turn();
+    let mut side = pos.turn();
     // Does the side that moved come out ahead if the exchange stops now?
     let mut ahead = true;
     loop {
@@ -173,12 +172,12 @@ pub(super) fn xiangqi_at_least(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Game;
+    use crate::rules::{Game, chess::Chess};
 
     fn see(fen: &str, san: &str, threshold: i32) -> bool {
         let pos = Chess::from_fen(fen).unwrap();
         let m = pos.parse_move(san).unwrap();
-        at_least(&pos, m, threshold)
+        at_least(pos.position(), m, threshold)
     }
 
     #[test]

@@ -59,7 +59,7 @@ pub fn write(
     evals: Option<&[Eval]>,
     roster: Option<&StoredRoster>,
 ) -> Result<String, GameError> {
-    if notation == PgnNotation::Chinese && game.variant == Variant::Chess {
+    if notation == PgnNotation::Chinese && game.variant.is_chess() {
         return Err(GameError::invalid(
             "notation",
             Reason::VariantMismatch,
@@ -105,6 +105,11 @@ pub fn write(
         Variant::Chess => {
             tag("Variant", "Standard");
             Chess::start().fen()
+        }
+        // Every Chess960 game names its start, as Lichess writes it.
+        Variant::Chess960 => {
+            tag("Variant", "Chess960");
+            String::new()
         }
         Variant::Xiangqi => {
             tag("Variant", "xiangqi");

@@ -94,9 +94,13 @@ impl Speed {
     }
 }
 
-/// The perf a game of `variant` at `speed` is rated in: `chess_blitz`.
+/// The perf a game of `variant` at `speed` is rated in: `chess_blitz`;
+/// Chess960 is one perf at every speed, `chess960`, as on Lichess.
 pub fn perf(variant: Variant, speed: Speed) -> String {
-    format!("{}_{}", variant.name(), speed.name())
+    match variant {
+        Variant::Chess960 => variant.name().to_owned(),
+        _ => format!("{}_{}", variant.name(), speed.name()),
+    }
 }
 
 /// The rating `game`'s end applies, if it counts: a rated game between two

@@ -6,8 +6,8 @@
 //! be left in check.
 
 use shakmaty::{
-    Bitboard, CastlingSide, Color, EnPassantMode, Move, Piece, Position, Rank, Role, Square,
-    attacks, san::San,
+    Bitboard, CastlingMode, CastlingSide, Color, EnPassantMode, Move, Piece, Position, Rank, Role,
+    Square, attacks, san::San,
 };
 
 use super::{
@@ -70,25 +70,35 @@ pub(super) fn coordinates(
     }
 }
 
-/// Is this king move an attempt to castle (`e1g1`, `e1c1` or king takes own
-/// rook `e1h1`)?
+/// Is this king move an attempt to castle: the king takes its own castling
+/// rook (`e1h1`), or moves two squares along its first rank (`e1g1`, `e1c1`;
+/// in Chess960, onto the g- or c-file from wherever it stands, unless that
+/// is an ordinary king step)?
 fn castling_attempt(
     pos: &shakmaty::Chess,
     piece: Piece,
     from: Square,
     to: Square,
 ) -> Option<CastlingSide> {
-    let home = piece.color.fold_wb(Square::E1, Square::E8);
-    if piece.role != Role::King || from != home || to.rank() != from.rank() {
+    let color = piece.color;
+    let fischer = pos.castles().mode() == CastlingMode::Chess960;
+    let home = if fischer {
+        from.rank() == color.backrank()
+    } else {
+        from == color.fold_wb(Square::E1, Square::E8)
+    };
+    if piece.role != Role::King || !home || to.rank() != from.rank() || to == from {
         return None;
     }
-    let side = if to > from {
-        CastlingSide::KingSide
+    let side = CastlingSide::from_king_side(to > from);
+    let onto_rook = pos.castles().rook(color, side) == Some(to)
+        || (!fischer && pos.board().piece_at(to) == Some(color.rook()));
+    let two_squares = if fischer {
+        to == side.king_to(color) && from.distance(to) > 1
     } else {
-        CastlingSide::QueenSide
+        from.distance(to) == 2
     };
-    let onto_own_rook = pos.board().piece_at(to) == Some(piece.color.rook());
-    (from.distance(to) == 2 || onto_own_rook).then_some(side)
+    (onto_rook || two_squares).then_some(side)
 }
 
 /// Explains (or plays) castling on `side`.

@@ -1,16 +1,17 @@
-//! Strict FEN reading for standard chess.
+//! Strict FEN reading for chess and Chess960.
 //!
 //! shakmaty's parser is lenient on purpose (it accepts `kqKQ`, `44`, `_`
 //! separators and 4-field FENs). A referee must not be: every deviation from
 //! the standard six-field form is rejected here with a typed reason, and every
-//! problem of the position itself is reported, not just the first.
+//! problem of the position itself is reported, not just the first. Chess960
+//! castling rights are read as X-FEN (`K`/`Q`: the outermost rook on that
+//! wing) and Shredder-FEN (the rook's file, `HAha`), and written as X-FEN.
 
 use shakmaty::{
     Bitboard, Board, ByColor, ByRole, CastlingMode, Color, EnPassantMode, File, FromSetup, Piece,
     PositionErrorKinds, Rank, Setup, Square,
 };
 
-use super::Chess;
 use crate::rules::{
     FenProblem, InvalidFen, Side,
     chess::side_of,
@@ -44,6 +45,11 @@ pub enum FenError {
     BadTurn { found: String },
     #[error("castling field {found:?}: expected '-' or some of the letters KQkq, in that order")]
     BadCastling { found: String },
+    #[error(
+        "castling field {found:?}: expected '-' or, for each side, White's then Black's, K, Q or \
+         the castling rook's file (X-FEN or Shredder-FEN: KQkq, HAha)"
+    )]
+    BadChess960Castling { found: String },
     #[error("en-passant field {found:?}: expected '-' or a square such as e3 or d6")]
     BadEnPassant { found: String },
     #[error("{side} has no king")]
@@ -66,6 +72,8 @@ pub enum FenError {
         side: Side,
         square: Square,
     },
+    #[error("castling right {right} needs the {side} king on its first rank")]
+    CastlingKingAway { right: char, side: Side },
     #[error("castling right {right} without a {side} rook on {square}")]
     CastlingWithoutRook {
         right: char,
@@ -106,7 +114,7 @@ impl FenProblem for FenError {
             FenError::ConsecutiveDigits { .. } => "CONSECUTIVE_DIGITS",
             FenError::BadPieceLetter { .. } => "BAD_PIECE_LETTER",
             FenError::BadTurn { .. } => "BAD_TURN",
-            FenError::BadCastling { .. } => "BAD_CASTLING",
+            FenError::BadCastling { .. } | FenError::BadChess960Castling { .. } => "BAD_CASTLING",
             FenError::BadEnPassant { .. } => "BAD_EN_PASSANT",
             FenError::MissingKing { .. } => "MISSING_KING",
             FenError::TooManyKings { .. } => "TOO_MANY_KINGS",
@@ -114,7 +122,9 @@ impl FenProblem for FenError {
             FenError::TooManyPieces { .. } => "TOO_MANY_PIECES",
             FenError::TooManyPawns { .. } => "TOO_MANY_PAWNS",
             FenError::ImpossibleMaterial { .. } => "IMPOSSIBLE_MATERIAL",
-            FenError::CastlingWithoutKing { .. } => "CASTLING_WITHOUT_KING",
+            FenError::CastlingWithoutKing { .. } | FenError::CastlingKingAway { .. } => {
+                "CASTLING_WITHOUT_KING"
+            }
             FenError::CastlingWithoutRook { .. } => "CASTLING_WITHOUT_ROOK",
             FenError::EnPassantWrongRank { .. } => "EN_PASSANT_WRONG_RANK",
             FenError::EnPassantWithoutPawn { .. } => "EN_PASSANT_WITHOUT_PAWN",
@@ -128,12 +138,15 @@ impl FenProblem for FenError {
 
 type Result<T> = std::result::Result<T, InvalidFen<FenError>>;
 
-/// Parses a FEN strictly into a legal position.
-pub(super) fn parse(fen: &str) -> Result<Chess> {
-    let setup = parse_setup(fen).map_err(InvalidFen::one)?;
-    let mut problems = position_problems(&setup);
-    match shakmaty::Chess::from_setup(setup.clone(), CastlingMode::Standard) {
-        Ok(pos) if problems.is_empty() => return Ok(Chess { pos }),
+/// Parses a FEN strictly into a legal position, its castling rights read
+/// under `mode`.
+pub(super) fn parse(fen: &str, mode: CastlingMode) -> Result<shakmaty::Chess> {
+    let (mut setup, castling) = parse_setup(fen, mode).map_err(InvalidFen::one)?;
+    let mut castling_problems = Vec::new();
+    setup.castling_rights = castling_rights(&setup.board, castling, mode, &mut castling_problems);
+    let mut problems = position_problems(&setup, castling_problems);
+    match shakmaty::Chess::from_setup(setup.clone(), mode) {
+        Ok(pos) if problems.is_empty() => return Ok(pos),
         Ok(_) => {}
         Err(err) => {
             // Our checks cover everything shakmaty rejects except the subtle
@@ -154,8 +167,9 @@ pub(super) fn parse(fen: &str) -> Result<Chess> {
 }
 
 /// The syntax pass: stops at the first problem, since later fields cannot be
-/// read reliably once one is wrong.
-fn parse_setup(fen: &str) -> std::result::Result<Setup, FenError> {
+/// read reliably once one is wrong. The castling field is checked for its
+/// letters here and read against the board later.
+fn parse_setup(fen: &str, mode: CastlingMode) -> std::result::Result<(Setup, &str), FenError> {
     let fields = fen_fields::split(fen, MAX_FEN_LEN)?;
     let [placement, turn, castling, ep, halfmoves, fullmoves] = *fields.all() else {
         return Err(FenError::WrongFieldCount {
@@ -172,7 +186,7 @@ fn parse_setup(fen: &str) -> std::result::Result<Setup, FenError> {
             });
         }
     };
-    let castling_rights = parse_castling(castling)?;
+    check_castling_letters(castling, mode)?;
     let ep_square = match ep {
         "-" => None,
         _ => Some(
@@ -183,15 +197,15 @@ fn parse_setup(fen: &str) -> std::result::Result<Setup, FenError> {
     };
     let (halfmoves, fullmoves) = fen_fields::counters(halfmoves, fullmoves, side_of(turn))?;
     let fullmoves = std::num::NonZeroU32::new(fullmoves).expect("fullmove number is at least 1");
-    Ok(Setup {
+    let setup = Setup {
         board,
         turn,
-        castling_rights,
         ep_square,
         halfmoves,
         fullmoves,
         ..Setup::empty()
-    })
+    };
+    Ok((setup, castling))
 }
 
 fn parse_placement(placement: &str) -> std::result::Result<Board, FenError> {
@@ -231,47 +245,119 @@ fn parse_placement(placement: &str) -> std::result::Result<Board, FenError> {
     })
 }
 
-fn parse_castling(castling: &str) -> std::result::Result<Bitboard, FenError> {
+/// Checks the castling field's letters: `KQkq` in that order in chess; in
+/// Chess960, White's letters (`K`, `Q`, `A`-`H`) before Black's, none twice.
+fn check_castling_letters(castling: &str, mode: CastlingMode) -> std::result::Result<(), FenError> {
     if castling == "-" {
-        return Ok(Bitboard::EMPTY);
+        return Ok(());
     }
-    let bad = || FenError::BadCastling {
-        found: castling.to_owned(),
-    };
-    let mut rights = Bitboard::EMPTY;
-    let mut order = "KQkq".chars();
-    for c in castling.chars() {
-        // Each letter must come later in KQkq than the previous one.
-        if !order.any(|o| o == c) {
-            return Err(bad());
+    let found = || castling.to_owned();
+    match mode {
+        CastlingMode::Standard => {
+            let mut order = "KQkq".chars();
+            // Each letter must come later in KQkq than the previous one.
+            if castling.chars().all(|c| order.any(|o| o == c)) {
+                Ok(())
+            } else {
+                Err(FenError::BadCastling { found: found() })
+            }
         }
-        rights.add(castling_rook(c).ok_or_else(bad)?);
+        CastlingMode::Chess960 => {
+            let letter = |c: char| matches!(c.to_ascii_uppercase(), 'K' | 'Q' | 'A'..='H');
+            let white = castling
+                .chars()
+                .take_while(char::is_ascii_uppercase)
+                .count();
+            let mut seen = castling.chars().collect::<Vec<_>>();
+            seen.sort_unstable();
+            seen.dedup();
+            if castling.chars().all(letter)
+                && castling[white..].chars().all(|c| c.is_ascii_lowercase())
+                && seen.len() == castling.len()
+                && castling.len() <= 4
+            {
+                Ok(())
+            } else {
+                Err(FenError::BadChess960Castling { found: found() })
+            }
+        }
     }
-    Ok(rights)
 }
 
-/// The rook square a castling letter refers to.
-fn castling_rook(right: char) -> Option<Square> {
-    Some(match right {
-        'K' => Square::H1,
-        'Q' => Square::A1,
-        'k' => Square::H8,
-        'q' => Square::A8,
-        _ => return None,
-    })
+/// The rooks the castling field gives rights to on `board`, with the
+/// problems of any right the board cannot have, in board order.
+fn castling_rights(
+    board: &Board,
+    castling: &str,
+    mode: CastlingMode,
+    problems: &mut Vec<FenError>,
+) -> Bitboard {
+    let mut rights: Vec<(Square, Vec<FenError>)> = castling
+        .chars()
+        .filter(|&c| c != '-')
+        .map(|right| castling_right(board, right, mode))
+        .collect();
+    rights.sort_by_key(|(rook, _)| *rook);
+    let mut rooks = Bitboard::EMPTY;
+    for (rook, found) in rights {
+        rooks.add(rook);
+        problems.extend(found);
+    }
+    rooks
 }
 
-fn castling_letter(rook: Square) -> char {
-    match rook {
-        Square::H1 => 'K',
-        Square::A1 => 'Q',
-        Square::H8 => 'k',
-        _ => 'q',
+/// The rook the castling letter `right` names on `board`, and what is wrong
+/// with the right there.
+fn castling_right(board: &Board, right: char, mode: CastlingMode) -> (Square, Vec<FenError>) {
+    let color = Color::from_white(right.is_ascii_uppercase());
+    let side = side_of(color);
+    let backrank = color.backrank();
+    let king = board.king_of(color).filter(|k| k.rank() == backrank);
+    let wing = right.to_ascii_uppercase();
+    let corner = Square::from_coords(if wing == 'Q' { File::A } else { File::H }, backrank);
+    let mut problems = Vec::new();
+    let rook = match (mode, wing) {
+        (CastlingMode::Standard, _) => {
+            let home = color.fold_wb(Square::E1, Square::E8);
+            if king != Some(home) {
+                problems.push(FenError::CastlingWithoutKing {
+                    right,
+                    side,
+                    square: home,
+                });
+            }
+            corner
+        }
+        (CastlingMode::Chess960, 'K' | 'Q') => {
+            // X-FEN: the outermost rook on that wing of the king.
+            let rooks = board.by_piece(color.rook()) & backrank;
+            let outermost = match king {
+                Some(king) if wing == 'K' => rooks.into_iter().rev().find(|&r| r > king),
+                Some(king) => rooks.into_iter().find(|&r| r < king),
+                None => None,
+            };
+            outermost.unwrap_or(corner)
+        }
+        (CastlingMode::Chess960, file) => Square::from_coords(
+            File::from_char(file.to_ascii_lowercase()).expect("letters are checked"),
+            backrank,
+        ),
+    };
+    if mode == CastlingMode::Chess960 && king.is_none() {
+        problems.push(FenError::CastlingKingAway { right, side });
     }
+    if board.piece_at(rook) != Some(color.rook()) {
+        problems.push(FenError::CastlingWithoutRook {
+            right,
+            side,
+            square: rook,
+        });
+    }
+    (rook, problems)
 }
 
 /// Every problem of a syntactically valid setup, in board order.
-fn position_problems(setup: &Setup) -> Vec<FenError> {
+fn position_problems(setup: &Setup, castling: Vec<FenError>) -> Vec<FenError> {
     let board = &setup.board;
     let mut problems = Vec::new();
     for color in Color::ALL {
@@ -305,30 +391,7 @@ fn position_problems(setup: &Setup) -> Vec<FenError> {
             square,
         });
     }
-    for rook in setup.castling_rights {
-        let right = castling_letter(rook);
-        let color = if rook.rank() == Rank::First {
-            Color::White
-        } else {
-            Color::Black
-        };
-        let side = side_of(color);
-        let king = color.fold_wb(Square::E1, Square::E8);
-        if board.piece_at(king) != Some(color.king()) {
-            problems.push(FenError::CastlingWithoutKing {
-                right,
-                side,
-                square: king,
-            });
-        }
-        if board.piece_at(rook) != Some(color.rook()) {
-            problems.push(FenError::CastlingWithoutRook {
-                right,
-                side,
-                square: rook,
-            });
-        }
-    }
+    problems.extend(castling);
     if let Some(square) = setup.ep_square {
         problems.extend(en_passant_problem(setup, square));
     }
@@ -402,6 +465,8 @@ fn checkers_of(board: &Board, turn: Color) -> Vec<Square> {
 
 /// The FEN of a position in standard form (en-passant square only when a
 /// capture is legal, as python-chess and most tools write it).
+/// Castling rights are written as X-FEN: `KQkq` for the outermost rooks,
+/// the rook's file for an inner one.
 pub(super) fn write(pos: &shakmaty::Chess) -> String {
     // Room for the longest FEN, so that writing it allocates once.
     let mut fen = String::with_capacity(MAX_FEN_LEN);
@@ -414,7 +479,7 @@ mod tests {
     use super::*;
 
     fn codes(fen: &str) -> Vec<&'static str> {
-        match parse(fen) {
+        match parse(fen, CastlingMode::Standard) {
             Ok(_) => vec![],
             Err(e) => e.problems.iter().map(FenProblem::code).collect(),
         }

@@ -1,4 +1,6 @@
-//! Standard chess (FIDE Laws), on the `shakmaty` move generator.
+//! Chess under the FIDE Laws, from the standard start ([`Chess`]) or from
+//! any of the 960 Fischer random starts ([`Chess960`]), on the `shakmaty`
+//! move generator.
 //!
 //! ```
 //! use arbiter::rules::{chess::Chess, Game};
@@ -11,28 +13,82 @@
 
 mod explain;
 mod fen;
+mod fischer;
 mod names;
 mod notation;
 pub mod openings;
 mod outcome;
 mod san;
 
+use std::{fmt, marker::PhantomData};
+
 use shakmaty::{
-    CastlingSide, Color, EnPassantMode, Piece, Position, Role,
+    CastlingMode, CastlingSide, Color, EnPassantMode, FromSetup, Piece, Position, Role,
     zobrist::{Zobrist64, ZobristValue},
 };
 
 pub use fen::FenError;
+pub use fischer::{Chess960Start, START_COUNT};
 
 use crate::rules::{Game, InvalidFen, MoveDescription, MoveError, Record, Side, Variant, Verdict};
 
-/// A legal chess position.
-#[derive(Clone, Debug, Default)]
-pub struct Chess {
-    pos: shakmaty::Chess,
+/// How a game of chess starts and castles.
+pub trait Castling: Copy + Default + fmt::Debug + Send + Sync + 'static {
+    /// The variant played under these rules.
+    const VARIANT: Variant;
+    /// How castling rights name their rooks, and castling moves are read.
+    const MODE: CastlingMode;
 }
 
-impl Chess {
+/// Standard chess: the one start position; the king castles from e1/e8.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Standard;
+
+impl Castling for Standard {
+    const VARIANT: Variant = Variant::Chess;
+    const MODE: CastlingMode = CastlingMode::Standard;
+}
+
+/// Chess960 (Fischer random chess): 960 start positions; the king castles
+/// from wherever it stands, ending on the g- or c-file as in chess.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fischer;
+
+impl Castling for Fischer {
+    const VARIANT: Variant = Variant::Chess960;
+    const MODE: CastlingMode = CastlingMode::Chess960;
+}
+
+/// A legal chess position, under the castling rules of `C`.
+#[derive(Clone, Debug)]
+pub struct Orthodox<C> {
+    pos: shakmaty::Chess,
+    rules: PhantomData<C>,
+}
+
+/// A legal position of standard chess.
+pub type Chess = Orthodox<Standard>;
+
+/// A legal position of Chess960.
+pub type Chess960 = Orthodox<Fischer>;
+
+impl<C: Castling> Default for Orthodox<C> {
+    fn default() -> Orthodox<C> {
+        let setup = shakmaty::Setup::initial();
+        Orthodox::of(
+            shakmaty::Chess::from_setup(setup, C::MODE).expect("the standard start is legal"),
+        )
+    }
+}
+
+impl<C: Castling> Orthodox<C> {
+    fn of(pos: shakmaty::Chess) -> Orthodox<C> {
+        Orthodox {
+            pos,
+            rules: PhantomData,
+        }
+    }
+
     /// The underlying shakmaty position (for the engine's evaluation).
     pub fn position(&self) -> &shakmaty::Chess {
         &self.pos
@@ -40,12 +96,12 @@ impl Chess {
 
     /// The same position with the other side to move (a "null move", for
     /// the engine's pruning); `None` when the side to move is in check.
-    pub fn pass(&self) -> Option<Chess> {
+    pub fn pass(&self) -> Option<Orthodox<C>> {
         if self.pos.is_check() {
             return None;
         }
         let pos = self.pos.clone().swap_turn().ok()?;
-        Some(Chess { pos })
+        Some(Orthodox::of(pos))
     }
 }
 
@@ -63,20 +119,20 @@ const fn color_of(side: Side) -> Color {
     }
 }
 
-impl Game for Chess {
+impl<C: Castling> Game for Orthodox<C> {
     type Move = shakmaty::Move;
     type MoveList = shakmaty::MoveList;
     type FenError = FenError;
     type Options = ();
 
-    const VARIANT: Variant = Variant::Chess;
+    const VARIANT: Variant = C::VARIANT;
 
-    fn start() -> Chess {
-        Chess::default()
+    fn start() -> Orthodox<C> {
+        Orthodox::default()
     }
 
-    fn from_fen(fen: &str) -> Result<Chess, InvalidFen<FenError>> {
-        fen::parse(fen)
+    fn from_fen(fen: &str) -> Result<Orthodox<C>, InvalidFen<FenError>> {
+        fen::parse(fen, C::MODE).map(Orthodox::of)
     }
 
     fn fen(&self) -> String {
@@ -119,7 +175,7 @@ impl Game for Chess {
     /// The same key as [`Game::repetition_key`], from what changed: the
     /// pieces on the squares the move touched, the castling rights, the
     /// en-passant file and the turn.
-    fn next_repetition_key(&self, key: u64, _: shakmaty::Move, next: &Chess) -> u64 {
+    fn next_repetition_key(&self, key: u64, _: shakmaty::Move, next: &Orthodox<C>) -> u64 {
         let (before, after) = (&self.pos, &next.pos);
         let mut key = Zobrist64(key);
         key ^= Zobrist64::zobrist_for_white_turn();
@@ -153,7 +209,7 @@ impl Game for Chess {
     }
 
     fn push_coordinate_notation(&self, m: shakmaty::Move, text: &mut impl Extend<char>) {
-        notation::push_coordinates(m, text);
+        notation::push_coordinates(m, C::MODE, text);
     }
 
     fn describe_into(&self, m: shakmaty::Move, d: &mut MoveDescription) {
@@ -164,7 +220,7 @@ impl Game for Chess {
         notation::describe_each(&self.pos, moves, each);
     }
 
-    fn adjudicate(record: &Record<Chess>, has_moves: bool) -> Verdict {
+    fn adjudicate(record: &Record<Orthodox<C>>, has_moves: bool) -> Verdict {
         outcome::adjudicate(record, has_moves)
     }
 }

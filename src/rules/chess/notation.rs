@@ -1,7 +1,7 @@
 //! Move text in (UCI, SAN) and out (UCI, SAN with check marks).
 
 use shakmaty::{
-    Bitboard, CastlingSide, Move, MoveList, Piece, Position, Role, Square, attacks,
+    Bitboard, CastlingMode, CastlingSide, Move, MoveList, Piece, Position, Role, Square, attacks,
     san::{San, SanPlus, Suffix},
     uci::UciMove,
 };
@@ -281,7 +281,7 @@ fn describe_as(pos: &shakmaty::Chess, checks: &Checks, m: Move, san: San, d: &mu
     });
     let (from, to) = uci_squares(m);
     d.clear_texts();
-    push_coordinates(m, &mut d.uci);
+    push_coordinates(m, pos.castles().mode(), &mut d.uci);
     push_san(&mut d.san, san, suffix);
     d.chinese = None;
     push_square(&mut d.from, from);
@@ -302,8 +302,13 @@ fn describe_as(pos: &shakmaty::Chess, checks: &Checks, m: Move, san: San, d: &mu
 // `Display`: LegalMoves writes about 200 of them per answer.
 
 /// Appends `m` in UCI (castling as the king's move, `e1g1`).
-pub(super) fn push_coordinates(m: Move, text: &mut impl Extend<char>) {
-    let (from, to) = uci_squares(m);
+/// Castling is written as the king's move in chess (`e1g1`) and as the king
+/// taking its own rook in Chess960 (`e1h1`), as UCI engines expect.
+pub(super) fn push_coordinates(m: Move, mode: CastlingMode, text: &mut impl Extend<char>) {
+    let (from, to) = match (mode, m) {
+        (CastlingMode::Chess960, Move::Castle { king, rook }) => (king, rook),
+        _ => uci_squares(m),
+    };
     push_square(text, from);
     push_square(text, to);
     text.extend(m.promotion().map(Role::char));

@@ -2,7 +2,7 @@
 
 use shakmaty::Position;
 
-use super::Chess;
+use super::{Castling, Orthodox};
 use crate::rules::{DrawClaim, Game, GameEnd, Record, Termination, Verdict};
 
 /// Half-moves without capture or pawn move after which a draw can be claimed.
@@ -13,7 +13,7 @@ const SEVENTY_FIVE_MOVES: u32 = 150;
 /// Judges the current position of `record`, in the order python-chess and the
 /// Laws imply: mate beats everything (a mate on the 75th move stands), then
 /// dead positions, stalemate, and the automatic draws; claims last.
-pub(super) fn adjudicate(record: &Record<Chess>, has_moves: bool) -> Verdict {
+pub(super) fn adjudicate<C: Castling>(record: &Record<Orthodox<C>>, has_moves: bool) -> Verdict {
     let current = record.current();
     let pos = current.position();
     let end = if !has_moves && pos.is_check() {

@@ -182,7 +182,9 @@ export class BoardView {
     }
     const piece = this.placement.get(square);
     const pickable = piece !== undefined && (this.handlers.canPick?.(piece) ?? false);
-    if (this.selected && this.selected !== square && !pickable) {
+    // An own piece is a destination where the king castles by taking its rook.
+    const destination = this.selected !== undefined && (this.handlers.destinations?.(this.selected) ?? []).includes(square);
+    if (this.selected && this.selected !== square && (!pickable || destination)) {
       const from = this.selected;
       this.deselect();
       this.handlers.onMove?.(from, square);

@@ -14,6 +14,7 @@ import {
   Side,
   sideName,
   Termination,
+  Variant,
   variantName,
   watchGame,
   type Game,
@@ -147,7 +148,7 @@ class GameView {
     const flipped = this.mySide === Side.BLACK;
     this.board = new BoardView(this.geo, flipped, {
       canPick: (piece) => !this.browsing && this.myTurn() && isWhitePiece(piece) === (this.mySide === Side.WHITE),
-      destinations: (from) => [...new Set((this.legal.get(from) ?? []).map((m) => m.to))],
+      destinations: (from) => [...new Set((this.legal.get(from) ?? []).flatMap(targets))],
       onMove: (from, to) => void this.attempt(from, to),
     });
     this.actions = new SeatActions(game.id, this.mySide, seat, (message) => {
@@ -166,11 +167,18 @@ class GameView {
       h(
         "div",
         {},
-        h("div", { class: "panel" }, this.status, connection, this.notice, this.actions.offers, this.actions.buttons),
+        h("div", { class: "panel" }, this.startLine(), this.status, connection, this.notice, this.actions.offers, this.actions.buttons),
         this.moveList.element,
         this.links,
       ),
     );
+  }
+
+  /** A Chess960 game's start number, with a hint on how to castle. */
+  private startLine(): HTMLElement | null {
+    if (this.game.variant !== Variant.CHESS960) return null;
+    const start = this.game.chess960Start === undefined ? "from a set position" : `start ${this.game.chess960Start}`;
+    return h("p", { "data-testid": "chess960-start" }, `Chess960, ${start}. To castle, move the king onto its rook.`);
   }
 
   dispose(): void {
@@ -305,7 +313,7 @@ class GameView {
   /** Sends a move to the server; an illegal one comes back with its reason. */
   private async attempt(from: string, to: string): Promise<void> {
     if (!this.seat) return;
-    const candidates = (this.legal.get(from) ?? []).filter((m) => m.to === to);
+    const candidates = (this.legal.get(from) ?? []).filter((m) => targets(m).includes(to));
     let move = from + to;
     const promotions = candidates.filter((m) => m.promotion).map((m) => m.promotion.toLowerCase());
     if (promotions.length > 0) {
@@ -328,4 +336,13 @@ class GameView {
       this.board.deselect();
     }
   }
+}
+
+/**
+ * The squares a click ends a move on: its destination and, for castling, the
+ * rook's square (the king takes its own rook, as Chess960 castling is played
+ * where the king's destination is an ordinary king step or its own square).
+ */
+function targets(move: Move): string[] {
+  return move.isCastling ? [move.to, move.uci.slice(2, 4)] : [move.to];
 }

@@ -13,7 +13,7 @@ import type { Screen } from "./screen";
 export const NAME_KEY = "arbiter.displayName";
 
 export interface NewGameOptions {
-  variant?: "chess" | "xiangqi";
+  variant?: "chess" | "chess960" | "xiangqi";
   positionId?: string;
 }
 
@@ -35,6 +35,8 @@ export function newGameScreen(options: NewGameOptions): Screen {
     h("option", { value: String(XiangqiRules.REPETITION_DRAWS) }, "Casual: every repetition draws"),
   );
   const xiangqiOnly = h("fieldset", {}, h("legend", {}, "Xiangqi repetitions"), rulesSelect);
+  const startInput = h("input", { type: "number", name: "chess960-start", min: 0, max: 959, step: 1, placeholder: "random", "data-testid": "chess960-start", style: "width: 7rem" });
+  const chess960Only = h("fieldset", {}, h("legend", {}, "Chess960 start (0-959; empty: random)"), startInput);
   const engineOnly = h(
     "fieldset",
     {},
@@ -44,13 +46,14 @@ export function newGameScreen(options: NewGameOptions): Screen {
   const form = h(
     "form",
     { class: "new-game panel", "data-testid": "new-game" },
-    h("fieldset", {}, h("legend", {}, "Game"), ...radios("variant", [["chess", "Chess"], ["xiangqi", "Xiangqi"]], options.variant ?? "chess")),
+    h("fieldset", {}, h("legend", {}, "Game"), ...radios("variant", [["chess", "Chess"], ["chess960", "Chess960"], ["xiangqi", "Xiangqi"]], options.variant ?? "chess")),
     h("fieldset", {}, h("legend", {}, "Opponent"), ...radios("opponent", [["engine", "The engine"], ["friend", "A friend (share a link)"]], "engine")),
     engineOnly,
     h("fieldset", {}, h("legend", {}, "Your name (optional)"), nameInput),
     h("fieldset", {}, h("legend", {}, "You play"), ...radios("colour", [["white", "White / Red"], ["black", "Black"], ["random", "Random"]], "white")),
     h("fieldset", {}, h("legend", {}, "Time control"), timeSelect, customClock),
     xiangqiOnly,
+    chess960Only,
     options.positionId
       ? h("p", {}, "Starting from saved position ", h("code", {}, options.positionId), ".")
       : null,
@@ -62,13 +65,15 @@ export function newGameScreen(options: NewGameOptions): Screen {
     engineOnly.hidden = value("opponent") !== "engine";
     customClock.hidden = timeSelect.value !== "custom";
     xiangqiOnly.hidden = value("variant") !== "xiangqi";
+    chess960Only.hidden = value("variant") !== "chess960" || options.positionId !== undefined;
   };
   form.addEventListener("change", sync);
   sync();
 
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    const variant = value("variant") === "xiangqi" ? Variant.XIANGQI : Variant.CHESS;
+    const variant = { xiangqi: Variant.XIANGQI, chess960: Variant.CHESS960 }[value("variant")] ?? Variant.CHESS;
+    const startNumber = startInput.value.trim();
     const engine = value("opponent") === "engine";
     const colour = value("colour");
     const me: SideName = colour === "random" ? (Math.random() < 0.5 ? "white" : "black") : (colour as SideName);
@@ -84,7 +89,11 @@ export function newGameScreen(options: NewGameOptions): Screen {
     api.games
       .createGame({
         variant,
-        start: options.positionId ? { case: "positionId", value: options.positionId } : { case: undefined },
+        start: options.positionId
+          ? { case: "positionId", value: options.positionId }
+          : variant === Variant.CHESS960 && startNumber !== ""
+            ? { case: "chess960Start", value: Number(startNumber) }
+            : { case: undefined },
         white: me === "white" ? mySeat : engine ? engineSeat : openSeat,
         black: me === "black" ? mySeat : engine ? engineSeat : openSeat,
         timeControl: clock,
