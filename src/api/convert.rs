@@ -7,7 +7,7 @@ use tonic::Status;
 
 use super::{
     error::{invalid_argument, invalid_position},
-    proto as pb,
+    proto as pb, starts,
 };
 pub use crate::games::View;
 use crate::{
@@ -21,7 +21,6 @@ use crate::{
     rules::{
         DrawClaim, GameEnd, IllegalReason, MoveDescription, Ranks, RuleChoices, Side, Termination,
         Variant, Verdict,
-        chess::Chess960Start,
         referee::{InvalidPosition, Referee, referee_under},
         xiangqi::XiangqiRules,
     },
@@ -404,10 +403,7 @@ pub fn game_in(g: &GameView, view: View) -> pb::Game {
         rematch_of: g.rematch_of.clone().unwrap_or_default(),
         rematch: g.rematch.clone().unwrap_or_default(),
         rematch_offer: opt_side(g.rematch_offer),
-        chess960_start: (g.variant == Variant::Chess960)
-            .then(|| Chess960Start::of_fen(&g.start_fen))
-            .flatten()
-            .map(|start| u32::from(start.number())),
+        chess960_start: starts::chess960_number(g.variant, &g.start_fen),
         rated: g.rated,
     }
 }
@@ -644,6 +640,10 @@ pub fn challenge(c: &Challenge) -> pb::Challenge {
         expires_at: timestamp(s.expires_at),
         rated: s.rated,
         for_others: s.for_others,
+        chess960_start: starts::chess960_number(
+            s.variant,
+            s.start_fen.as_deref().unwrap_or_default(),
+        ),
     }
 }
 

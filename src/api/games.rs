@@ -15,6 +15,7 @@ use super::{
     player::{PlayerStream, PlayerStreams},
     proto::{self as pb, games_server},
     request::trace_game,
+    starts,
     watch::Watchers,
 };
 use crate::{
@@ -24,7 +25,6 @@ use crate::{
     peers::Peer,
     players::Players,
     reason::Reason,
-    rules::chess::Chess960Start,
 };
 
 #[derive(Debug)]
@@ -201,7 +201,7 @@ impl games_server::Games for GamesService {
             Some(pb::create_game_request::Start::Fen(f)) => Start::Fen(f),
             Some(pb::create_game_request::Start::PositionId(id)) => Start::SavedPosition(id),
             Some(pb::create_game_request::Start::Chess960Start(n)) => {
-                Start::Chess960(chess960_start(n)?)
+                Start::Chess960(starts::chess960_start(n)?)
             }
         };
         let time_control = r
@@ -614,18 +614,4 @@ impl games_server::Games for GamesService {
             stream.map(|frame| frame.and_then(|frame| unframed(&frame))),
         )))
     }
-}
-
-/// A Chess960 start number; past 959 is INVALID_ARGUMENT `VALUE_OUT_OF_RANGE`.
-fn chess960_start(number: u32) -> Result<Chess960Start, Status> {
-    u16::try_from(number)
-        .ok()
-        .and_then(Chess960Start::new)
-        .ok_or_else(|| {
-            invalid_argument(
-                "chess960_start",
-                Reason::ValueOutOfRange,
-                format!("Chess960 start {number} does not exist: starts are numbered 0-959"),
-            )
-        })
 }

@@ -23,6 +23,7 @@ mod routes;
 mod rules;
 mod seat_events;
 mod seek_streams;
+mod starts;
 mod streams;
 mod watch;
 

@@ -11,6 +11,7 @@ use super::{
     player_events::{self, EventStream},
     proto::{self as pb, players_server},
     seek_streams::{LobbyStream, SeekStream},
+    starts,
 };
 use crate::{
     games::model::PROVISIONAL_DEVIATION,
@@ -56,6 +57,7 @@ fn challenge_spec(r: pb::CreateChallengeRequest) -> Result<ChallengeSpec, Status
         variant,
         choices: convert::rule_choices("xiangqi_rules", variant, r.xiangqi_rules)?,
         fen: (!r.fen.trim().is_empty()).then_some(r.fen),
+        chess960: r.chess960_start.map(starts::chess960_start).transpose()?,
         time_control: r
             .time_control
             .as_ref()

@@ -14,9 +14,7 @@ use std::convert::Infallible;
 use crate::{
     reason::Reason,
     rules::{
-        Game, Quoted, RuleChoices, Side, Variant,
-        chess::{Chess960Start, START_COUNT},
-        referee::referee_under,
+        Game, Quoted, RuleChoices, Side, Variant, chess::Chess960Start, referee::referee_under,
     },
     store::{Acceptance, ChallengeAnswered, StoreError, StoredGame},
 };
@@ -149,7 +147,7 @@ impl Games {
         let black_name = seat_name("black.display_name", &black, variant, Side::Black)?;
         let (field, fen) = match start {
             Start::Standard if variant == Variant::Chess960 => {
-                ("fen", Some(random_chess960_start().position().fen()))
+                ("fen", Some(Chess960Start::random().position().fen()))
             }
             Start::Standard => ("fen", None),
             Start::Chess960(number) if variant == Variant::Chess960 => {
@@ -289,10 +287,4 @@ fn ratable(
         return Ok(());
     };
     Err(GameError::invalid("rated", Reason::InvalidRatedGame, why))
-}
-
-/// A Chess960 start drawn at random, as a game with no start chosen gets.
-fn random_chess960_start() -> Chess960Start {
-    let number = rand::random_range(0..START_COUNT);
-    Chess960Start::new(number).expect("drawn below the count")
 }

@@ -18,7 +18,9 @@ use crate::{
         TimeControl, TimeSource, model::new_id,
     },
     reason::Reason,
-    rules::{Quoted, RuleChoices, Side, Variant, referee::referee_under},
+    rules::{
+        Game, Quoted, RuleChoices, Side, Variant, chess::Chess960Start, referee::referee_under,
+    },
     store::{Acceptance, ChallengeAnswered, ChallengeState, Store, StoredChallenge},
 };
 
@@ -45,6 +47,9 @@ pub struct ChallengeSpec {
     pub choices: RuleChoices,
     /// The start position (`None`: the standard start).
     pub fen: Option<String>,
+    /// A Chess960 challenge's start by its number; with no start chosen one
+    /// is drawn when the challenge is made, so that both players see it.
+    pub chess960: Option<Chess960Start>,
     pub time_control: Option<TimeControl>,
     /// The challenger's colour (`None`: drawn at acceptance).
     pub color: Option<Side>,
@@ -207,7 +212,8 @@ impl Challenges {
                 "a rated challenge is timed, from the standard start, and not to the engine",
             ));
         }
-        referee_under::<&str>(spec.variant, spec.choices, spec.fen.as_deref(), &[]).map_err(
+        let fen = start_fen(&spec)?;
+        referee_under::<&str>(spec.variant, spec.choices, fen.as_deref(), &[]).map_err(
             |error| GameError::InvalidPosition {
                 field: "fen",
                 error,
@@ -220,7 +226,7 @@ impl Challenges {
             open_to,
             engine: spec.engine.map(EngineSeat::stored),
             variant: spec.variant,
-            start_fen: spec.fen.clone(),
+            start_fen: fen,
             xiangqi_rules: (spec.variant == Variant::Xiangqi)
                 .then(|| spec.choices.xiangqi.name().to_owned()),
             clock: spec.time_control.map(TimeControl::stored),
@@ -554,8 +560,40 @@ impl Challenges {
     }
 }
 
+/// The FEN a challenge starts from: the one given, or a Chess960 start
+/// (the one numbered, or one drawn now).
+fn start_fen(spec: &ChallengeSpec) -> Result<Option<String>, GameError> {
+    let refused =
+        |reason, message: String| Err(GameError::invalid("chess960_start", reason, message));
+    match (spec.variant, spec.chess960, &spec.fen) {
+        (_, Some(_), Some(_)) => refused(
+            Reason::InvalidChallenge,
+            "a challenge starts from a FEN or from a Chess960 start number, not both".to_owned(),
+        ),
+        (Variant::Chess960, number, None) => Ok(Some(
+            number
+                .unwrap_or_else(Chess960Start::random)
+                .position()
+                .fen(),
+        )),
+        (variant, Some(_), None) => refused(
+            Reason::VariantMismatch,
+            format!("a Chess960 start number is for Chess960 challenges, not {variant}"),
+        ),
+        (_, None, fen) => Ok(fen.clone()),
+    }
+}
+
+/// The start of a challenge's game: a Chess960 start counts as the
+/// variant's own (a rated game may start there).
 fn start(stored: &StoredChallenge) -> Start {
-    stored.start_fen.clone().map_or(Start::Standard, Start::Fen)
+    match &stored.start_fen {
+        None => Start::Standard,
+        Some(fen) => match Chess960Start::of_fen(fen) {
+            Some(number) if stored.variant == Variant::Chess960 => Start::Chess960(number),
+            _ => Start::Fen(fen.clone()),
+        },
+    }
 }
 
 fn random_side() -> Side {

@@ -452,3 +452,62 @@ async fn a_challenge_to_the_engine_starts_at_once() {
     assert_eq!(game.black.unwrap().player_id, "alice");
     server.stop().await;
 }
+
+/// A Chess960 challenge shows its start before anyone accepts: the one
+/// numbered, or one drawn when it is made; a rated one starts there and is
+/// rated; a start number for chess, or beside a FEN, is refused.
+#[tokio::test]
+async fn a_chess960_challenge_shows_its_start_and_plays_it_rated() {
+    let server = TestServer::start().await;
+    let mut players = PlayersClient::new(server.channel().await);
+    let [alice, bob] = common::create_players(&mut players, ["alice", "bob"]).await;
+    let chess960 = |start: Option<u32>| pb::CreateChallengeRequest {
+        variant: pb::Variant::Chess960 as i32,
+        chess960_start: start,
+        rated: true,
+        ..chess_challenge("bob")
+    };
+    let made = challenge(&mut players, &alice, chess960(Some(7)))
+        .await
+        .unwrap();
+    assert_eq!(made.chess960_start, Some(7));
+    assert_eq!(
+        made.fen,
+        "qnbnrkrb/pppppppp/8/8/8/8/PPPPPPPP/QNBNRKRB w KQkq - 0 1"
+    );
+    let game = accept(&mut players, &bob, &made.id)
+        .await
+        .unwrap()
+        .game
+        .unwrap();
+    assert_eq!(
+        (game.start_fen.as_str(), game.chess960_start),
+        (made.fen.as_str(), Some(7))
+    );
+    assert!(game.rated);
+
+    let drawn = challenge(&mut players, &alice, chess960(None))
+        .await
+        .unwrap();
+    let number = drawn.chess960_start.expect("a start drawn when made");
+    assert!(number < 960, "{number}");
+    assert!(!drawn.fen.is_empty());
+
+    let mut chess = chess960(Some(7));
+    chess.variant = pb::Variant::Chess as i32;
+    let refused = challenge(&mut players, &alice, chess).await.unwrap_err();
+    assert_eq!(
+        code_and_reason(&refused),
+        (Code::InvalidArgument, "VARIANT_MISMATCH".into())
+    );
+    let both = pb::CreateChallengeRequest {
+        fen: made.fen.clone(),
+        rated: false,
+        ..chess960(Some(7))
+    };
+    let refused = challenge(&mut players, &alice, both).await.unwrap_err();
+    assert_eq!(
+        code_and_reason(&refused),
+        (Code::InvalidArgument, "INVALID_CHALLENGE".into())
+    );
+}

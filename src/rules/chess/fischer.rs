@@ -28,9 +28,6 @@ pub const START_COUNT: u16 = 960;
 pub struct Chess960Start(u16);
 
 impl Chess960Start {
-    /// The standard start's number.
-    pub const STANDARD: Chess960Start = Chess960Start(518);
-
     /// Start position `number`; `None` past 959.
     pub const fn new(number: u16) -> Option<Chess960Start> {
         if number < START_COUNT {
@@ -38,6 +35,11 @@ impl Chess960Start {
         } else {
             None
         }
+    }
+
+    /// A start drawn at random, as a game with no start chosen gets.
+    pub fn random() -> Chess960Start {
+        Chess960Start(rand::random_range(0..START_COUNT))
     }
 
     /// The number, 0-959.
