@@ -17,7 +17,7 @@ pub struct LiveArgs {
     /// Memory the games in play kept in memory may take, in MiB or with a
     /// unit (512MiB, 2GiB; 0: none kept); past it the game changed longest
     /// ago goes first. A game of 40 plies takes 5.4-6.2 KB, so the default
-    /// holds some 85,000 of them.
+    /// holds 87,000 or more of them.
     #[arg(long, env = "ARBITER_LIVE_GAMES_MEMORY", default_value = "512MiB", value_parser = memory)]
     live_games_memory: usize,
 }
