@@ -2,11 +2,13 @@
 //! until a signal stops it.
 
 mod imports;
+mod live;
 
 use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use http::{HeaderValue, Uri};
 use imports::ImportArgs;
+use live::LiveArgs;
 
 use crate::{
     analysis::{
@@ -17,7 +19,7 @@ use crate::{
         DEFAULT_MAX_PLAYER_STREAMS, DEFAULT_MAX_STREAMS_PER_PLAYER,
         DEFAULT_PLAYER_STREAM_MAX_SEATS, PlayerLimits,
     },
-    games::{AdminToken, DEFAULT_CHAT_LINES, DEFAULT_LIVE_GAMES, LeaseTimes},
+    games::{AdminToken, DEFAULT_CHAT_LINES, LeaseTimes},
     lichess::{DEFAULT_LICHESS_BURST, DEFAULT_LICHESS_RATE},
     players::{
         DEFAULT_MAX_CHALLENGES_PER_PLAYER, DEFAULT_MAX_PLAYER_TOKENS, DEFAULT_MAX_SEEKS_PER_PLAYER,
@@ -165,6 +167,8 @@ pub struct ServeArgs {
     player_events_retention: Duration,
     #[command(flatten)]
     imports: ImportArgs,
+    #[command(flatten)]
+    live: LiveArgs,
     /// How long a seat left open (CreateGame's `open`) waits for a player;
     /// then its game is aborted (unjoined).
     #[arg(long, env = "ARBITER_OPEN_SEAT_TIMEOUT", default_value = "1h", value_parser = duration)]
@@ -252,11 +256,6 @@ pub struct ServeArgs {
     /// (0: no share).
     #[arg(long, env = "ARBITER_MAX_IN_FLIGHT_PER_PEER", default_value_t = 256)]
     max_in_flight_per_peer: u32,
-    /// Games in play kept in memory between their changes, so that a
-    /// move neither reads the stored moves again nor replays the game
-    /// (0: none; the game changed longest ago goes first).
-    #[arg(long, env = "ARBITER_LIVE_GAMES", default_value_t = DEFAULT_LIVE_GAMES as u32, value_parser = clap::value_parser!(u32).range(0..=10_000_000))]
-    live_games: u32,
     /// Most game changes (moves, offers, ...) committed together in one
     /// transaction: those that queued while the last commit ran.
     #[arg(long, env = "ARBITER_WRITE_BATCH_MAX", default_value_t = DEFAULT_BATCH_MAX as u32, value_parser = clap::value_parser!(u32).range(1..=4096))]
@@ -411,6 +410,7 @@ impl ServeArgs {
             auth_username_claim,
             auth_jwks_refresh,
             imports,
+            live,
             open_seat_timeout,
             chat_lines,
             claim_victory_after,
@@ -431,7 +431,6 @@ impl ServeArgs {
             max_import_request_bytes,
             max_in_flight,
             max_in_flight_per_peer,
-            live_games,
             write_batch_max,
             request_timeout,
             max_connections,
@@ -461,7 +460,7 @@ impl ServeArgs {
             log_format: _,
             log_buffer_lines: _,
         } = self;
-        imports.apply(ServerConfig {
+        live.apply(imports.apply(ServerConfig {
             engine_slots: engine_slots.map_or_else(Analyst::default_slots, usize::from),
             engine_queue: usize::from(engine_queue),
             engine_queue_wait,
@@ -505,7 +504,6 @@ impl ServeArgs {
             max_import_request_bytes,
             max_in_flight: max_in_flight as usize,
             max_in_flight_per_peer: max_in_flight_per_peer as usize,
-            live_games: live_games as usize,
             write_batch_max: write_batch_max as usize,
             request_timeout,
             max_connections: max_connections as usize,
@@ -532,7 +530,7 @@ impl ServeArgs {
                 renew_every: lease_renew_interval,
             },
             ..ServerConfig::new(database_url)
-        })
+        }))
     }
 }
 
@@ -547,13 +545,9 @@ pub(super) fn run(args: ServeArgs) -> ExitCode {
 /// A duration on the command line: a number with `ms`, `s`, `m` or `h`
 /// (`500ms`, `10s`, `5m`), or seconds alone; at least 1 ms.
 fn duration(text: &str) -> Result<Duration, String> {
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (digits, unit) = text.split_at(split);
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("{text:?} is not a duration (e.g. 500ms, 10s, 5m)"))?;
+    let (n, unit) = live::number_and_unit(text)
+        .ok_or_else(|| format!("{text:?} is not a duration (e.g. 500ms, 10s, 5m)"))?;
+    let n = n as u64;
     let ms = match unit {
         "ms" => Some(n),
         "" | "s" => n.checked_mul(1_000),
@@ -626,13 +620,8 @@ fn origin(text: &str) -> Result<HeaderValue, String> {
 /// A size in bytes on the command line: a number, or with `KiB` or `MiB`;
 /// from 1 KiB to 64 MiB.
 fn bytes(text: &str) -> Result<usize, String> {
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (digits, unit) = text.split_at(split);
-    let n: usize = digits
-        .parse()
-        .map_err(|_| format!("{text:?} is not a size (e.g. 65536, 64KiB, 1MiB)"))?;
+    let (n, unit) = live::number_and_unit(text)
+        .ok_or_else(|| format!("{text:?} is not a size (e.g. 65536, 64KiB, 1MiB)"))?;
     let size = match unit {
         "" => Some(n),
         "KiB" => n.checked_mul(1024),

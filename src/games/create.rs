@@ -224,7 +224,7 @@ impl Games {
         };
         let id = stored.id.clone();
         self.ring_players(&stored);
-        let game = self.live.keep(stored, record);
+        let game = self.live.keep(stored, record)?;
         self.arm_clock(&game);
         if white.engine.is_some() || black.engine.is_some() {
             self.wake_engine(&id);

@@ -155,7 +155,7 @@ impl Games {
             }
         };
         Ok(CreatedGame {
-            game: self.live.keep(stored, record),
+            game: self.live.keep(stored, record)?,
             white_token,
             black_token,
             join_code: String::new(),

@@ -33,6 +33,7 @@ pub mod model;
 mod open_seat;
 mod ownership;
 mod player;
+mod plies;
 pub mod positions;
 mod presence;
 mod read;
@@ -54,7 +55,7 @@ pub use chat::{CHAT_READ, DEFAULT_CHAT_LINES, MAX_CHAT_LINE};
 pub use collection::{CollectionGame, Imported, MAX_GAME_BYTES as MAX_COLLECTION_GAME_BYTES};
 pub use create::Terms;
 pub use hub::{FellBehind, MAX_BACKLOG, Role, Watcher, Watching};
-pub use live::DEFAULT_LIVE_GAMES;
+pub use live::{DEFAULT_LIVE_GAMES, DEFAULT_LIVE_GAMES_MEMORY};
 pub use model::collection::{CollectedGame, PgnSplitter};
 pub use model::{
     AdminToken, EncodeEvent, Ending, EngineSeat, EventKind, FIRST_MOVE_GRACE, GameClock, GameError,
@@ -156,20 +157,21 @@ impl Games {
         time: Arc<dyn TimeSource>,
         watching: Watching,
     ) -> Games {
-        Games::with_live_games(store, analyst, time, watching, DEFAULT_LIVE_GAMES)
+        let limits = [DEFAULT_LIVE_GAMES, DEFAULT_LIVE_GAMES_MEMORY];
+        Games::with_live_games(store, analyst, time, watching, limits)
     }
 
-    /// The service keeping at most `live_games` games in play in memory
-    /// (see `games::live`).
+    /// The service keeping games in play in memory (see `games::live`):
+    /// `[count, bytes]`, at most that many games and bytes of them.
     pub fn with_live_games(
         store: Store,
         analyst: Analyst,
         time: Arc<dyn TimeSource>,
         watching: Watching,
-        live_games: usize,
+        [live_games, live_games_memory]: [usize; 2],
     ) -> Games {
         let hub = Arc::new(hub::Hub::new(watching));
-        let live = Arc::new(live::LiveGames::new(live_games));
+        let live = Arc::new(live::LiveGames::new(live_games, live_games_memory));
         let changes = store.changes();
         let shared_store = changes.is_some();
         let games = Games {

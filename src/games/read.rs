@@ -183,6 +183,12 @@ impl Games {
         self.live.len()
     }
 
+    /// The bytes the games in play kept in memory count for now (see
+    /// `--live-games-memory`).
+    pub fn live_games_bytes(&self) -> usize {
+        self.live.bytes()
+    }
+
     /// Watchers of every game now (for monitoring).
     pub fn watchers(&self) -> usize {
         self.hub.watchers()

@@ -143,7 +143,7 @@ impl Games {
                 let engines = new.white_engine.is_some() || new.black_engine.is_some();
                 let record = replay(&new)?;
                 self.ring_players(&new);
-                let rematch = self.live.keep(new, record);
+                let rematch = self.live.keep(new, record)?;
                 self.arm_clock(&rematch);
                 if engines {
                     self.wake_engine(&rematch.id);

@@ -44,7 +44,7 @@ impl Games {
     ) -> Result<(), GameError> {
         // A live game that passes is enough (the write judges again); one
         // that refuses may be behind the store, which decides.
-        let passes = |game: &StoredGame| judge(game, game.moves.len(), claim, needs).is_ok();
+        let passes = |game: &StoredGame, ply| judge(game, ply, claim, needs).is_ok();
         if self.live.peek(id, passes) == Some(true) {
             return Ok(());
         }

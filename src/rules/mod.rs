@@ -31,7 +31,7 @@ pub use move_text::MoveText;
 pub use outcome::{Chase, DrawClaim, GameEnd, Termination, Verdict};
 pub use quoted::{Clipped, Quoted};
 pub use ranks::Ranks;
-pub use record::{Record, ReplayError};
+pub use record::{Packed, Record, ReplayError};
 pub use side::{ParseSideError, Side};
 pub use status::{ParseStatusError, Status};
 pub use variant::{ParseVariantError, Variant};

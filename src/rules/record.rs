@@ -4,6 +4,11 @@ use super::{Game, IllegalMove, IllegalReason, MoveError, Quoted, Verdict};
 /// and every position along the way, so that history rules (repetition,
 /// perpetual check) can be judged.
 ///
+/// A record unpacked from a [`Packed`] one holds the positions, keys and
+/// moves from ply [`Record::first_kept`] on (the last irreversible move):
+/// indices into [`Record::positions`] and [`Record::moves`] count from
+/// there, and no rule looks further back.
+///
 /// ```
 /// use arbiter::rules::{chess::Chess, Game, Record, Termination};
 ///
@@ -21,6 +26,23 @@ pub struct Record<G: Game> {
     positions: Vec<G>,
     keys: Vec<u64>,
     moves: Vec<G::Move>,
+    /// The ply of `positions[0]`: 0 unless unpacked.
+    first: usize,
+}
+
+/// A record packed small, to be kept between a game's changes: the
+/// position at its last irreversible move, and the keys and moves since,
+/// from which [`Packed::unpack`] replays the positions in between. Nothing
+/// before that move is kept: no repetition reaches back past it, nor does
+/// any rule looking at a repetition cycle or the checks of the plies since
+/// it.
+#[derive(Clone, Debug)]
+pub struct Packed<G: Game> {
+    options: G::Options,
+    first_position: G,
+    keys: Box<[u64]>,
+    moves: Box<[G::Move]>,
+    first: usize,
 }
 
 /// A move of a replayed history that could not be played.
@@ -57,6 +79,7 @@ impl<G: Game> Record<G> {
             keys,
             positions,
             moves: Vec::with_capacity(plies),
+            first: 0,
         }
     }
 
@@ -101,9 +124,40 @@ impl<G: Game> Record<G> {
         &self.options
     }
 
-    /// The starting position.
+    /// The starting position (the earliest kept: see [`Record::first_kept`]).
     pub fn start(&self) -> &G {
         &self.positions[0]
+    }
+
+    /// The ply of the earliest position kept (0 unless unpacked): moves
+    /// are taken back down to it at most.
+    pub fn first_kept(&self) -> usize {
+        self.first
+    }
+
+    /// Number of moves played from the start.
+    pub fn ply(&self) -> usize {
+        self.first + self.moves.len()
+    }
+
+    /// The record packed small (see [`Packed`]).
+    pub fn pack(self) -> Packed<G> {
+        let Record {
+            options,
+            mut positions,
+            keys,
+            moves,
+            first,
+        } = self;
+        let last = keys.len() - 1;
+        let drop = last - (positions[last].halfmove_clock() as usize).min(last);
+        Packed {
+            options,
+            first_position: positions.swap_remove(drop),
+            keys: keys[drop..].into(),
+            moves: moves[drop..].into(),
+            first: first + drop,
+        }
     }
 
     /// The position after the last move.
@@ -113,12 +167,13 @@ impl<G: Game> Record<G> {
             .expect("a record always has its start position")
     }
 
-    /// The moves played, in order.
+    /// The moves played, in order (from [`Record::first_kept`] on).
     pub fn moves(&self) -> &[G::Move] {
         &self.moves
     }
 
-    /// Every position, from the start (index 0) to the current one.
+    /// Every position, from the start (index 0; the earliest kept, see
+    /// [`Record::first_kept`]) to the current one.
     pub fn positions(&self) -> &[G] {
         &self.positions
     }
@@ -229,5 +284,96 @@ impl<G: Game> Record<G> {
     /// The rules' judgement of the current position.
     pub fn verdict(&self) -> Verdict {
         G::adjudicate(self, self.current().has_legal_moves())
+    }
+}
+
+impl<G: Game> Packed<G> {
+    /// The record again, its positions since the last irreversible move
+    /// replayed, with room for a few more moves.
+    pub fn unpack(self) -> Record<G> {
+        let mut positions = Vec::with_capacity(self.moves.len() + 3);
+        let mut position = self.first_position;
+        for &m in &self.moves {
+            let next = {
+                let mut next = position.clone();
+                next.play(m);
+                next
+            };
+            positions.push(position);
+            position = next;
+        }
+        positions.push(position);
+        let mut keys = self.keys.into_vec();
+        keys.reserve(2);
+        let mut moves = self.moves.into_vec();
+        moves.reserve(2);
+        Record {
+            options: self.options,
+            positions,
+            keys,
+            moves,
+            first: self.first,
+        }
+    }
+
+    /// The ply of the earliest position kept.
+    pub fn first_kept(&self) -> usize {
+        self.first
+    }
+
+    /// Number of moves played from the start.
+    pub fn ply(&self) -> usize {
+        self.first + self.moves.len()
+    }
+
+    /// The bytes it holds on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        size_of_val(&*self.keys) + size_of_val(&*self.moves)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{chess::Chess, xiangqi::Xiangqi};
+
+    /// Packed and unpacked after every move, a record judges as the whole
+    /// one does, and plays on the same.
+    fn packs_as_it_plays<G: Game>(start: G, moves: &[&str]) {
+        let mut whole = Record::new(start.clone());
+        let mut packed = Record::new(start).pack();
+        for m in moves {
+            whole.play_text(m).unwrap();
+            let mut record = packed.unpack();
+            record.play_text(m).unwrap();
+            assert_eq!(record.ply(), whole.ply());
+            assert_eq!(record.current().fen(), whole.current().fen());
+            assert_eq!(record.repetitions(), whole.repetitions());
+            assert_eq!(record.verdict(), whole.verdict(), "after {m}");
+            assert!(record.first_kept() <= whole.ply());
+            packed = record.pack();
+        }
+    }
+
+    #[test]
+    fn a_packed_record_judges_as_the_whole_one() {
+        packs_as_it_plays(
+            Chess::start(),
+            &[
+                "e4", "e5", "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8",
+            ],
+        );
+        // Black's chariot chases the horse its general cannot protect.
+        let chase = Xiangqi::from_fen("3k5/9/9/9/9/9/3r5/9/9/3NK4 w - - 0 1").unwrap();
+        let moves = [
+            "d0c2", "d3c3", "c2d0", "c3d3", "d0c2", "d3c3", "c2d0", "c3d3",
+        ];
+        packs_as_it_plays(chase, &moves);
+        let mut whole =
+            Record::new(Xiangqi::from_fen("3k5/9/9/9/9/9/3r5/9/9/3NK4 w - - 0 1").unwrap());
+        for m in moves {
+            whole.play_text(m).unwrap_or_else(|e| panic!("{m}: {e}"));
+        }
+        assert!(whole.verdict().end.is_some());
     }
 }

@@ -3,7 +3,7 @@
 //! [`Variant`] meets the generic rules, once.
 
 use super::{
-    FenProblem, Game, MoveDescription, MoveError, MoveText, Quoted, Record, ReplayError,
+    FenProblem, Game, MoveDescription, MoveError, MoveText, Packed, Quoted, Record, ReplayError,
     RuleChoices, Side, Variant, Verdict,
 };
 use crate::with_game;
@@ -38,7 +38,8 @@ pub struct PlayedMove {
 pub trait Referee: Send + Sync {
     /// The variant.
     fn variant(&self) -> Variant;
-    /// The start position's FEN.
+    /// The start position's FEN (the earliest kept: see
+    /// [`Referee::first_kept`]).
     fn start_fen(&self) -> String;
     /// The current position's FEN.
     fn fen(&self) -> String;
@@ -69,7 +70,7 @@ pub trait Referee: Send + Sync {
     /// Every legal move of the current position in coordinate notation, in
     /// one string, separated by single spaces.
     fn legal_moves_coordinates_text(&self) -> String;
-    /// Every move played so far.
+    /// Every move played so far (from [`Referee::first_kept`] on).
     fn history(&self) -> Vec<PlayedMove>;
     /// The move played at `ply` (0 = the first), if it was.
     fn played(&self, ply: usize) -> Option<PlayedMove>;
@@ -86,10 +87,41 @@ pub trait Referee: Send + Sync {
     ///
     /// Unreadable, ambiguous or illegal text.
     fn play_recorded(&mut self, text: &str) -> Result<PlayedMove, MoveError>;
-    /// Takes the last move back.
+    /// Takes the last move back (none past [`Referee::first_kept`]).
     fn undo(&mut self);
     /// A copy to try things on.
     fn boxed_clone(&self) -> Box<dyn Referee>;
+    /// The ply of the earliest position kept (see [`Record::first_kept`]).
+    fn first_kept(&self) -> usize;
+    /// The record packed small (see [`Packed`]).
+    fn pack(self: Box<Self>) -> Box<dyn PackedReferee>;
+}
+
+/// A [`Packed`] record whose variant is known only at run time.
+pub trait PackedReferee: Send + Sync {
+    /// The record again.
+    fn unpack(self: Box<Self>) -> Box<dyn Referee>;
+    /// Number of moves played from the start.
+    fn ply(&self) -> usize;
+    /// The ply of the earliest position kept.
+    fn first_kept(&self) -> usize;
+    /// The bytes it holds, on the heap and in its own struct.
+    fn bytes(&self) -> usize;
+}
+
+impl<G: Game> PackedReferee for Packed<G> {
+    fn unpack(self: Box<Self>) -> Box<dyn Referee> {
+        Box::new(Packed::unpack(*self))
+    }
+    fn ply(&self) -> usize {
+        Packed::ply(self)
+    }
+    fn first_kept(&self) -> usize {
+        Packed::first_kept(self)
+    }
+    fn bytes(&self) -> usize {
+        size_of::<Self>() + self.heap_bytes()
+    }
 }
 
 impl<G: Game> Referee for Record<G> {
@@ -106,7 +138,7 @@ impl<G: Game> Referee for Record<G> {
         self.current().turn()
     }
     fn ply(&self) -> usize {
-        self.moves().len()
+        Record::ply(self)
     }
     fn is_check(&self) -> bool {
         self.current().is_check()
@@ -163,11 +195,12 @@ impl<G: Game> Referee for Record<G> {
         text
     }
     fn history(&self) -> Vec<PlayedMove> {
-        (0..self.moves().len())
+        (self.first_kept()..Record::ply(self))
             .filter_map(|ply| self.played(ply))
             .collect()
     }
     fn played(&self, ply: usize) -> Option<PlayedMove> {
+        let ply = ply.checked_sub(self.first_kept())?;
         let m = *self.moves().get(ply)?;
         let positions = self.positions();
         Some(PlayedMove {
@@ -196,6 +229,12 @@ impl<G: Game> Referee for Record<G> {
     }
     fn boxed_clone(&self) -> Box<dyn Referee> {
         Box::new(self.clone())
+    }
+    fn first_kept(&self) -> usize {
+        Record::first_kept(self)
+    }
+    fn pack(self: Box<Self>) -> Box<dyn PackedReferee> {
+        Box::new(Record::pack(*self))
     }
 }
 

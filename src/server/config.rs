@@ -14,7 +14,8 @@ use crate::{
     },
     games::{
         AdminToken, DEFAULT_CHAT_LINES, DEFAULT_CLAIM_VICTORY_AFTER, DEFAULT_LIVE_GAMES,
-        DEFAULT_OPEN_SEAT_TIMEOUT, LeaseTimes, PgnLimits, SystemTime, TimeSource,
+        DEFAULT_LIVE_GAMES_MEMORY, DEFAULT_OPEN_SEAT_TIMEOUT, LeaseTimes, PgnLimits, SystemTime,
+        TimeSource,
     },
     lichess::{DEFAULT_LICHESS_BURST, DEFAULT_LICHESS_RATE},
     players::{
@@ -172,8 +173,10 @@ pub struct ServerConfig {
     pub keepalive_timeout: Duration,
     /// Time requests in flight get to finish at shutdown.
     pub shutdown_grace: Duration,
-    /// Games in play kept in memory for their next change.
+    /// Games in play kept in memory for their next change, at most.
     pub live_games: usize,
+    /// Bytes of games in play kept in memory, at most.
+    pub live_games_memory: usize,
     /// Most game changes committed in one transaction.
     pub write_batch_max: usize,
     /// Serve over TLS with these files (`None`: plaintext).
@@ -253,6 +256,7 @@ impl ServerConfig {
             keepalive_timeout: Duration::from_secs(10),
             shutdown_grace: Duration::from_secs(10),
             live_games: DEFAULT_LIVE_GAMES,
+            live_games_memory: DEFAULT_LIVE_GAMES_MEMORY,
             write_batch_max: DEFAULT_BATCH_MAX,
             tls: None,
             metrics_listen: None,

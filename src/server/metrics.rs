@@ -53,6 +53,7 @@ const UPKEEP_INTERVAL: Duration = Duration::from_secs(5);
 
 const WATCHED_GAMES: &str = "arbiter_games_watched";
 const LIVE_GAMES: &str = "arbiter_games_live";
+const LIVE_GAMES_BYTES: &str = "arbiter_games_live_bytes";
 const CLOCKED_GAMES: &str = "arbiter_games_clocked";
 const WATCHERS: &str = "arbiter_watchers";
 const ENGINE_SLOTS: &str = "arbiter_engine_slots";
@@ -126,6 +127,11 @@ fn describe() {
         LIVE_GAMES,
         "Games in play kept in memory for their next change"
     );
+    describe_gauge!(
+        LIVE_GAMES_BYTES,
+        Unit::Bytes,
+        "Bytes the games in play kept in memory count for (at most --live-games-memory)"
+    );
     describe_gauge!(CLOCKED_GAMES, "Ongoing timed games, each with a flag timer");
     describe_gauge!(WATCHERS, "WatchGame streams and WatchPlayer seats open");
     describe_gauge!(ENGINE_SLOTS, "Engine search slots, by pool (rpc, seat)");
@@ -173,6 +179,7 @@ impl Sources {
         let count = |n: usize| n as f64;
         metrics::gauge!(WATCHED_GAMES).set(count(self.games.watched_games()));
         metrics::gauge!(LIVE_GAMES).set(count(self.games.live_games()));
+        metrics::gauge!(LIVE_GAMES_BYTES).set(count(self.games.live_games_bytes()));
         metrics::gauge!(CLOCKED_GAMES).set(count(self.games.flag_timers()));
         metrics::gauge!(LEASES_HELD).set(count(self.games.leases_held()));
         metrics::gauge!(WATCHERS).set(count(self.games.watchers()));

@@ -185,7 +185,7 @@ pub async fn serve(
         analyst.clone(),
         config.time.clone(),
         watching,
-        config.live_games,
+        [config.live_games, config.live_games_memory],
     )
     .with_admin_token(config.admin_token.clone())
     .with_import_limits(PgnLimits {

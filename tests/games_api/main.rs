@@ -19,6 +19,7 @@ mod history;
 mod identity;
 mod leaving;
 mod lichess;
+mod live_budget;
 mod players;
 mod ratings;
 mod rematch;
