@@ -575,10 +575,19 @@ fn game_engine(text: &str) -> Result<(Variant, PathBuf), String> {
         .split_once('=')
         .filter(|(_, path)| !path.is_empty())
         .ok_or_else(|| format!("{text:?}: expected GAME=PATH (e.g. chess=/usr/games/stockfish)"))?;
-    Ok((
-        game.parse().map_err(|e| format!("{text:?}: {e}"))?,
-        path.into(),
-    ))
+    Ok((engine_game(text, game)?, path.into()))
+}
+
+/// The game an engine flag names: chess or xiangqi (Chess960 is played by
+/// the chess engine, set to it).
+fn engine_game(text: &str, game: &str) -> Result<Variant, String> {
+    match game.parse() {
+        Ok(Variant::Chess960) => Err(format!(
+            "{text:?}: Chess960 is played by the chess engine (with UCI_Chess960): name it as chess"
+        )),
+        Ok(variant) => Ok(variant),
+        Err(e) => Err(format!("{text:?}: {e}")),
+    }
 }
 
 /// `--uci-engine-option`: GAME:NAME=VALUE, a name and value that cannot
@@ -594,8 +603,7 @@ fn engine_option(text: &str) -> Result<(Variant, String, String), String> {
     if text.chars().any(char::is_control) {
         return Err(format!("{text:?}: an option holds no control characters"));
     }
-    let variant = game.parse().map_err(|e| format!("{text:?}: {e}"))?;
-    Ok((variant, name.to_owned(), value.to_owned()))
+    Ok((engine_game(text, game)?, name.to_owned(), value.to_owned()))
 }
 
 /// A web origin on the command line, as browsers send it in `Origin`:
@@ -709,6 +717,18 @@ mod tests {
         for bad in ["", "100", "1GiB", "65MiB", "1kb"] {
             assert!(bytes(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn engine_flags_name_chess_or_xiangqi() {
+        assert_eq!(
+            game_engine("chess=/usr/games/stockfish"),
+            Ok((Variant::Chess, PathBuf::from("/usr/games/stockfish")))
+        );
+        let refused = game_engine("chess960=/usr/games/stockfish").unwrap_err();
+        assert!(refused.contains("name it as chess"), "{refused}");
+        assert!(engine_option("chess960:Hash=64").is_err());
+        assert!(game_engine("shogi=/bin/true").is_err());
     }
 
     #[test]
