@@ -306,6 +306,35 @@ async fn challenges_are_listed_declined_and_canceled() {
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
+/// A Chess960 game through the bot API: its variant and start as Lichess
+/// writes them, castling sent and streamed as the king taking its rook.
+#[tokio::test]
+async fn a_chess960_game_castles_king_takes_rook_through_the_bot_api() {
+    let server = TestServer::start().await;
+    let (alice, bob) = two_players(&server).await;
+    let start = "qbbnrnkr/pppppppp/8/8/8/8/PPPPPPPP/QBBNRNKR w KQkq - 0 1";
+    let form = format!(
+        "variant=chess960&color=white&fen={}",
+        start.replace(' ', "+")
+    );
+    let id = play_by_challenge(&alice, &bob, "bob", &form).await;
+    let mut stream = alice.stream(&format!("/api/bot/game/stream/{id}")).await;
+    let full = stream.next().await.unwrap();
+    assert_eq!(full["variant"]["key"], "chess960");
+    assert_eq!(full["initialFen"], start);
+    for (player, uci) in [(&alice, "f1g3"), (&bob, "f8g6"), (&alice, "g1h1")] {
+        let (status, moved) = player
+            .post(&format!("/api/bot/game/{id}/move/{uci}"), "")
+            .await;
+        assert_eq!(status, StatusCode::OK, "{uci}: {moved}");
+    }
+    let mut moves = Value::Null;
+    for _ in 0..3 {
+        moves = stream.next_of("gameState").await["moves"].clone();
+    }
+    assert_eq!(moves, "f1g3 f8g6 g1h1");
+}
+
 #[tokio::test]
 async fn xiangqi_moves_use_ranks_from_one() {
     let server = TestServer::start().await;

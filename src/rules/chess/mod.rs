@@ -73,11 +73,16 @@ pub type Chess = Orthodox<Standard>;
 pub type Chess960 = Orthodox<Fischer>;
 
 impl<C: Castling> Default for Orthodox<C> {
+    /// The standard start (Chess960's start 518), built without checking
+    /// it again in chess.
     fn default() -> Orthodox<C> {
-        let setup = shakmaty::Setup::initial();
-        Orthodox::of(
-            shakmaty::Chess::from_setup(setup, C::MODE).expect("the standard start is legal"),
-        )
+        Orthodox::of(match C::MODE {
+            CastlingMode::Standard => shakmaty::Chess::default(),
+            CastlingMode::Chess960 => {
+                shakmaty::Chess::from_setup(shakmaty::Setup::initial(), C::MODE)
+                    .expect("the standard start is legal")
+            }
+        })
     }
 }
 
