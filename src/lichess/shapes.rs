@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 
 use crate::{
     api::proto as pb,
-    games::model::{Speed, TimeControl},
-    rules::Ranks,
+    games::model::{Speed, TimeControl, perf},
+    rules::{Ranks, Variant},
     store::StoredChatLine,
 };
 
@@ -112,15 +112,12 @@ fn is_xiangqi(variant: i32) -> bool {
 
 /// Arbiter's perf name of a game of `variant` at `speed`.
 pub(super) fn perf_of(variant: i32, speed: Speed) -> String {
-    let game = if is_xiangqi(variant) {
-        "xiangqi"
-    } else if variant == pb::Variant::Chess960 as i32 {
-        // One perf at every speed, as on Lichess.
-        return "chess960".to_owned();
-    } else {
-        "chess"
+    let variant = match pb::Variant::try_from(variant) {
+        Ok(pb::Variant::Xiangqi) => Variant::Xiangqi,
+        Ok(pb::Variant::Chess960) => Variant::Chess960,
+        _ => Variant::Chess,
     };
-    format!("{game}_{}", speed.name())
+    perf(variant, speed)
 }
 
 /// `variant{key,name,short}`.

@@ -3,9 +3,9 @@
 
 use crate::common::{self, code_and_reason, seat};
 
-use arbiter::api::proto::{self as pb, create_game_request::Start};
+use arbiter::api::proto::{self as pb, create_game_request::Start, games_client::GamesClient};
 use common::TestServer;
-use tonic::Code;
+use tonic::{Code, transport::Channel};
 
 /// Start 100: `QBBNRNKR`, the king on g1 and a rook on h1.
 const START_100: &str = "qbbnrnkr/pppppppp/8/8/8/8/PPPPPPPP/QBBNRNKR w KQkq - 0 1";
@@ -20,15 +20,16 @@ fn create(start: Option<Start>) -> pb::CreateGameRequest {
     }
 }
 
+/// A Chess960 game between "W" and "B" from `start`.
+async fn started(games: &mut GamesClient<Channel>, start: Option<Start>) -> pb::CreateGameResponse {
+    common::create_game_from(games, pb::Variant::Chess960, start, "W", "B").await
+}
+
 #[tokio::test]
 async fn a_numbered_start_castles_king_takes_rook_and_exports_as_chess960() {
     let server = TestServer::start().await;
     let mut games = server.games().await;
-    let created = games
-        .create_game(create(Some(Start::Chess960Start(100))))
-        .await
-        .unwrap()
-        .into_inner();
+    let created = started(&mut games, Some(Start::Chess960Start(100))).await;
     let game = created.game.clone().unwrap();
     assert_eq!(game.start_fen, START_100);
     assert_eq!(game.chess960_start, Some(100));
@@ -96,13 +97,7 @@ async fn starts_are_drawn_at_random_numbered_or_refused() {
     // No start: one drawn at random, its number told.
     let mut numbers = std::collections::BTreeSet::new();
     for _ in 0..8 {
-        let game = games
-            .create_game(create(None))
-            .await
-            .unwrap()
-            .into_inner()
-            .game
-            .unwrap();
+        let game = started(&mut games, None).await.game.unwrap();
         let number = game.chess960_start.expect("a numbered start");
         assert!(number < 960);
         numbers.insert(number);
@@ -110,11 +105,8 @@ async fn starts_are_drawn_at_random_numbered_or_refused() {
     assert!(numbers.len() > 1, "eight draws gave {numbers:?}");
     // A Chess960 position from a FEN, in Shredder-FEN: no start number.
     let fen = "1r2k2r/pppppppp/8/8/8/8/PPPPPPPP/1R2K2R w HBhb - 0 1";
-    let game = games
-        .create_game(create(Some(Start::Fen(fen.into()))))
+    let game = started(&mut games, Some(Start::Fen(fen.into())))
         .await
-        .unwrap()
-        .into_inner()
         .game
         .unwrap();
     assert_eq!(
