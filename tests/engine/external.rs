@@ -76,6 +76,21 @@ fn script(dir: &Path, body: &str) -> (PathBuf, PathBuf) {
     let text = format!("#!/bin/sh\necho $$ > '{}'\n{body}\n", pid.display());
     std::fs::write(&path, text).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // A process another test forks while this file is open for writing
+    // holds it open until it execs, and running the file fails with "text
+    // file busy" until then: the script is run once, with no input (it
+    // ends at once), until it runs.
+    for _ in 0..100 {
+        match std::process::Command::new(&path)
+            .stdin(std::process::Stdio::null())
+            .output()
+        {
+            Err(e) if e.raw_os_error() == Some(26) => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            _ => break,
+        }
+    }
     (path, pid)
 }
 
