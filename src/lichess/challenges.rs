@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 use tokio_stream::StreamExt;
 
-use super::{Services, account::Profiles, answer::Answer, form::Call, shapes};
+use super::{Services, account::Profiles, answer::Answer, form::Call, shapes, variants};
 use crate::api::proto::{self as pb, players_server::Players as _};
 
 /// Lichess's AI levels, 1-8, on Arbiter's engine levels, 1-10.
@@ -34,7 +34,7 @@ fn terms(call: &Call) -> Result<pb::CreateChallengeRequest, Answer> {
         "standard" | "fromPosition" => pb::Variant::Chess,
         "chess960" => pb::Variant::Chess960,
         "xiangqi" => pb::Variant::Xiangqi,
-        key if let Some(variant) = shapes::chess_variant(key) => variant,
+        key if let Some(variant) = variants::chess_variant(key) => variant,
         other => {
             return Err(Answer::bad_request(format!(
                 "variant {other:?} is not played here: standard, fromPosition, chess960, xiangqi, \
@@ -211,7 +211,7 @@ pub(super) async fn engine(services: &Services, call: &Call) -> Answer {
     Answer::json(json!({
         "id": game.id,
         "fullId": game.id,
-        "variant": shapes::variant(game.variant, &game.start_fen),
+        "variant": variants::variant(game.variant, &game.start_fen),
         "speed": shapes::speed_key(speed),
         "perf": shapes::speed_key(speed),
         "rated": game.rated,
@@ -259,7 +259,7 @@ fn seek_terms(call: &Call) -> Result<pb::SeekRequest, Answer> {
         "standard" => pb::Variant::Chess,
         "chess960" => pb::Variant::Chess960,
         "xiangqi" => pb::Variant::Xiangqi,
-        key if let Some(variant) = shapes::chess_variant(key) => variant,
+        key if let Some(variant) = variants::chess_variant(key) => variant,
         other => {
             return Err(Answer::bad_request(format!(
                 "variant {other:?} is not sought here: standard, chess960, xiangqi, crazyhouse, \

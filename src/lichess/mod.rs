@@ -20,6 +20,7 @@ mod form;
 mod play;
 mod rate;
 mod shapes;
+mod variants;
 
 use std::{convert::Infallible, pin::Pin, sync::Arc, time::Duration};
 

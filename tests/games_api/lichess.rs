@@ -335,6 +335,49 @@ async fn a_chess960_game_castles_king_takes_rook_through_the_bot_api() {
     assert_eq!(moves, "f1g3 f8g6 g1h1");
 }
 
+/// The Lichess variants through the bot API: their keys, a drop sent and
+/// streamed as `P@e4`, and a variant's own end as `variantEnd`.
+#[tokio::test]
+async fn lichess_variants_play_through_the_bot_api() {
+    let server = TestServer::start().await;
+    let (alice, bob) = two_players(&server).await;
+    for (variant, moves, status) in [
+        (
+            "crazyhouse",
+            ["e2e4", "d7d5", "e4d5", "d8d5", "P@e4"].as_slice(),
+            "started",
+        ),
+        (
+            "atomic",
+            ["g1f3", "a7a6", "f3g5", "a6a5", "g5f7"].as_slice(),
+            "variantEnd",
+        ),
+    ] {
+        let form = format!("variant={variant}&color=white");
+        let id = play_by_challenge(&alice, &bob, "bob", &form).await;
+        let mut stream = alice.stream(&format!("/api/bot/game/stream/{id}")).await;
+        let full = stream.next().await.unwrap();
+        assert_eq!(full["variant"]["key"], variant);
+        assert_eq!(
+            full["perf"]["name"].as_str().map(str::is_empty),
+            Some(false)
+        );
+        for (ply, uci) in moves.iter().enumerate() {
+            let player = if ply % 2 == 0 { &alice } else { &bob };
+            let (code, moved) = player
+                .post(&format!("/api/bot/game/{id}/move/{uci}"), "")
+                .await;
+            assert_eq!(code, StatusCode::OK, "{variant} {uci}: {moved}");
+        }
+        let mut state = Value::Null;
+        for _ in 0..moves.len() {
+            state = stream.next_of("gameState").await;
+        }
+        assert_eq!(state["moves"], moves.join(" "), "{variant}");
+        assert_eq!(state["status"], status, "{variant}: {state}");
+    }
+}
+
 #[tokio::test]
 async fn xiangqi_moves_use_ranks_from_one() {
     let server = TestServer::start().await;
