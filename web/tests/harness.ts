@@ -228,6 +228,21 @@ export async function dragPiece(page: Page, from: string, to: string): Promise<v
   await page.mouse.up();
 }
 
+/** Drags the piece `letter` from its side's Crazyhouse pocket to `to`. */
+export async function dragPocketPiece(page: Page, letter: string, to: string): Promise<void> {
+  const side = letter === letter.toUpperCase() ? "white" : "black";
+  const piece = await page.locator(`[data-testid=pocket-${side}] [data-pocket-piece="${letter}"]`).boundingBox();
+  const square = await page.locator(`rect.hit[data-square="${to}"]`).boundingBox();
+  if (!piece || !square) throw new Error(`no pocket piece ${letter} or no square ${to}`);
+  const a = { x: piece.x + piece.width / 2, y: piece.y + piece.height / 2 };
+  const b = { x: square.x + square.width / 2, y: square.y + square.height / 2 };
+  await page.mouse.move(a.x, a.y);
+  await page.mouse.down();
+  await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 4 });
+  await page.mouse.move(b.x, b.y, { steps: 4 });
+  await page.mouse.up();
+}
+
 /** The moves the page's move list shows, in order. */
 export async function shownMoves(page: Page): Promise<string[]> {
   const cells = await page.locator("[data-testid=moves] td[data-ply]").allTextContents();
