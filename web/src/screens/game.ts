@@ -274,13 +274,17 @@ class GameView {
     return this.board.flipped ? { top: "white", bottom: "black" } : { top: "black", bottom: "white" };
   }
 
-  /** Crazyhouse: the pockets of the position shown, the drop selected marked. */
+  /** Crazyhouse: the pockets of the position shown, the drop selected
+   * marked in this player's pocket. */
   private showPockets(): void {
     if (!this.pockets) return;
     const pockets = readPockets(this.shownFen);
     const sides = this.sidesShown();
-    this.pockets.top.show(sides.top, pockets[sides.top], this.selection);
-    this.pockets.bottom.show(sides.bottom, pockets[sides.bottom], this.selection);
+    const mine = this.mySide === Side.WHITE ? "white" : this.mySide === Side.BLACK ? "black" : undefined;
+    for (const where of ["top", "bottom"] as const) {
+      const side = sides[where];
+      this.pockets[where].show(side, pockets[side], side === mine ? this.selection : undefined);
+    }
   }
 
   /** Three-check: the checks given in the position shown. */
