@@ -1,6 +1,7 @@
 // What the browser tests run against: a real `arbiter serve` on a free port
 // with a fresh SQLite database, the built app (served by the binary itself,
-// or by a small static server in front of it when the binary serves no app),
+// or by a small static server in front of it when the binary serves no app,
+// or with ARBITER_WEB_DIST=1 one built after the binary embedded another),
 // and Debian's Chromium driven by playwright-core (which never downloads a
 // browser of its own).
 
@@ -126,8 +127,11 @@ export async function startStack(): Promise<Stack> {
     await exited;
   };
   await startServer();
-  // The binary serves the app itself when it embeds one; else serve dist/.
-  const served = await fetch(`${serverUrl}/`).then(async (r) => r.ok && (await r.text()).includes('id="app"')).catch(() => false);
+  // The binary serves the app itself when it embeds one; else (or when
+  // asked to test this checkout's build) serve dist/.
+  const served =
+    process.env.ARBITER_WEB_DIST !== "1" &&
+    (await fetch(`${serverUrl}/`).then(async (r) => r.ok && (await r.text()).includes('id="app"')).catch(() => false));
   const front = served ? undefined : await serveDist(serverUrl);
   const appUrl = front ? front.url : serverUrl;
   console.log(`app served by ${front ? "the tests, from web/dist" : "the binary"}`);
