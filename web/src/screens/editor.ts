@@ -212,7 +212,7 @@ export function editorScreen(game: GameVariant): Screen {
     element: h(
       "section",
       { "data-testid": "editor", "data-variant": game.key },
-      h("h1", { class: "row" }, `Position editor: ${game.label}`, otherGames),
+      h("h1", { class: "row" }, "Position editor:", otherGames),
       h(
         "div",
         { class: "editor-layout" },
