@@ -109,13 +109,13 @@ describe("Lichess variants", () => {
 
   test("Three-check counts each side's checks, and the third wins", async () => {
     const { page, close, black } = await whiteSeatGame(Variant.THREE_CHECK);
-    await waitForText(page, "[data-testid=checks-white]", "0 checks");
+    await waitForText(page, "[data-testid=checks-white]", "0 checks given");
     await clickMove(page, "e2", "e4");
     await black("d6");
     await clickMove(page, "f1", "b5");
     assert.equal((await waitForMoves(page, 3))[2], "Bb5+");
     await waitForText(page, "[data-testid=checks-white]", "1 check");
-    assert.equal(await page.textContent("[data-testid=checks-black]"), "0 checks");
+    assert.equal(await page.textContent("[data-testid=checks-black]"), "0 checks given");
     await screenshot(page, "three-check");
     await black("c6");
     await clickMove(page, "b5", "c6");

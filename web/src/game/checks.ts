@@ -13,12 +13,12 @@ export function checksGiven(fen: string): { white: number; black: number } | und
   return { white: CHECKS_TO_WIN - Number(m[1]), black: CHECKS_TO_WIN - Number(m[2]) };
 }
 
-/** One side's count: "1 check" beside its name. */
+/** One side's count: "1 check given" beside its name. */
 export class CheckCounter {
   readonly element = h("span", { class: "checks", title: `Checks given (${CHECKS_TO_WIN} win)` });
 
   show(side: "white" | "black", given: number): void {
     this.element.dataset.testid = `checks-${side}`;
-    this.element.textContent = `${given} ${given === 1 ? "check" : "checks"}`;
+    this.element.textContent = `${given} ${given === 1 ? "check" : "checks"} given`;
   }
 }
