@@ -77,8 +77,10 @@ export interface Player {
 export interface Stack {
   /** The page's address: the app, whose grpc-web calls reach the server. */
   appUrl: string;
-  /** Whether the binary serves the app (else the tests serve web/dist). */
-  appFromBinary: boolean;
+  /** Whether the pages carry the headers the binary serves its app with:
+   * it serves the app, or (ARBITER_WEB_DIST=1) the tests serve web/dist
+   * with them. */
+  appHeaders: boolean;
   /** What the pages' Content-Security-Policy refused, as Chromium reports it. */
   cspViolations: string[];
   /** A Node client of the same server, for what the tests check beside the page. */
@@ -127,12 +129,13 @@ export async function startStack(): Promise<Stack> {
     await exited;
   };
   await startServer();
-  // The binary serves the app itself when it embeds one; else (or when
-  // asked to test this checkout's build) serve dist/.
-  const served =
-    process.env.ARBITER_WEB_DIST !== "1" &&
-    (await fetch(`${serverUrl}/`).then(async (r) => r.ok && (await r.text()).includes('id="app"')).catch(() => false));
-  const front = served ? undefined : await serveDist(serverUrl);
+  // The binary serves the app itself when it embeds one; else, or when
+  // asked to test this checkout's build, serve dist/ (with the binary's
+  // headers, where it has an app).
+  const answer = await fetch(`${serverUrl}/`).catch(() => undefined);
+  const embedded = Boolean(answer?.ok && (await answer.text()).includes('id="app"'));
+  const headers = embedded ? securityHeaders(answer?.headers) : {};
+  const front = embedded && process.env.ARBITER_WEB_DIST !== "1" ? undefined : await serveDist(serverUrl, headers);
   const appUrl = front ? front.url : serverUrl;
   console.log(`app served by ${front ? "the tests, from web/dist" : "the binary"}`);
   const browser = await chromium.launch({ executablePath: chromiumBin, headless: true, args: CHROMIUM_ARGS });
@@ -140,7 +143,7 @@ export async function startStack(): Promise<Stack> {
   const cspViolations: string[] = [];
   return {
     appUrl,
-    appFromBinary: !front,
+    appHeaders: embedded,
     cspViolations,
     api,
     browser,
@@ -171,15 +174,26 @@ const TYPES: Record<string, string> = {
   ".svg": "image/svg+xml",
 };
 
-/** Serves dist/ and passes every other request (grpc-web calls) to the server. */
-async function serveDist(serverUrl: string): Promise<{ url: string; server: Server }> {
+/** The headers that guard the binary's pages (its Content-Security-Policy
+ * and the like), to serve web/dist with. */
+function securityHeaders(headers: Headers | undefined): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of headers ?? []) {
+    if (/^(content-security-policy|x-frame-options|referrer-policy|x-content-type-options|cross-origin-.*|permissions-policy)$/.test(name)) kept[name] = value;
+  }
+  return kept;
+}
+
+/** Serves dist/ (with `headers`) and passes every other request (grpc-web
+ * calls) to the server. */
+async function serveDist(serverUrl: string, headers: Record<string, string>): Promise<{ url: string; server: Server }> {
   const target = new URL(serverUrl);
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (req.method === "GET" && !path.includes("..")) {
       const file = join(webDir, "dist", path === "/" ? "index.html" : path);
       if (existsSync(file)) {
-        res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+        res.writeHead(200, { ...headers, "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
         res.end(readFileSync(file));
         return;
       }
