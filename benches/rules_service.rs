@@ -92,9 +92,8 @@ fn bench(c: &mut Criterion) {
             let request = pb::LegalMovesRequest {
                 position: Some(pb::Position {
                     variant: match variant {
-                        Variant::Chess => pb::Variant::Chess,
                         Variant::Xiangqi => pb::Variant::Xiangqi,
-                        Variant::Chess960 => pb::Variant::Chess960,
+                        _ => pb::Variant::Chess,
                     } as i32,
                     fen: fen.to_owned(),
                     moves: moves.map(String::from).to_vec(),

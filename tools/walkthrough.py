@@ -16,7 +16,9 @@ against a running server (default 127.0.0.1:50051):
      with player tokens (no seat tokens), both ratings changed;
   6. a Chess960 game from start 100, both sides castling king takes rook,
      its PGN export read back by python-chess's Chess960 reader;
-  7. the stateless Rules service on both games.
+  7. Crazyhouse (drops), Atomic (an explosion) and Three-check games, each
+     export read back by python-chess's variant boards to the same FEN;
+  8. the stateless Rules service on both games.
 
     python3 -m venv .venv
     .venv/bin/pip install -r tools/requirements-walkthrough.txt
@@ -39,6 +41,7 @@ import io
 
 import chess
 import chess.pgn
+import chess.variant
 import grpc
 from grpc_tools import protoc
 
@@ -211,6 +214,29 @@ def main():
     assert board.fen() == played.fen, (board.fen(), played.fen)
     assert [mv.uci() for mv in read.mainline_moves()] == ["f1g3", "f8g6", "g1h1", "g8h8"]
     print("  python-chess reads the export:", board.fen())
+
+    print("== lichess variants ==")
+    for variant, moves, tag in [
+        (common.VARIANT_CRAZYHOUSE, ["e4", "d5", "exd5", "Qxd5", "P@e4", "Qxe4+", "Qe2", "P@e3"], "Crazyhouse"),
+        (common.VARIANT_ATOMIC, ["Nf3", "a6", "Ng5", "a5", "Nxf7"], "Atomic"),
+        (common.VARIANT_THREE_CHECK, ["e4", "e5", "Bc4", "Nc6", "Bxf7+", "Kxf7", "Qh5+", "g6", "Qxg6+"], "Three-check"),
+    ]:
+        created = games.CreateGame(games_pb.CreateGameRequest(variant=variant))
+        game_id, tokens = created.game.id, [created.white_token, created.black_token]
+        for ply, text in enumerate(moves):
+            games.MakeMove(games_pb.MakeMoveRequest(game_id=game_id, seat_token=tokens[ply % 2], move=text, expected_ply=ply))
+        played = games.GetGame(games_pb.GetGameRequest(game_id=game_id)).game
+        pgn = games.ExportGame(games_pb.ExportGameRequest(game_id=game_id)).pgn
+        read = chess.pgn.read_game(io.StringIO(pgn))
+        board = read.end().board()
+        assert read.headers["Variant"] == tag and board.uci_variant == chess.variant.find_variant(tag).uci_variant, pgn
+        # A pawn drop resets the halfmove clock in Arbiter, as in
+        # Fairy-Stockfish; python-chess counts on.
+        without_clock = lambda fen: fen.split()[:-2] + fen.split()[-1:]
+        assert without_clock(board.fen()) == without_clock(played.fen), (board.fen(), played.fen)
+        assert len(list(read.mainline_moves())) == len(moves), pgn
+        outcome = common.Termination.Name(played.outcome.termination)
+        print(f"  {tag}: {' '.join(m.move.san for m in played.moves)} -> {outcome}; python-chess reads {board.fen()}")
 
     print("== rules ==")
     answer = rules.ValidateMove(rules_pb.ValidateMoveRequest(

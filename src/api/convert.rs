@@ -5,9 +5,11 @@ use std::time::Duration;
 use prost_types::Timestamp;
 use tonic::Status;
 
+pub use super::vocabulary::{illegal_reason, variant, variant_to_pb};
 use super::{
     error::{invalid_argument, invalid_position},
     proto as pb, starts,
+    vocabulary::termination,
 };
 pub use crate::games::View;
 use crate::{
@@ -19,35 +21,12 @@ use crate::{
     players::Challenge,
     reason::Reason,
     rules::{
-        DrawClaim, GameEnd, IllegalReason, MoveDescription, Ranks, RuleChoices, Side, Termination,
-        Variant, Verdict,
+        DrawClaim, GameEnd, MoveDescription, Ranks, RuleChoices, Side, Variant, Verdict,
         referee::{InvalidPosition, Referee, referee_under},
         xiangqi::XiangqiRules,
     },
     store::{ChatRoom, StoredChatLine, StoredSeek},
 };
-
-/// The variants a request may name.
-const VARIANTS: &str = "VARIANT_CHESS, VARIANT_XIANGQI or VARIANT_CHESS960";
-
-/// The variant of a request; UNSPECIFIED or unknown is INVALID_ARGUMENT.
-pub fn variant(field: &str, value: i32) -> Result<Variant, Status> {
-    match pb::Variant::try_from(value) {
-        Ok(pb::Variant::Chess) => Ok(Variant::Chess),
-        Ok(pb::Variant::Xiangqi) => Ok(Variant::Xiangqi),
-        Ok(pb::Variant::Chess960) => Ok(Variant::Chess960),
-        Ok(pb::Variant::Unspecified) => Err(invalid_argument(
-            field,
-            Reason::MissingVariant,
-            format!("a variant is required: {VARIANTS}"),
-        )),
-        Err(_) => Err(invalid_argument(
-            field,
-            Reason::UnknownEnumValue,
-            format!("unknown variant {value}: {VARIANTS}"),
-        )),
-    }
-}
 
 /// How a move's coordinates number xiangqi's ranks; unknown is
 /// INVALID_ARGUMENT.
@@ -135,12 +114,12 @@ pub fn xiangqi_rules(field: &str, value: i32) -> Result<Option<XiangqiRules>, St
 /// A game's xiangqi rules as the protobuf enum (UNSPECIFIED for chess).
 pub fn xiangqi_rules_to_pb(variant: Variant, choices: RuleChoices) -> i32 {
     match (variant, choices.xiangqi) {
-        (Variant::Chess | Variant::Chess960, _) => pb::XiangqiRules::Unspecified as i32,
         (Variant::Xiangqi, XiangqiRules::Asian) => pb::XiangqiRules::Asian as i32,
         (Variant::Xiangqi, XiangqiRules::RepetitionDraws) => {
             pb::XiangqiRules::RepetitionDraws as i32
         }
         (Variant::Xiangqi, XiangqiRules::AsianRefusing) => pb::XiangqiRules::AsianRefusing as i32,
+        _ => pb::XiangqiRules::Unspecified as i32,
     }
 }
 
@@ -163,14 +142,6 @@ pub fn position(position: Option<&pb::Position>) -> Result<(Variant, &pb::Positi
         ));
     }
     Ok((variant, position))
-}
-
-pub fn variant_to_pb(v: Variant) -> i32 {
-    match v {
-        Variant::Chess => pb::Variant::Chess as i32,
-        Variant::Xiangqi => pb::Variant::Xiangqi as i32,
-        Variant::Chess960 => pb::Variant::Chess960 as i32,
-    }
 }
 
 pub fn side(s: Side) -> i32 {
@@ -208,21 +179,6 @@ pub fn move_description(d: MoveDescription) -> pb::Move {
         is_check: d.is_check,
         is_castling: d.is_castling,
         is_en_passant: d.is_en_passant,
-    }
-}
-
-fn termination(t: Termination) -> pb::Termination {
-    match t {
-        Termination::Checkmate => pb::Termination::Checkmate,
-        Termination::Stalemate => pb::Termination::Stalemate,
-        Termination::InsufficientMaterial => pb::Termination::InsufficientMaterial,
-        Termination::ThreefoldRepetition => pb::Termination::ThreefoldRepetition,
-        Termination::FivefoldRepetition => pb::Termination::FivefoldRepetition,
-        Termination::FiftyMoves => pb::Termination::FiftyMoves,
-        Termination::SeventyFiveMoves => pb::Termination::SeventyFiveMoves,
-        Termination::PerpetualCheck => pb::Termination::PerpetualCheck,
-        Termination::MoveLimit => pb::Termination::MoveLimit,
-        Termination::PerpetualChase => pb::Termination::PerpetualChase,
     }
 }
 
@@ -554,36 +510,6 @@ pub fn seat(field: &str, seat: Option<pb::SeatRequest>) -> Result<SeatSpec, Stat
         open: seat.open,
         player: None,
     })
-}
-
-pub fn illegal_reason(r: IllegalReason) -> i32 {
-    use pb::IllegalReason as P;
-    (match r {
-        IllegalReason::GameOver => P::GameOver,
-        IllegalReason::NoPiece => P::NoPiece,
-        IllegalReason::OpponentPiece => P::OpponentPiece,
-        IllegalReason::OwnPieceOnDestination => P::OwnPieceOnDestination,
-        IllegalReason::CannotMoveThatWay => P::CannotMoveThatWay,
-        IllegalReason::PathBlocked => P::PathBlocked,
-        IllegalReason::OwnKingInCheck => P::OwnKingInCheck,
-        IllegalReason::NoPieceCanReach => P::NoPieceCanReach,
-        IllegalReason::CastlingWithoutRight => P::CastlingWithoutRight,
-        IllegalReason::CastlingOutOfCheck => P::CastlingOutOfCheck,
-        IllegalReason::CastlingThroughCheck => P::CastlingThroughCheck,
-        IllegalReason::CastlingIntoCheck => P::CastlingIntoCheck,
-        IllegalReason::CastlingBlocked => P::CastlingBlocked,
-        IllegalReason::PromotionMissing => P::PromotionMissing,
-        IllegalReason::PromotionNotAllowed => P::PromotionNotAllowed,
-        IllegalReason::HorseLegBlocked => P::HorseLegBlocked,
-        IllegalReason::ElephantEyeBlocked => P::ElephantEyeBlocked,
-        IllegalReason::ElephantCannotCrossRiver => P::ElephantCannotCrossRiver,
-        IllegalReason::MustStayInPalace => P::MustStayInPalace,
-        IllegalReason::CannonNeedsScreen => P::CannonNeedsScreen,
-        IllegalReason::SoldierCannotMoveThatWay => P::SoldierCannotMoveThatWay,
-        IllegalReason::GeneralsFacing => P::GeneralsFacing,
-        IllegalReason::PerpetualCheck => P::PerpetualCheck,
-        IllegalReason::PerpetualChase => P::PerpetualChase,
-    }) as i32
 }
 
 /// The referee of `position`, or its problems; INVALID_ARGUMENT if the

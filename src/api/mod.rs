@@ -25,6 +25,7 @@ mod seat_events;
 mod seek_streams;
 mod starts;
 mod streams;
+mod vocabulary;
 mod watch;
 
 pub use admission::Creates;

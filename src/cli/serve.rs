@@ -1,11 +1,13 @@
 //! `arbiter serve`: its options, and the process that runs the server
 //! until a signal stops it.
 
+mod engine_flags;
 mod imports;
 mod live;
 
 use std::{path::PathBuf, process::ExitCode, time::Duration};
 
+use engine_flags::{engine_option, game_engine};
 use http::{HeaderValue, Uri};
 use imports::ImportArgs;
 use live::LiveArgs;
@@ -74,8 +76,9 @@ pub struct ServeArgs {
     engine_queue_wait: Duration,
     /// An external UCI engine that answers BestMove and Analyze for a
     /// game, as GAME=PATH (`chess=/usr/games/stockfish`,
-    /// `xiangqi=/usr/games/fairy-stockfish`); repeat for the other game.
-    /// Default: Arbiter's own engine for both.
+    /// `xiangqi=/usr/games/fairy-stockfish`, `atomic=/usr/games/fairy-stockfish`
+    /// for a Lichess variant, set with `UCI_Variant`); repeat for each game.
+    /// Default: Arbiter's own engine for every game.
     #[arg(long = "uci-engine", env = "ARBITER_UCI_ENGINE", value_delimiter = ',', value_parser = game_engine)]
     uci_engines: Vec<(Variant, PathBuf)>,
     /// An option of a game's external engine, as GAME:NAME=VALUE
@@ -382,6 +385,11 @@ impl ServeArgs {
         UciEngines {
             chess: engine(Variant::Chess),
             xiangqi: engine(Variant::Xiangqi),
+            variants: Variant::ALL
+                .into_iter()
+                .filter(|v| v.is_chess_variant())
+                .filter_map(|v| Some((v, engine(v)?)))
+                .collect(),
             processes: usize::from(self.uci_engine_processes),
         }
     }
@@ -567,43 +575,6 @@ fn duration(text: &str) -> Result<Duration, String> {
 fn credential_file(text: &str) -> Result<AdminToken, String> {
     let held = std::fs::read_to_string(text).map_err(|e| format!("{text}: {e}"))?;
     AdminToken::new(held.trim()).map_err(|e| format!("{text}: {e}"))
-}
-
-/// `--uci-engine`: GAME=PATH.
-fn game_engine(text: &str) -> Result<(Variant, PathBuf), String> {
-    let (game, path) = text
-        .split_once('=')
-        .filter(|(_, path)| !path.is_empty())
-        .ok_or_else(|| format!("{text:?}: expected GAME=PATH (e.g. chess=/usr/games/stockfish)"))?;
-    Ok((engine_game(text, game)?, path.into()))
-}
-
-/// The game an engine flag names: chess or xiangqi (Chess960 is played by
-/// the chess engine, set to it).
-fn engine_game(text: &str, game: &str) -> Result<Variant, String> {
-    match game.parse() {
-        Ok(Variant::Chess960) => Err(format!(
-            "{text:?}: Chess960 is played by the chess engine (with UCI_Chess960): name it as chess"
-        )),
-        Ok(variant) => Ok(variant),
-        Err(e) => Err(format!("{text:?}: {e}")),
-    }
-}
-
-/// `--uci-engine-option`: GAME:NAME=VALUE, a name and value that cannot
-/// end the `setoption` line early or read as part of the other.
-fn engine_option(text: &str) -> Result<(Variant, String, String), String> {
-    let bad = || format!("{text:?}: expected GAME:NAME=VALUE (e.g. xiangqi:Threads=1)");
-    let (game, option) = text.split_once(':').ok_or_else(bad)?;
-    let (name, value) = option.split_once('=').ok_or_else(bad)?;
-    let (name, value) = (name.trim(), value.trim());
-    if name.is_empty() || name.contains(" value ") {
-        return Err(bad());
-    }
-    if text.chars().any(char::is_control) {
-        return Err(format!("{text:?}: an option holds no control characters"));
-    }
-    Ok((engine_game(text, game)?, name.to_owned(), value.to_owned()))
 }
 
 /// A web origin on the command line, as browsers send it in `Origin`:

@@ -331,8 +331,8 @@ impl Session {
     /// How xiangqi's ranks are numbered now.
     fn ranks(&self) -> Ranks {
         match self.variant {
-            Variant::Chess | Variant::Chess960 => Ranks::AsRules,
             Variant::Xiangqi => self.xiangqi_ranks.unwrap_or(self.auto_ranks),
+            _ => Ranks::AsRules,
         }
     }
 

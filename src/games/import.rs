@@ -47,11 +47,24 @@ fn variant(game: &PgnGame, hint: Option<Variant>) -> Result<Variant, GameError> 
         Some("chess960" | "chess 960" | "fischerandom" | "fischer random") => {
             Some(Variant::Chess960)
         }
+        Some("three-check" | "3check") => Some(Variant::ThreeCheck),
+        // The Lichess variants by their title or key ("King of the Hill",
+        // "kingOfTheHill").
+        Some(other)
+            if let Some(variant) = Variant::ALL.into_iter().find(|v| {
+                v.is_chess_variant()
+                    && (v.title().eq_ignore_ascii_case(other)
+                        || v.name().eq_ignore_ascii_case(other))
+            }) =>
+        {
+            Some(variant)
+        }
         Some(other) => {
             return Err(invalid(
                 Reason::InvalidPgn,
                 format!(
-                    "[Variant {}] is not supported: chess, chess960 or xiangqi",
+                    "[Variant {}] is not supported: chess, chess960, xiangqi, crazyhouse, \
+                     antichess, atomic, horde, king of the hill, racing kings or three-check",
                     Quoted(other)
                 ),
             ));
@@ -221,7 +234,7 @@ pub(super) fn read_pgn(
         })?),
     };
     let choices = match (variant, rules.or(tagged)) {
-        (Variant::Chess | Variant::Chess960, Some(_)) => {
+        (variant, Some(_)) if variant != Variant::Xiangqi => {
             return Err(GameError::invalid(
                 if rules.is_some() {
                     "xiangqi_rules"

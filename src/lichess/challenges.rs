@@ -34,9 +34,11 @@ fn terms(call: &Call) -> Result<pb::CreateChallengeRequest, Answer> {
         "standard" | "fromPosition" => pb::Variant::Chess,
         "chess960" => pb::Variant::Chess960,
         "xiangqi" => pb::Variant::Xiangqi,
+        key if let Some(variant) = shapes::chess_variant(key) => variant,
         other => {
             return Err(Answer::bad_request(format!(
-                "variant {other:?} is not played here: standard, fromPosition, chess960 or xiangqi"
+                "variant {other:?} is not played here: standard, fromPosition, chess960, xiangqi, \
+                 crazyhouse, antichess, atomic, horde, kingOfTheHill, racingKings or threeCheck"
             )));
         }
     };
@@ -257,9 +259,11 @@ fn seek_terms(call: &Call) -> Result<pb::SeekRequest, Answer> {
         "standard" => pb::Variant::Chess,
         "chess960" => pb::Variant::Chess960,
         "xiangqi" => pb::Variant::Xiangqi,
+        key if let Some(variant) = shapes::chess_variant(key) => variant,
         other => {
             return Err(Answer::bad_request(format!(
-                "variant {other:?} is not sought here: standard, chess960 or xiangqi"
+                "variant {other:?} is not sought here: standard, chess960, xiangqi, crazyhouse, \
+                 antichess, atomic, horde, kingOfTheHill, racingKings or threeCheck"
             )));
         }
     };

@@ -20,6 +20,26 @@ use crate::{
 /// position `fromPosition`.
 const CHESS_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
+/// Lichess's variants of chess: ours, its protobuf value, Lichess's short
+/// name (the key and name are the variant's `name` and `title`).
+const CHESS_VARIANTS: [(Variant, pb::Variant, &str); 7] = [
+    (Variant::Crazyhouse, pb::Variant::Crazyhouse, "Crazy"),
+    (Variant::Antichess, pb::Variant::Antichess, "Anti"),
+    (Variant::Atomic, pb::Variant::Atomic, "Atom"),
+    (Variant::Horde, pb::Variant::Horde, "Horde"),
+    (Variant::KingOfTheHill, pb::Variant::KingOfTheHill, "KotH"),
+    (Variant::RacingKings, pb::Variant::RacingKings, "Race"),
+    (Variant::ThreeCheck, pb::Variant::ThreeCheck, "3check"),
+];
+
+/// The Lichess variant of chess whose key is `key`.
+pub(super) fn chess_variant(key: &str) -> Option<pb::Variant> {
+    CHESS_VARIANTS
+        .iter()
+        .find(|(variant, _, _)| variant.name() == key)
+        .map(|&(_, value, _)| value)
+}
+
 /// Lichess's clock value for a side without one.
 const NO_CLOCK_MS: i64 = 2_147_483_647;
 
@@ -115,7 +135,11 @@ pub(super) fn perf_of(variant: i32, speed: Speed) -> String {
     let variant = match pb::Variant::try_from(variant) {
         Ok(pb::Variant::Xiangqi) => Variant::Xiangqi,
         Ok(pb::Variant::Chess960) => Variant::Chess960,
-        _ => Variant::Chess,
+        Ok(value) => CHESS_VARIANTS
+            .iter()
+            .find(|(_, v, _)| *v == value)
+            .map_or(Variant::Chess, |&(variant, _, _)| variant),
+        Err(_) => Variant::Chess,
     };
     perf(variant, speed)
 }
@@ -126,6 +150,10 @@ pub(super) fn variant(variant: i32, start_fen: &str) -> Value {
         json!({"key": "xiangqi", "name": "Xiangqi", "short": "Xiangqi"})
     } else if variant == pb::Variant::Chess960 as i32 {
         json!({"key": "chess960", "name": "Chess960", "short": "960"})
+    } else if let Some((lichess, _, short)) =
+        CHESS_VARIANTS.iter().find(|(_, v, _)| *v as i32 == variant)
+    {
+        json!({"key": lichess.name(), "name": lichess.title(), "short": short})
     } else if start_fen.is_empty() || start_fen == CHESS_START {
         json!({"key": "standard", "name": "Standard", "short": "Std"})
     } else {
@@ -190,7 +218,14 @@ pub(super) fn status(game: &pb::Game) -> (&'static str, u32) {
         T::Timeout => ("outoftime", 35),
         T::Aborted | T::AbortedByOperator => ("aborted", 25),
         T::Unjoined => ("noStart", 37),
-        T::PerpetualCheck | T::PerpetualChase => ("variantEnd", 60),
+        T::PerpetualCheck
+        | T::PerpetualChase
+        | T::Explosion
+        | T::AllPiecesLost
+        | T::KingInTheCentre
+        | T::ThreeChecks
+        | T::RaceFinished
+        | T::HordeDestroyed => ("variantEnd", 60),
         T::InsufficientMaterial
         | T::ThreefoldRepetition
         | T::FivefoldRepetition

@@ -80,6 +80,16 @@ impl<'a> Fields<'a> {
 /// request with a position reads one, so this allocates nothing and reads
 /// each byte once.
 pub fn split(fen: &str, max_len: usize) -> Result<Fields<'_>, FieldsError> {
+    split_allowing(fen, max_len, b"")
+}
+
+/// [`split`], allowing the characters of `extra` too (a chess variant's
+/// pockets and checks: `[`, `]`, `~`, `+`).
+pub fn split_allowing<'a>(
+    fen: &'a str,
+    max_len: usize,
+    extra: &[u8],
+) -> Result<Fields<'a>, FieldsError> {
     let fen = fen.trim();
     if fen.is_empty() {
         return Err(FieldsError::Empty);
@@ -106,7 +116,7 @@ pub fn split(fen: &str, max_len: usize) -> Result<Fields<'_>, FieldsError> {
                 start = i + 1;
             }
             b'/' | b'-' => {}
-            _ if b.is_ascii_alphanumeric() => {}
+            _ if b.is_ascii_alphanumeric() || extra.contains(&b) => {}
             // Every byte before this one is ASCII: a character starts here.
             _ => return Err(bad_character(fen[i..].chars().next().unwrap_or('\u{fffd}'))),
         }

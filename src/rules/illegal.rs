@@ -54,6 +54,19 @@ pub enum IllegalReason {
     /// Xiangqi, under rules that refuse forbidden repetitions: the move
     /// would complete a perpetual chase.
     PerpetualChase,
+    /// Antichess: a capture is possible, so a capture must be made.
+    CaptureCompulsory,
+    /// Atomic: a king never captures.
+    KingCannotCapture,
+    /// Atomic: the explosion would take the mover's own king.
+    ExplodesOwnKing,
+    /// Racing Kings: no move may give check.
+    GivesCheck,
+    /// Crazyhouse: the piece is not in the mover's pocket.
+    NotInPocket,
+    /// Crazyhouse: the square is occupied, or a pawn would stand on the
+    /// first or last rank.
+    DropNotAllowed,
 }
 
 impl IllegalReason {
@@ -84,6 +97,12 @@ impl IllegalReason {
             IllegalReason::GeneralsFacing => "GENERALS_FACING",
             IllegalReason::PerpetualCheck => "PERPETUAL_CHECK",
             IllegalReason::PerpetualChase => "PERPETUAL_CHASE",
+            IllegalReason::CaptureCompulsory => "CAPTURE_COMPULSORY",
+            IllegalReason::KingCannotCapture => "KING_CANNOT_CAPTURE",
+            IllegalReason::ExplodesOwnKing => "EXPLODES_OWN_KING",
+            IllegalReason::GivesCheck => "GIVES_CHECK",
+            IllegalReason::NotInPocket => "NOT_IN_POCKET",
+            IllegalReason::DropNotAllowed => "DROP_NOT_ALLOWED",
         }
     }
 }

@@ -24,6 +24,7 @@ mod status;
 mod variant;
 pub mod xiangqi;
 
+pub use chess::variants;
 pub use choices::RuleChoices;
 pub use game::{FenProblem, Game, InvalidFen, MoveDescription, MoveError};
 pub use illegal::{IllegalMove, IllegalReason};

@@ -28,6 +28,19 @@ pub enum Termination {
     /// A side chased the same piece with every one of its moves in a
     /// repetition cycle (xiangqi, Asian rules): it loses.
     PerpetualChase,
+    /// Atomic: the opponent's king exploded.
+    Explosion,
+    /// Antichess: the winner lost every piece.
+    AllPiecesLost,
+    /// King of the Hill: the winner's king reached the centre.
+    KingInTheCentre,
+    /// Three-check: the winner gave check a third time.
+    ThreeChecks,
+    /// Racing Kings: the winner's king reached the eighth rank (a draw when
+    /// both did).
+    RaceFinished,
+    /// Horde: Black captured every white piece.
+    HordeDestroyed,
 }
 
 /// A finished game: the winner (`None` for a draw) and why it ended.
@@ -111,6 +124,12 @@ impl Termination {
             Termination::PerpetualCheck => "perpetual check",
             Termination::MoveLimit => "move limit",
             Termination::PerpetualChase => "perpetual chase",
+            Termination::Explosion => "exploding the king",
+            Termination::AllPiecesLost => "losing every piece",
+            Termination::KingInTheCentre => "bringing the king to the centre",
+            Termination::ThreeChecks => "giving three checks",
+            Termination::RaceFinished => "reaching the eighth rank",
+            Termination::HordeDestroyed => "destroying the horde",
         }
     }
 }

@@ -16,17 +16,17 @@ struct Shape {
 
 const fn shape(variant: Variant) -> Shape {
     match variant {
-        Variant::Chess | Variant::Chess960 => Shape {
-            files: 8,
-            ranks: 8,
-            first_rank: 1,
-            pieces: "PNBRQKpnbrqk",
-        },
         Variant::Xiangqi => Shape {
             files: 9,
             ranks: 10,
             first_rank: 0,
             pieces: "KABNRCPkabnrcp",
+        },
+        _ => Shape {
+            files: 8,
+            ranks: 8,
+            first_rank: 1,
+            pieces: "PNBRQKpnbrqk",
         },
     }
 }

@@ -10,18 +10,61 @@ pub enum Variant {
     Xiangqi,
     /// Chess from one of 960 start positions (Fischer random chess).
     Chess960,
+    /// The Lichess variants of chess.
+    Crazyhouse,
+    Antichess,
+    Atomic,
+    Horde,
+    KingOfTheHill,
+    RacingKings,
+    ThreeCheck,
 }
 
 impl Variant {
     /// Every variant, in a stable order.
-    pub const ALL: [Variant; 3] = [Variant::Chess, Variant::Xiangqi, Variant::Chess960];
+    pub const ALL: [Variant; 10] = [
+        Variant::Chess,
+        Variant::Xiangqi,
+        Variant::Chess960,
+        Variant::Crazyhouse,
+        Variant::Antichess,
+        Variant::Atomic,
+        Variant::Horde,
+        Variant::KingOfTheHill,
+        Variant::RacingKings,
+        Variant::ThreeCheck,
+    ];
 
-    /// The lower-case name used on the command line and in messages.
+    /// The name used on the command line and in messages: Lichess's key
+    /// for the variant (read in any case).
     pub const fn name(self) -> &'static str {
         match self {
             Variant::Chess => "chess",
             Variant::Xiangqi => "xiangqi",
             Variant::Chess960 => "chess960",
+            Variant::Crazyhouse => "crazyhouse",
+            Variant::Antichess => "antichess",
+            Variant::Atomic => "atomic",
+            Variant::Horde => "horde",
+            Variant::KingOfTheHill => "kingOfTheHill",
+            Variant::RacingKings => "racingKings",
+            Variant::ThreeCheck => "threeCheck",
+        }
+    }
+
+    /// The variant's name in a PGN `Variant` tag, as Lichess writes it.
+    pub const fn title(self) -> &'static str {
+        match self {
+            Variant::Chess => "Standard",
+            Variant::Xiangqi => "Xiangqi",
+            Variant::Chess960 => "Chess960",
+            Variant::Crazyhouse => "Crazyhouse",
+            Variant::Antichess => "Antichess",
+            Variant::Atomic => "Atomic",
+            Variant::Horde => "Horde",
+            Variant::KingOfTheHill => "King of the Hill",
+            Variant::RacingKings => "Racing Kings",
+            Variant::ThreeCheck => "Three-check",
         }
     }
 
@@ -29,6 +72,12 @@ impl Variant {
     /// start and castling rules?
     pub const fn is_chess(self) -> bool {
         matches!(self, Variant::Chess | Variant::Chess960)
+    }
+
+    /// Is this one of the Lichess variants of chess (chess pieces and
+    /// notation, rules of its own)?
+    pub const fn is_chess_variant(self) -> bool {
+        !matches!(self, Variant::Chess | Variant::Chess960 | Variant::Xiangqi)
     }
 
     /// What players of this game call `side`, in lower case as used in
@@ -56,7 +105,10 @@ impl fmt::Display for Variant {
 
 /// A variant name that is not one of [`Variant::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown variant {0:?}: expected one of chess, xiangqi, chess960")]
+#[error(
+    "unknown variant {0:?}: expected one of chess, xiangqi, chess960, crazyhouse, antichess, \
+     atomic, horde, kingOfTheHill, racingKings, threeCheck"
+)]
 pub struct ParseVariantError(pub String);
 
 impl FromStr for Variant {
@@ -96,6 +148,34 @@ macro_rules! with_game {
             }
             $crate::rules::Variant::Chess960 => {
                 type $G = $crate::rules::chess::Chess960;
+                $body
+            }
+            $crate::rules::Variant::Crazyhouse => {
+                type $G = $crate::rules::variants::Crazyhouse;
+                $body
+            }
+            $crate::rules::Variant::Antichess => {
+                type $G = $crate::rules::variants::Antichess;
+                $body
+            }
+            $crate::rules::Variant::Atomic => {
+                type $G = $crate::rules::variants::Atomic;
+                $body
+            }
+            $crate::rules::Variant::Horde => {
+                type $G = $crate::rules::variants::Horde;
+                $body
+            }
+            $crate::rules::Variant::KingOfTheHill => {
+                type $G = $crate::rules::variants::KingOfTheHill;
+                $body
+            }
+            $crate::rules::Variant::RacingKings => {
+                type $G = $crate::rules::variants::RacingKings;
+                $body
+            }
+            $crate::rules::Variant::ThreeCheck => {
+                type $G = $crate::rules::variants::ThreeCheck;
                 $body
             }
         }

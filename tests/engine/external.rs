@@ -48,7 +48,12 @@ fn analyst(variant: Variant, path: impl Into<PathBuf>) -> Analyst {
     };
     let engines = UciEngines {
         chess: variant.is_chess().then(|| engine.clone()),
-        xiangqi: (variant == Variant::Xiangqi).then_some(engine),
+        xiangqi: (variant == Variant::Xiangqi).then(|| engine.clone()),
+        variants: variant
+            .is_chess_variant()
+            .then_some((variant, engine))
+            .into_iter()
+            .collect(),
         processes: 1,
     };
     Analyst::new(Capacity {
@@ -184,6 +189,69 @@ async fn fairy_stockfish_answers_bestmove_for_xiangqi_with_ranks_from_one() {
         .await
         .unwrap();
     assert!(analysis.best().unwrap().piece.is_ascii_lowercase());
+}
+
+#[tokio::test]
+async fn fairy_stockfish_plays_the_lichess_variants_set_to_each() {
+    if !installed(FAIRY_STOCKFISH) {
+        return;
+    }
+    for (variant, fen, wins) in [
+        // The rook in hand mates anywhere on the back rank.
+        (
+            Variant::Crazyhouse,
+            "6k1/5ppp/8/8/8/8/8/6K1[R] w - - 0 1",
+            &["R@a8", "R@b8", "R@c8", "R@d8", "R@e8", "R@f8"][..],
+        ),
+        // The third check wins.
+        (
+            Variant::ThreeCheck,
+            "4k3/8/8/8/8/8/8/R3K3 w - - 1+3 0 1",
+            &["a1a8", "a1e1"][..],
+        ),
+        // The king steps into the centre.
+        (
+            Variant::KingOfTheHill,
+            "7k/8/8/8/8/3K4/8/8 w - - 0 1",
+            &["d3d4", "d3e4"][..],
+        ),
+    ] {
+        let analyst = analyst(variant, FAIRY_STOCKFISH);
+        analyst.start_uci_engines().await.unwrap();
+        let analysis = analyst
+            .best_move(
+                None,
+                job(variant, Some(fen), &[]),
+                order(Duration::from_millis(300)),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{variant}: {e}"));
+        let best = analysis.best().expect("a move").uci.to_string();
+        assert!(wins.contains(&best.as_str()), "{variant}: {best}");
+        assert_eq!(analysis.score(), Score::Mate(1), "{variant}");
+    }
+    // Debian's build has no atomic: an engine whose UCI_Variant does not
+    // offer the game is refused at the start, not set to chess unawares.
+    let analyst = analyst(Variant::Atomic, FAIRY_STOCKFISH);
+    match analyst.start_uci_engines().await {
+        Err(refused) => assert!(
+            refused.to_string().contains("does not play atomic"),
+            "{refused}"
+        ),
+        Ok(()) => {
+            // The knight takes f7 and the king beside it explodes.
+            let fen = "rnbqkbnr/pppppppp/8/6N1/8/8/PPPPPPPP/RNBQKB1R w KQkq - 0 1";
+            let analysis = analyst
+                .best_move(
+                    None,
+                    job(Variant::Atomic, Some(fen), &[]),
+                    order(Duration::from_millis(300)),
+                )
+                .await
+                .unwrap();
+            assert_eq!(analysis.best().unwrap().uci, "g5f7");
+        }
+    }
 }
 
 #[tokio::test]

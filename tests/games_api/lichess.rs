@@ -299,9 +299,9 @@ async fn challenges_are_listed_declined_and_canceled() {
     let canceled = bob_events.next_of("challengeCanceled").await;
     assert_eq!(canceled["challenge"]["id"], second_id);
 
-    let (status, refused) = alice.post("/api/challenge/bob", "variant=atomic").await;
+    let (status, refused) = alice.post("/api/challenge/bob", "variant=shogi").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(refused["error"].as_str().unwrap().contains("atomic"));
+    assert!(refused["error"].as_str().unwrap().contains("shogi"));
     let (status, _) = alice.post("/api/challenge/nobody", "").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }

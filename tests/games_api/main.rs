@@ -30,5 +30,6 @@ mod seeks;
 mod service;
 mod takeback_clocks;
 mod takebacks;
+mod variants;
 mod views;
 mod xiangqi_chase;

@@ -441,7 +441,7 @@ async fn every_refusal_carries_its_reason() {
             rules
                 .legal_moves(pb::LegalMovesRequest {
                     position: Some(pb::Position {
-                        variant: 9,
+                        variant: 99,
                         ..Default::default()
                     }),
                     detail: 0,

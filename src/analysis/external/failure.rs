@@ -30,6 +30,9 @@ pub enum EngineFailure {
     /// It lacks an option the game needs.
     #[error("it has no option {0}, which the game needs")]
     Unsupported(&'static str),
+    /// Its `UCI_Variant` does not offer the game.
+    #[error("it does not play {0}: its UCI_Variant does not offer it")]
+    NotPlayed(Variant),
 }
 
 /// An external engine that could not be started at start-up.

@@ -19,6 +19,8 @@ pub(crate) struct Pools {
     xiangqi: Option<Arc<Pool>>,
     /// The chess engine's processes set to Chess960.
     chess960: Option<Arc<Pool>>,
+    /// Each Lichess variant's engine, set to it.
+    variants: Vec<Arc<Pool>>,
 }
 
 impl Pools {
@@ -31,6 +33,11 @@ impl Pools {
             chess: pool(Variant::Chess),
             xiangqi: pool(Variant::Xiangqi),
             chess960: pool(Variant::Chess960),
+            variants: Variant::ALL
+                .into_iter()
+                .filter(|v| v.is_chess_variant())
+                .filter_map(pool)
+                .collect(),
         }
     }
 
@@ -40,6 +47,7 @@ impl Pools {
             Variant::Chess => self.chess.as_ref(),
             Variant::Xiangqi => self.xiangqi.as_ref(),
             Variant::Chess960 => self.chess960.as_ref(),
+            variant => self.variants.iter().find(|pool| pool.variant == variant),
         }
     }
 
@@ -47,7 +55,8 @@ impl Pools {
     /// chess engine's Chess960 processes start with the first Chess960
     /// search, so that a chess engine without Chess960 serves chess.
     pub(crate) async fn start(&self) -> Result<(), EngineStartError> {
-        for pool in [&self.chess, &self.xiangqi].into_iter().flatten() {
+        let first = [&self.chess, &self.xiangqi].into_iter().flatten();
+        for pool in first.chain(&self.variants) {
             let variant = pool.variant;
             let process = EngineProcess::start(variant, &pool.engine)
                 .await

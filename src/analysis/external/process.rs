@@ -102,6 +102,8 @@ impl EngineProcess {
         self.send("uci").await?;
         let mut announced = HashSet::new();
         let mut spins = HashMap::new();
+        // Does its UCI_Variant offer the game?
+        let mut offered = false;
         loop {
             let line = self
                 .line_by(until)
@@ -122,15 +124,20 @@ impl EngineProcess {
                 if let Some(range) = spin(kind) {
                     spins.insert(known, range);
                 }
+                if known == "uci_variant" {
+                    let words: Vec<&str> = kind.split_whitespace().collect();
+                    offered = words
+                        .windows(2)
+                        .any(|w| w[0] == "var" && w[1] == uci_variant(variant));
+                }
                 announced.insert(known);
             }
         }
         let fairy = self.name.starts_with("Fairy-Stockfish");
         self.ranks = match (variant, engine.ranks) {
-            (Variant::Chess | Variant::Chess960, _) => Ranks::AsRules,
             (Variant::Xiangqi, Some(ranks)) => ranks,
             (Variant::Xiangqi, None) if fairy => Ranks::FromOne,
-            (Variant::Xiangqi, None) => Ranks::AsRules,
+            _ => Ranks::AsRules,
         };
         let skill = spins.get("skill level").copied();
         self.strength = match (spins.get("uci_elo"), skill) {
@@ -142,13 +149,14 @@ impl EngineProcess {
         self.multipv = spins.get("multipv").copied();
         // Fairy-Stockfish plays either game once told which; Chess960 is
         // chess with its castling (moves king takes rook, `e1h1`).
+        if variant.is_chess_variant() && !announced.contains("uci_variant") {
+            return Err(EngineFailure::Unsupported("UCI_Variant"));
+        }
+        if variant.is_chess_variant() && !offered {
+            return Err(EngineFailure::NotPlayed(variant));
+        }
         if announced.contains("uci_variant") {
-            let name = if variant.is_chess() {
-                "chess"
-            } else {
-                variant.name()
-            };
-            self.set("UCI_Variant", name).await?;
+            self.set("UCI_Variant", uci_variant(variant)).await?;
         }
         if variant == Variant::Chess960 {
             if !announced.contains("uci_chess960") {
@@ -271,6 +279,17 @@ fn spin(kind: &str) -> Option<Range> {
         min: value("min")?,
         max: value("max")?,
     })
+}
+
+/// The game's name for `UCI_Variant`, as Fairy-Stockfish names it.
+fn uci_variant(variant: Variant) -> &'static str {
+    match variant {
+        Variant::Chess | Variant::Chess960 => "chess",
+        Variant::KingOfTheHill => "kingofthehill",
+        Variant::RacingKings => "racingkings",
+        Variant::ThreeCheck => "3check",
+        other => other.name(),
+    }
 }
 
 #[cfg(test)]

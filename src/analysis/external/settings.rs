@@ -23,6 +23,8 @@ pub struct UciEngine {
 pub struct UciEngines {
     pub chess: Option<UciEngine>,
     pub xiangqi: Option<UciEngine>,
+    /// The Lichess variants' engines (Fairy-Stockfish plays them all).
+    pub variants: Vec<(Variant, UciEngine)>,
     /// Processes of one game's engine at once (at least 1).
     pub processes: usize,
 }
@@ -34,6 +36,11 @@ impl UciEngines {
         match variant {
             Variant::Chess | Variant::Chess960 => self.chess.as_ref(),
             Variant::Xiangqi => self.xiangqi.as_ref(),
+            variant => self
+                .variants
+                .iter()
+                .find(|(v, _)| *v == variant)
+                .map(|(_, engine)| engine),
         }
     }
 }

@@ -306,36 +306,53 @@ fn mop_up(board: &Board, strong: Color) -> i32 {
     (3 - centrality(file, rank)) * 20 + (7 - ours.distance(theirs) as i32) * 8
 }
 
+/// The board's value for White: the tapered terms of both sides, and the
+/// mop-up of a bare king.
+pub(super) fn white_view(board: &Board) -> i32 {
+    let phase: i32 = board
+        .iter()
+        .map(|(_, piece)| phase_weight(piece.role))
+        .sum();
+    let mut score = (side_terms(board, Color::White) - side_terms(board, Color::Black))
+        .taper(phase, FULL_PHASE);
+    for strong in [Color::White, Color::Black] {
+        let bare = board.by_color(!strong) == board.kings() & board.by_color(!strong);
+        if bare && (board.by_color(strong) & !board.kings() & !board.pawns()).any() {
+            let bonus = mop_up(board, strong);
+            score += if strong == Color::White {
+                bonus
+            } else {
+                -bonus
+            };
+        }
+    }
+    score
+}
+
+/// A value for White turned to the side to move's view, with the tempo.
+pub(super) fn for_side_to_move(turn: Color, white: i32) -> i32 {
+    let score = if turn == Color::White { white } else { -white };
+    score + TEMPO
+}
+
+/// The transposition table's key of a chess move: origin (64 for a drop),
+/// destination, and the piece promoted to or dropped.
+pub(super) fn move_key(m: shakmaty::Move) -> u32 {
+    let from = m.from().map_or(64, Square::to_u32);
+    let piece = match m {
+        shakmaty::Move::Put { role, .. } => 7 + role as u32,
+        _ => m.promotion().map_or(0, |r| r as u32),
+    };
+    1 + from + 65 * (m.to().to_u32() + 64 * piece)
+}
+
 impl<C: Castling> Evaluate for Orthodox<C> {
     fn evaluate(&self) -> i32 {
         let pos = self.position();
         if pos.is_insufficient_material() {
             return 0;
         }
-        let board = pos.board();
-        let phase: i32 = board
-            .iter()
-            .map(|(_, piece)| phase_weight(piece.role))
-            .sum();
-        let mut score = (side_terms(board, Color::White) - side_terms(board, Color::Black))
-            .taper(phase, FULL_PHASE);
-        for strong in [Color::White, Color::Black] {
-            let bare = board.by_color(!strong) == board.kings() & board.by_color(!strong);
-            if bare && (board.by_color(strong) & !board.kings() & !board.pawns()).any() {
-                let bonus = mop_up(board, strong);
-                score += if strong == Color::White {
-                    bonus
-                } else {
-                    -bonus
-                };
-            }
-        }
-        let score = if pos.turn() == Color::White {
-            score
-        } else {
-            -score
-        };
-        score + TEMPO
+        for_side_to_move(pos.turn(), white_view(pos.board()))
     }
 
     fn victim_value(&self, m: shakmaty::Move) -> i32 {
@@ -351,9 +368,7 @@ impl<C: Castling> Evaluate for Orthodox<C> {
     }
 
     fn move_key(m: shakmaty::Move) -> u32 {
-        let from = m.from().map_or(64, Square::to_u32);
-        let promotion = m.promotion().map_or(0, |r| r as u32);
-        1 + from + 65 * (m.to().to_u32() + 64 * promotion)
+        move_key(m)
     }
 
     fn null_move(&self) -> Option<Orthodox<C>> {

@@ -4,6 +4,7 @@
 mod chess;
 mod exchange;
 mod score;
+mod variants;
 mod xiangqi;
 
 use crate::rules::{Game, Side};
@@ -36,6 +37,17 @@ pub trait Evaluate: Game {
     /// The score of having no legal move while not in check, for the side to
     /// move: a draw in chess, a loss in xiangqi.
     const STALEMATE_IS_LOSS: bool;
+    /// The result of a position without legal moves for the side to move:
+    /// lost (`Less`), drawn or won (`Greater`). Mate loses, stalemate as
+    /// [`Evaluate::STALEMATE_IS_LOSS`] says; a chess variant judges its own
+    /// ends (the king exploded, the third check given, no pieces left).
+    fn without_moves(&self, in_check: bool) -> std::cmp::Ordering {
+        if in_check || Self::STALEMATE_IS_LOSS {
+            std::cmp::Ordering::Less
+        } else {
+            std::cmp::Ordering::Equal
+        }
+    }
     /// Late-move pruning by move count up to depth 6: at a node that may be
     /// pruned, a quiet move is skipped once `(3 + depth²) / 2` moves were
     /// tried, or `3 + depth²` where the static evaluation has risen since

@@ -413,7 +413,7 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         }
         let mut moves: Vec<G::Move> = pos.legal_moves().into_iter().collect();
         if moves.is_empty() {
-            return no_moves::<G>(in_check, ply);
+            return no_moves(pos, in_check, ply);
         }
         if ply == 0 {
             moves.retain(|m| !self.excluded.contains(m));
@@ -554,7 +554,7 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         let in_check = self.path.last().is_some_and(|v| v.in_check);
         let mut moves: Vec<G::Move> = pos.legal_moves().into_iter().collect();
         if moves.is_empty() {
-            return no_moves::<G>(in_check, ply);
+            return no_moves(pos, in_check, ply);
         }
         let mut stand_pat = None;
         if !in_check {
@@ -638,11 +638,12 @@ fn late_move_reduction(depth: i32, i: usize) -> i32 {
 }
 
 /// The score of a position without legal moves, for the side to move.
-fn no_moves<G: Evaluate>(in_check: bool, ply: usize) -> i32 {
-    if in_check || G::STALEMATE_IS_LOSS {
-        -MATE + i32::try_from(ply).unwrap_or(0)
-    } else {
-        0
+fn no_moves<G: Evaluate>(pos: &G, in_check: bool, ply: usize) -> i32 {
+    let distance = i32::try_from(ply).unwrap_or(0);
+    match pos.without_moves(in_check) {
+        std::cmp::Ordering::Less => -MATE + distance,
+        std::cmp::Ordering::Equal => 0,
+        std::cmp::Ordering::Greater => MATE - distance,
     }
 }
 

@@ -20,7 +20,7 @@ pub enum Ending {
     Abandoned,
 }
 
-const RULES: [Termination; 10] = [
+const RULES: [Termination; 16] = [
     Termination::Checkmate,
     Termination::Stalemate,
     Termination::InsufficientMaterial,
@@ -31,6 +31,12 @@ const RULES: [Termination; 10] = [
     Termination::PerpetualCheck,
     Termination::MoveLimit,
     Termination::PerpetualChase,
+    Termination::Explosion,
+    Termination::AllPiecesLost,
+    Termination::KingInTheCentre,
+    Termination::ThreeChecks,
+    Termination::RaceFinished,
+    Termination::HordeDestroyed,
 ];
 
 impl Ending {
@@ -48,6 +54,12 @@ impl Ending {
                 Termination::PerpetualCheck => "perpetual_check",
                 Termination::MoveLimit => "move_limit",
                 Termination::PerpetualChase => "perpetual_chase",
+                Termination::Explosion => "explosion",
+                Termination::AllPiecesLost => "all_pieces_lost",
+                Termination::KingInTheCentre => "king_in_the_centre",
+                Termination::ThreeChecks => "three_checks",
+                Termination::RaceFinished => "race_finished",
+                Termination::HordeDestroyed => "horde_destroyed",
             },
             Ending::Resignation => "resignation",
             Ending::Agreement => "agreement",

@@ -117,6 +117,10 @@ pub fn write(
             tag(RULES_TAG, game.rules.xiangqi.name());
             Xiangqi::start().fen()
         }
+        variant => {
+            tag("Variant", variant.title());
+            crate::with_game!(variant, G => G::start().fen())
+        }
     };
     if game.start_fen != standard_start {
         tag("SetUp", "1");

@@ -55,8 +55,8 @@ pub(in crate::games) fn seat_name(
 /// "Red" and "Black" in xiangqi.
 pub(in crate::games) fn side_title(variant: Variant, side: Side) -> &'static str {
     match (variant, side) {
-        (Variant::Chess | Variant::Chess960, Side::White) => "White",
         (Variant::Xiangqi, Side::White) => "Red",
+        (_, Side::White) => "White",
         (_, Side::Black) => "Black",
     }
 }

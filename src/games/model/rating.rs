@@ -95,11 +95,12 @@ impl Speed {
 }
 
 /// The perf a game of `variant` at `speed` is rated in: `chess_blitz`;
-/// Chess960 is one perf at every speed, `chess960`, as on Lichess.
+/// Chess960 and each Lichess variant is one perf at every speed, named as
+/// the variant (`chess960`, `kingOfTheHill`), as on Lichess.
 pub fn perf(variant: Variant, speed: Speed) -> String {
     match variant {
-        Variant::Chess960 => variant.name().to_owned(),
-        _ => format!("{}_{}", variant.name(), speed.name()),
+        Variant::Chess | Variant::Xiangqi => format!("{}_{}", variant.name(), speed.name()),
+        _ => variant.name().to_owned(),
     }
 }
 

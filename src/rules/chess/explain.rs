@@ -19,14 +19,26 @@ use crate::rules::{IllegalMove, IllegalReason};
 
 type Outcome = Result<Move, IllegalMove>;
 
+/// A position whose rules may forbid a pseudo-legal move for a reason of
+/// their own, named before the chess reasons are looked for.
+pub(crate) trait Explained: Position {
+    /// The rule of the game `m` breaks, where one of its own does.
+    fn broken_rule(&self, m: Move) -> Option<IllegalMove> {
+        let _ = m;
+        None
+    }
+}
+
+impl Explained for shakmaty::Chess {}
+
 fn illegal(reason: IllegalReason, message: String) -> IllegalMove {
     IllegalMove::new(reason, message)
 }
 
 /// Resolves a move given by coordinates to the legal move it names, or
 /// explains why there is none.
-pub(super) fn coordinates(
-    pos: &shakmaty::Chess,
+pub(super) fn coordinates<P: Explained>(
+    pos: &P,
     from: Square,
     to: Square,
     promotion: Option<Role>,
@@ -66,7 +78,9 @@ pub(super) fn coordinates(
     if pos.is_legal(candidate) {
         Ok(candidate)
     } else {
-        Err(king_left_in_check(pos, candidate))
+        Err(pos
+            .broken_rule(candidate)
+            .unwrap_or_else(|| king_left_in_check(pos, candidate)))
     }
 }
 
@@ -74,8 +88,8 @@ pub(super) fn coordinates(
 /// rook (`e1h1`), or moves two squares along its first rank (`e1g1`, `e1c1`;
 /// in Chess960, onto the g- or c-file from wherever it stands, unless that
 /// is an ordinary king step)?
-fn castling_attempt(
-    pos: &shakmaty::Chess,
+fn castling_attempt<P: Explained>(
+    pos: &P,
     piece: Piece,
     from: Square,
     to: Square,
@@ -102,7 +116,7 @@ fn castling_attempt(
 }
 
 /// Explains (or plays) castling on `side`.
-fn castle(pos: &shakmaty::Chess, side: CastlingSide) -> Outcome {
+fn castle<P: Explained>(pos: &P, side: CastlingSide) -> Outcome {
     let turn = pos.turn();
     let board = pos.board();
     let castles = pos.castles();
@@ -165,8 +179,8 @@ fn only_pawns_promote() -> IllegalMove {
 }
 
 /// The move if the piece can make it on this board, ignoring checks.
-fn pseudo_legal(
-    pos: &shakmaty::Chess,
+fn pseudo_legal<P: Explained>(
+    pos: &P,
     piece: Piece,
     from: Square,
     to: Square,
@@ -238,8 +252,8 @@ fn blocked(
     )
 }
 
-fn pawn(
-    pos: &shakmaty::Chess,
+fn pawn<P: Explained>(
+    pos: &P,
     color: Color,
     from: Square,
     to: Square,
@@ -318,7 +332,7 @@ fn pawn(
 
 /// Explains a pseudo-legal move that leaves the mover's king attacked, naming
 /// the attacker.
-fn king_left_in_check(pos: &shakmaty::Chess, m: Move) -> IllegalMove {
+fn king_left_in_check<P: Explained>(pos: &P, m: Move) -> IllegalMove {
     let turn = pos.turn();
     let mut board = pos.board().clone();
     let from = m.from().expect("chess has no drops");
@@ -329,9 +343,13 @@ fn king_left_in_check(pos: &shakmaty::Chess, m: Move) -> IllegalMove {
         board.discard_piece_at(Square::from_coords(to.file(), from.rank()));
     }
     board.set_piece_at(m.to(), moved);
-    let king = board.king_of(turn).expect("a legal position has a king");
-    let attackers = board.attacks_to(king, !turn, board.occupied());
-    let Some(attacker) = attackers.first() else {
+    let attacker = board.king_of(turn).and_then(|king| {
+        Some((
+            king,
+            board.attacks_to(king, !turn, board.occupied()).first()?,
+        ))
+    });
+    let Some((king, attacker)) = attacker else {
         // Unreachable for a pseudo-legal move shakmaty rejects; say so plainly.
         return illegal(
             IllegalReason::OwnKingInCheck,
@@ -350,7 +368,7 @@ fn king_left_in_check(pos: &shakmaty::Chess, m: Move) -> IllegalMove {
 }
 
 /// Explains SAN that matches no legal move.
-pub(super) fn san(pos: &shakmaty::Chess, san: San) -> IllegalMove {
+pub(super) fn san<P: Explained>(pos: &P, san: San) -> IllegalMove {
     let turn = pos.turn();
     let (role, to, promotion) = match san {
         San::Castle(side) => {

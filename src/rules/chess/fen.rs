@@ -13,13 +13,13 @@ use shakmaty::{
 };
 
 use crate::rules::{
-    FenProblem, InvalidFen, Side,
+    FenProblem, InvalidFen, Side, Variant,
     chess::side_of,
     fen_fields::{self, FieldsError, PlacementError, list},
 };
 
 /// The longest FEN accepted: a full board with the longest fields is 90 bytes.
-const MAX_FEN_LEN: usize = 128;
+pub(super) const MAX_FEN_LEN: usize = 128;
 
 /// Why a chess FEN was rejected.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -102,6 +102,23 @@ pub enum FenError {
     ImpossibleCheck { side: Side, checkers: Vec<Square> },
     #[error("illegal position: {detail}")]
     IllegalPosition { detail: String },
+    #[error(
+        "pockets {found:?}: expected piece letters (PNBRQ / pnbrq) between '[' and ']' right after the board"
+    )]
+    BadPocket { found: String },
+    #[error(
+        "checks field {found:?}: expected the checks each side has left, White's first (3+3), \
+         or the checks given (+0+0)"
+    )]
+    BadChecks { found: String },
+    #[error("{what} belong to {owner}; this is {variant}")]
+    NotInVariant {
+        what: &'static str,
+        owner: Variant,
+        variant: Variant,
+    },
+    #[error("not a legal {variant} position: {detail}")]
+    VariantRule { variant: Variant, detail: String },
 }
 
 impl FenProblem for FenError {
@@ -132,6 +149,10 @@ impl FenProblem for FenError {
             FenError::OppositeCheck { .. } => "OPPOSITE_CHECK",
             FenError::ImpossibleCheck { .. } => "IMPOSSIBLE_CHECK",
             FenError::IllegalPosition { .. } => "ILLEGAL_POSITION",
+            FenError::BadPocket { .. } => "BAD_POCKET",
+            FenError::BadChecks { .. } => "BAD_CHECKS",
+            FenError::NotInVariant { .. } => "NOT_IN_VARIANT",
+            FenError::VariantRule { .. } => "VARIANT_RULE",
         }
     }
 }
@@ -169,7 +190,10 @@ pub(super) fn parse(fen: &str, mode: CastlingMode) -> Result<shakmaty::Chess> {
 /// The syntax pass: stops at the first problem, since later fields cannot be
 /// read reliably once one is wrong. The castling field is checked for its
 /// letters here and read against the board later.
-fn parse_setup(fen: &str, mode: CastlingMode) -> std::result::Result<(Setup, &str), FenError> {
+pub(super) fn parse_setup(
+    fen: &str,
+    mode: CastlingMode,
+) -> std::result::Result<(Setup, &str), FenError> {
     let fields = fen_fields::split(fen, MAX_FEN_LEN)?;
     let [placement, turn, castling, ep, halfmoves, fullmoves] = *fields.all() else {
         return Err(FenError::WrongFieldCount {
@@ -286,7 +310,7 @@ fn check_castling_letters(castling: &str, mode: CastlingMode) -> std::result::Re
 
 /// The rooks the castling field gives rights to on `board`, with the
 /// problems of any right the board cannot have, in board order.
-fn castling_rights(
+pub(super) fn castling_rights(
     board: &Board,
     castling: &str,
     mode: CastlingMode,
@@ -420,7 +444,7 @@ fn promotions_needed(board: &Board, color: Color) -> u32 {
         + extra(board.bishops() & Bitboard::DARK_SQUARES, 1)
 }
 
-fn en_passant_problem(setup: &Setup, square: Square) -> Option<FenError> {
+pub(super) fn en_passant_problem(setup: &Setup, square: Square) -> Option<FenError> {
     let turn = setup.turn;
     let expected = turn.fold_wb(Rank::Sixth, Rank::Third);
     if square.rank() != expected {
@@ -451,7 +475,7 @@ fn en_passant_problem(setup: &Setup, square: Square) -> Option<FenError> {
         .map(|occupied| FenError::EnPassantSquareOccupied { square, occupied })
 }
 
-fn checkers_of(board: &Board, turn: Color) -> Vec<Square> {
+pub(super) fn checkers_of(board: &Board, turn: Color) -> Vec<Square> {
     board
         .king_of(turn)
         .map(|king| {

@@ -19,6 +19,7 @@ mod notation;
 pub mod openings;
 mod outcome;
 mod san;
+pub mod variants;
 
 use std::{fmt, marker::PhantomData};
 

@@ -1,7 +1,8 @@
 //! Move text in (UCI, SAN) and out (UCI, SAN with check marks).
 
 use shakmaty::{
-    Bitboard, CastlingMode, CastlingSide, Move, MoveList, Piece, Position, Role, Square, attacks,
+    Bitboard, CastlingMode, CastlingSide, Color, Move, MoveList, Piece, Position, Role, Square,
+    attacks,
     san::{San, SanPlus, Suffix},
     uci::UciMove,
 };
@@ -14,16 +15,27 @@ const EXPECTED: &str = "UCI (e2e4, e7e8q, e1g1 or e1h1) or SAN (e4, Nf3, exd5, O
 /// Longest move text worth reading (`Qa1xh8=Q#` and padding).
 const MAX_MOVE_TEXT: usize = 16;
 
+/// Move text worth reading, trimmed: ASCII and not too long.
+pub(super) fn readable<'a>(text: &'a str, expected: &'static str) -> Result<&'a str, MoveError> {
+    let text = text.trim();
+    if text.is_empty() || text.len() > MAX_MOVE_TEXT || !text.is_ascii() {
+        return Err(unparsable(text, expected));
+    }
+    Ok(text)
+}
+
+/// `text` is not a move in any notation `expected` names.
+pub(super) fn unparsable(text: &str, expected: &'static str) -> MoveError {
+    MoveError::Unparsable {
+        text: text.to_owned(),
+        expected,
+    }
+}
+
 /// Reads UCI or SAN, resolving it against `pos`.
 pub(super) fn parse(pos: &shakmaty::Chess, text: &str) -> Result<Move, MoveError> {
-    let text = text.trim();
-    let unparsable = || MoveError::Unparsable {
-        text: text.to_owned(),
-        expected: EXPECTED,
-    };
-    if text.is_empty() || text.len() > MAX_MOVE_TEXT || !text.is_ascii() {
-        return Err(unparsable());
-    }
+    let text = readable(text, EXPECTED)?;
+    let unparsable = || unparsable(text, EXPECTED);
     if let Ok(UciMove::Normal {
         from,
         to,
@@ -286,6 +298,12 @@ fn describe_as(pos: &shakmaty::Chess, checks: &Checks, m: Move, san: San, d: &mu
     d.chinese = None;
     push_square(&mut d.from, from);
     push_square(&mut d.to, to);
+    describe_pieces(turn, m, is_check, d);
+}
+
+/// Writes who moves, captures and promotes to what in `m`, and its kind,
+/// over `d`.
+pub(super) fn describe_pieces(turn: Color, m: Move, is_check: bool, d: &mut MoveDescription) {
     d.piece = Piece {
         color: turn,
         role: m.role(),

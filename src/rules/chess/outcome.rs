@@ -8,7 +8,7 @@ use crate::rules::{DrawClaim, Game, GameEnd, Record, Termination, Verdict};
 /// Half-moves without capture or pawn move after which a draw can be claimed.
 const FIFTY_MOVES: u32 = 100;
 /// Half-moves without capture or pawn move after which the game is drawn.
-const SEVENTY_FIVE_MOVES: u32 = 150;
+pub(super) const SEVENTY_FIVE_MOVES: u32 = 150;
 
 /// Judges the current position of `record`, in the order python-chess and the
 /// Laws imply: mate beats everything (a mate on the 75th move stands), then
@@ -29,14 +29,23 @@ pub(super) fn adjudicate<C: Castling>(record: &Record<Orthodox<C>>, has_moves: b
     } else {
         None
     };
-    let mut claimable = Vec::new();
-    if end.is_none() {
-        if record.repetitions() >= 3 {
-            claimable.push(DrawClaim::ThreefoldRepetition);
-        }
-        if pos.halfmoves() >= FIFTY_MOVES {
-            claimable.push(DrawClaim::FiftyMoves);
-        }
-    }
+    let claimable = if end.is_none() {
+        claims(record, pos.halfmoves())
+    } else {
+        Vec::new()
+    };
     Verdict { end, claimable }
+}
+
+/// The draws a player may claim in a game not over: threefold repetition,
+/// and fifty moves by the halfmove clock.
+pub(super) fn claims<G: Game>(record: &Record<G>, halfmoves: u32) -> Vec<DrawClaim> {
+    let mut claimable = Vec::new();
+    if record.repetitions() >= 3 {
+        claimable.push(DrawClaim::ThreefoldRepetition);
+    }
+    if halfmoves >= FIFTY_MOVES {
+        claimable.push(DrawClaim::FiftyMoves);
+    }
+    claimable
 }

@@ -229,6 +229,18 @@ export const Reason = {
   PERPETUAL_CHECK: "PERPETUAL_CHECK",
   /** FAILED_PRECONDITION: The move is illegal: Xiangqi, under rules that refuse forbidden repetitions: the move would complete a perpetual chase; the message names the chased piece. */
   PERPETUAL_CHASE: "PERPETUAL_CHASE",
+  /** FAILED_PRECONDITION: The move is illegal: Antichess: a capture is possible, so a capture must be made. */
+  CAPTURE_COMPULSORY: "CAPTURE_COMPULSORY",
+  /** FAILED_PRECONDITION: The move is illegal: Atomic: a king never captures. */
+  KING_CANNOT_CAPTURE: "KING_CANNOT_CAPTURE",
+  /** FAILED_PRECONDITION: The move is illegal: Atomic: the capture's explosion would take the mover's own king. */
+  EXPLODES_OWN_KING: "EXPLODES_OWN_KING",
+  /** FAILED_PRECONDITION: The move is illegal: Racing Kings: no move may give check. */
+  GIVES_CHECK: "GIVES_CHECK",
+  /** FAILED_PRECONDITION: The move is illegal: Crazyhouse: the piece to drop is not in the mover's pocket. */
+  NOT_IN_POCKET: "NOT_IN_POCKET",
+  /** FAILED_PRECONDITION: The move is illegal: Crazyhouse: a drop onto an occupied square, or a pawn dropped on the first or last rank. */
+  DROP_NOT_ALLOWED: "DROP_NOT_ALLOWED",
 } as const;
 
 /** One of {@link Reason}'s values. */

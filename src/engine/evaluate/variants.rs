@@ -1,0 +1,162 @@
+//! Evaluation of the Lichess variants: the chess evaluation of the board,
+//! with each variant's own aim on top (pieces in hand, the centre, checks
+//! given, the race to the eighth rank) and, in antichess, material turned
+//! into a burden.
+
+use std::cmp::Ordering;
+
+use shakmaty::{
+    Bitboard, Color, KnownOutcome, Outcome, Position, Rank, Role,
+    variant::{Antichess, Atomic, Crazyhouse, Horde, KingOfTheHill, RacingKings, ThreeCheck},
+};
+
+use super::{
+    Evaluate,
+    chess::{for_side_to_move, move_key, value, white_view},
+};
+use crate::rules::variants::{Lichess, LichessRules};
+
+/// A won position by the variant's own rule, short of a mate score (the
+/// search scores the end itself, with its distance, when it reaches it).
+const WON: i32 = 20_000;
+
+/// What a variant's evaluation weighs, for White.
+pub trait Aims: LichessRules {
+    /// The position's value for White.
+    fn white_view(&self) -> i32 {
+        white_view(self.board())
+    }
+
+    /// May the search pass a move here to prune (no zugzwang to fear)?
+    const NULL_MOVE: bool = true;
+}
+
+/// `f(color)` for White minus for Black.
+fn difference(f: impl Fn(Color) -> i32) -> i32 {
+    f(Color::White) - f(Color::Black)
+}
+
+impl Aims for Crazyhouse {
+    /// Pieces in hand count almost as on the board: a drop is one move away.
+    fn white_view(&self) -> i32 {
+        let pockets = self.pockets().map_or(0, |pockets| {
+            difference(|color| {
+                Role::ALL
+                    .into_iter()
+                    .map(|role| i32::from(*pockets.get(color).get(role)) * value(role) * 9 / 10)
+                    .sum()
+            })
+        });
+        white_view(self.board()) + pockets
+    }
+}
+
+impl Aims for Antichess {
+    /// Fewer pieces is better; a king is worth as much as any other piece.
+    fn white_view(&self) -> i32 {
+        let board = self.board();
+        difference(|color| -(board.by_color(color).count() as i32) * 100)
+    }
+
+    const NULL_MOVE: bool = false;
+}
+
+impl Aims for Atomic {}
+
+impl Aims for Horde {}
+
+impl Aims for KingOfTheHill {
+    /// A king nearer the centre is nearer the win.
+    fn white_view(&self) -> i32 {
+        let board = self.board();
+        let centre = difference(|color| {
+            board.king_of(color).map_or(0, |king| {
+                let distance = Bitboard::CENTER
+                    .into_iter()
+                    .map(|c| c.distance(king))
+                    .min()
+                    .unwrap_or(0);
+                (3 - distance as i32).max(0) * 60
+            })
+        });
+        white_view(board) + centre
+    }
+}
+
+impl Aims for RacingKings {
+    /// The race counts more than anything: each rank the king has run.
+    fn white_view(&self) -> i32 {
+        let board = self.board();
+        let race = difference(|color| {
+            board.king_of(color).map_or(0, |king| {
+                king.rank() as i32 * 90 + i32::from(king.rank() == Rank::Eighth) * 400
+            })
+        });
+        white_view(board) + race
+    }
+}
+
+impl Aims for ThreeCheck {
+    /// Each check given is worth pieces: the third wins.
+    fn white_view(&self) -> i32 {
+        let checks = self.remaining_checks().map_or(0, |left| {
+            difference(|color| {
+                let given = 3 - i32::from(*left.get(color));
+                given * given * 150
+            })
+        });
+        white_view(self.board()) + checks
+    }
+}
+
+impl<P: Aims> Evaluate for Lichess<P> {
+    fn evaluate(&self) -> i32 {
+        let pos = self.position();
+        match pos.variant_outcome() {
+            Outcome::Known(KnownOutcome::Decisive { winner }) if winner == pos.turn() => WON,
+            Outcome::Known(KnownOutcome::Decisive { .. }) => -WON,
+            Outcome::Known(KnownOutcome::Draw) => 0,
+            Outcome::Unknown if pos.is_insufficient_material() => 0,
+            Outcome::Unknown => for_side_to_move(pos.turn(), pos.white_view()),
+        }
+    }
+
+    fn victim_value(&self, m: shakmaty::Move) -> i32 {
+        m.capture().map_or(0, value) + m.promotion().map_or(0, value)
+    }
+
+    fn attacker_value(&self, m: shakmaty::Move) -> i32 {
+        value(m.role())
+    }
+
+    fn move_key(m: shakmaty::Move) -> u32 {
+        move_key(m)
+    }
+
+    fn null_move(&self) -> Option<Lichess<P>> {
+        if !P::NULL_MOVE {
+            return None;
+        }
+        let pos = self.position();
+        let pieces = pos.us() & !pos.board().pawns() & !pos.board().kings();
+        if pieces.is_empty() {
+            return None;
+        }
+        self.pass()
+    }
+
+    const STALEMATE_IS_LOSS: bool = false;
+
+    fn without_moves(&self, in_check: bool) -> Ordering {
+        let pos = self.position();
+        match pos.variant_outcome() {
+            Outcome::Known(KnownOutcome::Decisive { winner }) if winner == pos.turn() => {
+                Ordering::Greater
+            }
+            Outcome::Known(KnownOutcome::Decisive { .. }) => Ordering::Less,
+            Outcome::Known(KnownOutcome::Draw) => Ordering::Equal,
+            Outcome::Unknown if in_check => Ordering::Less,
+            Outcome::Unknown => Ordering::Equal,
+        }
+    }
+}
