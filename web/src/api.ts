@@ -4,6 +4,7 @@
 
 import { createArbiter, watchGame as watchEvents, type WatchGameResponse } from "@arbiter/client";
 import type { VariantName } from "./board/variant";
+import { variantInfo } from "./variants";
 
 export {
   ChallengeColor,
@@ -71,7 +72,7 @@ export async function watchGame(
 }
 
 export function variantName(variant: Variant): VariantName {
-  return variant === Variant.XIANGQI ? "xiangqi" : "chess";
+  return variantInfo(variant).board;
 }
 
 /** "White" or "Black"; in xiangqi "Red" or "Black". */

@@ -4,7 +4,7 @@
 import "./style.css";
 import { h } from "./dom";
 import { SESSION_CHANGED, signedIn } from "./player/session";
-import { editorScreen } from "./screens/editor";
+import { EDITOR_VARIANTS, editorScreen } from "./screens/editor";
 import { gameScreen } from "./screens/game";
 import { joinScreen } from "./screens/join";
 import { newGameScreen } from "./screens/new-game";
@@ -12,6 +12,7 @@ import { playerScreen } from "./screens/player";
 import { signInScreen } from "./screens/sign-in";
 import type { Screen } from "./screens/screen";
 import type { SideName } from "./seats";
+import { variantByKey } from "./variants";
 
 const app = document.getElementById("app") as HTMLElement;
 const sessionBar = document.getElementById("session") as HTMLElement;
@@ -33,10 +34,9 @@ function route(hash: string): Screen {
     const session = signedIn();
     return session ? playerScreen(session) : signInScreen();
   }
-  if (parts[0] === "editor") return editorScreen(parts[1] === "xiangqi" ? "xiangqi" : "chess");
-  const variant = params.get("variant");
+  if (parts[0] === "editor") return editorScreen(EDITOR_VARIANTS.find((v) => v.key === parts[1]) ?? EDITOR_VARIANTS[0]);
   return newGameScreen({
-    variant: variant === "xiangqi" || variant === "chess" || variant === "chess960" ? variant : undefined,
+    variant: variantByKey(params.get("variant"))?.key,
     positionId: params.get("position") ?? undefined,
   });
 }

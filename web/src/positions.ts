@@ -2,12 +2,11 @@
 // token (CreatePosition shows it once; DeletePosition needs it), kept in
 // localStorage so that its user can delete it later.
 
-import type { VariantName } from "./board/variant";
-
 export interface SavedPosition {
   id: string;
   ownerToken: string;
-  variant: VariantName;
+  /** The game's server name ("chess", "crazyhouse"). */
+  variant: string;
   fen: string;
   name: string;
   savedAt: number;
@@ -24,7 +23,7 @@ export function forgetPosition(id: string): void {
 }
 
 /** The positions of `variant` this browser saved, most recent first. */
-export function rememberedPositions(variant: VariantName): SavedPosition[] {
+export function rememberedPositions(variant: string): SavedPosition[] {
   const positions: SavedPosition[] = [];
   for (let i = 0; i < localStorage.length; i++) {
     const key = localStorage.key(i);

@@ -689,7 +689,7 @@ describe("web app", () => {
   });
 
   test("the pages carry a strict Content-Security-Policy, which no page of these tests broke", async (t) => {
-    if (!stack.appFromBinary) {
+    if (!stack.appHeaders) {
       t.skip("the binary serves no app");
       return;
     }

@@ -1,6 +1,7 @@
 // What the browser tests run against: a real `arbiter serve` on a free port
 // with a fresh SQLite database, the built app (served by the binary itself,
-// or by a small static server in front of it when the binary serves no app),
+// or by a small static server in front of it when the binary serves no app,
+// or with ARBITER_WEB_DIST=1 one built after the binary embedded another),
 // and Debian's Chromium driven by playwright-core (which never downloads a
 // browser of its own).
 
@@ -76,8 +77,10 @@ export interface Player {
 export interface Stack {
   /** The page's address: the app, whose grpc-web calls reach the server. */
   appUrl: string;
-  /** Whether the binary serves the app (else the tests serve web/dist). */
-  appFromBinary: boolean;
+  /** Whether the pages carry the headers the binary serves its app with:
+   * it serves the app, or (ARBITER_WEB_DIST=1) the tests serve web/dist
+   * with them. */
+  appHeaders: boolean;
   /** What the pages' Content-Security-Policy refused, as Chromium reports it. */
   cspViolations: string[];
   /** A Node client of the same server, for what the tests check beside the page. */
@@ -126,9 +129,13 @@ export async function startStack(): Promise<Stack> {
     await exited;
   };
   await startServer();
-  // The binary serves the app itself when it embeds one; else serve dist/.
-  const served = await fetch(`${serverUrl}/`).then(async (r) => r.ok && (await r.text()).includes('id="app"')).catch(() => false);
-  const front = served ? undefined : await serveDist(serverUrl);
+  // The binary serves the app itself when it embeds one; else, or when
+  // asked to test this checkout's build, serve dist/ (with the binary's
+  // headers, where it has an app).
+  const answer = await fetch(`${serverUrl}/`).catch(() => undefined);
+  const embedded = Boolean(answer?.ok && (await answer.text()).includes('id="app"'));
+  const headers = embedded ? securityHeaders(answer?.headers) : {};
+  const front = embedded && process.env.ARBITER_WEB_DIST !== "1" ? undefined : await serveDist(serverUrl, headers);
   const appUrl = front ? front.url : serverUrl;
   console.log(`app served by ${front ? "the tests, from web/dist" : "the binary"}`);
   const browser = await chromium.launch({ executablePath: chromiumBin, headless: true, args: CHROMIUM_ARGS });
@@ -136,7 +143,7 @@ export async function startStack(): Promise<Stack> {
   const cspViolations: string[] = [];
   return {
     appUrl,
-    appFromBinary: !front,
+    appHeaders: embedded,
     cspViolations,
     api,
     browser,
@@ -167,15 +174,26 @@ const TYPES: Record<string, string> = {
   ".svg": "image/svg+xml",
 };
 
-/** Serves dist/ and passes every other request (grpc-web calls) to the server. */
-async function serveDist(serverUrl: string): Promise<{ url: string; server: Server }> {
+/** The headers that guard the binary's pages (its Content-Security-Policy
+ * and the like), to serve web/dist with. */
+function securityHeaders(headers: Headers | undefined): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of headers ?? []) {
+    if (/^(content-security-policy|x-frame-options|referrer-policy|x-content-type-options|cross-origin-.*|permissions-policy)$/.test(name)) kept[name] = value;
+  }
+  return kept;
+}
+
+/** Serves dist/ (with `headers`) and passes every other request (grpc-web
+ * calls) to the server. */
+async function serveDist(serverUrl: string, headers: Record<string, string>): Promise<{ url: string; server: Server }> {
   const target = new URL(serverUrl);
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (req.method === "GET" && !path.includes("..")) {
       const file = join(webDir, "dist", path === "/" ? "index.html" : path);
       if (existsSync(file)) {
-        res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+        res.writeHead(200, { ...headers, "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
         res.end(readFileSync(file));
         return;
       }
@@ -221,6 +239,21 @@ export async function dragPiece(page: Page, from: string, to: string): Promise<v
   };
   const a = await centre(from);
   const b = await centre(to);
+  await page.mouse.move(a.x, a.y);
+  await page.mouse.down();
+  await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 4 });
+  await page.mouse.move(b.x, b.y, { steps: 4 });
+  await page.mouse.up();
+}
+
+/** Drags the piece `letter` from its side's Crazyhouse pocket to `to`. */
+export async function dragPocketPiece(page: Page, letter: string, to: string): Promise<void> {
+  const side = letter === letter.toUpperCase() ? "white" : "black";
+  const piece = await page.locator(`[data-testid=pocket-${side}] [data-pocket-piece="${letter}"]`).boundingBox();
+  const square = await page.locator(`rect.hit[data-square="${to}"]`).boundingBox();
+  if (!piece || !square) throw new Error(`no pocket piece ${letter} or no square ${to}`);
+  const a = { x: piece.x + piece.width / 2, y: piece.y + piece.height / 2 };
+  const b = { x: square.x + square.width / 2, y: square.y + square.height / 2 };
   await page.mouse.move(a.x, a.y);
   await page.mouse.down();
   await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 4 });

@@ -1,22 +1,26 @@
 // An interactive SVG board for either game: draws the grid and the pieces
 // of a FEN, highlights the last move, the selection and its legal
 // destinations, and turns clicks and drags into move attempts (or, in the
-// editor, into clicks on squares).
+// editor, into clicks on squares). A Crazyhouse drop is selected as "N@"
+// (a pocket piece pressed, see pockets.ts) and played like a move from there.
 
 import { h, s } from "../dom";
 import { drawChessGrid } from "./chess-board";
 import { Layout } from "./layout";
 import { drawPiece, pieceName } from "./pieces";
+import { dropKey } from "./pockets";
 import { parseSquare, readPlacement, squareName, type Geometry, type Placement } from "./variant";
 import { drawXiangqiGrid } from "./xiangqi-board";
 
 export interface BoardHandlers {
   /** Whether the user may pick up this piece (FEN letter) now. */
   canPick?: (piece: string) => boolean;
-  /** The legal destinations of the piece on `from`. */
+  /** The legal destinations of the piece on `from` (or of the drop `from`, "N@"). */
   destinations?: (from: string) => string[];
   /** A move attempt, legal or not: the server judges it. */
   onMove?: (from: string, to: string) => void;
+  /** The selection changed (a square, a drop "N@", or none). */
+  onSelect?: (selected: string | undefined) => void;
   /** Editor mode: a click on a square (no selecting, no dragging). */
   onSquare?: (square: string) => void;
 }
@@ -31,7 +35,8 @@ export class BoardView {
   private lastMove: [string, string] | undefined;
   private checkSquare: string | undefined;
   private selected: string | undefined;
-  private press: { square: string; x: number; y: number; dragging: boolean } | undefined;
+  /** A press on a piece: `square` is where it stands, or its drop ("N@"). */
+  private press: { square: string; letter: string; x: number; y: number; dragging: boolean } | undefined;
   private dragPiece: SVGGElement | undefined;
   private readonly layers = {
     grid: s("g"),
@@ -93,6 +98,14 @@ export class BoardView {
     this.drawDynamic();
   }
 
+  /** A press on a pocket piece the user may drop: selects its drop, and
+   * dragging it onto a square drops it there. */
+  pressDrop(letter: string, e: PointerEvent): void {
+    if (e.button !== 0 || !(this.handlers.canPick?.(letter) ?? false)) return;
+    e.preventDefault();
+    this.startPress(dropKey(letter), letter, e);
+  }
+
   private drawStatic(): void {
     this.svg.setAttribute("viewBox", this.layout.viewBox);
     this.layers.grid.replaceChildren(
@@ -124,6 +137,7 @@ export class BoardView {
     };
     if (this.lastMove) for (const sq of this.lastMove) mark(sq, "last-move");
     if (this.checkSquare) mark(this.checkSquare, "check");
+    this.handlers.onSelect?.(this.selected);
     if (this.selected) {
       mark(this.selected, "selected");
       for (const to of this.handlers.destinations?.(this.selected) ?? []) {
@@ -190,13 +204,18 @@ export class BoardView {
       this.handlers.onMove?.(from, square);
       return;
     }
-    if (!pickable) {
+    if (!pickable || piece === undefined) {
       this.deselect();
       return;
     }
+    this.startPress(square, piece, e);
+  }
+
+  /** Selects `square` (or a drop) and follows the pointer in case it drags. */
+  private startPress(square: string, letter: string, e: PointerEvent): void {
     this.selected = square;
     const { x, y } = this.point(e);
-    this.press = { square, x, y, dragging: false };
+    this.press = { square, letter, x, y, dragging: false };
     this.svg.setPointerCapture(e.pointerId);
     this.drawDynamic();
   }
@@ -207,9 +226,7 @@ export class BoardView {
     if (!this.press.dragging && Math.hypot(x - this.press.x, y - this.press.y) < DRAG_THRESHOLD) return;
     if (!this.press.dragging) {
       this.press.dragging = true;
-      const letter = this.placement.get(this.press.square);
-      if (!letter) return;
-      this.dragPiece = drawPiece(this.geo, letter);
+      this.dragPiece = drawPiece(this.geo, this.press.letter);
       this.dragPiece.classList.add("dragging");
       this.layers.drag.replaceChildren(this.dragPiece);
       this.drawDynamic();

@@ -1,6 +1,7 @@
 // The geometry of each game's board: files, ranks, square names and FEN
 // placement. Squares are named as the API names them: chess "e4" (ranks 1-8),
-// xiangqi ICCS "e0" (ranks 0-9 from Red's side).
+// xiangqi ICCS "e0" (ranks 0-9 from Red's side). Every chess variant is
+// played on the chess board.
 
 export type VariantName = "chess" | "xiangqi";
 
@@ -63,9 +64,11 @@ export function parseSquare(geo: Geometry, name: string): Spot | undefined {
 /** Pieces by square name, read from a FEN's placement field. */
 export type Placement = Map<string, string>;
 
+/** Reads the board of a FEN; a Crazyhouse FEN's pockets (`[Pp]`, or a ninth
+ * row) are not on it, and its promoted pieces (`Q~`) are plain pieces. */
 export function readPlacement(geo: Geometry, fen: string): Placement {
   const placement: Placement = new Map();
-  const rows = fen.split(" ")[0].split("/");
+  const rows = fen.split(" ")[0].replace(/\[.*$/, "").split("/").slice(0, geo.ranks);
   rows.forEach((row, i) => {
     const rank = geo.ranks - 1 - i;
     let file = 0;

@@ -3,15 +3,15 @@
 // Accepting opens the game; the challenger's page hears of it on their
 // events stream.
 
-import { api, ChallengeColor, errorText, sideName, Side, variantName, type Challenge } from "../api";
+import { api, ChallengeColor, errorText, sideName, Side, type Challenge } from "../api";
 import { button, h } from "../dom";
 import { clockText } from "../time-controls";
+import { variantInfo } from "../variants";
 import { asPlayer, type Session } from "./session";
 
 /** The game a challenge offers, in words: "Chess, 5 min, rated". */
 export function challengeTerms(challenge: Challenge): string {
-  const variant = variantName(challenge.variant) === "xiangqi" ? "Xiangqi" : "Chess";
-  return `${variant}, ${clockText(challenge.timeControl)}, ${challenge.rated ? "rated" : "casual"}`;
+  return `${variantInfo(challenge.variant).label}, ${clockText(challenge.timeControl)}, ${challenge.rated ? "rated" : "casual"}`;
 }
 
 /** The colour the challenged player gets. */

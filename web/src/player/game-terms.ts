@@ -2,6 +2,7 @@
 // casual, and the player's colour.
 
 import { ChallengeColor, Variant } from "../api";
+import { variantByKey, variantRadios } from "../variants";
 import { h, radios } from "../dom";
 import { presetTimeControl, timeControlSelect } from "../time-controls";
 
@@ -18,7 +19,7 @@ export function gameTermsFields(prefix: string, clockOnly: boolean): { fields: H
   const time = timeControlSelect(`${prefix}-time`, clockOnly ? "clocks" : "presets", "5+0");
   const rated = h("input", { type: "checkbox", name: `${prefix}-rated` });
   const fields = [
-    h("fieldset", {}, h("legend", {}, "Game"), ...radios(`${prefix}-variant`, [["chess", "Chess"], ["xiangqi", "Xiangqi"]], "chess")),
+    h("fieldset", {}, h("legend", {}, "Game"), ...variantRadios(`${prefix}-variant`, "chess")),
     h("fieldset", {}, h("legend", {}, "Time control"), h("label", {}, "Clock ", time)),
     h("fieldset", {}, h("legend", {}, "You play"), ...radios(`${prefix}-colour`, [["white", "White / Red"], ["black", "Black"], ["random", "Either"]], "random")),
     h("label", { class: "choice" }, rated, " Rated"),
@@ -27,7 +28,7 @@ export function gameTermsFields(prefix: string, clockOnly: boolean): { fields: H
     const value = (name: string) => (form.elements.namedItem(`${prefix}-${name}`) as RadioNodeList).value;
     const colour = value("colour");
     return {
-      variant: value("variant") === "xiangqi" ? Variant.XIANGQI : Variant.CHESS,
+      variant: variantByKey(value("variant"))?.variant ?? Variant.CHESS,
       timeControl: presetTimeControl(time.value),
       rated: rated.checked,
       color: colour === "white" ? ChallengeColor.WHITE : colour === "black" ? ChallengeColor.BLACK : ChallengeColor.UNSPECIFIED,

@@ -3,10 +3,12 @@
 
 import { api, errorText, type PerfRating } from "../api";
 import { h } from "../dom";
+import { variantByKey } from "../variants";
 
-/** "chess_blitz" as "Chess blitz". */
+/** "chess_blitz" as "Chess blitz", "kingOfTheHill" as "King of the Hill". */
 export function perfName(perf: string): string {
-  const words = perf.replace(/_/g, " ");
+  const [game, ...speed] = perf.split("_");
+  const words = [variantByKey(game)?.label ?? game, ...speed].join(" ");
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 

@@ -1,6 +1,7 @@
-// The position editor: place pieces, choose the side to move (and chess
-// castling rights); ValidatePosition's problems show as the board changes,
-// and a valid position the rules have already decided (a mate, a
+// The position editor, for every game but Chess960: place pieces, choose
+// the side to move (and chess castling rights; a Crazyhouse position's
+// pockets and a Three-check position's checks stay as loaded);
+// ValidatePosition's problems show as the board changes, and a valid position the rules have already decided (a mate, a
 // stalemate) says so; a valid position is saved with CreatePosition and a
 // game started from it, unless it is decided. The positions this browser
 // saved are listed with their owner tokens, to load or delete.
@@ -8,17 +9,24 @@
 import { api, errorReason, errorText, OutcomeStatus, Reason, Variant } from "../api";
 import { BoardView } from "../board/board-view";
 import { drawPiece, pieceName } from "../board/pieces";
-import { geometryOf, readPlacement, writePlacement, type Placement, type VariantName } from "../board/variant";
+import { geometryOf, readPlacement, writePlacement, type Placement } from "../board/variant";
 import { button, h, s } from "../dom";
 import { forgetPosition, rememberedPositions, rememberPosition, type SavedPosition } from "../positions";
+import { VARIANTS, type GameVariant } from "../variants";
 import type { Screen } from "./screen";
+
+/** The games the editor sets up positions of. */
+export const EDITOR_VARIANTS = VARIANTS.filter((v) => v.variant !== Variant.CHESS960);
 
 const ERASER = "";
 const VALIDATE_DELAY_MS = 150;
 
-export function editorScreen(variant: VariantName): Screen {
-  const geo = geometryOf(variant);
-  let placement: Placement = readPlacement(geo, geo.startFen);
+export function editorScreen(game: GameVariant): Screen {
+  const geo = geometryOf(game.board);
+  const chessBoard = geo.variant === "chess";
+  let startFen = geo.startFen;
+  let placement: Placement = readPlacement(geo, startFen);
+  let extras = variantFields(game, startFen);
   let tool = geo.pieceLetters[0];
   let validation = 0;
   let timer: number | undefined;
@@ -56,12 +64,12 @@ export function editorScreen(variant: VariantName): Screen {
   const turnSelect = h(
     "select",
     { "data-testid": "turn" },
-    h("option", { value: "w" }, variant === "chess" ? "White to move" : "Red to move"),
+    h("option", { value: "w" }, chessBoard ? "White to move" : "Red to move"),
     h("option", { value: "b" }, "Black to move"),
   );
   const castling = ["K", "Q", "k", "q"].map((right) => h("input", { type: "checkbox", value: right, "data-castling": right }));
   const castlingRow =
-    variant === "chess"
+    chessBoard
       ? h(
           "div",
           { class: "row" },
@@ -77,12 +85,12 @@ export function editorScreen(variant: VariantName): Screen {
 
   const fen = (): string => {
     const rights = castling.filter((box) => box.checked).map((box) => box.value).join("") || "-";
-    return `${writePlacement(geo, placement)} ${turnSelect.value} ${variant === "chess" ? rights : "-"} - 0 1`;
+    return `${writePlacement(geo, placement)}${extras.pocket} ${turnSelect.value} ${chessBoard ? rights : "-"} -${extras.checks} 0 1`;
   };
 
   const validate = async () => {
     const mine = ++validation;
-    const position = { variant: variantOf(variant), fen: fen() };
+    const position = { variant: game.variant, fen: fen() };
     try {
       const answer = await api.rules.validatePosition({ position });
       const outcome = answer.valid ? await decidedOutcome(position) : undefined;
@@ -109,6 +117,7 @@ export function editorScreen(variant: VariantName): Screen {
 
   const load = (text: string) => {
     placement = readPlacement(geo, text);
+    extras = variantFields(game, text);
     const fields = text.split(" ");
     turnSelect.value = fields[1] === "b" ? "b" : "w";
     for (const box of castling) box.checked = (fields[2] ?? "").includes(box.value);
@@ -120,7 +129,7 @@ export function editorScreen(variant: VariantName): Screen {
 
   const mine = h("div", { "data-testid": "my-positions" });
   const showMine = () => {
-    const positions = rememberedPositions(variant);
+    const positions = rememberedPositions(game.key);
     mine.replaceChildren(
       ...(positions.length === 0
         ? []
@@ -160,32 +169,50 @@ export function editorScreen(variant: VariantName): Screen {
   const save = () => {
     notice.textContent = "";
     api.positions
-      .createPosition({ variant: variantOf(variant), source: { case: "fen", value: fen() }, name: nameInput.value })
+      .createPosition({ variant: game.variant, source: { case: "fen", value: fen() }, name: nameInput.value })
       .then(async ({ position, ownerToken }) => {
         if (!position) return;
-        rememberPosition({ id: position.id, ownerToken, variant, fen: position.fen, name: position.name, savedAt: Date.now() });
+        rememberPosition({ id: position.id, ownerToken, variant: game.key, fen: position.fen, name: position.name, savedAt: Date.now() });
         showMine();
-        const outcome = await decidedOutcome({ variant: variantOf(variant), fen: position.fen });
+        const outcome = await decidedOutcome({ variant: game.variant, fen: position.fen });
         saved.replaceChildren(
           h("p", { "data-position-id": position.id }, "Saved as ", h("code", { "data-testid": "position-id" }, position.id), ". "),
           outcome
             ? h("p", { "data-testid": "decided-saved" }, `Already decided (${outcome}): no game can start from it.`)
             : button("Start a game from it", () => {
-                location.hash = `#/new?variant=${variant}&position=${encodeURIComponent(position.id)}`;
+                location.hash = `#/new?variant=${game.key}&position=${encodeURIComponent(position.id)}`;
               }, { class: "primary", "data-testid": "start-from-position" }),
         );
       })
       .catch((err: unknown) => (notice.textContent = errorText(err)));
   };
 
-  load(geo.startFen);
+  load(startFen);
+  // Horde's and Racing Kings' starts (and every variant's FEN form) are the
+  // server's to tell: its start replaces chess's unless the user edited it.
+  if (game.board === "chess" && game.variant !== Variant.CHESS) {
+    const chessStart = fenInput.value;
+    api.rules
+      .validatePosition({ position: { variant: game.variant } })
+      .then((answer) => {
+        if (!answer.fen || fenInput.value !== chessStart) return;
+        startFen = answer.fen;
+        load(startFen);
+      })
+      .catch((err: unknown) => (notice.textContent = errorText(err)));
+  }
   showMine();
-  const other: VariantName = variant === "chess" ? "xiangqi" : "chess";
+  const otherGames = h(
+    "select",
+    { "data-testid": "editor-variant", "aria-label": "Game" },
+    ...EDITOR_VARIANTS.map((v) => h("option", { value: v.key, selected: v.key === game.key }, v.label)),
+  );
+  otherGames.addEventListener("change", () => (location.hash = `#/editor/${otherGames.value}`));
   return {
     element: h(
       "section",
-      { "data-testid": "editor", "data-variant": variant },
-      h("h1", {}, `Position editor: ${variant}`, " ", h("a", { href: `#/editor/${other}`, style: "font-size: 0.9rem" }, `(edit ${other})`)),
+      { "data-testid": "editor", "data-variant": game.key },
+      h("h1", { class: "row" }, "Position editor:", otherGames),
       h(
         "div",
         { class: "editor-layout" },
@@ -202,7 +229,7 @@ export function editorScreen(variant: VariantName): Screen {
             h(
               "div",
               { class: "row" },
-              button("Start position", () => load(geo.startFen)),
+              button("Start position", () => load(startFen)),
               button("Clear board", () => load(geo.emptyFen), { "data-testid": "clear" }),
             ),
           ),
@@ -232,6 +259,15 @@ async function decidedOutcome(position: { variant: Variant; fen: string }): Prom
   return outcome && outcome.status !== OutcomeStatus.ONGOING ? outcome.description : undefined;
 }
 
-function variantOf(name: VariantName): Variant {
-  return name === "chess" ? Variant.CHESS : Variant.XIANGQI;
+/** What a game's FEN has beyond chess's fields, as the editor writes them
+ * back: Crazyhouse's pockets ("[Nn]", none at first) after the board,
+ * Three-check's checks left (" 3+3") after the en-passant square. */
+function variantFields(game: GameVariant, fen: string): { pocket: string; checks: string } {
+  const fields = fen.split(" ");
+  const pocket = /\[[^\]]*\]/.exec(fields[0])?.[0] ?? "[]";
+  const checks = /^\d+\+\d+$/.test(fields[4] ?? "") ? fields[4] : "3+3";
+  return {
+    pocket: game.variant === Variant.CRAZYHOUSE ? pocket : "",
+    checks: game.variant === Variant.THREE_CHECK ? ` ${checks}` : "",
+  };
 }

@@ -24,8 +24,10 @@ import {
   type WatchGameResponse,
 } from "../api";
 import { BoardView } from "../board/board-view";
+import { dropKey, PocketView, readPockets } from "../board/pockets";
 import { geometryOf, isWhitePiece, readPlacement, type Geometry } from "../board/variant";
 import { button, h } from "../dom";
+import { CheckCounter, checksGiven } from "../game/checks";
 import { ClockView } from "../game/clock";
 import { MoveList } from "../game/move-list";
 import { choosePromotion } from "../game/promotion";
@@ -118,6 +120,13 @@ class GameView {
   private readonly moveList: MoveList;
   private readonly clocks: Record<"top" | "bottom", ClockView>;
   private readonly names = { top: h("span", { class: "player-name" }), bottom: h("span", { class: "player-name" }) };
+  /** Crazyhouse: each side's pocket, beside the board. */
+  private readonly pockets: Record<"top" | "bottom", PocketView> | undefined;
+  /** Three-check: the checks each side gave, beside its name. */
+  private readonly checks: Record<"top" | "bottom", CheckCounter> | undefined;
+  /** The position the board shows (the current one, or an earlier one). */
+  private shownFen: string;
+  private selection: string | undefined;
   private readonly status = h("div", { class: "status", "data-testid": "status" });
   private readonly notice = h("div", { class: "notice", "data-testid": "notice", role: "alert" });
   private readonly actions: SeatActions;
@@ -143,6 +152,7 @@ class GameView {
     connection: HTMLElement,
   ) {
     this.game = game;
+    this.shownFen = game.fen;
     this.geo = geometryOf(variantName(game.variant));
     this.mySide = seat ? (seat.side === "white" ? Side.WHITE : Side.BLACK) : undefined;
     const flipped = this.mySide === Side.BLACK;
@@ -150,20 +160,43 @@ class GameView {
       canPick: (piece) => !this.browsing && this.myTurn() && isWhitePiece(piece) === (this.mySide === Side.WHITE),
       destinations: (from) => [...new Set((this.legal.get(from) ?? []).flatMap(targets))],
       onMove: (from, to) => void this.attempt(from, to),
+      onSelect: (selected) => {
+        this.selection = selected;
+        this.showPockets();
+      },
     });
+    if (game.variant === Variant.CRAZYHOUSE) {
+      const pocket = () => new PocketView((letter, e) => this.board.pressDrop(letter, e));
+      this.pockets = { top: pocket(), bottom: pocket() };
+    }
+    if (game.variant === Variant.THREE_CHECK) this.checks = { top: new CheckCounter(), bottom: new CheckCounter() };
     this.actions = new SeatActions(game.id, this.mySide, seat, (message) => {
       this.notice.textContent = message === "" ? "" : errorText(message);
     });
     this.moveList = new MoveList(this.geo.variant === "xiangqi", (move) => this.showMove(move));
     this.clocks = { top: new ClockView(flipped ? Side.WHITE : Side.BLACK), bottom: new ClockView(flipped ? Side.BLACK : Side.WHITE) };
     const bar = (where: "top" | "bottom") =>
-      h("div", { class: "player-bar", "data-testid": `player-${where}` }, this.names[where], this.clocks[where].element);
+      h(
+        "div",
+        { class: "player-bar", "data-testid": `player-${where}` },
+        h("span", {}, this.names[where], this.checks?.[where].element),
+        this.clocks[where].element,
+      );
     // The arrow keys step through the moves.
     document.addEventListener("keydown", this.keys);
     this.element = h(
       "div",
       { class: "game-layout", "data-game-id": game.id, "data-variant": this.geo.variant },
-      h("div", {}, bar("top"), this.board.element, bar("bottom"), this.promotionHost),
+      h(
+        "div",
+        {},
+        bar("top"),
+        this.pockets?.top.element,
+        this.board.element,
+        this.pockets?.bottom.element,
+        bar("bottom"),
+        this.promotionHost,
+      ),
       h(
         "div",
         {},
@@ -202,12 +235,8 @@ class GameView {
     const ongoing = this.ongoing();
     this.showCurrent();
     this.moveList.update(game.moves);
+    this.showNames();
     const topSide = this.board.flipped ? Side.WHITE : Side.BLACK;
-    const seatOf = (side: Side) => (side === Side.WHITE ? game.white : game.black);
-    const label = (side: Side) =>
-      `${seatOf(side)?.displayName ?? sideName(side, game.variant)}${ratingText(seatOf(side))}${side === this.mySide ? " (you)" : ""}`;
-    this.names.top.textContent = label(topSide);
-    this.names.bottom.textContent = label(topSide === Side.WHITE ? Side.BLACK : Side.WHITE);
     const flagged = this.flaggedSide();
     this.clocks.top.update(game.clock, ongoing, flagged === topSide);
     this.clocks.bottom.update(game.clock, ongoing, flagged !== undefined && flagged !== topSide);
@@ -217,7 +246,12 @@ class GameView {
     else if (kind === GameEventKind.REMATCH_DECLINED) this.notice.textContent = "The rematch was declined.";
     else if (kind !== GameEventKind.SNAPSHOT) this.notice.textContent = "";
     this.actions.update(game, [
-      button("Flip board", () => this.board.setFlipped(!this.board.flipped)),
+      button("Flip board", () => {
+        this.board.setFlipped(!this.board.flipped);
+        this.showNames();
+        this.showPockets();
+        this.showChecks();
+      }),
       button("Download PGN", () => downloadPgn(game.id).catch((err: unknown) => (this.notice.textContent = errorText(err))), {
         "data-testid": "download-pgn",
       }),
@@ -225,10 +259,55 @@ class GameView {
     if (this.myTurn()) void this.loadLegalMoves();
   }
 
+  /** The players' names, the top one the side at the top of the board. */
+  private showNames(): void {
+    const game = this.game;
+    const seatOf = (side: Side) => (side === Side.WHITE ? game.white : game.black);
+    const label = (side: Side) =>
+      `${seatOf(side)?.displayName ?? sideName(side, game.variant)}${ratingText(seatOf(side))}${side === this.mySide ? " (you)" : ""}`;
+    this.names.top.textContent = label(this.board.flipped ? Side.WHITE : Side.BLACK);
+    this.names.bottom.textContent = label(this.board.flipped ? Side.BLACK : Side.WHITE);
+  }
+
+  /** The sides at the top and at the bottom of the board. */
+  private sidesShown(): { top: "white" | "black"; bottom: "white" | "black" } {
+    return this.board.flipped ? { top: "white", bottom: "black" } : { top: "black", bottom: "white" };
+  }
+
+  /** Crazyhouse: the pockets of the position shown, the drop selected
+   * marked in this player's pocket. */
+  private showPockets(): void {
+    if (!this.pockets) return;
+    const pockets = readPockets(this.shownFen);
+    const sides = this.sidesShown();
+    const mine = this.mySide === Side.WHITE ? "white" : this.mySide === Side.BLACK ? "black" : undefined;
+    for (const where of ["top", "bottom"] as const) {
+      const side = sides[where];
+      this.pockets[where].show(side, pockets[side], side === mine ? this.selection : undefined);
+    }
+  }
+
+  /** Three-check: the checks given in the position shown. */
+  private showChecks(): void {
+    if (!this.checks) return;
+    const given = checksGiven(this.shownFen) ?? { white: 0, black: 0 };
+    const sides = this.sidesShown();
+    this.checks.top.show(sides.top, given[sides.top]);
+    this.checks.bottom.show(sides.bottom, given[sides.bottom]);
+  }
+
+  /** Shows a position on the board, with what goes beside it. */
+  private setBoard(fen: string, lastMove?: [string, string], checkSquare?: string): void {
+    this.shownFen = fen;
+    this.board.setPosition(fen, lastMove, checkSquare);
+    this.showPockets();
+    this.showChecks();
+  }
+
   private showCurrent(): void {
     this.browsing = false;
     const last = this.game.moves.at(-1)?.move;
-    this.board.setPosition(this.game.fen, last ? [last.from, last.to] : undefined, this.checkSquare());
+    this.setBoard(this.game.fen, last ? [last.from, last.to] : undefined, this.checkSquare());
   }
 
   /** Shows the position after an earlier move (undefined: the current one). */
@@ -238,7 +317,7 @@ class GameView {
       return;
     }
     this.browsing = true;
-    this.board.setPosition(move.fenAfter, [move.move.from, move.move.to]);
+    this.setBoard(move.fenAfter, [move.move.from, move.move.to]);
   }
 
   private ongoing(): boolean {
@@ -300,9 +379,9 @@ class GameView {
       });
       if (this.game.version !== version) return;
       for (const move of answer.moves) {
-        const list = this.legal.get(move.from) ?? [];
+        const list = this.legal.get(origin(move)) ?? [];
         list.push(move);
-        this.legal.set(move.from, list);
+        this.legal.set(origin(move), list);
       }
       this.board.refresh();
     } catch (err) {
@@ -329,13 +408,20 @@ class GameView {
       this.notice.textContent = "";
       // Show the move at once; the watch stream brings the rest.
       if (answer.game && answer.game.version > this.game.version) {
-        this.board.setPosition(answer.game.fen, [from, to]);
+        this.setBoard(answer.game.fen, [from, to]);
       }
     } catch (err) {
       this.notice.textContent = errorText(err);
       this.board.deselect();
     }
   }
+}
+
+/** Where the board picks a move up: its square, or for a drop ("N@f3")
+ * the drop ("N@"). */
+function origin(move: Move): string {
+  const drop = /^([A-Z])@/.exec(move.uci);
+  return drop ? dropKey(drop[1]) : move.from;
 }
 
 /**

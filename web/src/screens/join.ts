@@ -4,10 +4,11 @@
 // then the friend gives a name and takes the open seat. The seat's token
 // is kept like any other and the game screen follows.
 
-import { api, errorReason, errorText, Reason, Side, sideName, variantName, type Game } from "../api";
+import { api, errorReason, errorText, Reason, Side, sideName, type Game } from "../api";
 import { h } from "../dom";
 import { rememberSeat } from "../seats";
 import { clockText } from "../time-controls";
+import { variantInfo } from "../variants";
 import { NAME_KEY } from "./new-game";
 import type { Screen } from "./screen";
 
@@ -84,7 +85,7 @@ function describe(game: Game, side: Side): HTMLElement {
       "dl",
       { class: "invitation" },
       row("Host", host?.displayName ?? "", "invitation-host"),
-      row("Game", variantName(game.variant) === "xiangqi" ? "Xiangqi" : "Chess", "invitation-game"),
+      row("Game", variantInfo(game.variant).label, "invitation-game"),
       row("Clock", clockText(game.clock?.control), "invitation-clock"),
       row("You play", sideName(side, game.variant), "invitation-side"),
     ),

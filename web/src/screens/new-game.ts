@@ -4,6 +4,7 @@
 
 import { api, errorText, GameView, Side, Variant, XiangqiRules } from "../api";
 import { h, radios } from "../dom";
+import { variantByKey, variantRadios } from "../variants";
 import { gameSummary } from "../game/summary";
 import { rememberedGames, rememberJoinCode, rememberSeat, type SeatToken, type SideName } from "../seats";
 import { presetTimeControl, timeControl, timeControlSelect } from "../time-controls";
@@ -13,7 +14,8 @@ import type { Screen } from "./screen";
 export const NAME_KEY = "arbiter.displayName";
 
 export interface NewGameOptions {
-  variant?: "chess" | "chess960" | "xiangqi";
+  /** The game's server name ("crazyhouse"). */
+  variant?: string;
   positionId?: string;
 }
 
@@ -46,7 +48,7 @@ export function newGameScreen(options: NewGameOptions): Screen {
   const form = h(
     "form",
     { class: "new-game panel", "data-testid": "new-game" },
-    h("fieldset", {}, h("legend", {}, "Game"), ...radios("variant", [["chess", "Chess"], ["chess960", "Chess960"], ["xiangqi", "Xiangqi"]], options.variant ?? "chess")),
+    h("fieldset", {}, h("legend", {}, "Game"), ...variantRadios("variant", options.variant ?? "chess")),
     h("fieldset", {}, h("legend", {}, "Opponent"), ...radios("opponent", [["engine", "The engine"], ["friend", "A friend (share a link)"]], "engine")),
     engineOnly,
     h("fieldset", {}, h("legend", {}, "Your name (optional)"), nameInput),
@@ -72,7 +74,7 @@ export function newGameScreen(options: NewGameOptions): Screen {
 
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    const variant = { xiangqi: Variant.XIANGQI, chess960: Variant.CHESS960 }[value("variant")] ?? Variant.CHESS;
+    const variant = variantByKey(value("variant"))?.variant ?? Variant.CHESS;
     const startNumber = startInput.value.trim();
     const engine = value("opponent") === "engine";
     const colour = value("colour");
