@@ -160,8 +160,13 @@ impl Session {
                 say(
                     &self.output,
                     &format!(
-                        "option name UCI_Variant type combo default {} var chess var xiangqi",
-                        self.variant
+                        "option name UCI_Variant type combo default {}{}",
+                        self.variant.uci_name(),
+                        Variant::ALL
+                            .iter()
+                            .filter(|v| **v != Variant::Chess960)
+                            .map(|v| format!(" var {}", v.uci_name()))
+                            .collect::<String>()
                     ),
                 );
                 say(
@@ -212,7 +217,11 @@ impl Session {
         let rest = rest.strip_prefix("name ").unwrap_or(rest);
         let (name, value) = rest.split_once(" value ").unwrap_or((rest, ""));
         match name.trim().to_ascii_lowercase().as_str() {
-            "uci_variant" => match value.trim().parse() {
+            "uci_variant" => match Variant::ALL
+                .into_iter()
+                .find(|v| v.uci_name() == value.trim())
+                .map_or_else(|| value.trim().parse(), Ok)
+            {
                 Ok(variant) => {
                     self.stop();
                     self.variant = if variant == Variant::Chess960 {

@@ -68,6 +68,18 @@ impl Variant {
         }
     }
 
+    /// The game's name in UCI's `UCI_Variant`, as Fairy-Stockfish names it
+    /// (Chess960 is chess with `UCI_Chess960`).
+    pub const fn uci_name(self) -> &'static str {
+        match self {
+            Variant::Chess | Variant::Chess960 => "chess",
+            Variant::KingOfTheHill => "kingofthehill",
+            Variant::RacingKings => "racingkings",
+            Variant::ThreeCheck => "3check",
+            other => other.name(),
+        }
+    }
+
     /// Is this a game of chess (its pieces, board and notation), under any
     /// start and castling rules?
     pub const fn is_chess(self) -> bool {

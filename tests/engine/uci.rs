@@ -35,7 +35,7 @@ fn handshake_and_options() {
         format!("id name Arbiter {}", env!("CARGO_PKG_VERSION"))
     );
     assert!(lines.contains(
-        &"option name UCI_Variant type combo default chess var chess var xiangqi".to_owned()
+        &"option name UCI_Variant type combo default chess var chess var xiangqi var crazyhouse var antichess var atomic var horde var kingofthehill var racingkings var 3check".to_owned()
     ));
     assert!(lines.contains(
         &"option name XiangqiRanks type combo default auto var auto var 0-9 var 1-10".to_owned()
@@ -66,6 +66,26 @@ fn chess_search_reports_and_finds_mate() {
     assert_eq!(lines.last().unwrap(), "bestmove a1a8");
 }
 
+/// A Lichess variant named as Fairy-Stockfish names it: a drop mates in
+/// Crazyhouse, the third check wins in Three-check.
+#[test]
+fn lichess_variants_by_their_fairy_stockfish_names() {
+    let lines = transcript(
+        "setoption name UCI_Variant value crazyhouse\n\
+         position fen 6k1/5ppp/8/8/8/8/8/6K1[R] w - - 0 1\ngo depth 3\n",
+    );
+    assert!(bestmove(&lines).starts_with("R@"), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains("score mate 1")),
+        "{lines:?}"
+    );
+    let lines = transcript(
+        "setoption name UCI_Variant value 3check\n\
+         position fen 4k3/8/8/8/8/8/8/R3K3 w - - 1+3 0 1\ngo depth 3\n",
+    );
+    assert!(["a1a8", "a1e1"].contains(&bestmove(&lines)), "{lines:?}");
+}
+
 #[test]
 fn chess_moves_after_startpos_and_clock() {
     let lines = transcript(
@@ -93,7 +113,7 @@ fn xiangqi_as_for_pikafish_in_iccs() {
         "uci\nposition startpos moves h2e2 h9g7\ngo nodes 3000\n",
     );
     assert!(lines.contains(
-        &"option name UCI_Variant type combo default xiangqi var chess var xiangqi".to_owned()
+        &"option name UCI_Variant type combo default xiangqi var chess var xiangqi var crazyhouse var antichess var atomic var horde var kingofthehill var racingkings var 3check".to_owned()
     ));
     let best = bestmove(&lines);
     Record::replay(Xiangqi::start(), ["h2e2", "h9g7", best]).unwrap();

@@ -128,7 +128,7 @@ impl EngineProcess {
                     let words: Vec<&str> = kind.split_whitespace().collect();
                     offered = words
                         .windows(2)
-                        .any(|w| w[0] == "var" && w[1] == uci_variant(variant));
+                        .any(|w| w[0] == "var" && w[1] == variant.uci_name());
                 }
                 announced.insert(known);
             }
@@ -156,7 +156,7 @@ impl EngineProcess {
             return Err(EngineFailure::NotPlayed(variant));
         }
         if announced.contains("uci_variant") {
-            self.set("UCI_Variant", uci_variant(variant)).await?;
+            self.set("UCI_Variant", variant.uci_name()).await?;
         }
         if variant == Variant::Chess960 {
             if !announced.contains("uci_chess960") {
@@ -279,17 +279,6 @@ fn spin(kind: &str) -> Option<Range> {
         min: value("min")?,
         max: value("max")?,
     })
-}
-
-/// The game's name for `UCI_Variant`, as Fairy-Stockfish names it.
-fn uci_variant(variant: Variant) -> &'static str {
-    match variant {
-        Variant::Chess | Variant::Chess960 => "chess",
-        Variant::KingOfTheHill => "kingofthehill",
-        Variant::RacingKings => "racingkings",
-        Variant::ThreeCheck => "3check",
-        other => other.name(),
-    }
 }
 
 #[cfg(test)]
