@@ -3,6 +3,9 @@
 //! and of the Chess960 games in `chess960.jsonl` (`tools/gen_chess960_fixture.py`)
 //! must agree exactly on legal moves (UCI and SAN), check, outcome, claimable
 //! draws, repetition count and per-side insufficient material.
+//!
+//! [`agree`] and [`games`] also check the Lichess variants' fixtures
+//! (`variants_fixture.rs`).
 
 use std::collections::BTreeSet;
 
@@ -13,7 +16,7 @@ use arbiter::rules::{
 use serde::Deserialize;
 
 #[derive(Deserialize)]
-struct FixtureGame {
+pub(crate) struct FixtureGame {
     id: String,
     start: String,
     /// Chess960: the start in Shredder-FEN, and its number when it has one.
@@ -50,7 +53,7 @@ struct Insufficient {
     black: bool,
 }
 
-fn games(jsonl: &str) -> Vec<FixtureGame> {
+pub(crate) fn games(jsonl: &str) -> Vec<FixtureGame> {
     jsonl
         .lines()
         .map(|line| serde_json::from_str(line).expect("fixture line"))
@@ -64,6 +67,12 @@ fn termination_name(t: Termination) -> &'static str {
         Termination::InsufficientMaterial => "insufficient_material",
         Termination::SeventyFiveMoves => "seventyfive_moves",
         Termination::FivefoldRepetition => "fivefold_repetition",
+        Termination::Explosion => "explosion",
+        Termination::AllPiecesLost => "all_pieces_lost",
+        Termination::KingInTheCentre => "king_in_the_centre",
+        Termination::ThreeChecks => "three_checks",
+        Termination::RaceFinished => "race_finished",
+        Termination::HordeDestroyed => "horde_destroyed",
         other => panic!("chess never ends by {other:?} automatically"),
     }
 }
@@ -170,7 +179,7 @@ fn differences<G: Game>(record: &mut Record<G>, expected: &FixturePosition) -> V
 }
 
 /// Plays every fixture game on `G`'s rules, comparing each position.
-fn agree<G: Game>(games: &[FixtureGame], least_positions: usize) {
+pub(crate) fn agree<G: Game>(games: &[FixtureGame], least_positions: usize) {
     let mut positions = 0;
     let mut failures = Vec::new();
     for game in games {
@@ -196,9 +205,15 @@ fn agree<G: Game>(games: &[FixtureGame], least_positions: usize) {
         positions > least_positions,
         "fixture too small: {positions} positions"
     );
+    // How many differences of each kind (`fen`, `san`, `outcome`, ...).
+    let mut kinds = std::collections::BTreeMap::<&str, usize>::new();
+    for failure in &failures {
+        let kind = failure.split("): ").nth(1).unwrap_or("");
+        *kinds.entry(kind.split(':').next().unwrap_or("")).or_default() += 1;
+    }
     assert!(
         failures.is_empty(),
-        "{} differences, first ones:\n{}",
+        "{} differences ({kinds:?}), first ones:\n{}",
         failures.len(),
         failures[..failures.len().min(30)].join("\n")
     );
