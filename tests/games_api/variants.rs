@@ -208,7 +208,7 @@ async fn a_crazyhouse_capture_fills_the_pocket_and_the_pgn_reads_back() {
     let pgn = common::export(&mut games, &game.id, pb::PgnNotation::Standard).await;
     assert!(pgn.contains("[Variant \"Crazyhouse\"]"), "{pgn}");
     assert!(!pgn.contains("[FEN"), "{pgn}");
-    assert!(pgn.contains("3. P@e4 Qxe4+"), "{pgn}");
+    assert!(pgn.contains("3. @e4 Qxe4+"), "{pgn}");
     let imported = common::import(&mut games, pgn).await;
     assert_eq!(imported.variant, pb::Variant::Crazyhouse as i32);
     assert_eq!(imported.fen, game.fen);

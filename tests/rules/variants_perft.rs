@@ -130,8 +130,20 @@ variant_perft!(crazyhouse, Crazyhouse, "crazyhouse", "crazyhouse.perft", 15);
 variant_perft!(antichess, Antichess, "antichess", "antichess.perft", 20);
 variant_perft!(atomic, Atomic, "atomic", "atomic.perft", 10);
 variant_perft!(horde, Horde, "horde", "horde.perft", 10);
-variant_perft!(king_of_the_hill, KingOfTheHill, "kingOfTheHill", "kingOfTheHill.perft", 4);
-variant_perft!(racing_kings, RacingKings, "racingKings", "racingKings.perft", 10);
+variant_perft!(
+    king_of_the_hill,
+    KingOfTheHill,
+    "kingOfTheHill",
+    "kingOfTheHill.perft",
+    4
+);
+variant_perft!(
+    racing_kings,
+    RacingKings,
+    "racingKings",
+    "racingKings.perft",
+    10
+);
 variant_perft!(three_check, ThreeCheck, "threeCheck", "threeCheck.perft", 6);
 
 /// Every published position is read, and every suite has counts for its
@@ -147,7 +159,13 @@ fn every_fairy_stockfish_count_belongs_to_a_variant() {
         "racingKings",
         "threeCheck",
     ];
-    let all: usize = keys.iter().map(|key| cases(FAIRY_STOCKFISH, key, None).len()).sum();
-    let lines = FAIRY_STOCKFISH.lines().filter(|l| l.starts_with("perft ")).count();
+    let all: usize = keys
+        .iter()
+        .map(|key| cases(FAIRY_STOCKFISH, key, None).len())
+        .sum();
+    let lines = FAIRY_STOCKFISH
+        .lines()
+        .filter(|l| l.starts_with("perft "))
+        .count();
     assert_eq!(all, lines);
 }

@@ -5,8 +5,8 @@
 //! is legal is judged by the variant's own rules.
 
 use shakmaty::{
-    Bitboard, CastlingMode, Color, EnPassantMode, PositionError, PositionErrorKinds, Setup,
-    fen::Fen,
+    Bitboard, CastlingMode, Color, EnPassantMode, Piece, PositionError, PositionErrorKinds, Role,
+    Setup, fen::Fen,
 };
 
 use super::{Lichess, LichessRules};
@@ -49,14 +49,19 @@ fn extras(fen: &str) -> std::result::Result<Extras<'_>, FenError> {
         }
         _ => (all.to_vec(), None),
     };
-    let (board, pockets) = match chess.first().and_then(|b| b.split_once('[')) {
+    let placement = chess.first().copied().unwrap_or_default();
+    let (board, pockets) = match placement.split_once('[') {
         Some((board, rest)) => {
             let pockets = rest.strip_suffix(']').ok_or_else(|| FenError::BadPocket {
                 found: rest.to_owned(),
             })?;
             (board, Some(pockets))
         }
-        None => (chess.first().copied().unwrap_or_default(), None),
+        // The pockets as a ninth rank (`.../Qn`), as some tools write them.
+        None => match placement.match_indices('/').nth(7) {
+            Some((at, _)) => (&placement[..at], Some(&placement[at + 1..])),
+            None => (placement, None),
+        },
     };
     let mut plain: String = board.chars().filter(|&c| c != '~').collect();
     for field in chess.iter().skip(1) {
@@ -177,10 +182,30 @@ fn position_problems<P: LichessRules>(setup: &Setup, err: &PositionError<P>) -> 
     problems
 }
 
-/// The FEN as Lichess and python-chess write it (en-passant square only when
-/// a capture is legal).
+/// The FEN as python-chess writes it: en-passant square only when a
+/// capture is legal, pockets White's first, each queen to pawn (`[QBp]`).
 pub(super) fn write<P: LichessRules>(pos: &P) -> String {
     let mut fen = String::with_capacity(MAX_VARIANT_FEN_LEN);
     Fen::from_position(pos, EnPassantMode::Legal).append_to_string(&mut fen);
+    if let (Some(pockets), Some(open), Some(close)) = (pos.pockets(), fen.find('['), fen.find(']'))
+    {
+        let mut ordered = String::with_capacity(close - open);
+        for color in Color::ALL {
+            for role in [
+                Role::Queen,
+                Role::Rook,
+                Role::Bishop,
+                Role::Knight,
+                Role::Pawn,
+            ] {
+                let piece = Piece { color, role }.char();
+                ordered.extend(std::iter::repeat_n(
+                    piece,
+                    usize::from(*pockets.get(color).get(role)),
+                ));
+            }
+        }
+        fen.replace_range(open + 1..close, &ordered);
+    }
     fen
 }

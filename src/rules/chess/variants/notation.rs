@@ -116,15 +116,7 @@ pub(super) fn describe_into<P: LichessRules>(pos: &P, m: Move, d: &mut MoveDescr
     let is_check = P::ROYAL_KING && after.is_check();
     let decided = after.variant_outcome().winner().is_some();
     let mut san_text = String::with_capacity(8);
-    match san.san {
-        // A pawn drop names the pawn, as python-chess and Lichess write it.
-        San::Put { role, to } => {
-            san_text.push(role.upper_char());
-            san_text.push('@');
-            san_text.push_str(&to.to_string());
-        }
-        san => san.append_to_string(&mut san_text),
-    }
+    san.san.append_to_string(&mut san_text);
     if decided || (is_check && after.legal_moves().is_empty()) {
         san_text.push('#');
     } else if is_check {

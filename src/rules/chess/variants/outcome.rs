@@ -15,6 +15,11 @@ use crate::rules::{
 pub(super) fn adjudicate<P: LichessRules>(record: &Record<Lichess<P>>, has_moves: bool) -> Verdict {
     let current = record.current();
     let pos = current.position();
+    let halfmoves = if P::MOVE_COUNT_RULES {
+        pos.halfmoves()
+    } else {
+        0
+    };
     let end = match pos.variant_outcome() {
         Outcome::Known(KnownOutcome::Decisive { winner }) => {
             Some(GameEnd::win(side_of(winner), pos.end_termination()))
@@ -27,7 +32,7 @@ pub(super) fn adjudicate<P: LichessRules>(record: &Record<Lichess<P>>, has_moves
             Some(GameEnd::draw(Termination::InsufficientMaterial))
         }
         Outcome::Unknown if !has_moves => Some(GameEnd::draw(Termination::Stalemate)),
-        Outcome::Unknown if pos.halfmoves() >= SEVENTY_FIVE_MOVES => {
+        Outcome::Unknown if halfmoves >= SEVENTY_FIVE_MOVES => {
             Some(GameEnd::draw(Termination::SeventyFiveMoves))
         }
         Outcome::Unknown if record.repetitions() >= 5 => {
@@ -36,7 +41,7 @@ pub(super) fn adjudicate<P: LichessRules>(record: &Record<Lichess<P>>, has_moves
         Outcome::Unknown => None,
     };
     let claimable = if end.is_none() {
-        claims(record, pos.halfmoves())
+        claims(record, halfmoves)
     } else {
         Vec::new()
     };

@@ -24,6 +24,10 @@ pub trait LichessRules:
     const ROYAL_KING: bool = true;
     /// How a game ended by the variant's own rule ends.
     const END: Termination;
+    /// Do the fifty- and seventy-five-move rules apply? Not in Crazyhouse,
+    /// where pieces in hand keep every game alive (as Lichess and
+    /// python-chess play it).
+    const MOVE_COUNT_RULES: bool = true;
 
     /// The termination of the variant's own end, reached here.
     fn end_termination(&self) -> Termination {
@@ -48,6 +52,7 @@ impl LichessRules for Crazyhouse {
     const VARIANT: Variant = Variant::Crazyhouse;
     // Crazyhouse has no end of its own; never asked.
     const END: Termination = Termination::Checkmate;
+    const MOVE_COUNT_RULES: bool = false;
 }
 
 impl LichessRules for Antichess {
