@@ -160,3 +160,52 @@ impl<P: Aims> Evaluate for Lichess<P> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{
+        engine::{Limits, MATE, search},
+        rules::{Game, Record, variants},
+    };
+
+    /// The move the search plays from `fen`, and whether it scores a win
+    /// in one.
+    fn best<G: super::Evaluate>(fen: &str) -> (String, bool) {
+        let pos = G::from_fen(fen).unwrap();
+        let result = search(&Record::new(pos.clone()), &Limits::depth(3));
+        let best = result.best().expect("a move");
+        (pos.coordinate_notation(best), result.score() == MATE - 1)
+    }
+
+    /// Each variant's own win, one move away, is found and scored as a
+    /// mate: the search asks the variant how a position without moves
+    /// ends.
+    #[test]
+    fn each_variant_win_in_one_is_found_as_a_mate() {
+        assert_eq!(
+            best::<variants::Atomic>("rnbqkbnr/pppppppp/8/6N1/8/8/PPPPPPPP/RNBQKB1R w KQkq - 0 1"),
+            ("g5f7".into(), true)
+        );
+        assert!(best::<variants::ThreeCheck>("4k3/8/8/8/8/8/8/R3K3 w - - 1+3 0 1").1);
+        let (race, won) = best::<variants::RacingKings>("8/5K2/8/8/8/8/k7/8 w - - 0 1");
+        assert!(
+            ["f7e8", "f7f8", "f7g8"].contains(&race.as_str()) && won,
+            "{race}"
+        );
+        // Antichess: the last rook offered, Black must take it, and White,
+        // left without pieces, wins a ply later.
+        let pos = variants::Antichess::from_fen("7r/8/8/8/8/8/8/R7 w - - 0 1").unwrap();
+        let result = search(&Record::new(pos.clone()), &Limits::depth(3));
+        let offer = pos.coordinate_notation(result.best().unwrap());
+        assert!(["a1a8", "a1h1"].contains(&offer.as_str()), "{offer}");
+        assert_eq!(result.score(), MATE - 2);
+        assert_eq!(
+            best::<variants::Horde>("8/8/8/8/8/8/3kP3/8 b - - 0 1"),
+            ("d2e2".into(), true)
+        );
+        let (koth, won) = best::<variants::KingOfTheHill>("7k/8/8/8/8/3K4/8/8 w - - 0 1");
+        assert!(["d3d4", "d3e4"].contains(&koth.as_str()) && won, "{koth}");
+        let (drop, won) = best::<variants::Crazyhouse>("6k1/5ppp/8/8/8/8/8/6K1[R] w - - 0 1");
+        assert!(drop.starts_with("R@") && won, "{drop}");
+    }
+}
