@@ -123,19 +123,24 @@ def classify_fen(fen):
 # Position records
 # ---------------------------------------------------------------------------
 
-def position_record(board, key_counts):
+def outcome_record(board):
+    """The game's end by python-chess's outcome, or None."""
+    outcome = board.outcome(claim_draw=False)
+    if outcome is None:
+        return None
+    return {
+        "termination": TERMINATION_NAMES[outcome.termination],
+        "winner": None if outcome.winner is None
+        else ("white" if outcome.winner == chess.WHITE else "black"),
+    }
+
+
+def position_record(board, key_counts, outcome=outcome_record):
+    """One position; `outcome` names its end (a variant names its own)."""
     key = board._transposition_key()
     reps = key_counts[key]
     legal = list(board.legal_moves)
-    outcome = board.outcome(claim_draw=False)
-    if outcome is None:
-        out = None
-    else:
-        out = {
-            "termination": TERMINATION_NAMES[outcome.termination],
-            "winner": None if outcome.winner is None
-            else ("white" if outcome.winner == chess.WHITE else "black"),
-        }
+    out = outcome(board)
     threefold_now = reps >= 3
     # Cross-check our full-history count against python-chess's own logic.
     assert threefold_now == board.is_repetition(3), board.fen()

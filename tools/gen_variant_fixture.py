@@ -41,6 +41,7 @@ import chess
 import chess.variant
 
 from gen_chess_fixture import (PIECE_VALUE, counters_consistent,
+                               position_record as chess_position_record,
                                creates_ep_chance, dump_line, fix_counters,
                                make_clock_runner, make_shuffler,
                                weighted_choice)
@@ -125,30 +126,9 @@ def outcome_record(key, board):
 
 
 def position_record(key, board, key_counts):
-    """One position, in the format of gen_chess_fixture.position_record, with
-    the variant's ends named by `outcome_record`."""
-    tkey = board._transposition_key()
-    reps = key_counts[tkey]
-    legal = list(board.legal_moves)
-    threefold_now = reps >= 3
-    assert threefold_now == board.is_repetition(3), board.fen()
-    assert (reps >= 5) == board.is_repetition(5), board.fen()
-    return {
-        "fen": board.fen(),
-        "uci": sorted(m.uci() for m in legal),
-        "san": sorted(board.san(m) for m in legal),
-        "check": board.is_check(),
-        "outcome": outcome_record(key, board),
-        "fifty_now": board.is_fifty_moves(),
-        "threefold_now": threefold_now,
-        "can_claim_fifty": board.can_claim_fifty_moves(),
-        "can_claim_threefold": board.can_claim_threefold_repetition(),
-        "repetitions": reps,
-        "insufficient": {
-            "white": board.has_insufficient_material(chess.WHITE),
-            "black": board.has_insufficient_material(chess.BLACK),
-        },
-    }
+    """One position, as gen_chess_fixture records it, with the variant's
+    ends named by `outcome_record`."""
+    return chess_position_record(board, key_counts, lambda b: outcome_record(key, b))
 
 
 def play_game(key, game_id, start_fen, chooser, cap, prefix=()):

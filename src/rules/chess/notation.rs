@@ -322,7 +322,13 @@ pub(super) fn describe_pieces(turn: Color, m: Move, is_check: bool, d: &mut Move
 /// Appends `m` in UCI (castling as the king's move, `e1g1`).
 /// Castling is written as the king's move in chess (`e1g1`) and as the king
 /// taking its own rook in Chess960 (`e1h1`), as UCI engines expect.
+/// A drop (a chess variant's) is written `N@f3`.
 pub(super) fn push_coordinates(m: Move, mode: CastlingMode, text: &mut impl Extend<char>) {
+    if let Move::Put { role, to } = m {
+        text.extend([role.upper_char(), '@']);
+        push_square(text, to);
+        return;
+    }
     let (from, to) = match (mode, m) {
         (CastlingMode::Chess960, Move::Castle { king, rook }) => (king, rook),
         _ => uci_squares(m),

@@ -2,7 +2,7 @@
 //! (`N@f3` in both) and the variant's own reasons for an illegal move.
 
 use shakmaty::{
-    Move, Role, Square,
+    CastlingMode, Move, Role, Square,
     san::{San, SanError, SanPlus},
     uci::UciMove,
 };
@@ -102,9 +102,7 @@ fn drop_refused<P: LichessRules>(pos: &P, role: Role, to: Square) -> IllegalMove
 /// Appends `m` in UCI: castling as the king's move (`e1g1`), a drop as
 /// `N@f3`.
 pub(super) fn push_coordinates(m: Move, text: &mut impl Extend<char>) {
-    let mut uci = String::with_capacity(5);
-    UciMove::from_standard(m).append_to_string(&mut uci);
-    text.extend(uci.chars());
+    chess_notation::push_coordinates(m, CastlingMode::Standard, text);
 }
 
 /// Writes the move in every notation over `d`. A move that ends the game
